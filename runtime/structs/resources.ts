@@ -1,0 +1,107 @@
+/**
+ * What the runtime needs to know about a kind of Kubernetes object to serve it.
+ *
+ * The generator emits one descriptor per kind and version from CRDs; the runtime ships
+ * descriptors for the built-in kinds; discovery produces them for strings like `'kex'`.
+ * The type parameter carries the object's shape into handlers: it is never read at run time.
+ */
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+  /** API group; `''` for the core group (`v1` pods, configmaps, …). */
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly singular?: string;
+  readonly kind: string;
+  readonly scope: 'Namespaced' | 'Cluster';
+  readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
+  /** Subresources served for this version, e.g. `['status', 'scale']`. */
+  readonly subresources?: readonly string[];
+  readonly printerColumns?: readonly PrinterColumn[];
+  /** Phantom field: the object type. Never set; only read by the type checker. */
+  readonly __type?: T;
+}
+
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly jsonPath: string;
+  readonly description?: string;
+  readonly format?: string;
+  readonly priority?: number;
+}
+
+/** The object type a descriptor stands for. */
+export type ObjectOf<R> = R extends ResourceDescriptor<infer T> ? T : KubeObject;
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  apiVersion?: string;
+  fieldsType?: string;
+  fieldsV1?: JsonObject;
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  time?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** Any Kubernetes object: the shape every resource type extends. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  // Arbitrary further fields (spec, status, data, …) of objects not described by a type.
+  [key: string]: unknown;
+}
+
+/** `group/version` as Kubernetes writes it in `apiVersion` (`v1` for the core group). */
+export function apiVersionOf(resource: Pick<ResourceDescriptor, 'group' | 'version'>): string {
+  return resource.group ? `${resource.group}/${resource.version}` : resource.version;
+}
+
+/** The URL path of a resource's collection, or of one object with a name. */
+export function resourcePath(
+  resource: Pick<ResourceDescriptor, 'group' | 'version' | 'plural' | 'scope'>,
+  options: { namespace?: string | null; name?: string; subresource?: string } = {},
+): string {
+  const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
+  const ns = resource.scope === 'Namespaced' && options.namespace ? `/namespaces/${encodeURIComponent(options.namespace)}` : '';
+  let path = `${base}${ns}/${resource.plural}`;
+  if (options.name !== undefined) path += `/${encodeURIComponent(options.name)}`;
+  if (options.subresource) path += `/${options.subresource}`;
+  return path;
+}
+
+/** A stable human name for messages: `kopfexamples.kopf.dev/v1`. */
+export function resourceName(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'plural'>): string {
+  return resource.group ? `${resource.plural}.${resource.group}/${resource.version}` : `${resource.plural}/${resource.version}`;
+}

@@ -1,0 +1,46 @@
+/**
+ * The project's lint rules, small and specific:
+ * - relative imports name the `.ts` file (Node runs the sources directly);
+ * - no `any` in the runtime's and generator's code (use `unknown` and narrow);
+ * - no `console.*` in the runtime's library code (use the operator's loggers);
+ * - no focused or skipped tests (`.only`, `.skip`, `{ skip: … }`) counted as passing.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+
+function* sourceFiles(dir: string): Generator<string> {
+  let entries: string[];
+  try { entries = readdirSync(dir); } catch { return; }
+  for (const entry of entries) {
+    if (['node_modules', 'dist', 'generated', 'fixtures'].includes(entry) || entry.startsWith('.')) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) yield* sourceFiles(path);
+    else if (entry.endsWith('.ts') && !entry.endsWith('.d.ts')) yield path;
+  }
+}
+
+const rules: { name: string; where: (rel: string) => boolean; re: RegExp }[] = [
+  { name: 'relative import without .ts', where: () => true, re: /from\s+['"]\.{1,2}\/[^'"]*(?<!\.ts)['"]/ },
+  { name: 'any type', where: (r) => /^(runtime|generator)\//.test(r), re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/ },
+  { name: 'console in library code', where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r), re: /\bconsole\.(log|info|warn|error|debug)\(/ },
+  { name: 'focused or skipped test', where: (r) => /\.test\.ts$/.test(r), re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/ },
+];
+
+const problems: string[] = [];
+for (const top of ['runtime', 'generator', 'test', 'examples', 'bench', 'scripts']) {
+  for (const file of sourceFiles(join(root, top))) {
+    const rel = relative(root, file);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (/^\s*(\/\/|\*)/.test(line) || line.includes('lint-ignore')) return;
+      for (const rule of rules) if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
+    });
+  }
+}
+if (problems.length) {
+  console.error(`Lint failed (${problems.length}):\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+console.log('Lint: ok');
