@@ -5,7 +5,7 @@
  * descriptors for the built-in kinds; discovery produces them for strings like `'kex'`.
  * The type parameter carries the object's shape into handlers: it is never read at run time.
  */
-export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+export interface ResourceDescriptor<T extends KubeObject = KubeObject, F extends FieldMap = UntypedFields> {
   /** API group; `''` for the core group (`v1` pods, configmaps, …). */
   readonly group: string;
   readonly version: string;
@@ -18,9 +18,32 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   /** Subresources served for this version, e.g. `['status', 'scale']`. */
   readonly subresources?: readonly string[];
   readonly printerColumns?: readonly PrinterColumn[];
-  /** Phantom field: the object type. Never set; only read by the type checker. */
+  /** Phantom fields: the object type and its field map. Never set; only read by the type checker. */
   readonly __type?: T;
+  readonly __fields?: F;
 }
+
+/**
+ * Dotted field paths of a resource mapped to the types of their values, e.g.
+ * `{ 'spec': Spec; 'spec.replicas': number; … }`. The generator emits one per kind, so that
+ * `on.field(r, fn, { field: 'spec.replicas' })` is checked and `old`/`new` are typed.
+ */
+export type FieldMap = { [path: string]: unknown };
+/** The field map of a resource without a generated type: any path, values unknown. */
+export type UntypedFields = { [path: string]: unknown };
+
+/** The field map a descriptor stands for. */
+export type FieldsOf<R> = R extends ResourceDescriptor<KubeObject, infer F> ? F : UntypedFields;
+
+/**
+ * A JSON merge patch (RFC 7386) of an object of type T: every field optional,
+ * `null` removes a field.
+ */
+export type MergePatch<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { -readonly [K in keyof T]?: MergePatch<T[K]> | null }
+    : T;
 
 export interface PrinterColumn {
   readonly name: string;
@@ -32,7 +55,7 @@ export interface PrinterColumn {
 }
 
 /** The object type a descriptor stands for. */
-export type ObjectOf<R> = R extends ResourceDescriptor<infer T> ? T : KubeObject;
+export type ObjectOf<R> = R extends ResourceDescriptor<infer T, FieldMap> ? T : KubeObject;
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
