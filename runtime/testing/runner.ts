@@ -1,0 +1,207 @@
+/**
+ * Runs an operator as a child process for tests (Kopf's KopfRunner, out of process).
+ *
+ * Out of process, because an operator owns its process: signals, exit codes, the global
+ * registry of handlers loaded from files. The same runner drives Python Kopf
+ * (`command: [python, '-m', 'kopf', 'run']`), so one test can hold both to the same rules.
+ *
+ * Tests wait for log lines (`waitFor`), never for time. The child dies with the test process:
+ * on Linux through the parent-death signal (`setpriv --pdeathsig`, kept across `exec`, so the
+ * child's pid is the operator's own and /proc figures are its own), elsewhere on the parent's exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface OperatorRunOptions {
+  /** Operator files to load (appended after the arguments). */
+  files?: readonly string[];
+  /** Arguments of `run`, e.g. `['--standalone', '-n', 'default', '--verbose']`. */
+  args?: readonly string[];
+  /** Passed as `KUBECONFIG`. */
+  kubeconfigPath?: string;
+  /** Added to the inherited environment; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** The command up to and including `run`; by default this runtime's CLI on this Node. */
+  command?: readonly string[];
+  cwd?: string;
+  /** Mirror the output to stderr as it comes (also: env `KOPF_TEST_ECHO=1`). */
+  echo?: boolean;
+}
+
+export interface OperatorExit {
+  /** `null` when the process was ended by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+export interface WaitOptions {
+  /** Milliseconds; 30 s by default. */
+  timeout?: number;
+  /** Resolve on the n-th matching line (1 by default), counting from `since`. */
+  count?: number;
+  /** Only lines from this index on (see `lines.length`); 0 by default. */
+  since?: number;
+}
+
+export interface RunningOperator {
+  readonly pid: number;
+  /** stdout and stderr, line by line, in the order they arrived. */
+  readonly lines: readonly string[];
+  /** All output so far, as one text. */
+  readonly output: string;
+  /** Settles when the process exits, whatever the reason. */
+  readonly exited: Promise<OperatorExit>;
+  /**
+   * Resolves with the first (or `count`-th) line matching the pattern; rejects on timeout or when
+   * the process exits first, with the pattern and the output's last lines in the message.
+   */
+  waitFor(pattern: RegExp | string, options?: WaitOptions): Promise<string>;
+  /** SIGTERM (or `signal`), then SIGKILL after `timeout` ms (10 s); resolves when it has exited. */
+  stop(options?: { signal?: NodeJS.Signals; timeout?: number }): Promise<OperatorExit>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+const TAIL = 40;
+
+/** Starts an operator process. It is running, not necessarily ready: wait for a line that says so. */
+export function runOperator(options: OperatorRunOptions = {}): RunningOperator {
+  const command = [...(options.command ?? [process.execPath, CLI, 'run']), ...(options.args ?? []), ...(options.files ?? [])];
+  const env: Record<string, string | undefined> = { ...process.env, PYTHONUNBUFFERED: '1' };
+  if (options.kubeconfigPath) env.KUBECONFIG = options.kubeconfigPath;
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const guard = deathSignalGuard();
+  const [file, ...argv] = guard ? [guard, '--pdeathsig', 'SIGKILL', '--', ...command] : command;
+  const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new OperatorProcess(child, command, options.echo ?? process.env.KOPF_TEST_ECHO === '1');
+}
+
+class OperatorProcess implements RunningOperator {
+  readonly lines: string[] = [];
+  readonly exited: Promise<OperatorExit>;
+  private readonly child: ChildProcess;
+  private readonly command: readonly string[];
+  private readonly echo: boolean;
+  private readonly waiters = new Set<() => void>();
+  private exit: OperatorExit | null = null;
+  private readonly killOnExit = (): void => { this.child.kill('SIGKILL'); };
+
+  constructor(child: ChildProcess, command: readonly string[], echo: boolean) {
+    this.child = child;
+    this.command = command;
+    this.echo = echo;
+    const partial = { stdout: '', stderr: '' };
+    for (const name of ['stdout', 'stderr'] as const) {
+      const stream = child[name];
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        const parts = (partial[name] + chunk).split('\n');
+        partial[name] = parts.pop() ?? '';
+        this.append(parts);
+      });
+    }
+    process.once('exit', this.killOnExit);
+    this.exited = new Promise((resolve) => {
+      const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
+        if (this.exit) return;
+        process.off('exit', this.killOnExit);
+        this.append([partial.stdout, partial.stderr].filter(Boolean));
+        this.exit = { exitCode, signal, output: this.output };
+        this.notify();
+        resolve(this.exit);
+      };
+      // 'close' comes after the output streams have ended, so no line is lost.
+      child.once('close', finish);
+      child.once('error', (error) => {
+        this.append([`runOperator: cannot start ${this.command.join(' ')}: ${error.message}`]);
+        finish(null, null);
+      });
+    });
+  }
+
+  get pid(): number { return this.child.pid ?? -1; }
+  get output(): string { return this.lines.join('\n'); }
+
+  waitFor(pattern: RegExp | string, options: WaitOptions = {}): Promise<string> {
+    const { timeout = 30_000, count = 1, since = 0 } = options;
+    const matches = (line: string): boolean => typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line);
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        let seen = 0;
+        for (let i = since; i < this.lines.length; i++) {
+          if (matches(this.lines[i]!) && ++seen >= count) return done(() => resolve(this.lines[i]!));
+        }
+        if (this.exit) done(() => reject(this.failure(`exited (code ${this.exit!.exitCode}, signal ${this.exit!.signal}) before`, pattern, count)));
+      };
+      const timer = setTimeout(() => done(() => reject(this.failure(`did not print within ${timeout} ms`, pattern, count))), timeout);
+      const done = (settle: () => void): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        settle();
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  async stop(options: { signal?: NodeJS.Signals; timeout?: number } = {}): Promise<OperatorExit> {
+    const { signal = 'SIGTERM', timeout = 10_000 } = options;
+    if (!this.exit) {
+      this.child.kill(signal);
+      const timer = setTimeout(() => {
+        this.append([`runOperator: no exit ${timeout} ms after ${signal}; killing it`]);
+        this.child.kill('SIGKILL');
+      }, timeout);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    return this.exited;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private append(lines: readonly string[]): void {
+    if (!lines.length) return;
+    for (const line of lines) {
+      this.lines.push(line);
+      if (this.echo) process.stderr.write(`[operator ${this.pid}] ${line}\n`);
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private failure(what: string, pattern: RegExp | string, count: number): Error {
+    const times = count > 1 ? ` ${count} times` : '';
+    const tail = this.lines.slice(-TAIL).map((line) => `  | ${line}`).join('\n');
+    return new Error(`The operator (${this.command.join(' ')}) ${what} a line matching ${String(pattern)}${times}. Last lines:\n${tail}`);
+  }
+}
+
+let guardPath: string | null | undefined;
+
+/** `setpriv` (util-linux) when present: it sets the parent-death signal and execs the command. */
+function deathSignalGuard(): string | null {
+  if (guardPath !== undefined) return guardPath;
+  guardPath = null;
+  if (process.platform !== 'linux') return guardPath;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'setpriv');
+    try {
+      accessSync(candidate, constants.X_OK);
+      guardPath = candidate;
+      break;
+    } catch { /* not in this directory */ }
+  }
+  return guardPath;
+}
