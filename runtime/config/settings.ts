@@ -1,0 +1,182 @@
+/**
+ * The operator's settings: Kopf's `OperatorSettings`, camelCased, one mutable tree per operator
+ * (startup handlers may change it before the operator starts its work). Nothing is shared
+ * between trees: `defaultSettings()` builds a fresh one each time.
+ *
+ * Durations are in seconds, as in Kopf; `null` stands for Kopf's `None` (no limit / not set).
+ * Log levels are numbers on Python's scale (see runtime/logging/levels.ts).
+ */
+import { INFO } from '../logging/levels.ts';
+import { defaultDiffBaseStorage, defaultProgressStorage, type DiffBaseStorage, type ProgressStorage } from './storages.ts';
+import { validateSettings } from './validation.ts';
+
+export interface ProcessSettings {
+  /** After a graceful shutdown starts (not via a stop signal), exit by force after this long; `null`: never. */
+  ultimateExitingTimeout: number | null;
+}
+
+export interface PostingSettings {
+  /** Post Kubernetes Events at all (also for `event()`, `info()`, `warn()`, `exception()`). */
+  enabled: boolean;
+  /** Also post object loggers' records as Events (reason `Logging`); off since Kopf 1.44. */
+  loggers: boolean;
+  /** The least level posted: for logged records and for the `info`/`warn`/`exception` helpers. */
+  level: number;
+  /** The Events' `reportingComponent` and `source.component`. */
+  reportingComponent: string;
+  reportingInstance: string;
+  /** The Events' `metadata.generateName`. */
+  eventNamePrefix: string;
+}
+
+export interface PeeringSettings {
+  /** The peering object's name. */
+  name: string;
+  /** Do not log successful keep-alives. */
+  stealth: boolean;
+  priority: number;
+  /** Seconds our peer record stays valid for others. */
+  lifetime: number;
+  /** Pause (rather than run standalone) when the peering object is missing. */
+  mandatory: boolean;
+  /** No peering at all. */
+  standalone: boolean;
+  /** Cluster-wide peering objects rather than namespaced ones; set from the run mode. */
+  clusterwide: boolean;
+}
+
+export interface WatchingSettings {
+  /** `timeoutSeconds` of watch requests; `null`: the server's choice. */
+  serverTimeout: number | null;
+  /** Total client-side time of one watch request. */
+  clientTimeout: number | null;
+  /** Watch connect timeout; falls back to `networking.connectTimeout`, then `networking.requestTimeout`. */
+  connectTimeout: number | null;
+  /** Pause between watch (re)connections. */
+  reconnectBackoff: number;
+  /** Reconnect a watch stream silent (not even bookmarks) for this long. */
+  inactivityTimeout: number;
+}
+
+export interface QueueingSettings {
+  /** Concurrent per-object workers per watched resource; `null`: unlimited. */
+  workerLimit: number | null;
+  /** A per-object worker exits after being idle this long. */
+  idleTimeout: number;
+  /** Time for workers to drain their queues when a watcher stops. */
+  exitTimeout: number;
+  /**
+   * Delays after unexpected framework/API errors per object; the last one repeats; empty: none.
+   * Must be re-iterable (an array, or an object whose iterator starts afresh each time).
+   */
+  errorDelays: Iterable<number>;
+}
+
+export interface ScanningSettings {
+  /** Do not observe namespaces and CRDs at runtime. */
+  disabled: boolean;
+}
+
+/** Typed loosely until admission webhooks exist. */
+export interface AdmissionSettings {
+  /** The webhook server or tunnel; required when webhook handlers are registered. */
+  server: unknown;
+  /** The name of the webhook configurations to create and maintain; `null`: not managed. */
+  managed: string | null;
+}
+
+export interface ExecutionSettings {
+  /** Backoff after an arbitrary error of a handler that sets none. */
+  defaultBackoff: number;
+}
+
+export interface NetworkingSettings {
+  /** Total time of a regular API request. */
+  requestTimeout: number | null;
+  connectTimeout: number | null;
+  /** Sleeps between retries of retryable API errors; empty: no retries. Re-iterable, as above. */
+  errorBackoffs: Iterable<number>;
+  /** On 429, obey the server's Retry-After even when it is shorter than our own backoff. */
+  enforceRetryAfter: boolean;
+}
+
+export interface PersistenceSettings {
+  finalizer: string;
+  progressStorage: ProgressStorage;
+  diffbaseStorage: DiffBaseStorage;
+  /** How long to wait for our own patch's resourceVersion to arrive through the watch; 0: not at all. */
+  consistencyTimeout: number;
+}
+
+export interface BackgroundSettings {
+  /** Polling period for exiting daemons and timers that have no timeout. */
+  cancellationPolling: number;
+  /** If set, how long to wait for a stopped daemon to exit "instantly". */
+  instantExitTimeout: number | null;
+  /** Otherwise, how many zero-time turns of the event loop to give it. */
+  instantExitZeroTimeCycles: number;
+}
+
+export interface OperatorSettings {
+  process: ProcessSettings;
+  posting: PostingSettings;
+  peering: PeeringSettings;
+  watching: WatchingSettings;
+  queueing: QueueingSettings;
+  scanning: ScanningSettings;
+  admission: AdmissionSettings;
+  execution: ExecutionSettings;
+  networking: NetworkingSettings;
+  persistence: PersistenceSettings;
+  background: BackgroundSettings;
+}
+
+/** Some fields of some groups, e.g. `{ posting: { enabled: false } }`. */
+export type SettingsOverrides = { [G in keyof OperatorSettings]?: Partial<OperatorSettings[G]> };
+
+/** Kopf's finalizer, kept for compatibility: operators can hand objects over to each other. */
+export const DEFAULT_FINALIZER = 'kopf.zalando.org/KopfFinalizerMarker';
+
+/** A fresh settings tree with Kopf's defaults, optionally overridden; invalid values throw `SettingsError`. */
+export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSettings {
+  const settings: OperatorSettings = {
+    process: { ultimateExitingTimeout: 600 },
+    posting: {
+      enabled: true, loggers: false, level: INFO,
+      reportingComponent: 'kopf', reportingInstance: 'dev', eventNamePrefix: 'kopf-event-',
+    },
+    peering: {
+      name: 'default', stealth: false, priority: 0, lifetime: 60,
+      mandatory: false, standalone: false, clusterwide: false,
+    },
+    watching: { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 },
+    queueing: {
+      workerLimit: null, idleTimeout: 5, exitTimeout: 2,
+      errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
+    },
+    scanning: { disabled: false },
+    admission: { server: null, managed: null },
+    execution: { defaultBackoff: 60 },
+    networking: { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false },
+    persistence: {
+      finalizer: DEFAULT_FINALIZER,
+      progressStorage: defaultProgressStorage(),
+      diffbaseStorage: defaultDiffBaseStorage(),
+      consistencyTimeout: 5,
+    },
+    background: { cancellationPolling: 60, instantExitTimeout: null, instantExitZeroTimeCycles: 10 },
+  };
+  applyOverrides(settings, overrides);
+  validateSettings(settings);
+  return settings;
+}
+
+function applyOverrides(settings: OperatorSettings, overrides: SettingsOverrides): void {
+  const groups = settings as unknown as Record<string, Record<string, unknown> | undefined>;
+  for (const [group, values] of Object.entries(overrides)) {
+    const target = (groups[group] ??= {}); // an unknown group is reported by the validation
+    for (const [field, value] of Object.entries(values ?? {})) {
+      if (value !== undefined) target[field] = value;
+    }
+  }
+}

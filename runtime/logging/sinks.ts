@@ -1,0 +1,80 @@
+/**
+ * Ready-made log sinks: a text stream (stderr by default), and a capture for tests that assert
+ * the operator's messages and wait for them instead of sleeping.
+ */
+import type { LogSink } from './config.ts';
+import type { LogRecord } from './records.ts';
+
+/** Writes each record as one text entry (plus its stack, if any) to a stream. */
+export function streamSink(stream: { write(chunk: string): unknown }): LogSink {
+  return (_record, render) => {
+    stream.write(`${render()}\n`);
+  };
+}
+
+export type RecordMatch = string | RegExp | ((record: LogRecord) => boolean);
+
+export interface LogCapture {
+  readonly sink: LogSink;
+  readonly records: readonly LogRecord[];
+  /** The rendered texts, in the same order as `records`. */
+  readonly lines: readonly string[];
+  /** Just the messages (without prefixes), for word-for-word assertions. */
+  messages(): string[];
+  /** The first record (already captured or still to come) that matches; rejects after `timeout` seconds. */
+  waitFor(match: RecordMatch, options?: { timeout?: number }): Promise<LogRecord>;
+  clear(): void;
+}
+
+function matcher(match: RecordMatch): (record: LogRecord) => boolean {
+  if (typeof match === 'string') return (r) => r.message === match;
+  if (match instanceof RegExp) return (r) => match.test(r.message);
+  return match;
+}
+
+/** Keeps every record in memory. A string matches a whole message exactly; a RegExp searches it. */
+export function captureLogs(): LogCapture {
+  const records: LogRecord[] = [];
+  const lines: string[] = [];
+  const waiters = new Set<{ test: (r: LogRecord) => boolean; resolve: (r: LogRecord) => void }>();
+  const sink: LogSink = (record, render) => {
+    records.push(record);
+    lines.push(render());
+    for (const waiter of waiters) {
+      if (waiter.test(record)) {
+        waiters.delete(waiter);
+        waiter.resolve(record);
+      }
+    }
+  };
+  return {
+    sink,
+    records,
+    lines,
+    messages: () => records.map((r) => r.message),
+    clear: () => {
+      records.length = 0;
+      lines.length = 0;
+    },
+    waitFor(match, options = {}) {
+      const test = matcher(match);
+      const found = records.find(test);
+      if (found) return Promise.resolve(found);
+      const timeout = options.timeout ?? 10;
+      return new Promise<LogRecord>((resolve, reject) => {
+        const waiter = {
+          test,
+          resolve: (r: LogRecord) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`No log record matching ${typeof match === 'function' ? 'the predicate' : String(match)} within ${timeout} seconds.`));
+        }, timeout * 1000);
+        waiters.add(waiter);
+      });
+    },
+  };
+}
