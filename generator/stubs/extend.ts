@@ -1,0 +1,95 @@
+/**
+ * Adds to an existing handler file only what it lacks: a stub for each event it neither handles
+ * nor declines, and the imports those stubs need. Existing text is never changed or moved.
+ */
+import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
+import type { StubEvent } from './events.ts';
+import { formatStatementsIn, newLineOf, parseSource } from './format.ts';
+import { surveyHandlerFile } from './survey.ts';
+import type { HandlerFileSurvey, ImportAnchor } from './survey.ts';
+import type { StubTemplates } from './template.ts';
+
+export interface HandlerFileTarget {
+  readonly file: string;
+  readonly kind: string;
+  /** Generated modules that export the kind's descriptor; an import of any of them is enough. */
+  readonly kindModules: readonly string[];
+  /** The specifier a missing import of the descriptor uses. */
+  readonly kindSpecifier: string;
+}
+
+export interface Extension {
+  readonly text: string;
+  /** Short phrases naming what was added; empty when the file already had everything. */
+  readonly added: readonly string[];
+  readonly survey: HandlerFileSurvey;
+}
+
+export function extendHandlerFile(text: string, target: HandlerFileTarget, templates: StubTemplates): Extension {
+  const survey = surveyHandlerFile(parseSource(target.file, text), target);
+  const missing = missingEvents(survey, target.kind);
+  if (!missing.length) return { text, added: [], survey };
+
+  const nl = newLineOf(text);
+  const imports: string[] = [];
+  const added: string[] = [];
+  const addImport = (partial: string, data: object) => {
+    const line = render(templates, partial, data, nl);
+    imports.push(line);
+    added.push(line.replace(/;$/, ''));
+  };
+
+  const onRef = survey.onRef ?? freeName('on', 'kopfOn', survey.declared);
+  if (!survey.onRef) addImport('import-on', { alias: onRef === 'on' ? '' : onRef });
+  const kindRef = survey.kindRef ?? freeName(target.kind, `${target.kind}Resource`, survey.declared);
+  if (!survey.kindRef) {
+    addImport('import-kind', { kind: target.kind, alias: kindRef === target.kind ? '' : kindRef, specifier: target.kindSpecifier });
+  }
+  const stubs = missing.map((event) => {
+    const fnName = stubFunctionName(event, target.kind);
+    added.push(`${onRef}.${event}(${kindRef}, ${fnName})`);
+    const data = { partial: stubPartialName(event), onRef, kindRef, kind: target.kind, fnName };
+    return render(templates, data.partial, data, nl);
+  });
+
+  const withImports = imports.length ? insertImports(text, survey.importAnchor, imports.join(nl), nl) : { text, range: undefined };
+  const withStubs = appendStubs(withImports.text, stubs, nl);
+  const ranges = [withStubs.range, ...(withImports.range ? [withImports.range] : [])];
+  return { text: formatStatementsIn(target.file, withStubs.text, ranges), added, survey };
+}
+
+function missingEvents(survey: HandlerFileSurvey, kind: string): StubEvent[] {
+  return STUB_EVENTS.filter((event) =>
+    !survey.registered.has(event) && !survey.skipped.has(event) && !survey.declared.has(stubFunctionName(event, kind)));
+}
+
+function freeName(preferred: string, fallback: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(preferred)) return preferred;
+  let name = fallback;
+  for (let n = 2; taken.has(name); n++) name = `${fallback}${n}`;
+  return name;
+}
+
+function render(templates: StubTemplates, partial: string, data: object, nl: string): string {
+  return templates.partial(partial, data).trimEnd().replace(/\r?\n/g, nl);
+}
+
+type Range = readonly [number, number];
+
+function insertImports(text: string, anchor: ImportAnchor, block: string, nl: string): { text: string; range: Range } {
+  const before = anchor.after === 'import' ? nl : anchor.after === 'header' ? nl + nl : '';
+  const after = anchor.after === 'start' ? nl + (text.length > anchor.position ? nl : '') : '';
+  const from = anchor.position + before.length;
+  const inserted = before + block + after;
+  return {
+    text: text.slice(0, anchor.position) + inserted + text.slice(anchor.position),
+    range: [from, from + block.length],
+  };
+}
+
+function appendStubs(text: string, stubs: readonly string[], nl: string): { text: string; range: Range } {
+  const lead = text.length === 0 ? '' : (text.endsWith(nl) ? '' : nl) + nl;
+  const from = text.length + lead.length;
+  const body = stubs.join(nl + nl) + nl;
+  return { text: text + lead + body, range: [from, from + body.length] };
+}

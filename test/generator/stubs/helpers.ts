@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import assert from 'node:assert/strict';
+import type { StubKind } from '../../../generator/stubs/index.ts';
+
+export const kopfExample: StubKind = {
+  group: 'kopf.dev', kind: 'KopfExample', plural: 'kopfexamples', scope: 'Namespaced', version: 'v1', versions: ['v1'],
+};
+export const certificate: StubKind = {
+  group: 'cert-manager.io', kind: 'Certificate', plural: 'certificates', scope: 'Namespaced', version: 'v1', versions: ['v1'],
+};
+export const clusterIssuer: StubKind = {
+  group: 'cert-manager.io', kind: 'ClusterIssuer', plural: 'clusterissuers', scope: 'Cluster', version: 'v1', versions: ['v1'],
+};
+
+export interface Project {
+  readonly root: string;
+  readonly stubsDir: string;
+  readonly outDir: string;
+  file(kind: Pick<StubKind, 'group' | 'plural'>): string;
+  /** Writes a handler file as the user would, before or after kopf-gen ran. */
+  write(kind: Pick<StubKind, 'group' | 'plural'>, text: string): void;
+  dispose(): void;
+}
+
+export function tempProject(): Project {
+  const root = mkdtempSync(join(tmpdir(), 'kopf-stubs-'));
+  const stubsDir = join(root, 'src', 'handlers');
+  return {
+    root,
+    stubsDir,
+    outDir: join(root, 'src', 'generated'),
+    file: (kind) => join(stubsDir, kind.group, `${kind.plural}.ts`),
+    write: (kind, text) => {
+      const file = join(stubsDir, kind.group, `${kind.plural}.ts`);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    },
+    dispose: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The original text cut at the given offsets: the regions kopf-gen must leave untouched. */
+export function regionsBetween(text: string, cuts: readonly number[]): string[] {
+  const points = [0, ...cuts, text.length];
+  return points.slice(1).map((end, i) => text.slice(points[i], end));
+}
+
+/**
+ * Every region appears in the new text, in order, with the same hash: nothing of the user's text
+ * was changed, moved or reformatted, whatever was inserted between the regions.
+ */
+export function assertRegionsKept(newText: string, regions: readonly string[]): void {
+  let cursor = 0;
+  for (const region of regions) {
+    const at = newText.indexOf(region, cursor);
+    assert.ok(at >= 0, `region not kept byte for byte:\n${region}`);
+    assert.equal(sha256(newText.slice(at, at + region.length)), sha256(region));
+    cursor = at + region.length;
+  }
+}
+
+/** The offset just after the last import statement of a text. */
+export function endOfImports(text: string): number {
+  const matches = [...text.matchAll(/^import [^\n]*\n?/gm)];
+  const last = matches[matches.length - 1];
+  assert.ok(last, 'the text has an import');
+  return last.index + last[0].trimEnd().length;
+}
