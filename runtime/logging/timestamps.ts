@@ -14,13 +14,12 @@ export function asctime(ms: number): string {
 }
 
 /**
- * `2026-11-22T15:39:55.652600+00:00`, as Python's `datetime.now(timezone.utc).isoformat()`,
- * which drops the fraction when it is exactly zero.
+ * `2026-11-22T15:39:55.652600+00:00`, as Python's `datetime.now(timezone.utc).isoformat()`, except
+ * that a zero fraction is kept (`.000000`): Kubernetes parses an Event's `eventTime` only with it.
  */
 export function isoUtcMicro(ms: number): string {
   const d = new Date(Math.floor(ms));
   const micros = Math.min(999_999, Math.round((ms - Math.floor(ms / 1000) * 1000) * 1000));
-  const fraction = micros === 0 ? '' : `.${pad(micros, 6)}`;
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T`
-    + `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${fraction}+00:00`;
+    + `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}+00:00`;
 }
