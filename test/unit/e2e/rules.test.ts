@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { checkExampleRules, handlersOf, tracebackIn, type ExampleRules, type ScenarioResult } from '../../e2e/rules.ts';
 
 const DIFF_BASE = 'kopf.zalando.org/last-handled-configuration';
 const handled = { metadata: { name: 'kopf-example-1', annotations: { [DIFF_BASE]: '{}\n' } } };
 
-function result(output: string, created: object = handled): ScenarioResult {
+function result(output: string, created: KubeObject = handled): ScenarioResult {
   return { exitCode: 0, signal: null, output, created };
 }
 
