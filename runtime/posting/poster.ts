@@ -160,8 +160,8 @@ export class EventPoster {
         return;
       }
       this.stats.failed++;
-      const reason = error instanceof Error ? error.message : String(error);
-      this.#logger.warning(`Failed to post an event. Ignoring and continuing. ${reason} `
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+      this.#logger.warning(`Failed to post an event. Ignoring and continuing. ${reason}. `
         + `Event: type=${JSON.stringify(event.type)}, reason=${JSON.stringify(event.reason)}, message=${JSON.stringify(event.message)}.`);
     }
   }
