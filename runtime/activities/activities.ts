@@ -1,0 +1,48 @@
+/**
+ * Operator-level handlers: startup (before any watching; the operator proceeds only when all
+ * succeed) and cleanup (on exit). They retry like resource handlers, but their progress lives
+ * in memory: there is no object to store it on.
+ */
+import type { OperatorSettings } from '../config/settings.ts';
+import type { Logger } from '../logging/index.ts';
+import type { Memo } from '../registry/contexts.ts';
+import type { ActivityHandler } from '../registry/handlers.ts';
+import { executeOnce, type HandlerState } from '../handling/execution.ts';
+import { sleep } from '../queueing/sleeping.ts';
+
+export class ActivityError extends Error {
+  readonly failures: readonly string[];
+  constructor(message: string, failures: readonly string[]) { super(message); this.name = 'ActivityError'; this.failures = failures; }
+}
+
+export interface ActivityEnv {
+  settings: OperatorSettings;
+  logger: Logger;
+  memo: Memo;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs all handlers of an activity to completion, one at a time in registration order, retrying
+ * the delayed ones. Resolves when all are done; rejects (startup) if any failed for good.
+ */
+export async function runActivity(handlers: readonly ActivityHandler[], activity: 'startup' | 'cleanup', env: ActivityEnv): Promise<void> {
+  const logger = env.logger.child(`kopf.activities.${activity}`);
+  const states = new Map<string, HandlerState>();
+  const pending = () => handlers.filter((h) => { const s = states.get(h.id); return !s || !(s.success || s.failure); });
+  while (pending().length && !env.signal?.aborted) {
+    for (const handler of pending()) {
+      const state = states.get(handler.id);
+      if (state?.delayed && state.delayed.getTime() > Date.now()) continue;
+      const executed = await executeOnce(handler, state, { defaultBackoff: env.settings.execution.defaultBackoff, logger, title: 'Activity' },
+        async (attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, ...attempt }));
+      states.set(handler.id, executed.state);
+    }
+    const delays = pending().map((h) => Math.max(0, (states.get(h.id)?.delayed?.getTime() ?? 0) - Date.now()) / 1000);
+    if (delays.length) await sleep(Math.min(...delays), env.signal);
+  }
+  const failures = handlers.filter((h) => states.get(h.id)?.failure).map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
+  if (failures.length && activity === 'startup') {
+    throw new ActivityError(`One or more startup handlers failed: ${failures.join('; ')}`, failures);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Per-object serial processing with many objects in parallel (Kopf's queueing, controller-runtime's
+ * workqueue). Events are keyed by the object's uid; while an object is being processed, newer
+ * events replace the pending one (the latest state wins, intermediate states need no handling),
+ * and the running cycle is told so through its `pressure` signal to cut its sleeps short.
+ * Nothing is kept for a key once its queue is drained: per-object memory lives elsewhere and is
+ * dropped when the object is gone.
+ */
+import { Semaphore } from './semaphore.ts';
+
+export interface Work<E> {
+  event: E;
+  /** Aborted when a newer event for the same object arrives, or when the queue stops. */
+  pressure: AbortSignal;
+}
+
+type Processor<E> = (key: string, work: Work<E>) => Promise<void>;
+
+interface Slot<E> {
+  pending: E | undefined;
+  current: AbortController | undefined;
+  running: Promise<void>;
+}
+
+export class ObjectQueues<E> {
+  private readonly slots = new Map<string, Slot<E>>();
+  private readonly semaphore: Semaphore;
+  private readonly stopping = new AbortController();
+
+  private readonly process: Processor<E>;
+
+  constructor(process: Processor<E>, options: { workerLimit?: number | null } = {}) {
+    this.process = process;
+    this.semaphore = new Semaphore(options.workerLimit ?? null);
+  }
+
+  /** Queues an event for an object; replaces an event still waiting for the same object. */
+  push(key: string, event: E): void {
+    if (this.stopping.signal.aborted) return;
+    const slot = this.slots.get(key);
+    if (slot) {
+      slot.pending = event;
+      slot.current?.abort();
+      return;
+    }
+    const fresh: Slot<E> = { pending: event, current: undefined, running: Promise.resolve() };
+    this.slots.set(key, fresh);
+    fresh.running = this.work(key, fresh);
+  }
+
+  /** How many objects have queued or running work. */
+  get size(): number { return this.slots.size; }
+
+  /** Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles. */
+  async stop(timeout: number): Promise<void> {
+    this.stopping.abort();
+    for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(); }
+    const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => { timer = setTimeout(r, timeout * 1000); })]);
+    clearTimeout(timer);
+  }
+
+  private async work(key: string, slot: Slot<E>): Promise<void> {
+    await this.semaphore.acquire();
+    try {
+      while (slot.pending !== undefined && !this.stopping.signal.aborted) {
+        const event = slot.pending;
+        slot.pending = undefined;
+        slot.current = new AbortController();
+        try {
+          await this.process(key, { event, pressure: AbortSignal.any([slot.current.signal, this.stopping.signal]) });
+        } finally {
+          slot.current = undefined;
+        }
+      }
+    } finally {
+      this.slots.delete(key);
+      this.semaphore.release();
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * What handlers receive: one context object per invocation (Kopf's keyword arguments).
+ * Generated resource types flow in through `T` (the object) and `F` (its field map), so that
+ * `spec`, `status`, `patch`, `old`/`new` of field handlers are checked against the schema.
+ */
+import type { Diff } from '../structs/diffs.ts';
+import type { Patch } from '../structs/patches.ts';
+import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
+import type { Logger } from '../logging/index.ts';
+import type { OperatorSettings } from '../config/settings.ts';
+import type { SubhandlerOptions } from './handlers.ts';
+
+export type Reason = 'create' | 'update' | 'delete' | 'resume';
+
+/** A per-object (or, for activities, per-operator) scratch space that survives between events. */
+export type Memo = Record<string, unknown>;
+
+type Part<T, K extends string> = T extends { [P in K]?: infer V } ? NonNullable<V> : JsonObject;
+export type SpecOf<T> = Part<T, 'spec'>;
+export type StatusOf<T> = Part<T, 'status'>;
+
+/** What every resource handler gets. */
+export interface ResourceContext<T extends KubeObject> {
+  body: T;
+  spec: SpecOf<T>;
+  status: StatusOf<T>;
+  meta: ObjectMeta;
+  name: string;
+  namespace: string | null;
+  uid: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  resource: ResourceDescriptor;
+  patch: Patch<T>;
+  logger: Logger;
+  memo: Memo;
+}
+
+/** Filter callbacks (`when`, value predicates) see the same, without the invocation details. */
+export type FilterContext<T extends KubeObject> = ResourceContext<T> & {
+  reason?: Reason;
+  diff?: Diff;
+  old?: unknown;
+  new?: unknown;
+  type?: WatchEventType | null;
+};
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Details of the current attempt, for handlers that are retried. */
+export interface InvocationContext {
+  /** How many attempts were made before this one (0 on the first). */
+  retry: number;
+  /** When the first attempt started. */
+  started: Date;
+  /** Seconds since the first attempt started. */
+  runtime: number;
+  param: unknown;
+}
+
+/** Registers and runs sub-handlers from inside a changing handler. */
+export interface Subhandling<T extends KubeObject, F extends FieldMap> {
+  /** Adds a sub-handler with the id `<this handler's id>/<fn name or id>`; run after this handler returns. */
+  register(fn: ChangingFn<T, F>, options?: SubhandlerOptions<T>): void;
+  /** Runs sub-handlers now, in place; returns when all are done, or throws to retry this handler later. */
+  execute(fns: Record<string, ChangingFn<T, F>> | ChangingFn<T, F>[]): Promise<void>;
+}
+
+export type ChangingContext<T extends KubeObject, F extends FieldMap> = ResourceContext<T> & InvocationContext & Subhandling<T, F> & {
+  reason: Reason;
+  diff: Diff;
+  old: Partial<T> | undefined;
+  new: Partial<T> | undefined;
+};
+
+/** A field handler sees the old and new values of its field, and the diff relative to it. */
+export type FieldContext<T extends KubeObject, F extends FieldMap, P extends keyof F> = Omit<ChangingContext<T, F>, 'old' | 'new'> & {
+  old: F[P] | undefined;
+  new: F[P] | undefined;
+};
+
+export type EventContext<T extends KubeObject> = ResourceContext<T> & {
+  /** `null` for objects seen in the initial listing, as Kopf does. */
+  type: WatchEventType | null;
+  event: { type: WatchEventType | null; object: T };
+  param: unknown;
+};
+
+export interface ActivityContext {
+  settings: OperatorSettings;
+  logger: Logger;
+  memo: Memo;
+  retry: number;
+  started: Date;
+  runtime: number;
+  param: unknown;
+}
+
+type Result = unknown;
+export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
+export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> = (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;
+export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
+export type ActivityFn = (ctx: ActivityContext) => Result | Promise<Result>;
+

@@ -1,0 +1,83 @@
+/**
+ * Whether a handler's filters accept an object (and, for changing causes, a change).
+ * Kopf's rules: labels/annotations AND over keys; fields and values for changing causes are
+ * satisfied by the old or the new state; `when` is evaluated last, as the most expensive.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject } from '../structs/resources.ts';
+import type { FilterContext } from './contexts.ts';
+import type { HandlerFilters, MetaFilter } from './handlers.ts';
+import { ABSENT, PRESENT } from './markers.ts';
+
+/** Reads a dotted field path (`['spec', 'field']`) from a JSON value; `undefined` when absent. */
+export function readField(obj: unknown, path: readonly string[]): unknown {
+  let cur: unknown = obj;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur === null ? undefined : cur;
+}
+
+function metaMatches(values: Record<string, string> | undefined, filters: Record<string, MetaFilter<KubeObject>> | undefined, ctx: FilterContext<KubeObject>): boolean {
+  if (!filters) return true;
+  for (const [key, filter] of Object.entries(filters)) {
+    const value = values?.[key];
+    if (!valueMatches(value, filter, ctx)) return false;
+  }
+  return true;
+}
+
+function valueMatches(value: unknown, filter: unknown, ctx: FilterContext<KubeObject>): boolean {
+  if (filter === PRESENT) return value !== undefined;
+  if (filter === ABSENT) return value === undefined;
+  if (typeof filter === 'function') return Boolean((filter as (v: unknown, c: FilterContext<KubeObject>) => unknown)(value, ctx));
+  return value !== undefined && isDeepStrictEqual(value, filter);
+}
+
+/**
+ * Filters that do not depend on the change: decides whether the object is of interest at all
+ * (stealth mode) and whether a delete handler demands a finalizer for it.
+ */
+export function prematches(filters: HandlerFilters, body: KubeObject, ctx: FilterContext<KubeObject>): boolean {
+  const meta = body.metadata ?? {};
+  if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
+  if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
+  if (filters.field && filters.has.value && !valueMatches(readField(body, filters.field), filters.value, ctx)) {
+    // For changing causes the old state may satisfy the value instead; that is checked per change.
+    if (ctx.old === undefined && ctx.new === undefined) return false;
+  }
+  if (filters.when && !filters.when(ctx)) return false;
+  return true;
+}
+
+/** Full match for a changing cause: old and new are the essences (or undefined when absent). */
+export function matchesChange(filters: HandlerFilters, body: KubeObject, old: unknown, new_: unknown, requireChange: boolean, ctx: FilterContext<KubeObject>): boolean {
+  const meta = body.metadata ?? {};
+  if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
+  if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
+  if (filters.field) {
+    const before = readField(old, filters.field);
+    const after = readField(new_, filters.field);
+    if (before === undefined && after === undefined) return false;
+    if (requireChange && isDeepStrictEqual(before, after)) return false;
+    if (filters.has.value && !valueMatches(before, filters.value, ctx) && !valueMatches(after, filters.value, ctx)) return false;
+    if (filters.has.old && !valueMatches(before, filters.old, ctx)) return false;
+    if (filters.has.new && !valueMatches(after, filters.new, ctx)) return false;
+  }
+  if (filters.when && !filters.when(ctx)) return false;
+  return true;
+}
+
+/** Match for watch-level handlers (events): the field must be present unless a value filter says otherwise. */
+export function matchesBody(filters: HandlerFilters, body: KubeObject, ctx: FilterContext<KubeObject>): boolean {
+  const meta = body.metadata ?? {};
+  if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
+  if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
+  if (filters.field) {
+    const value = readField(body, filters.field);
+    if (filters.has.value ? !valueMatches(value, filters.value, ctx) : value === undefined) return false;
+  }
+  if (filters.when && !filters.when(ctx)) return false;
+  return true;
+}

@@ -1,0 +1,108 @@
+/**
+ * Handler options as users write them, and handler records as the registry keeps them.
+ */
+import type { ErrorsMode } from '../structs/errors.ts';
+import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { ActivityFn, FilterContext, Reason } from './contexts.ts';
+import type { HandlerId } from './ids.ts';
+import type { Presence } from './markers.ts';
+
+/** A label or annotation filter value: exact text, present/absent, or a predicate. */
+export type MetaFilter<T extends KubeObject> = string | Presence | ((value: string | undefined, ctx: FilterContext<T>) => boolean);
+/** A field value filter: an exact (deep-equal) value, present/absent, or a predicate. */
+export type ValueFilter<V, T extends KubeObject> = V | Presence | ((value: V | undefined, ctx: FilterContext<T>) => boolean);
+
+export interface FilterOptions<T extends KubeObject> {
+  labels?: Record<string, MetaFilter<T>>;
+  annotations?: Record<string, MetaFilter<T>>;
+  when?: (ctx: FilterContext<T>) => boolean;
+}
+
+export interface RetryOptions {
+  /** Handler id; defaults to the function's name. */
+  id?: string;
+  /** What an arbitrary error means; `'temporary'` by default. */
+  errors?: ErrorsMode;
+  /** Seconds since the first attempt after which the handler fails. */
+  timeout?: number;
+  /** Total number of attempts allowed. */
+  retries?: number;
+  /** Seconds to wait after an arbitrary error; `settings.execution.defaultBackoff` by default. */
+  backoff?: number;
+  /** Passed to the handler as `param`. */
+  param?: unknown;
+}
+
+/** Field filters; `P` is the field path, checked against the resource's field map. */
+export interface FieldOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string> {
+  field?: P;
+  value?: ValueFilter<F[P], T>;
+}
+
+export type ChangingOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  RetryOptions & FilterOptions<T> & FieldOptions<T, F, P>;
+export type UpdateOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  ChangingOptions<T, F, P> & { old?: ValueFilter<F[P], T>; new?: ValueFilter<F[P], T> };
+export type DeleteOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  ChangingOptions<T, F, P> & { /** Do not add a finalizer for this handler. */ optional?: boolean };
+export type ResumeOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  ChangingOptions<T, F, P> & { /** Also resume objects that are being deleted. */ deleted?: boolean };
+export type EventOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  FilterOptions<T> & FieldOptions<T, F, P> & { id?: string; param?: unknown };
+export type SubhandlerOptions<T extends KubeObject> = RetryOptions & FilterOptions<T>;
+export type ActivityOptions = RetryOptions;
+
+/** What a resource selector is before it is resolved: a descriptor, or a name for discovery. */
+export type ResourceRef = ResourceDescriptor | string;
+
+/** The normalised filters of any resource handler, as the matcher reads them. */
+export interface HandlerFilters {
+  labels?: Record<string, MetaFilter<KubeObject>>;
+  annotations?: Record<string, MetaFilter<KubeObject>>;
+  when?: (ctx: FilterContext<KubeObject>) => boolean;
+  field?: string[];
+  value?: unknown;
+  old?: unknown;
+  new?: unknown;
+  /** Which of value/old/new were given (a filter may legitimately be `undefined`-valued). */
+  has: { value: boolean; old: boolean; new: boolean };
+}
+
+export interface HandlerBase {
+  id: HandlerId;
+  fn: Function;
+  param: unknown;
+  errors: ErrorsMode | undefined;
+  timeout: number | undefined;
+  retries: number | undefined;
+  backoff: number | undefined;
+}
+
+/** create/update/delete/resume/field handlers (Kopf's "changing" handlers). */
+export interface ChangingHandler extends HandlerBase {
+  kind: 'changing';
+  resource: ResourceRef;
+  /** The causes it reacts to; `null` = any (a field handler). */
+  reasons: readonly Reason[] | null;
+  filters: HandlerFilters;
+  /** Non-optional delete handlers keep the object from vanishing before they ran. */
+  requiresFinalizer: boolean;
+  /** Resume handlers: also while the object is being deleted. */
+  deleted: boolean;
+  /** Resume handlers are mixed into the first cycle of an object seen in the initial listing. */
+  initial: boolean;
+}
+
+export interface EventHandler extends HandlerBase {
+  kind: 'event';
+  resource: ResourceRef;
+  filters: HandlerFilters;
+}
+
+export interface ActivityHandler extends HandlerBase {
+  kind: 'activity';
+  activity: 'startup' | 'cleanup';
+  fn: ActivityFn;
+}
+
+export type ResourceHandler = ChangingHandler | EventHandler;

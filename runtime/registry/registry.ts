@@ -1,0 +1,171 @@
+/**
+ * The registry: which handlers an operator has. `on.*` writes into it; the engines read it.
+ * A default registry backs the module-level `on` (as Kopf's decorators do); embedded operators
+ * can create their own, so several operators in one process share nothing.
+ */
+import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
+import type { ActivityFn, ChangingFn, EventFn, FieldFn, Reason } from './contexts.ts';
+import type {
+  ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DeleteOptions, EventHandler, EventOptions,
+  HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, UpdateOptions,
+} from './handlers.ts';
+import { handlerId, RegistrationError } from './ids.ts';
+
+type Keys<F> = keyof F & string;
+
+/** The registration functions, typed by the resource descriptor. */
+export interface On {
+  create<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ChangingOptions<T, F, P>): void;
+  create(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ChangingOptions<KubeObject, UntypedFields>): void;
+  update<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: UpdateOptions<T, F, P>): void;
+  update(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: UpdateOptions<KubeObject, UntypedFields>): void;
+  delete<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: DeleteOptions<T, F, P>): void;
+  delete(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: DeleteOptions<KubeObject, UntypedFields>): void;
+  resume<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ResumeOptions<T, F, P>): void;
+  resume(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ResumeOptions<KubeObject, UntypedFields>): void;
+  field<T extends KubeObject, F extends FieldMap, P extends Keys<F>>(resource: ResourceDescriptor<T, F>, fn: FieldFn<T, F, P>, options: UpdateOptions<T, F, P> & { field: P }): void;
+  field(resource: string, fn: FieldFn<KubeObject, UntypedFields, string>, options: UpdateOptions<KubeObject, UntypedFields> & { field: string }): void;
+  event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>): void;
+  event(resource: string, fn: EventFn<KubeObject>, options?: EventOptions<KubeObject, UntypedFields>): void;
+  startup(fn: ActivityFn, options?: ActivityOptions): void;
+  cleanup(fn: ActivityFn, options?: ActivityOptions): void;
+}
+
+type LooseOptions = RetryOptions & {
+  labels?: HandlerFilters['labels']; annotations?: HandlerFilters['annotations']; when?: HandlerFilters['when'];
+  field?: string; value?: unknown; old?: unknown; new?: unknown; optional?: boolean; deleted?: boolean;
+};
+
+export class OperatorRegistry {
+  readonly resourceHandlers: ResourceHandler[] = [];
+  readonly activityHandlers: ActivityHandler[] = [];
+  readonly on: On;
+
+  constructor() {
+    // Arrow functions bound to this registry: `on.create` can be passed around or destructured.
+    const changing = (reasons: readonly Reason[] | null, what: string) =>
+      (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addChanging(resource, fn, options, reasons, what);
+    this.on = {
+      create: changing(['create'], 'on.create'),
+      update: changing(['update'], 'on.update'),
+      delete: changing(['delete'], 'on.delete'),
+      resume: changing(['resume'], 'on.resume'),
+      field: (resource: ResourceRef, fn: Function, options: LooseOptions) => {
+        if (!options?.field) throw new RegistrationError('on.field: the `field` option is required (e.g. `{ field: \'spec.replicas\' }`).');
+        this.addChanging(resource, fn, options, null, 'on.field');
+      },
+      event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
+      startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
+      cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
+    } as On;
+  }
+
+  /** Resources any handler refers to, in registration order, without repeats. */
+  resources(): ResourceRef[] {
+    const seen = new Set<string>();
+    const out: ResourceRef[] = [];
+    for (const h of this.resourceHandlers) {
+      const key = typeof h.resource === 'string' ? h.resource : `${h.resource.group}/${h.resource.version}/${h.resource.plural}`;
+      if (!seen.has(key)) { seen.add(key); out.push(h.resource); }
+    }
+    return out;
+  }
+
+  private addChanging(resource: ResourceRef, fn: Function, options: LooseOptions, reasons: readonly Reason[] | null, what: string): void {
+    checkResource(resource, what);
+    checkFunction(fn, what);
+    const isDelete = reasons?.length === 1 && reasons[0] === 'delete';
+    const handler: ChangingHandler = {
+      kind: 'changing',
+      ...base(fn, options, what),
+      resource,
+      reasons,
+      filters: filtersOf(options, what),
+      requiresFinalizer: isDelete && !options.optional,
+      deleted: Boolean(options.deleted),
+      initial: reasons?.length === 1 && reasons[0] === 'resume',
+    };
+    if (!reasons?.includes('update') && reasons !== null && (options.old !== undefined || options.new !== undefined)) {
+      throw new RegistrationError(`${what} '${handler.id}': \`old\`/\`new\` filters apply only to on.update and on.field.`);
+    }
+    this.checkUnique(handler, what);
+    this.resourceHandlers.push(handler);
+  }
+
+  private addEvent(resource: ResourceRef, fn: Function, options: LooseOptions): void {
+    checkResource(resource, 'on.event');
+    checkFunction(fn, 'on.event');
+    const handler: EventHandler = { kind: 'event', ...base(fn, options, 'on.event'), errors: 'ignored', resource, filters: filtersOf(options, 'on.event') };
+    this.checkUnique(handler, 'on.event');
+    this.resourceHandlers.push(handler);
+  }
+
+  private addActivity(activity: 'startup' | 'cleanup', fn: ActivityFn, options: ActivityOptions): void {
+    checkFunction(fn, `on.${activity}`);
+    const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, `on.${activity}`), fn };
+    if (this.activityHandlers.some((h) => h.id === handler.id)) {
+      throw new RegistrationError(`on.${activity}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
+    }
+    this.activityHandlers.push(handler);
+  }
+
+  private checkUnique(handler: ResourceHandler, what: string): void {
+    const clash = this.resourceHandlers.find((h) => h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
+    if (clash) {
+      throw new RegistrationError(
+        `${what}: two handlers share the id '${handler.id}' for ${describe(handler.resource)}; ` +
+        `their progress would overwrite each other's. Rename one function or pass a distinct \`id\`.`);
+    }
+  }
+}
+
+function base(fn: Function, options: LooseOptions, what: string) {
+  return {
+    id: handlerId(fn, options, what),
+    fn,
+    param: options.param,
+    errors: options.errors,
+    timeout: options.timeout,
+    retries: options.retries,
+    backoff: options.backoff,
+  };
+}
+
+function filtersOf(options: LooseOptions, what: string): HandlerFilters {
+  const has = { value: 'value' in options, old: 'old' in options, new: 'new' in options };
+  if (!options.field && (has.value || has.old || has.new)) throw new RegistrationError(`${what}: \`value\`, \`old\` and \`new\` need a \`field\`.`);
+  if (has.value && (has.old || has.new)) throw new RegistrationError(`${what}: \`value\` cannot be combined with \`old\`/\`new\`.`);
+  for (const [kind, filters] of [['labels', options.labels], ['annotations', options.annotations]] as const) {
+    for (const [key, value] of Object.entries(filters ?? {})) {
+      if (value === null || value === undefined) throw new RegistrationError(`${what}: the ${kind} filter '${key}' is ${value}; use PRESENT, ABSENT, a string or a function.`);
+    }
+  }
+  return {
+    labels: options.labels, annotations: options.annotations, when: options.when,
+    field: options.field ? options.field.split('.') : undefined,
+    value: options.value, old: options.old, new: options.new, has,
+  };
+}
+
+function checkFunction(fn: unknown, what: string): void {
+  if (typeof fn !== 'function') throw new RegistrationError(`${what}: the handler must be a function, got ${typeof fn}.`);
+}
+
+function checkResource(resource: unknown, what: string): void {
+  if (typeof resource === 'string' ? resource.trim() === '' : !resource || typeof resource !== 'object' || !('plural' in resource)) {
+    throw new RegistrationError(`${what}: the resource must be a descriptor (e.g. a generated \`KopfExample\`) or a name such as 'kopfexamples'.`);
+  }
+}
+
+export function sameResource(a: ResourceRef, b: ResourceRef): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.group === b.group && a.version === b.version && a.plural === b.plural;
+}
+
+export function describe(resource: ResourceRef): string {
+  return typeof resource === 'string' ? `'${resource}'` : `${resource.plural}.${resource.group || 'core'}/${resource.version}`;
+}
+
+let defaultRegistry = new OperatorRegistry();
+export function getDefaultRegistry(): OperatorRegistry { return defaultRegistry; }
+export function setDefaultRegistry(registry: OperatorRegistry): void { defaultRegistry = registry; }

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { RegistrationError } from '../../../runtime/registry/ids.ts';
+import { matchesChange, prematches } from '../../../runtime/registry/filters.ts';
+import { ABSENT, PRESENT } from '../../../runtime/registry/markers.ts';
+import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
+import type { FilterContext } from '../../../runtime/registry/contexts.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
+
+test('ids come from function names, with Kopf\'s field suffix', () => {
+  const r = new OperatorRegistry();
+  r.on.create('kex', async function create_fn() {});
+  r.on.field('kex', async function field_fn() {}, { field: 'spec.field' });
+  r.on.update('kex', async () => {}, { id: 'explicit' });
+  assert.deepEqual(r.resourceHandlers.map((h) => h.id), ['create_fn', 'field_fn/spec.field', 'explicit']);
+});
+
+test('an anonymous handler without an id is refused with a way to fix it', () => {
+  const r = new OperatorRegistry();
+  assert.throws(() => r.on.create('kex', (() => () => {})()), (e: Error) => e instanceof RegistrationError && /named function/.test(e.message));
+});
+
+test('two different handlers with one id for one resource are refused', () => {
+  const r = new OperatorRegistry();
+  r.on.create('kex', async function fn() {});
+  assert.throws(() => r.on.update('kex', async function fn() {}), /share the id 'fn'/);
+  r.on.create('other', async function fn() {}); // another resource: fine
+});
+
+test('delete handlers require a finalizer unless optional', () => {
+  const r = new OperatorRegistry();
+  r.on.delete('kex', async function mandatory() {});
+  r.on.delete('kex', async function optional_one() {}, { optional: true });
+  assert.deepEqual(r.resourceHandlers.map((h) => (h as ChangingHandler).requiresFinalizer), [true, false]);
+});
+
+const body: KubeObject = { metadata: { labels: { a: '1' }, annotations: { x: 'y' } }, spec: { field: 'v' } };
+const ctx = {} as FilterContext<KubeObject>;
+
+test('label and annotation filters: exact, PRESENT, ABSENT, predicates', () => {
+  const r = new OperatorRegistry();
+  r.on.create('kex', async function f1() {}, { labels: { a: '1' } });
+  r.on.create('kex', async function f2() {}, { labels: { a: PRESENT, b: ABSENT } });
+  r.on.create('kex', async function f3() {}, { labels: { b: PRESENT } });
+  r.on.create('kex', async function f4() {}, { annotations: { x: (v) => v === 'y' } });
+  const matching = r.resourceHandlers.filter((h) => prematches((h as ChangingHandler).filters, body, ctx)).map((h) => h.id);
+  assert.deepEqual(matching, ['f1', 'f2', 'f4']);
+});
+
+test('field filters for changes: presence, change, value, old/new', () => {
+  const r = new OperatorRegistry();
+  r.on.update('kex', async function changed() {}, { field: 'spec.field' });
+  r.on.update('kex', async function to_v() {}, { field: 'spec.field', new: 'v' });
+  r.on.update('kex', async function from_w() {}, { field: 'spec.field', old: 'w' });
+  const hs = r.resourceHandlers as ChangingHandler[];
+  const run = (old: unknown, now: unknown) => hs.filter((h) => matchesChange(h.filters, body, old, now, true, ctx)).map((h) => h.id.split('/')[0]);
+  assert.deepEqual(run({ spec: { field: 'w' } }, { spec: { field: 'v' } }), ['changed', 'to_v', 'from_w']);
+  assert.deepEqual(run({ spec: { field: 'v' } }, { spec: { field: 'v' } }), []);
+  assert.deepEqual(run({ spec: {} }, { spec: { field: 'u' } }), ['changed']);
+});

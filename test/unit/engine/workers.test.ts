@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
+import { sleep } from '../../../runtime/queueing/sleeping.ts';
+
+/** A latch: a promise resolved from outside. */
+function latch<T = void>() {
+  let open!: (v: T) => void;
+  const promise = new Promise<T>((r) => { open = r; });
+  return { promise, open };
+}
+
+test('events of one object are processed one at a time, the latest pending one wins', async () => {
+  const seen: number[] = [];
+  const first = latch();
+  const release = latch();
+  let active = 0, maxActive = 0;
+  const done = latch();
+  const queues = new ObjectQueues<number>(async (_key, { event }) => {
+    active++; maxActive = Math.max(maxActive, active);
+    seen.push(event);
+    if (event === 1) { first.open(); await release.promise; }
+    active--;
+    if (event === 4) done.open();
+  });
+  queues.push('a', 1);
+  await first.promise;
+  queues.push('a', 2);
+  queues.push('a', 3);
+  queues.push('a', 4);
+  release.open();
+  await done.promise;
+  assert.deepEqual(seen, [1, 4]);
+  assert.equal(maxActive, 1);
+});
+
+test('a newer event interrupts the running cycle\'s sleep through its pressure signal', async () => {
+  const slept = latch<boolean>();
+  const started = latch();
+  const queues = new ObjectQueues<string>(async (_key, { event, pressure }) => {
+    if (event === 'slow') { started.open(); slept.open(await sleep(3600, pressure)); }
+  });
+  queues.push('x', 'slow');
+  await started.promise;
+  queues.push('x', 'newer');
+  assert.equal(await slept.promise, false);
+  await queues.stop(5);
+});
+
+test('different objects run concurrently, bounded by the worker limit', async () => {
+  let active = 0, maxActive = 0, finished = 0;
+  const allDone = latch();
+  const gate = latch();
+  const queues = new ObjectQueues<number>(async () => {
+    active++; maxActive = Math.max(maxActive, active);
+    await gate.promise;
+    active--;
+    if (++finished === 6) allDone.open();
+  }, { workerLimit: 2 });
+  for (let i = 0; i < 6; i++) queues.push(`k${i}`, i);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(active, 2);
+  gate.open();
+  await allDone.promise;
+  assert.equal(maxActive, 2);
+  await queues.stop(5); // waits for the workers to return
+  assert.equal(queues.size, 0, 'nothing is kept per object once its queue is drained');
+});
+
+test('stop() drops pending events and interrupts sleeps', async () => {
+  const started = latch();
+  const result = latch<boolean>();
+  let calls = 0;
+  const queues = new ObjectQueues<number>(async (_k, { pressure }) => { calls++; started.open(); result.open(await sleep(3600, pressure)); });
+  queues.push('a', 1);
+  await started.promise;
+  queues.push('a', 2); // aborts the sleep, but stop() comes before it is taken
+  await queues.stop(5);
+  assert.equal(await result.promise, false);
+  assert.equal(calls, 1);
+});
