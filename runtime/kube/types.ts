@@ -1,8 +1,8 @@
 /**
  * The contract of the API layer: what the engines above may ask of the cluster.
- * Implemented in this folder (`client.ts`, `listing.ts`, `watching.ts`, `discovery.ts`).
+ * Implemented in this folder (`client.ts`, `objects.ts`, `listing.ts`, `watching/`, `discovery/`).
  */
-import type { JsonValue, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { JsonValue, KubeObject } from '../structs/resources.ts';
 
 /** The patch flavours Kubernetes accepts, by their content types. */
 export type PatchType = 'merge' | 'json' | 'apply' | 'strategic';
@@ -14,6 +14,9 @@ export interface JsonPatchOp {
   from?: string;
 }
 
+/** Kubernetes verbs, as counted by the client (one count per HTTP attempt). */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -23,6 +26,10 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the client's retry policy for this request (e.g. `0` for none). */
   retries?: number;
+  /** Overrides the client's total timeout of one attempt, in seconds. */
+  timeout?: number;
+  /** The verb to count this request under; derived from the HTTP method if absent. */
+  verb?: Verb;
 }
 
 export interface ObjectRef {
@@ -40,9 +47,19 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 /**
  * What a continuous watch yields. `LISTED` items come from the (re-)list that precedes a watch;
  * `LISTED_DONE` marks the end of one listing (the set of objects is complete at that point).
+ * A `DELETED` event with `synthetic: true` comes from a re-list: the object was known before it
+ * and is absent from it, so it was deleted while the watch was broken; `object` is its last known state.
  */
 export type StreamEvent<T extends KubeObject> =
   | { type: 'LISTED'; object: T }
   | { type: 'LISTED_DONE'; resourceVersion: string }
-  | { type: Exclude<WatchEventType, 'BOOKMARK'>; object: T }
+  | { type: 'ADDED' | 'MODIFIED'; object: T }
+  | { type: 'DELETED'; object: T; synthetic?: true }
   | { type: 'BOOKMARK'; resourceVersion: string };
+
+/** A server-side apply body: the parts of the object this field manager owns, every field optional. */
+export type ApplyPatch<T> = T extends readonly (infer U)[]
+  ? ApplyPatch<U>[]
+  : T extends object
+    ? { -readonly [K in keyof T]?: ApplyPatch<T[K]> }
+    : T;

@@ -29,7 +29,7 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject, F extends
  * `on.field(r, fn, { field: 'spec.replicas' })` is checked and `old`/`new` are typed.
  */
 export type FieldMap = { [path: string]: unknown };
-/** The field map of a resource without a generated type: any path, values unknown. */
+/** The field map of a resource without a generated type: every path, values unknown. */
 export type UntypedFields = { [path: string]: unknown };
 
 /** The field map a descriptor stands for. */

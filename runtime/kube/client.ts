@@ -1,0 +1,226 @@
+/**
+ * The client: one per operator (several may live in one process; nothing here is global).
+ * It sends requests with the credentials of its source, retries what is worth retrying
+ * (network errors, 5xx, 429 — honouring `Retry-After`), refreshes credentials once on a 401,
+ * counts requests by verb, and owns the discovery cache.
+ */
+import type { IncomingMessage } from 'node:http';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
+import type { CredentialSource, Credentials } from './credentials/credentials.ts';
+import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
+import { Discovery } from './discovery/discovery.ts';
+import { ApiConnectionError, ApiError, isRetryable, isUnauthorized } from './errors.ts';
+import type { ApiStatus } from './errors.ts';
+import { Transport } from './transport.ts';
+import type { RequestOptions, Verb } from './types.ts';
+
+export interface KubeClientOptions {
+  /** Seconds for one attempt of a request, response body included (Kopf: `networking.request_timeout`). */
+  requestTimeout?: number;
+  /** Seconds to open a connection; bounded only by `requestTimeout` if absent (Kopf: `networking.connect_timeout`). */
+  connectTimeout?: number;
+  /** Seconds to sleep before each retry of a failed request; its length is the retry budget (Kopf: `networking.error_backoffs`). */
+  errorBackoffs?: readonly number[];
+  /** Seconds between a watch stream's end and the next one (Kopf: `watching.reconnect_backoff`). */
+  watchReconnectBackoff?: number;
+  /** Seconds of silence after which a watch stream is re-established (Kopf: `watching.inactivity_timeout`). */
+  watchInactivityTimeout?: number;
+  /** Objects per page when listing (`limit`). */
+  listPageSize?: number;
+  userAgent?: string;
+  /** Connections per agent (unlimited by default). */
+  maxSockets?: number;
+  /** Source of randomness for the jitter of retries; replaceable for tests. */
+  random?: () => number;
+}
+
+export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets'>;
+
+export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
+  requestTimeout: 300,
+  errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21],
+  watchReconnectBackoff: 0.1,
+  watchInactivityTimeout: 70,
+  listPageSize: 500,
+  userAgent: 'kopf-ts',
+  random: Math.random,
+};
+
+const VERB_OF_METHOD: Record<string, Verb> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+export class KubeClient {
+  readonly settings: ClientSettings;
+  readonly discovery: Discovery;
+  readonly #credentials: CredentialSource;
+  readonly #transport: Transport;
+  readonly #counts = new Map<Verb, number>();
+
+  constructor(credentials: CredentialSource, options: KubeClientOptions = {}) {
+    this.settings = { ...DEFAULT_CLIENT_SETTINGS, ...withoutUndefined(options) };
+    this.#credentials = credentials;
+    this.#transport = new Transport({ maxSockets: options.maxSockets });
+    this.discovery = new Discovery(this);
+  }
+
+  static fromKubeConfig(kc: KubeConfig, options?: KubeClientOptions): KubeClient {
+    return new KubeClient(kubeConfigCredentials(kc), options);
+  }
+
+  /** `KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account (client-node's rules). */
+  static fromDefault(options?: KubeClientOptions): KubeClient {
+    const kc = new KubeConfig();
+    kc.loadFromDefault();
+    return KubeClient.fromKubeConfig(kc, options);
+  }
+
+  /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */
+  async request<R = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
+    const verb = options.verb ?? VERB_OF_METHOD[method] ?? 'get';
+    const body = encodeBody(options.body);
+    const schedule = retrySchedule(this.settings.errorBackoffs, options.retries);
+    let refreshed = false;
+    for (let retry = 0; ;) {
+      try {
+        const credentials = await this.#credentials.get();
+        try {
+          return await this.#attempt<R>(credentials, method, path, body, options, verb);
+        } catch (e) {
+          if (isUnauthorized(e) && !refreshed) {
+            refreshed = true;
+            this.#credentials.invalidate(credentials);
+            continue;
+          }
+          throw e;
+        }
+      } catch (e) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        if (!isRetryable(e)) throw e;
+        const delay = retryDelay(schedule, retry++, e instanceof ApiError ? e.retryAfter : undefined, this.settings.random);
+        if (delay === undefined) throw e instanceof ApiError ? e : new ApiConnectionError(method, path, e);
+        await sleep(delay, options.signal);
+      }
+    }
+  }
+
+  /**
+   * Opens a streaming GET (a watch) in one attempt, without retries: the caller decides how to
+   * recover. Resolves with the response once its headers say 2xx; throws `ApiError` otherwise.
+   */
+  async openStream(path: string, options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {}): Promise<IncomingMessage> {
+    for (let refreshed = false; ; refreshed = true) {
+      const credentials = await this.#credentials.get();
+      this.#count(options.verb ?? 'watch');
+      const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
+      const response = await this.#transport.send(credentials, {
+        method: 'GET',
+        url: this.#url(credentials, path, options.query),
+        headers: this.#headers(credentials),
+        signal: options.signal,
+        connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
+        headersTimeout: timeout,
+      });
+      if (isSuccess(response.statusCode)) return response;
+      const error = await errorOf(response, 'GET', path);
+      if (error.status === 401 && !refreshed) {
+        this.#credentials.invalidate(credentials);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** HTTP attempts so far, by verb (retries count as attempts). */
+  requestCounts(): Partial<Record<Verb, number>> {
+    return Object.fromEntries(this.#counts);
+  }
+
+  /** Closes all connections, open watches included. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | undefined, options: RequestOptions, verb: Verb): Promise<R> {
+    this.#count(verb);
+    const headers = this.#headers(credentials);
+    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    const response = await this.#transport.send(credentials, {
+      method,
+      url: this.#url(credentials, path, options.query),
+      headers,
+      body,
+      signal: options.signal,
+      connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
+      timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
+    });
+    if (!isSuccess(response.statusCode)) throw await errorOf(response, method, path);
+    const text = (await readAll(response)).toString('utf8');
+    return (text ? JSON.parse(text) : undefined) as R;
+  }
+
+  #count(verb: Verb): void {
+    this.#counts.set(verb, (this.#counts.get(verb) ?? 0) + 1);
+  }
+
+  #url(credentials: Credentials, path: string, query: RequestOptions['query']): URL {
+    const url = new URL(credentials.server.replace(/\/+$/, '') + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  #headers(credentials: Credentials): Record<string, string> {
+    return { Accept: 'application/json', 'User-Agent': this.settings.userAgent, ...credentials.headers };
+  }
+}
+
+function isSuccess(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+/** Reads a failed response into an `ApiError` with the fields of its `v1.Status`, if it sent one. */
+async function errorOf(response: IncomingMessage, method: string, path: string): Promise<ApiError> {
+  const status = response.statusCode ?? 0;
+  const retryAfter = parseRetryAfter(response.headers['retry-after']);
+  let text = '';
+  try {
+    text = (await readAll(response)).toString('utf8');
+  } catch {
+    // The status line says enough; a body cut short adds nothing reliable.
+  }
+  return new ApiError({ status, method, path, body: parseStatus(text), text, retryAfter });
+}
+
+export function parseStatus(text: string): ApiStatus | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && (parsed as ApiStatus).kind === 'Status') return parsed as ApiStatus;
+  } catch {
+    // Not JSON (a proxy's HTML page, plain text from the server): the raw text goes into the message.
+  }
+  return undefined;
+}
+
+async function readAll(stream: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function encodeBody(body: unknown): Buffer | undefined {
+  if (body === undefined) return undefined;
+  if (Buffer.isBuffer(body)) return body;
+  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** The client's schedule, cut to `retries` entries (repeating its last delay if more are asked for). */
+function retrySchedule(schedule: readonly number[], retries: number | undefined): readonly number[] {
+  if (retries === undefined) return schedule;
+  const last = schedule.at(-1) ?? 1;
+  return Array.from({ length: retries }, (_, i) => schedule[i] ?? last);
+}
+
+function withoutUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,121 @@
+/**
+ * Credentials from `@kubernetes/client-node`'s `KubeConfig`: its loading rules, contexts, CA data,
+ * client certificates, tokens and auth providers, read through `applyToHTTPSOptions`. Two kinds of
+ * expiring credentials are handled here instead, because client-node caches them where a 401 cannot
+ * reach (its exec cache trusts `expirationTimestamp`, its token-file reader re-reads only every 60 s):
+ * exec plugins and the in-cluster service-account token file.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Agent, RequestOptions } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Cluster, User } from '@kubernetes/client-node';
+import { CachedCredentials } from './credentials.ts';
+import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
+import { runExecPlugin } from './exec-plugin.ts';
+import type { ExecConfig } from './exec-plugin.ts';
+
+export interface KubeConfigCredentialsOptions {
+  /**
+   * Seconds after which credentials that may change without notice (token files, auth providers)
+   * are fetched again. Client-go and client-node re-read token files every 60 s.
+   */
+  refreshInterval?: number;
+}
+
+/** Refresh exec credentials this long before they expire, at most (and at most a tenth of their lifetime). */
+const EXPIRY_MARGIN_MS = 60_000;
+
+export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredentialsOptions = {}): CredentialSource {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`kubeconfig: no cluster for the current context ${JSON.stringify(kc.getCurrentContext())}`);
+  const user = kc.getCurrentUser();
+  const refreshMs = (options.refreshInterval ?? 60) * 1000;
+  const exec = execConfigOf(user);
+  const tokenFile = tokenFileOf(user);
+  const plain = plainKubeConfig(cluster, user, exec !== undefined || tokenFile !== undefined);
+  const refreshesItself = user?.authProvider !== undefined && !tokenFile && !exec;
+
+  return new CachedCredentials(async () => {
+    const opts: RequestOptions = { headers: {} };
+    await plain.applyToHTTPSOptions(opts);
+    const headers = headersOf(opts);
+    const tls = tlsOf(opts);
+    let expiresAt = refreshesItself ? Date.now() + refreshMs : undefined;
+    if (exec) {
+      const status = await runExecPlugin(exec, execClusterInfo(cluster));
+      if (status.token) headers.Authorization = `Bearer ${status.token}`;
+      if (status.clientCertificateData) tls.cert = status.clientCertificateData;
+      if (status.clientKeyData) tls.key = status.clientKeyData;
+      if (status.expirationTimestamp) expiresAt = refreshTime(Date.parse(status.expirationTimestamp));
+    }
+    if (tokenFile) {
+      headers.Authorization = `Bearer ${(await readFile(tokenFile, 'utf8')).trim()}`;
+      expiresAt = Date.now() + refreshMs;
+    }
+    const agent = cluster.proxyUrl ? (opts.agent as Agent | undefined) : undefined;
+    return { server: cluster.server, headers, tls, agent, expiresAt } satisfies Credentials;
+  });
+}
+
+function refreshTime(expiration: number): number | undefined {
+  if (Number.isNaN(expiration)) return undefined;
+  const now = Date.now();
+  const margin = Math.min(EXPIRY_MARGIN_MS, Math.max(0, expiration - now) / 10);
+  // An already-expired credential is used once rather than re-fetched in a tight loop; a 401 refreshes it.
+  return Math.max(now + 1000, expiration - margin);
+}
+
+function execConfigOf(user: User | null): ExecConfig | undefined {
+  const candidate: unknown = user?.exec ?? user?.authProvider?.config?.exec;
+  if (candidate && typeof candidate === 'object' && typeof (candidate as ExecConfig).command === 'string') return candidate as ExecConfig;
+  return undefined;
+}
+
+function tokenFileOf(user: User | null): string | undefined {
+  const file: unknown = user?.authProvider?.config?.tokenFile;
+  return typeof file === 'string' && file ? file : undefined;
+}
+
+/**
+ * A KubeConfig with the same cluster and user minus what this module handles itself, so that
+ * client-node neither spawns the exec plugin nor reads the token file a second time. Plain-HTTP
+ * servers (`kubectl proxy`, test servers) are allowed: client-node refuses them unless TLS
+ * verification is off, which means nothing without TLS.
+ */
+function plainKubeConfig(cluster: Cluster, user: User | null, stripAuth: boolean): KubeConfig {
+  const plain = new KubeConfig();
+  const plainCluster: Cluster = cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster;
+  const plainUser: User = user ? (stripAuth ? { ...user, exec: undefined, authProvider: undefined } : user) : { name: 'anonymous' };
+  plain.loadFromClusterAndUser(plainCluster, plainUser);
+  return plain;
+}
+
+function headersOf(opts: RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(opts.headers ?? {})) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+  return headers;
+}
+
+function tlsOf(opts: RequestOptions): TlsMaterial {
+  const tls: TlsMaterial = {};
+  if (opts.ca) tls.ca = opts.ca as string | Buffer;
+  if (opts.cert) tls.cert = opts.cert as string | Buffer;
+  if (opts.key) tls.key = opts.key as string | Buffer;
+  if (opts.pfx) tls.pfx = opts.pfx as string | Buffer;
+  if (opts.passphrase) tls.passphrase = opts.passphrase;
+  if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
+  if (opts.servername) tls.servername = opts.servername;
+  return tls;
+}
+
+function execClusterInfo(cluster: Cluster) {
+  return {
+    server: cluster.server,
+    ...(cluster.caData ? { 'certificate-authority-data': cluster.caData } : {}),
+    ...(cluster.skipTLSVerify ? { 'insecure-skip-tls-verify': true } : {}),
+    ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Errors of the API layer. Every HTTP failure is one class, `ApiError`, carrying the fields of the
+ * `v1.Status` the server sent, so callers branch on `reason`/`status` (or the `is…` helpers) rather
+ * than on subclasses. Failures below HTTP (refused connections, resets, timeouts) surface as
+ * `ApiConnectionError` once the retries are spent; a watch that cannot be restored throws `WatchError`.
+ */
+
+/** The cause of a failure as the API server describes it (`metav1.StatusCause`). */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** `v1.Status`: what the API server returns for failures and for some deletions. */
+export interface ApiStatus {
+  kind?: 'Status';
+  apiVersion?: string;
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: StatusDetails;
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+export class ApiError extends Error {
+  /** The HTTP status of the response (or the `code` of an in-stream watch error). */
+  readonly status: number;
+  /** `Status.reason`: `NotFound`, `Conflict`, `AlreadyExists`, `Expired`, `Invalid`, …; `''` if none was sent. */
+  readonly reason: string;
+  /** `Status.code`; equals `status` unless the server said otherwise. */
+  readonly code: number;
+  readonly details?: StatusDetails;
+  /** The parsed `v1.Status`, when the body was one. */
+  readonly body?: ApiStatus;
+  readonly method: string;
+  readonly path: string;
+  /** Seconds the server asked to wait before retrying (`Retry-After` or `details.retryAfterSeconds`). */
+  readonly retryAfter?: number;
+
+  constructor(init: { status: number; method: string; path: string; body?: ApiStatus; text?: string; retryAfter?: number }) {
+    const reason = init.body?.reason ?? '';
+    const message = init.body?.message ?? (init.text?.trim().slice(0, 500) || `HTTP ${init.status}`);
+    super(`${init.method} ${init.path}: ${init.status}${reason ? ` ${reason}` : ''}: ${message}`);
+    this.name = 'ApiError';
+    this.status = init.status;
+    this.reason = reason;
+    this.code = init.body?.code ?? init.status;
+    this.details = init.body?.details;
+    this.body = init.body;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfter = init.retryAfter ?? init.body?.details?.retryAfterSeconds;
+  }
+}
+
+/** The server could not be reached or did not answer in time, after all retries. */
+export class ApiConnectionError extends Error {
+  readonly method: string;
+  readonly path: string;
+  constructor(method: string, path: string, cause: unknown) {
+    super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ApiConnectionError';
+    this.method = method;
+    this.path = path;
+  }
+}
+
+/** A watch stream that could not be restored within its retry budget. */
+export class WatchError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'WatchError';
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}
+
+export function isNotFound(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 404;
+}
+
+/** A write lost a race: a stale `resourceVersion` or a failed precondition (409 other than AlreadyExists). */
+export function isConflict(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 409 && e.reason !== 'AlreadyExists';
+}
+
+export function isAlreadyExists(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 409 && e.reason === 'AlreadyExists';
+}
+
+/** The resourceVersion or continue token is too old (compacted): re-list. */
+export function isGone(e: unknown): boolean {
+  return e instanceof ApiError && (e.status === 410 || e.reason === 'Expired' || e.reason === 'Gone');
+}
+
+export function isForbidden(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 403;
+}
+
+export function isUnauthorized(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 401;
+}
+
+/** The object failed validation (422), e.g. a patch that violates the schema. */
+export function isInvalid(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 422;
+}
+
+export function isTooManyRequests(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 429;
+}
+
+/** Worth retrying: throttling, server-side failures, and failures below HTTP. */
+export function isRetryable(e: unknown): boolean {
+  if (e instanceof ApiError) return e.status === 429 || (e.status >= 500 && e.status !== 501);
+  return e instanceof ApiConnectionError || isNetworkError(e);
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ENOTFOUND', 'EAI_AGAIN', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'EPROTO',
+]);
+
+/** An error from the socket or TLS level (not an HTTP status). */
+export function isNetworkError(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  if (e.name === 'TimeoutError') return true;
+  const code = (e as { code?: unknown }).code;
+  return (typeof code === 'string' && NETWORK_CODES.has(code)) || e.message === 'socket hang up';
+}

@@ -1,0 +1,25 @@
+/**
+ * The API layer's public face: the only module the engines above import from `runtime/kube/`.
+ */
+export { KubeClient, DEFAULT_CLIENT_SETTINGS } from './client.ts';
+export type { ClientSettings, KubeClientOptions } from './client.ts';
+export { CachedCredentials, staticCredentials } from './credentials/credentials.ts';
+export type { CredentialSource, Credentials, TlsMaterial } from './credentials/credentials.ts';
+export { kubeConfigCredentials } from './credentials/kubeconfig.ts';
+export type { KubeConfigCredentialsOptions } from './credentials/kubeconfig.ts';
+export { Discovery } from './discovery/discovery.ts';
+export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts';
+export { UnresolvedResourceError, parseSelector, resolveResource } from './discovery/resolve.ts';
+export type { ResourceSelector } from './discovery/resolve.ts';
+export {
+  ApiConnectionError, ApiError, WatchError, isAlreadyExists, isApiError, isConflict, isForbidden, isGone,
+  isInvalid, isNetworkError, isNotFound, isRetryable, isTooManyRequests, isUnauthorized,
+} from './errors.ts';
+export type { ApiStatus, StatusCause, StatusDetails } from './errors.ts';
+export { listObjects, listPages } from './listing.ts';
+export type { ListOptions, ListPage } from './listing.ts';
+export { createObject, deleteObject, getObject, patchObject, replaceObject } from './objects.ts';
+export type { DeleteOptions, PatchOptions, ReadOptions, WriteOptions } from './objects.ts';
+export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, RequestOptions, StreamEvent, Verb, WatchEventType } from './types.ts';
+export { keyOf, watchStream } from './watching/stream.ts';
+export type { WatchOptions } from './watching/stream.ts';

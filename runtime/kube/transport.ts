@@ -1,0 +1,139 @@
+/**
+ * One HTTP exchange with the API server over keep-alive connections of our own (client-node's
+ * transport is not used: see the field lessons on its watch). One agent per distinct TLS identity;
+ * when credentials rotate their TLS material (exec plugins issuing client certificates), the old
+ * agent serves its open requests (watches) to the end and is then destroyed.
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Credentials } from './credentials/credentials.ts';
+
+export interface Exchange {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: Buffer;
+  signal?: AbortSignal;
+  /** Milliseconds to open a new connection (TCP and TLS); reused connections skip it. */
+  connectTimeout?: number;
+  /** Milliseconds until the response headers arrive. */
+  headersTimeout?: number;
+  /** Milliseconds for the whole exchange, the body included. */
+  timeout?: number;
+}
+
+export interface TransportOptions {
+  /** Connections per agent; unlimited by default, as in Kopf (every watch holds one). */
+  maxSockets?: number;
+}
+
+interface AgentSlot {
+  agent: http.Agent;
+  active: number;
+  retired: boolean;
+}
+
+export function timeoutError(message: string): Error {
+  const error = new Error(message);
+  error.name = 'TimeoutError';
+  return error;
+}
+
+export class Transport {
+  readonly #options: TransportOptions;
+  readonly #slots = new Map<string, AgentSlot>();
+  readonly #keys = new WeakMap<Credentials, string>();
+  #current: string | undefined;
+
+  constructor(options: TransportOptions = {}) {
+    this.#options = options;
+  }
+
+  /** Sends a request; resolves with the response as soon as its headers arrive. */
+  send(credentials: Credentials, exchange: Exchange): Promise<IncomingMessage> {
+    const secure = exchange.url.protocol === 'https:';
+    const slot = credentials.agent ? undefined : this.#slotFor(credentials, secure);
+    const agent = credentials.agent ?? slot?.agent;
+    const module = secure ? https : http;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = module.request(exchange.url, { method: exchange.method, headers: exchange.headers, agent, signal: exchange.signal });
+      const timers: NodeJS.Timeout[] = [];
+      const expire = (ms: number | undefined, what: string) => {
+        if (ms !== undefined) timers.push(setTimeout(() => req.destroy(timeoutError(`${what} timed out after ${ms} ms`)), ms));
+      };
+      if (slot) slot.active++;
+      req.once('close', () => {
+        timers.forEach(clearTimeout);
+        if (slot) this.#release(slot);
+      });
+      req.once('error', reject);
+      req.once('socket', (socket) => {
+        if (exchange.connectTimeout === undefined || !socket.connecting) return;
+        const timer = setTimeout(() => req.destroy(timeoutError(`connecting timed out after ${exchange.connectTimeout} ms`)), exchange.connectTimeout);
+        socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
+      expire(exchange.timeout, 'request');
+      if (exchange.headersTimeout !== undefined) {
+        const timer = setTimeout(() => req.destroy(timeoutError(`no response within ${exchange.headersTimeout} ms`)), exchange.headersTimeout);
+        timers.push(timer);
+        req.once('response', () => clearTimeout(timer));
+      }
+      req.once('response', resolve);
+      req.end(exchange.body);
+    });
+  }
+
+  /** Closes every connection, including open watches. */
+  close(): void {
+    for (const slot of this.#slots.values()) slot.agent.destroy();
+    this.#slots.clear();
+    this.#current = undefined;
+  }
+
+  #slotFor(credentials: Credentials, secure: boolean): AgentSlot {
+    let key = this.#keys.get(credentials);
+    if (key === undefined) {
+      key = tlsKey(credentials, secure);
+      this.#keys.set(credentials, key);
+    }
+    let slot = this.#slots.get(key);
+    if (!slot) {
+      const options = { keepAlive: true, scheduling: 'lifo' as const, maxSockets: this.#options.maxSockets ?? Infinity, ...credentials.tls };
+      slot = { agent: secure ? new https.Agent(options) : new http.Agent(options), active: 0, retired: false };
+      this.#slots.set(key, slot);
+    }
+    if (this.#current !== key) {
+      this.#current = key;
+      for (const [other, old] of this.#slots) {
+        if (other === key) continue;
+        old.retired = true;
+        if (old.active === 0) this.#drop(other, old);
+      }
+    }
+    return slot;
+  }
+
+  #release(slot: AgentSlot): void {
+    slot.active--;
+    if (slot.retired && slot.active === 0) {
+      for (const [key, candidate] of this.#slots) if (candidate === slot) this.#drop(key, slot);
+    }
+  }
+
+  #drop(key: string, slot: AgentSlot): void {
+    slot.agent.destroy();
+    this.#slots.delete(key);
+  }
+}
+
+function tlsKey(credentials: Credentials, secure: boolean): string {
+  const hash = createHash('sha256').update(secure ? 'https' : 'http');
+  const tls = credentials.tls;
+  for (const field of [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, String(tls.rejectUnauthorized)]) {
+    hash.update('\0').update(field ?? '');
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,141 @@
+/**
+ * Reads a watch response into parsed JSON values through a bounded buffer.
+ *
+ * The socket is read eagerly into the buffer, and paused only when the buffer is full, i.e. when
+ * the consumer is slower than the stream for `bufferSize` events. The trade-off: a paused socket
+ * stops the API server's sends; its per-watcher queue (≈100 events) fills and after ~100 ms of
+ * blocking it drops the watcher (see control-plane §3.3). Nothing is lost (the stream is resumed
+ * from the last resourceVersion the consumer got, or re-listed if that is compacted), but it costs
+ * a reconnect, so the buffer is sized to absorb bursts rather than to pause at the first one.
+ * Memory stays bounded by `bufferSize` events per watch.
+ *
+ * Silence for `inactivityTimeout` ms (no bytes at all; bookmarks arrive every minute) ends the read
+ * with an `InactivityError`, so half-open connections do not keep a watcher blind. The clock stops
+ * while the socket is paused for backpressure: that silence is ours, not the server's.
+ */
+import type { Readable } from 'node:stream';
+import { LineSplitter, parseLine } from './lines.ts';
+
+export interface ReaderOptions {
+  /** Milliseconds of silence after which the stream is abandoned. */
+  inactivityTimeout: number;
+  /** Parsed values held before the socket is paused. */
+  bufferSize: number;
+  signal?: AbortSignal;
+}
+
+export class InactivityError extends Error {
+  constructor(ms: number) {
+    super(`the watch stream was silent for ${ms} ms`);
+    this.name = 'InactivityError';
+  }
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('the watch stream was closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * Yields the stream's JSON values in order; returns at the stream's end; throws what broke it
+ * after yielding everything received before the break. Returns without error if `signal` aborts.
+ */
+export async function* readJsonLines(stream: Readable, options: ReaderOptions): AsyncGenerator<unknown, void, undefined> {
+  const queue: unknown[] = [];
+  let head = 0;
+  let outcome: { error?: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  let paused = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const finish = (error?: unknown) => {
+    outcome ??= error === undefined ? {} : { error };
+    clearTimeout(timer);
+    notify();
+  };
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      finish(new InactivityError(options.inactivityTimeout));
+      stream.destroy();
+    }, options.inactivityTimeout);
+  };
+  const splitter = new LineSplitter((line) => {
+    const value = parseLine(line);
+    if (value !== undefined) queue.push(value);
+  });
+  const onData = (chunk: Buffer) => {
+    if (outcome) return;
+    arm();
+    try {
+      splitter.push(chunk);
+    } catch (e) {
+      finish(e);
+      stream.destroy();
+      return;
+    }
+    if (queue.length - head >= options.bufferSize && !paused) {
+      paused = true;
+      clearTimeout(timer);
+      stream.pause();
+    }
+    notify();
+  };
+  const onEnd = () => {
+    try {
+      splitter.end();
+      finish();
+    } catch (e) {
+      finish(e);
+    }
+  };
+  const onError = (e: unknown) => finish(e);
+  const onClose = () => finish(prematureClose());
+  const onAbort = () => notify();
+
+  stream.on('data', onData);
+  stream.once('end', onEnd);
+  stream.once('error', onError);
+  stream.once('close', onClose);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  arm();
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      if (head < queue.length) {
+        const value = queue[head];
+        queue[head++] = undefined;
+        if (head > 1024 && head * 2 > queue.length) {
+          queue.splice(0, head);
+          head = 0;
+        }
+        if (paused && queue.length - head <= options.bufferSize / 2 && !outcome) {
+          paused = false;
+          arm();
+          stream.resume();
+        }
+        yield value;
+        continue;
+      }
+      if (outcome) {
+        if (outcome.error !== undefined) throw outcome.error;
+        return;
+      }
+      await new Promise<void>((resolve) => { wake = resolve; });
+    }
+  } finally {
+    clearTimeout(timer);
+    stream.off('data', onData);
+    stream.off('end', onEnd);
+    stream.off('error', onError);
+    stream.off('close', onClose);
+    options.signal?.removeEventListener('abort', onAbort);
+    // Errors after this point (the destroy itself) have no one to report to.
+    stream.on('error', () => {});
+    stream.destroy();
+  }
+}

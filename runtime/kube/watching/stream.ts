@@ -1,0 +1,199 @@
+/**
+ * A continuous watch: LIST (paginated) then WATCH from the listing's resourceVersion, restored
+ * for as long as the process wants it.
+ *
+ * - Every listing yields `LISTED` per object and `LISTED_DONE`. A re-list also yields a synthetic
+ *   `DELETED` (before `LISTED_DONE`) for each object known before it and absent from it, so a
+ *   consumer learns of deletions it missed while the watch was broken. (That needs the last state
+ *   of every known object: a reference per object, usually shared with the consumer's own copy;
+ *   `synthesizeDeletions: false` turns it off.)
+ * - The resourceVersion of every event, bookmarks included, is where the next WATCH resumes.
+ *   A clean end of a stream (server timeout) resumes after `reconnectBackoff`, without a re-list.
+ * - 410 Gone (as an HTTP status or an in-stream `ERROR`) re-lists.
+ * - Network errors, 5xx, 429 (honouring `Retry-After`), malformed lines and silence beyond
+ *   `inactivityTimeout` are failures: each is retried after the next delay of `errorBackoffs`;
+ *   any event received resets the count. When the budget is spent, the iterator throws a
+ *   `WatchError` with the last cause: a watch never ends silently.
+ * - Other HTTP errors (403, 404, …) are thrown at once, as are failures of a LIST after the
+ *   client's own retries.
+ * - `signal` ends the iteration cleanly and closes the socket; so does leaving a `for await` loop.
+ */
+import { resourceName, resourcePath } from '../../structs/resources.ts';
+import type { FieldMap, KubeObject, ResourceDescriptor } from '../../structs/resources.ts';
+import { retryDelay, sleep } from '../backoff.ts';
+import type { KubeClient } from '../client.ts';
+import { ApiError, WatchError, isGone, isRetryable } from '../errors.ts';
+import type { ApiStatus } from '../errors.ts';
+import { listPages } from '../listing.ts';
+import type { StreamEvent, WatchEventType } from '../types.ts';
+import { InactivityError, readJsonLines } from './reader.ts';
+
+export interface WatchOptions {
+  /** One namespace; all namespaces if absent (and for cluster-scoped resources). */
+  namespace?: string | null;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Ends the stream cleanly. */
+  signal?: AbortSignal;
+  /** Seconds of silence before the stream is re-established; the client's setting by default (70). */
+  inactivityTimeout?: number;
+  /** Seconds between a stream's clean end and the next; the client's setting by default (0.1). */
+  reconnectBackoff?: number;
+  /** Seconds before each retry after consecutive failures; the client's `errorBackoffs` by default. */
+  errorBackoffs?: readonly number[];
+  /** `timeoutSeconds` of each WATCH request: the server ends the stream after it (Kopf: `watching.server_timeout`). */
+  serverTimeout?: number;
+  /** Events read ahead of the consumer before the socket is paused. */
+  bufferSize?: number;
+  /** Objects per page of a listing. */
+  pageSize?: number;
+  /** Yield synthetic `DELETED` events after re-lists (default true). */
+  synthesizeDeletions?: boolean;
+  /** Start watching from this resourceVersion instead of listing first. */
+  resourceVersion?: string;
+}
+
+const DEFAULT_BUFFER_SIZE = 1000;
+
+type RawEvent = { type: string; object: unknown };
+
+class MalformedEventError extends Error {
+  constructor(detail: string) {
+    super(`malformed watch event: ${detail}`);
+    this.name = 'MalformedEventError';
+  }
+}
+
+export async function* watchStream<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceDescriptor<T, FieldMap>,
+  options: WatchOptions = {},
+): AsyncGenerator<StreamEvent<T>, void, undefined> {
+  const settings = client.settings;
+  const signal = options.signal;
+  const errorBackoffs = options.errorBackoffs ?? settings.errorBackoffs;
+  const reconnectMs = (options.reconnectBackoff ?? settings.watchReconnectBackoff) * 1000;
+  const inactivityMs = (options.inactivityTimeout ?? settings.watchInactivityTimeout) * 1000;
+  const path = resourcePath(resource, { namespace: options.namespace });
+  const known = options.synthesizeDeletions === false ? undefined : new Map<string, T>();
+  let resourceVersion = options.resourceVersion;
+  let mustList = resourceVersion === undefined;
+  let failures = 0;
+
+  async function* relist(): AsyncGenerator<StreamEvent<T>, string, undefined> {
+    const seen = new Set<string>();
+    let listedVersion = '';
+    const pages = listPages(client, resource, { namespace: options.namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, pageSize: options.pageSize, signal });
+    for await (const page of pages) {
+      if (page.restarted) seen.clear();
+      for (const object of page.items) {
+        const key = keyOf(object);
+        seen.add(key);
+        known?.set(key, object);
+        yield { type: 'LISTED', object };
+      }
+      listedVersion = page.resourceVersion;
+    }
+    if (known) {
+      for (const [key, object] of known) {
+        if (seen.has(key)) continue;
+        known.delete(key);
+        yield { type: 'DELETED', object, synthetic: true };
+      }
+    }
+    yield { type: 'LISTED_DONE', resourceVersion: listedVersion };
+    return listedVersion;
+  }
+
+  for (;;) {
+    if (signal?.aborted) return;
+    try {
+      if (mustList) {
+        try {
+          resourceVersion = yield* relist();
+        } catch (e) {
+          if (signal?.aborted || isGone(e)) throw e;
+          throw new WatchError(`Listing ${resourceName(resource)} failed`, e);
+        }
+        mustList = false;
+        failures = 0;
+      }
+      const response = await client.openStream(path, {
+        query: {
+          watch: 'true',
+          allowWatchBookmarks: 'true',
+          resourceVersion,
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          timeoutSeconds: options.serverTimeout,
+        },
+        signal,
+      });
+      const reader = readJsonLines(response, { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal });
+      for await (const raw of reader) {
+        const event = toEvent<T>(raw, path);
+        failures = 0;
+        if (!event) continue;
+        if (event.type === 'BOOKMARK') {
+          resourceVersion = event.resourceVersion || resourceVersion;
+        } else {
+          resourceVersion = event.object.metadata?.resourceVersion || resourceVersion;
+          if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
+          else if (known) known.set(keyOf(event.object), event.object);
+        }
+        yield event;
+      }
+    } catch (e) {
+      if (signal?.aborted) return;
+      if (isGone(e)) {
+        mustList = true;
+      } else if (e instanceof InactivityError || e instanceof MalformedEventError || isRetryable(e)) {
+        const delay = retryDelay(errorBackoffs, failures++, e instanceof ApiError ? e.retryAfter : undefined, settings.random);
+        if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
+        if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
+        continue;
+      } else {
+        throw e;
+      }
+    }
+    if (!(await pause(reconnectMs, signal))) return;
+  }
+}
+
+/** Sleeps; false if the signal aborted meanwhile. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch (e) {
+    if (signal?.aborted) return false;
+    throw e;
+  }
+}
+
+/** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */
+function toEvent<T extends KubeObject>(raw: unknown, path: string): Extract<StreamEvent<T>, { type: WatchEventType }> | undefined {
+  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string') throw new MalformedEventError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
+  const { type, object } = raw as RawEvent;
+  if (!object || typeof object !== 'object') throw new MalformedEventError(`${type} without an object`);
+  switch (type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      return { type, object: object as T };
+    case 'BOOKMARK':
+      return { type, resourceVersion: (object as KubeObject).metadata?.resourceVersion ?? '' };
+    case 'ERROR': {
+      const status = object as ApiStatus;
+      throw new ApiError({ status: status.code ?? 500, method: 'WATCH', path, body: { kind: 'Status', ...status } });
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The identity of an object across events: its uid, else its namespace and name. */
+export function keyOf(object: KubeObject): string {
+  const meta = object.metadata;
+  return meta?.uid ?? `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
+}
