@@ -1,0 +1,14 @@
+/**
+ * `kopf/testing`: what tests of operators need besides the operator itself.
+ * A local control plane (etcd + kube-apiserver, found or built once, started in about a second).
+ */
+export {
+  ControlPlane, ControlPlaneCrashError, ControlPlaneStartError, startControlPlane,
+} from './testing/controlplane/controlplane.ts';
+export type { ControlPlaneOptions, ControlPlaneProcessName, RestartOptions } from './testing/controlplane/controlplane.ts';
+export type { CrdSource } from './testing/controlplane/crds.ts';
+export type { ApiCredentials } from './testing/controlplane/http.ts';
+export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing/controlplane/binaries.ts';
+export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';
+export { BuildError } from './testing/controlplane/building.ts';
+export { ETCD_VERSION, KUBERNETES_VERSION } from './testing/controlplane/versions.ts';

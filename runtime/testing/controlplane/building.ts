@@ -1,0 +1,213 @@
+/**
+ * Building kube-apiserver, kubectl and etcd from the Go module proxy (no Docker, no downloads from
+ * release buckets): two throw-away wrapper modules in a work folder under the cache, a lock so that
+ * parallel processes never build at once, temporary names renamed into place so that a reader never
+ * sees a half-written binary. A cold build takes minutes, so it reports each step and keeps talking.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { binaryCacheDir, buildWorkDir } from './cache.ts';
+import { kubernetesVersionLdflags, kubernetesWrapperGoMod, parseUpstreamGoMod } from './gomod.ts';
+import { acquireLock } from './locks.ts';
+import { formatDuration, lastLines } from './text.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, type BinaryName } from './versions.ts';
+
+export type ProgressReporter = (line: string) => void;
+
+export interface BuildOptions {
+  env?: NodeJS.ProcessEnv;
+  onProgress?: ProgressReporter;
+  /** How often to say "still building" during a long step. */
+  heartbeatMs?: number;
+  signal?: AbortSignal;
+}
+
+export class BuildError extends Error {
+  override name = 'BuildError';
+  readonly step: string;
+  readonly logPath: string;
+
+  constructor(step: string, detail: string, logPath: string, tail: string) {
+    super(`Building the control plane failed at step "${step}": ${detail}.\nFull log: ${logPath}\n${tail}`);
+    this.step = step;
+    this.logPath = logPath;
+  }
+}
+
+const PREFIX = '[kopf control-plane]';
+
+function defaultReporter(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+const GO_PACKAGES: Record<BinaryName, string> = {
+  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+  kubectl: 'k8s.io/kubernetes/cmd/kubectl',
+  etcd: 'go.etcd.io/etcd/server/v3',
+};
+
+interface Step {
+  title: string;
+  run: () => Promise<void>;
+}
+
+/** Builds the named binaries into the cache, unless another process has built them meanwhile. */
+export async function buildBinaries(names: readonly BinaryName[], options: BuildOptions = {}): Promise<void> {
+  const env = options.env ?? process.env;
+  const report = options.onProgress ?? defaultReporter;
+  const binDir = binaryCacheDir(env);
+  const workDir = buildWorkDir(env);
+  mkdirSync(binDir, { recursive: true });
+  mkdirSync(workDir, { recursive: true });
+  const lock = await acquireLock(join(workDir, 'build.lock'), {
+    signal: options.signal,
+    onWait: (owner, waited) => report(`${PREFIX} waiting for another build (process ${owner}) to finish: ${formatDuration(waited)}`),
+  });
+  try {
+    const todo = names.filter((name) => !existsSync(join(binDir, name)));
+    if (todo.length === 0) {
+      report(`${PREFIX} built by another process meanwhile: ${binDir}`);
+      return;
+    }
+    const logPath = join(workDir, 'build.log');
+    await runSteps(planSteps(todo, binDir, workDir, logPath, env, options.signal), logPath, report, options.heartbeatMs ?? 20_000);
+    report(`${PREFIX} binaries are in ${binDir}`);
+  } finally {
+    lock.release();
+  }
+}
+
+function planSteps(
+  names: readonly BinaryName[], binDir: string, workDir: string, logPath: string, env: NodeJS.ProcessEnv, signal?: AbortSignal,
+): Step[] {
+  const kubeDir = join(workDir, 'kubernetes');
+  const etcdDir = join(workDir, 'etcd');
+  const goEnv: NodeJS.ProcessEnv = { ...env, GOFLAGS: '-mod=mod', GOWORK: 'off', CGO_ENABLED: '0' };
+  const temp = (name: BinaryName): string => join(binDir, `.${name}.building-${process.pid}`);
+  const go = (cwd: string, args: string[], environment = goEnv): Promise<string> => runGo(cwd, args, environment, logPath, signal);
+  const steps: Step[] = [];
+  let buildDate = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const wantsKubernetes = names.some((name) => name !== 'etcd');
+
+  if (wantsKubernetes) {
+    steps.push({
+      title: `read k8s.io/kubernetes@v${KUBERNETES_VERSION}'s go.mod for its staging modules`,
+      run: async () => {
+        mkdirSync(kubeDir, { recursive: true });
+        // Outside any module, with -mod unset: `go mod download` refuses -mod=mod there.
+        const json = await go(workDir, ['mod', 'download', '-json', `k8s.io/kubernetes@v${KUBERNETES_VERSION}`], { ...goEnv, GOFLAGS: '' });
+        const info = JSON.parse(json) as { GoMod?: string; Info?: string; Error?: string };
+        if (info.Error || !info.GoMod) throw new Error(info.Error ?? 'no GoMod in `go mod download -json` output');
+        const upstream = parseUpstreamGoMod(readFileSync(info.GoMod, 'utf8'));
+        buildDate = releaseTime(info.Info) ?? buildDate;
+        writeFileSync(join(kubeDir, 'go.mod'), kubernetesWrapperGoMod(upstream, KUBERNETES_VERSION));
+        rmSync(join(kubeDir, 'go.sum'), { force: true });
+      },
+    });
+    steps.push({
+      title: `resolve the dependencies of k8s.io/kubernetes@v${KUBERNETES_VERSION}`,
+      run: async () => void (await go(kubeDir, ['get', `k8s.io/kubernetes@v${KUBERNETES_VERSION}`])),
+    });
+    for (const name of names.filter((n) => n !== 'etcd')) {
+      steps.push({
+        title: `compile ${name}`,
+        run: async () => {
+          const ldflags = ['-s', '-w', ...kubernetesVersionLdflags(KUBERNETES_VERSION, buildDate)].join(' ');
+          await go(kubeDir, ['build', '-trimpath', '-tags=selinux,notest,grpcnotrace', `-ldflags=${ldflags}`, '-o', temp(name), GO_PACKAGES[name]]);
+        },
+      });
+    }
+  }
+  if (names.includes('etcd')) {
+    steps.push({
+      title: `resolve the dependencies of go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`,
+      run: async () => {
+        mkdirSync(etcdDir, { recursive: true });
+        writeFileSync(join(etcdDir, 'go.mod'), 'module example.invalid/kopf-etcd-build\n');
+        rmSync(join(etcdDir, 'go.sum'), { force: true });
+        await go(etcdDir, ['get', `go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`]);
+      },
+    });
+    steps.push({
+      title: 'compile etcd',
+      run: async () => {
+        const ldflags = `-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=v${ETCD_VERSION}`;
+        await go(etcdDir, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temp('etcd'), GO_PACKAGES.etcd]);
+      },
+    });
+  }
+  steps.push({
+    title: `install into ${binDir}`,
+    run: async () => {
+      for (const name of names) renameSync(temp(name), join(binDir, name));
+    },
+  });
+  return steps;
+}
+
+function releaseTime(infoPath: string | undefined): string | null {
+  if (!infoPath) return null;
+  try {
+    const time = (JSON.parse(readFileSync(infoPath, 'utf8')) as { Time?: string }).Time;
+    return time ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function runSteps(steps: Step[], logPath: string, report: ProgressReporter, heartbeatMs: number): Promise<void> {
+  if (existsSync(logPath)) renameSync(logPath, logPath.replace(/\.log$/, '.previous.log'));
+  writeFileSync(logPath, `kopf control-plane build, ${new Date().toISOString()}\n`);
+  const started = Date.now();
+  report(`${PREFIX} building from the Go module proxy (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION}); log: ${logPath}`);
+  for (const [index, step] of steps.entries()) {
+    const label = `step ${index + 1}/${steps.length}: ${step.title}`;
+    const stepStarted = Date.now();
+    report(`${PREFIX} ${label} …`);
+    appendLog(logPath, `\n=== ${label}\n`);
+    const heartbeat = setInterval(() => {
+      report(`${PREFIX}   still at ${label}: ${formatDuration(Date.now() - stepStarted)} (total ${formatDuration(Date.now() - started)})`);
+    }, heartbeatMs);
+    try {
+      await step.run();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new BuildError(step.title, detail, logPath, lastLines(readFileSync(logPath, 'utf8'), 20));
+    } finally {
+      clearInterval(heartbeat);
+    }
+    report(`${PREFIX}   done in ${formatDuration(Date.now() - stepStarted)}`);
+  }
+  report(`${PREFIX} built in ${formatDuration(Date.now() - started)}`);
+}
+
+function appendLog(path: string, text: string): void {
+  const fd = openSync(path, 'a');
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Runs go with its output appended to the build log; resolves to its stdout. */
+function runGo(cwd: string, args: string[], env: NodeJS.ProcessEnv, logPath: string, signal?: AbortSignal): Promise<string> {
+  appendLog(logPath, `$ (cd ${cwd} && go ${args.join(' ')})\n`);
+  const log = openSync(logPath, 'a');
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn('go', args, { cwd, env, stdio: ['ignore', 'pipe', log], signal });
+    closeSync(log);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      stdout += chunk;
+      appendLog(logPath, chunk);
+    });
+    child.once('error', reject);
+    child.once('close', (code, sig) => {
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`\`go ${args[0]}\` exited with ${sig ?? `code ${code}`}`));
+    });
+  });
+}

@@ -1,0 +1,379 @@
+/**
+ * A local Kubernetes control plane for tests and development: etcd and kube-apiserver on loopback,
+ * started the way controller-runtime's envtest starts them, with a kubeconfig for an admin user.
+ * There is no controller-manager or scheduler: no garbage collection, namespaces never finish
+ * terminating, no service-account tokens, no pods scheduled.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureBinaries, type ControlPlaneBinaries } from './binaries.ts';
+import type { ProgressReporter } from './building.ts';
+import { createControlPlanePki } from './certificates.ts';
+import { register, unregister } from './cleanup.ts';
+import { installCrds, type CrdSource } from './crds.ts';
+import { requestWithRetry, type ApiCredentials } from './http.ts';
+import { kubeconfigText } from './kubeconfig.ts';
+import { reservePorts, type PortReservation } from './ports.ts';
+import { SupervisedProcess } from './processes.ts';
+
+export interface ControlPlaneOptions {
+  /** Extra kube-apiserver flags, after the defaults (for single-valued flags the last one wins). */
+  apiServerArgs?: readonly string[];
+  /** Extra etcd flags, after the defaults. */
+  etcdArgs?: readonly string[];
+  /** kube-apiserver's log verbosity (`--v`); its default when unset. */
+  verbosity?: number;
+  /** Keep the processes' logs in this folder (they are removed with the state otherwise). */
+  logDir?: string;
+  /** How long start and restarts may take; default 60 s (2 busy cores can be slow). */
+  startTimeoutMs?: number;
+  /** Explicit binaries; anything missing is looked up (TEST_ASSET_*, KUBEBUILDER_ASSETS, cache) or built. */
+  binaries?: Partial<ControlPlaneBinaries>;
+  /** Build progress, if a build is needed; standard error by default. */
+  onProgress?: ProgressReporter;
+  /** The environment for lookups and the cache location; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RestartOptions {
+  /** How to end the running apiserver: SIGTERM (graceful, the default) or SIGKILL (a crash). */
+  signal?: 'SIGTERM' | 'SIGKILL';
+  /** Runs while the apiserver is down, e.g. to check how clients behave without it. */
+  whileDown?: () => void | Promise<void>;
+}
+
+export type ControlPlaneProcessName = 'etcd' | 'kube-apiserver';
+
+/** An unexpected exit of etcd or kube-apiserver, with the end of its log. */
+export class ControlPlaneCrashError extends Error {
+  override name = 'ControlPlaneCrashError';
+  readonly process: ControlPlaneProcessName;
+  readonly logPath: string;
+  readonly logTail: string;
+
+  constructor(process: ControlPlaneProcessName, description: string, logPath: string, logTail: string) {
+    super(`${description} unexpectedly. Last lines of ${logPath}:\n${logTail}`);
+    this.process = process;
+    this.logPath = logPath;
+    this.logTail = logTail;
+  }
+}
+
+export class ControlPlaneStartError extends Error {
+  override name = 'ControlPlaneStartError';
+}
+
+const STOP_GRACE_MS = 5000;
+const MAX_START_ATTEMPTS = 3;
+
+interface Layout {
+  dir: string;
+  pki: string;
+  etcdData: string;
+  logDir: string;
+  kubeconfigPath: string;
+}
+
+export class ControlPlane implements AsyncDisposable {
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  /** `http://127.0.0.1:<port>`: etcd's client URL, for tests that look at storage directly. */
+  readonly etcdUrl: string;
+  /** A kubeconfig file for the admin user (in `system:masters`), removed on stop. */
+  readonly kubeconfigPath: string;
+  /** PEM credentials of the admin user, for raw HTTPS clients. */
+  readonly credentials: ApiCredentials;
+  readonly binaries: ControlPlaneBinaries;
+  /** The folder holding all state (etcd data, certificates, kubeconfig; logs unless `logDir`). */
+  readonly dir: string;
+  readonly logs: { readonly etcd: string; readonly apiServer: string };
+  /** Resolves if etcd or kube-apiserver exits while it should be running; never rejects. */
+  readonly crash: Promise<ControlPlaneCrashError>;
+
+  #etcd: SupervisedProcess;
+  #apiServer: SupervisedProcess;
+  #apiServerArgs: string[];
+  #ports: PortReservation[];
+  #startTimeoutMs: number;
+  #crashError: ControlPlaneCrashError | null = null;
+  #reportCrash!: (error: ControlPlaneCrashError) => void;
+  #expectedExits = new Set<SupervisedProcess>();
+  #stopping: Promise<void> | null = null;
+
+  constructor(init: {
+    layout: Layout; credentials: ApiCredentials; etcdUrl: string; binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
+    apiServer: SupervisedProcess; apiServerArgs: string[]; ports: PortReservation[]; startTimeoutMs: number;
+  }) {
+    this.server = init.credentials.server;
+    this.etcdUrl = init.etcdUrl;
+    this.kubeconfigPath = init.layout.kubeconfigPath;
+    this.credentials = init.credentials;
+    this.binaries = init.binaries;
+    this.dir = init.layout.dir;
+    this.logs = { etcd: init.etcd.logPath, apiServer: init.apiServer.logPath };
+    this.#etcd = init.etcd;
+    this.#apiServer = init.apiServer;
+    this.#apiServerArgs = init.apiServerArgs;
+    this.#ports = init.ports;
+    this.#startTimeoutMs = init.startTimeoutMs;
+    this.crash = new Promise((resolve) => {
+      this.#reportCrash = resolve;
+    });
+    this.#watch(this.#etcd);
+    this.#watch(this.#apiServer);
+    register(this);
+  }
+
+  /** A fresh client-node KubeConfig for the admin user (a new object each time: callers may mutate it). */
+  get kubeconfig(): KubeConfig {
+    const config = new KubeConfig();
+    config.loadFromString(kubeconfigText(this.credentials));
+    return config;
+  }
+
+  /** The crash so far, if any. */
+  get crashError(): ControlPlaneCrashError | null {
+    return this.#crashError;
+  }
+
+  get etcdPid(): number {
+    return this.#etcd.pid;
+  }
+
+  get apiServerPid(): number {
+    return this.#apiServer.pid;
+  }
+
+  #watch(child: SupervisedProcess): void {
+    void child.exited.then(() => {
+      if (this.#expectedExits.has(child) || this.#crashError) return;
+      const name = child === this.#etcd ? 'etcd' : 'kube-apiserver';
+      this.#crashError = new ControlPlaneCrashError(name, child.describeExit(), child.logPath, child.logTail());
+      // The harness's users are tests: say it where they look, not only through a promise.
+      console.error(`kopf/testing: ${this.#crashError.message}`);
+      this.#reportCrash(this.#crashError);
+    });
+  }
+
+  #throwIfCrashed(): void {
+    if (this.#crashError) throw this.#crashError;
+    if (this.#stopping) throw new Error('the control plane is stopped');
+  }
+
+  /** Creates or replaces CRDs (YAML files, multi-document, or objects); resolves once they are served. */
+  async installCrds(sources: readonly CrdSource[], options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#throwIfCrashed();
+    await installCrds(this.credentials, sources, options.timeoutMs);
+  }
+
+  /** Stops kube-apiserver and starts it again on the same port with the same etcd data. */
+  async restartApiServer(options: RestartOptions = {}): Promise<void> {
+    this.#throwIfCrashed();
+    const old = this.#apiServer;
+    this.#expectedExits.add(old);
+    await old.stop(STOP_GRACE_MS, options.signal ?? 'SIGTERM');
+    await options.whileDown?.();
+    this.#throwIfCrashed();
+    this.#apiServer = spawnApiServer(this.binaries.apiServer, this.#apiServerArgs, old.logPath, this.dir);
+    this.#watch(this.#apiServer);
+    await waitApiServerReady(this.credentials, this.#apiServer, Date.now() + this.#startTimeoutMs);
+  }
+
+  /**
+   * Ends kube-apiserver first (an apiserver whose etcd is gone can hang in its shutdown), then etcd,
+   * and removes all state. Rejects with the crash error if either process had crashed meanwhile.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#expectedExits.add(this.#apiServer);
+    this.#expectedExits.add(this.#etcd);
+    try {
+      await this.#apiServer.stop(STOP_GRACE_MS);
+      await this.#etcd.stop(STOP_GRACE_MS);
+    } finally {
+      this.#removeState();
+      unregister(this);
+    }
+    if (this.#crashError) throw this.#crashError;
+  }
+
+  killNow(): void {
+    this.#expectedExits.add(this.#apiServer);
+    this.#expectedExits.add(this.#etcd);
+    this.#apiServer.killNow();
+    this.#etcd.killNow();
+    this.#removeState();
+  }
+
+  #removeState(): void {
+    for (const port of this.#ports) port.release();
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const env = options.env ?? process.env;
+  const given = options.binaries ?? {};
+  const binaries: ControlPlaneBinaries = given.apiServer && given.etcd
+    ? { apiServer: given.apiServer, etcd: given.etcd, kubectl: given.kubectl ?? null }
+    : { ...(await ensureBinaries({ env, onProgress: options.onProgress })), ...given };
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= MAX_START_ATTEMPTS; attempt++) {
+    try {
+      return await startOnce(binaries, options);
+    } catch (error) {
+      lastError = error;
+      // Only a process that died while starting is worth another try (a port taken by a stranger).
+      if (!(error instanceof ControlPlaneStartError) || !/exited|could not be started/.test(error.message)) throw error;
+    }
+  }
+  throw lastError;
+}
+
+function prepareLayout(logDir: string | undefined): Layout {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-control-plane-'));
+  const layout = {
+    dir,
+    pki: join(dir, 'pki'),
+    etcdData: join(dir, 'etcd'),
+    logDir: logDir ?? join(dir, 'logs'),
+    kubeconfigPath: join(dir, 'kubeconfig.yaml'),
+  };
+  for (const folder of [layout.pki, layout.logDir]) mkdirSync(folder, { recursive: true, mode: 0o700 });
+  return layout;
+}
+
+function writePki(layout: Layout, apiServerUrl: string): { credentials: ApiCredentials; files: Record<string, string> } {
+  const pki = createControlPlanePki();
+  const files = {
+    servingCert: join(layout.pki, 'apiserver.crt'),
+    servingKey: join(layout.pki, 'apiserver.key'),
+    clientCa: join(layout.pki, 'client-ca.crt'),
+    saPublic: join(layout.pki, 'service-account.pub'),
+    saPrivate: join(layout.pki, 'service-account.key'),
+  };
+  writeFileSync(files.servingCert, pki.serving.cert + pki.servingCa.cert);
+  writeFileSync(files.servingKey, pki.serving.key, { mode: 0o600 });
+  writeFileSync(files.clientCa, pki.clientCa.cert);
+  writeFileSync(files.saPublic, pki.serviceAccount.publicKey);
+  writeFileSync(files.saPrivate, pki.serviceAccount.privateKey, { mode: 0o600 });
+  return { credentials: { server: apiServerUrl, ca: pki.servingCa.cert, cert: pki.admin.cert, key: pki.admin.key }, files };
+}
+
+async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOptions): Promise<ControlPlane> {
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  const layout = prepareLayout(options.logDir);
+  const ports = await reservePorts(3, options.env ?? process.env);
+  const [etcdClientPort, etcdPeerPort, apiServerPort] = ports.map((p) => p.port);
+  const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
+  const server = `https://127.0.0.1:${apiServerPort}`;
+  const started: SupervisedProcess[] = [];
+  try {
+    const { credentials, files } = writePki(layout, server);
+    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
+    const etcd = new SupervisedProcess({
+      name: 'etcd',
+      command: binaries.etcd,
+      args: [
+        `--data-dir=${layout.etcdData}`,
+        `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
+        '--unsafe-no-fsync=true',
+        ...(options.etcdArgs ?? []),
+      ],
+      logPath: join(layout.logDir, 'etcd.log'),
+      orphanCleanupDir: layout.dir,
+    });
+    started.push(etcd);
+    await waitEtcdReady(etcdUrl, etcd, deadline);
+
+    const apiServerArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--cert-dir=${layout.pki}`,
+      `--tls-cert-file=${files.servingCert}`, `--tls-private-key-file=${files.servingKey}`,
+      `--secure-port=${apiServerPort}`, '--bind-address=127.0.0.1',
+      // Loopback is not a valid endpoint address; with no endpoint reconciler nothing tries to write it.
+      '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
+      `--client-ca-file=${files.clientCa}`,
+      '--authorization-mode=RBAC',
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      // No controller-manager creates the `default` service accounts this admission plugin insists on.
+      '--disable-admission-plugins=ServiceAccount',
+      `--service-account-issuer=${server}/`,
+      `--service-account-key-file=${files.saPublic}`,
+      `--service-account-signing-key-file=${files.saPrivate}`,
+      ...(options.verbosity === undefined ? [] : [`--v=${options.verbosity}`]),
+      ...(options.apiServerArgs ?? []),
+    ];
+    const apiServer = spawnApiServer(binaries.apiServer, apiServerArgs, join(layout.logDir, 'kube-apiserver.log'), layout.dir);
+    started.push(apiServer);
+    await waitApiServerReady(credentials, apiServer, deadline);
+    writeFileSync(layout.kubeconfigPath, kubeconfigText(credentials), { mode: 0o600 });
+    return new ControlPlane({
+      layout, credentials, etcdUrl, binaries, etcd, apiServer, apiServerArgs, ports, startTimeoutMs: timeoutMs,
+    });
+  } catch (error) {
+    for (const child of started.reverse()) await child.stop(STOP_GRACE_MS);
+    for (const port of ports) port.release();
+    rmSync(layout.dir, { recursive: true, force: true, maxRetries: 3 });
+    throw error;
+  }
+}
+
+function spawnApiServer(command: string, args: string[], logPath: string, stateDir: string): SupervisedProcess {
+  return new SupervisedProcess({ name: 'kube-apiserver', command, args, logPath, orphanCleanupDir: stateDir });
+}
+
+function startFailure(child: SupervisedProcess, what: string): ControlPlaneStartError {
+  const reason = child.running ? `${what} in time` : child.describeExit();
+  return new ControlPlaneStartError(`${child.name} did not start: ${reason}. Last lines of ${child.logPath}:\n${child.logTail()}`);
+}
+
+/**
+ * Polls until `probe` says ready; fails early if the process exits. Polling is all there is:
+ * neither binary announces readiness in a way that can be awaited.
+ */
+async function pollReady(child: SupervisedProcess, deadline: number, what: string, probe: () => Promise<boolean>): Promise<void> {
+  while (child.running) {
+    if (Date.now() > deadline) throw startFailure(child, what);
+    const ready = await probe().catch(() => false);
+    if (ready && child.running) return;
+    await Promise.race([sleep(100), child.exited]);
+  }
+  throw startFailure(child, what);
+}
+
+function waitEtcdReady(url: string, etcd: SupervisedProcess, deadline: number): Promise<void> {
+  return pollReady(etcd, deadline, 'no healthy /health', () => new Promise<boolean>((resolve) => {
+    const req = httpGet(`${url}/health`, { timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  }));
+}
+
+/** Ready means /readyz answers ok (storage initialised, post-start hooks done) and `default` exists. */
+function waitApiServerReady(credentials: ApiCredentials, apiServer: SupervisedProcess, deadline: number): Promise<void> {
+  return pollReady(apiServer, deadline, 'not ready (/readyz and the default namespace)', async () => {
+    const readyz = await requestWithRetry(credentials, 'GET', '/readyz', deadline, { timeoutMs: 2000 });
+    if (readyz.status !== 200) return false;
+    const namespace = await requestWithRetry(credentials, 'GET', '/api/v1/namespaces/default', deadline, { timeoutMs: 2000 });
+    return namespace.status === 200;
+  });
+}

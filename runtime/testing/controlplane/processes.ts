@@ -1,0 +1,152 @@
+/**
+ * Child processes that cannot outlive the test run that started them. Each binary is started by a
+ * tiny shell watchdog: the shell forks a helper that blocks reading a pipe from this process, then
+ * `exec`s the binary (so the pid, signals and exit status are the binary's own). When this process
+ * dies, even by SIGKILL, the kernel closes the pipe; the helper sees end-of-file, SIGKILLs the
+ * binary and removes its state. After a normal exit, this process disarms the helper first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { lastLines } from './text.ts';
+
+const WATCHDOG = `
+dir=$1; shift
+exec 3<&0 </dev/null
+(
+  read -r word <&3
+  [ "$word" = disarm ] && exit 0
+  kill -KILL $$ 2>/dev/null
+  if [ -n "$dir" ]; then
+    n=0
+    while kill -0 $$ 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+    rm -rf "$dir"
+  fi
+) &
+exec "$@" 3<&-
+`;
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all. */
+  error?: Error;
+}
+
+export interface SupervisedOptions {
+  /** A short name for messages, e.g. `etcd`. */
+  name: string;
+  command: string;
+  args: string[];
+  /** stdout and stderr go here (appended: a restarted process continues the same log). */
+  logPath: string;
+  /** Removed by the watchdog when this process dies without stopping the child. */
+  orphanCleanupDir?: string;
+}
+
+export class SupervisedProcess {
+  readonly name: string;
+  readonly logPath: string;
+  readonly pid: number;
+  /** Resolves when the process has exited, for whatever reason. */
+  readonly exited: Promise<ProcessExit>;
+  #child: ChildProcess;
+  #exit: ProcessExit | null = null;
+
+  constructor(options: SupervisedOptions) {
+    this.name = options.name;
+    this.logPath = options.logPath;
+    const log = openSync(options.logPath, 'a');
+    try {
+      this.#child = spawn('/bin/sh', ['-c', WATCHDOG, 'kopf-watchdog', options.orphanCleanupDir ?? '', options.command, ...options.args], {
+        stdio: ['pipe', log, log],
+      });
+    } finally {
+      closeSync(log);
+    }
+    this.pid = this.#child.pid ?? -1;
+    this.exited = new Promise<ProcessExit>((resolve) => {
+      this.#child.once('error', (error) => this.#settle({ code: null, signal: null, error }, resolve));
+      this.#child.once('exit', (code, signal) => this.#settle({ code, signal }, resolve));
+    });
+    // Neither the child nor its watchdog pipe keeps the event loop alive: a test that forgets to stop
+    // a control plane still ends, and the exit hook stops it then.
+    this.#child.unref();
+    (this.#child.stdin as { unref?: () => void } | null)?.unref?.();
+    this.#child.stdin?.on('error', () => {});
+  }
+
+  #settle(exit: ProcessExit, resolve: (exit: ProcessExit) => void): void {
+    if (this.#exit) return;
+    this.#exit = exit;
+    this.#disarm();
+    resolve(exit);
+  }
+
+  #disarm(): void {
+    const stdin = this.#child.stdin;
+    if (stdin && !stdin.destroyed) stdin.end('disarm\n');
+  }
+
+  get running(): boolean {
+    return this.#exit === null;
+  }
+
+  get exit(): ProcessExit | null {
+    return this.#exit;
+  }
+
+  /** SIGTERM, then SIGKILL if it is still there after `graceMs`; resolves once it has exited. */
+  async stop(graceMs = 5000, signal: NodeJS.Signals = 'SIGTERM'): Promise<ProcessExit> {
+    if (this.#exit) return this.#exit;
+    // Held while stopping, so that the process does not end before its child has.
+    this.#child.ref();
+    this.#child.kill(signal);
+    const timer = new AbortController();
+    const outcome = await Promise.race([this.exited, sleep(graceMs, null, { signal: timer.signal }).catch(() => null)]);
+    timer.abort();
+    if (outcome) return outcome;
+    this.#child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  /** For process-exit hooks, where nothing asynchronous runs any more. */
+  killNow(): void {
+    if (this.#exit) return;
+    try {
+      process.kill(this.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** The end of its log, for error messages. */
+  logTail(lines = 30): string {
+    return readLogTail(this.logPath, lines);
+  }
+
+  describeExit(): string {
+    const exit = this.#exit;
+    if (!exit) return `${this.name} (pid ${this.pid}) is running`;
+    if (exit.error) return `${this.name} could not be started: ${exit.error.message}`;
+    return `${this.name} (pid ${this.pid}) exited with ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`}`;
+  }
+}
+
+export function readLogTail(path: string, lines: number): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = statSync(path).size;
+    const length = Math.min(size, 64 * 1024);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return lastLines(buffer.toString('utf8'), lines);
+  } finally {
+    closeSync(fd);
+  }
+}
