@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `kopf` command: a table of subcommands, each loaded only when called, so that `kopf run`
+ * does not pay for the control plane's code and `kopf control-plane` not for the operator's.
+ * Each subcommand module exports `main(argv): Promise<number>` (the exit code).
+ */
+interface Subcommand {
+  summary: string;
+  load: () => Promise<{ main: (argv: string[]) => Promise<number> }>;
+}
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  run: { summary: 'Run an operator from files of handlers.', load: () => import('./run.ts') },
+  'control-plane': {
+    summary: 'Start a local kube-apiserver + etcd (or only build/find their binaries: --build-only).',
+    load: () => import('./controlplane.ts'),
+  },
+  demo: { summary: 'Start the local control plane, show it serving, stop it.', load: () => import('./demo.ts') },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
+  const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return `Usage: kopf <command> [options]\n\nCommands:\n${lines.join('\n')}\n\n\`kopf <command> --help\` describes a command's options.\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const command = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`kopf: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return (await command.load()).main(rest);
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? `kopf: ${error.message}` : error);
+      process.exitCode = 1;
+    },
+  );
+}
