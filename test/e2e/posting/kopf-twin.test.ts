@@ -1,0 +1,98 @@
+/**
+ * Wire compatibility: the Events Python Kopf 1.44 posts and the ones we post for the same calls,
+ * read back from the same API server, differ only in what identifies each event and object.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { KubeClient, createObject, listObjects, watchStream } from '../../../runtime/kube/index.ts';
+import { LogConfig } from '../../../runtime/logging/config.ts';
+import { Logger } from '../../../runtime/logging/logger.ts';
+import { runWithOperatorContext } from '../../../runtime/posting/context.ts';
+import { event, exception, info, warn } from '../../../runtime/posting/helpers.ts';
+import { postEventVia } from '../../../runtime/posting/kube.ts';
+import { EventPoster } from '../../../runtime/posting/poster.ts';
+import { ConfigMaps, Events, type ConfigMap, type Event } from '../../../runtime/structs/builtins.ts';
+import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
+import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
+import { kopfRunCommand } from '../pykopf.ts';
+
+let plane: ControlPlane;
+let client: KubeClient;
+let kopf: RunningOperator | undefined;
+
+before(async () => {
+  plane = await startControlPlane();
+  client = KubeClient.fromKubeConfig(plane.kubeconfig);
+});
+
+after(async () => {
+  await kopf?.stop();
+  client?.close();
+  await plane?.stop();
+});
+
+async function eventsAbout(subject: ConfigMap): Promise<Event[]> {
+  const { items } = await listObjects(client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}` });
+  return items;
+}
+
+/** What is left of an event once its own identity and the subject's are taken out. */
+function comparable(e: Event): Record<string, unknown> {
+  const { metadata, involvedObject, firstTimestamp, lastTimestamp, eventTime, ...rest } = e;
+  const { name, uid, resourceVersion, creationTimestamp, managedFields, ...meta } = metadata ?? {};
+  const { name: subjectName, uid: subjectUid, ...subject } = involvedObject ?? {};
+  return {
+    ...rest,
+    metadata: meta,
+    involvedObject: subject,
+    named: [typeof name, typeof uid, typeof resourceVersion, typeof creationTimestamp, managedFields?.length, typeof subjectName, typeof subjectUid],
+    times: [firstTimestamp, lastTimestamp, eventTime].map((t) => t?.replace(/\d/g, '0')),
+  };
+}
+
+/** Resolves once `count` events about the subject exist, by watching them (Kopf posts in the background). */
+async function awaitEvents(subject: ConfigMap, count: number, timeoutMs: number): Promise<void> {
+  const seen = new Set<string>();
+  const signal = AbortSignal.timeout(timeoutMs);
+  const stream = watchStream(client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}`, signal });
+  for await (const change of stream) {
+    if ((change.type === 'LISTED' || change.type === 'ADDED') && change.object.metadata?.name) seen.add(change.object.metadata.name);
+    if (seen.size >= count) return;
+  }
+  throw new Error(`Only ${seen.size} of ${count} events about ${subject.metadata?.name} within ${timeoutMs} ms.`);
+}
+
+const byReason = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.reason).localeCompare(String(b.reason));
+
+test('our events are field for field those of Python Kopf', { timeout: 300_000 }, async () => {
+  const theirs = await createObject(client, ConfigMaps, { metadata: { name: 'kopf-subject', namespace: 'default', labels: { 'events-twin': 'kopf' } } });
+  const ours = await createObject(client, ConfigMaps, { metadata: { name: 'our-subject', namespace: 'default' } });
+
+  kopf = runOperator({
+    command: await kopfRunCommand(),
+    args: ['--standalone', '-n', 'default'],
+    files: [join(import.meta.dirname, 'kopf_events.py')],
+    kubeconfigPath: plane.kubeconfigPath,
+  });
+  await kopf.waitFor("Handler 'twin' succeeded.", { timeout: 120_000 });
+  await awaitEvents(theirs, 4, 30_000);
+  await kopf.stop();
+
+  class OutOfRange extends Error {}
+  const settings = defaultSettings();
+  const poster = new EventPoster({ post: postEventVia(client), settings, logger: new Logger(new LogConfig({ sinks: [] })) });
+  runWithOperatorContext({ settings, poster }, () => {
+    info(ours, { reason: 'Hello', message: 'Info message.' });
+    warn(ours, { reason: 'Careful', message: 'Warning message.' });
+    exception(ours, { message: 'It failed:', error: new OutOfRange('out of range') });
+    event(ours, { type: 'SomeType', reason: 'Custom', message: 'x'.repeat(600) + 'y'.repeat(600) });
+  });
+  await poster.close(30);
+
+  const kopfEvents = (await eventsAbout(theirs)).map(comparable).sort(byReason);
+  const ourEvents = (await eventsAbout(ours)).map(comparable).sort(byReason);
+  assert.equal(kopfEvents.length, 4, JSON.stringify(kopfEvents, null, 2));
+  assert.deepEqual(ourEvents, kopfEvents);
+});
