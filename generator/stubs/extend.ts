@@ -11,7 +11,10 @@ import type { StubTemplates } from './template.ts';
 
 export interface HandlerFileTarget {
   readonly file: string;
+  /** The kind as the API writes it, for the stubs' messages. */
   readonly kind: string;
+  /** The exported name of the kind's descriptor in the generated modules. */
+  readonly typeName: string;
   /** Generated modules that export the kind's descriptor; an import of any of them is enough. */
   readonly kindModules: readonly string[];
   /** The specifier a missing import of the descriptor uses. */
@@ -27,7 +30,7 @@ export interface Extension {
 
 export function extendHandlerFile(text: string, target: HandlerFileTarget, templates: StubTemplates): Extension {
   const survey = surveyHandlerFile(parseSource(target.file, text), target);
-  const missing = missingEvents(survey, target.kind);
+  const missing = missingEvents(survey, target.typeName);
   if (!missing.length) return { text, added: [], survey };
 
   const nl = newLineOf(text);
@@ -41,12 +44,12 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
 
   const onRef = survey.onRef ?? freeName('on', 'kopfOn', survey.declared);
   if (!survey.onRef) addImport('import-on', { alias: onRef === 'on' ? '' : onRef });
-  const kindRef = survey.kindRef ?? freeName(target.kind, `${target.kind}Resource`, survey.declared);
+  const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, survey.declared);
   if (!survey.kindRef) {
-    addImport('import-kind', { kind: target.kind, alias: kindRef === target.kind ? '' : kindRef, specifier: target.kindSpecifier });
+    addImport('import-kind', { kind: target.typeName, alias: kindRef === target.typeName ? '' : kindRef, specifier: target.kindSpecifier });
   }
   const stubs = missing.map((event) => {
-    const fnName = stubFunctionName(event, target.kind);
+    const fnName = stubFunctionName(event, target.typeName);
     added.push(`${onRef}.${event}(${kindRef}, ${fnName})`);
     const data = { partial: stubPartialName(event), onRef, kindRef, kind: target.kind, fnName };
     return render(templates, data.partial, data, nl);
@@ -58,9 +61,9 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
   return { text: formatStatementsIn(target.file, withStubs.text, ranges), added, survey };
 }
 
-function missingEvents(survey: HandlerFileSurvey, kind: string): StubEvent[] {
+function missingEvents(survey: HandlerFileSurvey, typeName: string): StubEvent[] {
   return STUB_EVENTS.filter((event) =>
-    !survey.registered.has(event) && !survey.skipped.has(event) && !survey.declared.has(stubFunctionName(event, kind)));
+    !survey.registered.has(event) && !survey.skipped.has(event) && !survey.declared.has(stubFunctionName(event, typeName)));
 }
 
 function freeName(preferred: string, fallback: string, taken: ReadonlySet<string>): string {

@@ -7,36 +7,42 @@ import { dirname, resolve } from 'node:path';
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
 import { extendHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';
-import type { StubKind, StubsExtension, StubsOptions, StubsReport } from './input.ts';
+import type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
 import { generatedIndexPath, generatedModulePath, handlerFilePath, relativeSpecifier } from './layout.ts';
 import { findOrphanedHandlerFiles } from './orphans.ts';
 import { loadStubTemplates } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
-export type { StubKind, StubsExtension, StubsOptions, StubsReport } from './input.ts';
+export type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
 export { STUB_EVENTS, stubFunctionName } from './events.ts';
 export type { StubEvent } from './events.ts';
 
-export function generateStubs(kinds: readonly StubKind[], options: StubsOptions): StubsReport {
+export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
   const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
+  const modulesOf = (r: StubResource) => r.versions.map((v) => generatedModulePath(outDir, r.group, v.name));
+  const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
   const created: string[] = [];
   const extended: StubsExtension[] = [];
   const unchanged: string[] = [];
   const notes: string[] = [];
-  const generatedModules = new Set([generatedIndexPath(outDir), ...kinds.flatMap((k) => k.versions.map((v) => generatedModulePath(outDir, k.group, v)))]);
 
-  for (const kind of sortKinds(kinds)) {
-    const file = handlerFilePath(options.stubsDir, kind);
-    const kindModule = generatedModulePath(outDir, kind.group, kind.version);
+  for (const resource of sortResources(model.resources)) {
+    const file = handlerFilePath(options.stubsDir, resource);
+    const preferred = generatedModulePath(outDir, resource.group, resource.preferredVersion);
     if (!existsSync(file)) {
-      writeFile(file, renderHandlerFile(kind, relativeSpecifier(file, kindModule), file, templates));
+      writeFile(file, renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates));
       created.push(file);
       continue;
     }
-    const text = readFileSync(file, 'utf8');
-    const kindModules = [kindModule, ...kind.versions.map((v) => generatedModulePath(outDir, kind.group, v)), generatedIndexPath(outDir)];
-    const result = extendHandlerFile(text, { file, kind: kind.kind, kindModules, kindSpecifier: relativeSpecifier(file, kindModule) }, templates);
+    const target = {
+      file,
+      kind: resource.kind,
+      typeName: resource.typeName,
+      kindModules: [preferred, ...modulesOf(resource), generatedIndexPath(outDir)],
+      kindSpecifier: relativeSpecifier(file, preferred),
+    };
+    const result = extendHandlerFile(readFileSync(file, 'utf8'), target, templates);
     if (result.added.length) {
       writeFile(file, result.text);
       extended.push({ file, added: result.added });
@@ -44,39 +50,40 @@ export function generateStubs(kinds: readonly StubKind[], options: StubsOptions)
       unchanged.push(file);
     }
     for (const imported of result.survey.relativeImports) {
-      if (imported.startsWith(outDir + '/') && !generatedModules.has(imported)) {
+      if (imported.startsWith(outDir + '/') && !generated.has(imported)) {
         notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
       }
     }
   }
-  const expected = new Set(kinds.map((k) => handlerFilePath(options.stubsDir, k)));
+  const expected = new Set(model.resources.map((r) => handlerFilePath(options.stubsDir, r)));
   const orphans = findOrphanedHandlerFiles(resolve(options.stubsDir), expected);
   return { created, extended, unchanged, orphans, notes };
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
-export function renderHandlerFile(kind: StubKind, kindSpecifier: string, file: string, templates: StubTemplates): string {
+export function renderHandlerFile(resource: StubResource, kindSpecifier: string, file: string, templates: StubTemplates): string {
+  const name = resource.typeName;
   const text = templates.handlerFile({
-    kind: kind.kind,
-    group: kind.group,
-    plural: kind.plural,
-    scopeText: kind.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced',
+    kind: resource.kind,
+    group: resource.group,
+    plural: resource.plural,
+    scopeText: resource.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced',
     onImport: { alias: '' },
-    kindImport: { kind: kind.kind, alias: '', specifier: kindSpecifier },
+    kindImport: { kind: name, alias: '', specifier: kindSpecifier },
     stubs: STUB_EVENTS.map((event) => ({
       partial: stubPartialName(event),
       onRef: 'on',
-      kindRef: kind.kind,
-      kind: kind.kind,
-      fnName: stubFunctionName(event, kind.kind),
+      kindRef: name,
+      kind: resource.kind,
+      fnName: stubFunctionName(event, name),
     })),
   });
   return formatWholeFile(file, text);
 }
 
-function sortKinds(kinds: readonly StubKind[]): StubKind[] {
-  const key = (k: StubKind) => `${k.group}/${k.plural}`;
-  return [...kinds].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+function sortResources(resources: readonly StubResource[]): StubResource[] {
+  const key = (r: StubResource) => `${r.group}/${r.plural}`;
+  return [...resources].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 function writeFile(file: string, text: string): void {

@@ -1,17 +1,23 @@
 /**
- * What the stub generator needs to know about each kind, independent of how the generator core
- * models CRDs, so that stubs follow the core's naming contract without depending on its internals.
+ * What the stub generator reads of the generator's model: a structural subset of its
+ * `Model`/`ResourceModel` (generator/model/), so the whole model can be passed as it is.
  */
-export interface StubKind {
+export interface StubsInput {
+  readonly resources: readonly StubResource[];
+}
+
+export interface StubResource {
   readonly group: string;
-  /** The exported name of the generated type and descriptor, usually the CRD's `kind`. */
+  /** The kind as the API writes it in objects, for the file's header. */
   readonly kind: string;
+  /** The exported name of the kind's generated type and descriptor. */
+  readonly typeName: string;
   readonly plural: string;
   readonly scope: 'Namespaced' | 'Cluster';
   /** The version whose generated module a new handler file imports: the one the runtime watches. */
-  readonly version: string;
+  readonly preferredVersion: string;
   /** Every version with a generated module; an existing import of any of them is kept as it is. */
-  readonly versions: readonly string[];
+  readonly versions: readonly { readonly name: string }[];
 }
 
 export interface StubsOptions {

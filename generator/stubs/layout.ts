@@ -2,9 +2,9 @@
  * Where handler files and generated modules are, and how one imports the other.
  */
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { StubKind } from './input.ts';
+import type { StubResource } from './input.ts';
 
-export function handlerFilePath(stubsDir: string, kind: Pick<StubKind, 'group' | 'plural'>): string {
+export function handlerFilePath(stubsDir: string, kind: Pick<StubResource, 'group' | 'plural'>): string {
   return resolve(stubsDir, kind.group, `${kind.plural}.ts`);
 }
 

@@ -36,7 +36,8 @@ export interface ImportAnchor {
 
 export interface SurveyTarget {
   readonly file: string;
-  readonly kind: string;
+  /** The exported name of the kind's descriptor in the generated modules. */
+  readonly typeName: string;
   /** Absolute paths of the generated modules that export the kind's descriptor. */
   readonly kindModules: readonly string[];
 }
@@ -52,7 +53,7 @@ export function surveyHandlerFile(sf: SourceFile, target: SurveyTarget): Handler
     onRef,
     kindRef: kindBinding?.local,
     kindModule: kindBinding?.module,
-    registered: findRegistrations(sf, onRef, kindBinding?.local ?? target.kind),
+    registered: findRegistrations(sf, onRef, kindBinding?.local ?? target.typeName),
     declared: findDeclaredNames(sf),
     skipped: findSkipDirectives(sf.getFullText()),
     relativeImports: imports.flatMap((d) => resolveSpecifier(target.file, d.getModuleSpecifierValue()) ?? []),
@@ -79,8 +80,8 @@ function findKindBinding(imports: readonly ImportDeclaration[], target: SurveyTa
     const module = resolved && target.kindModules.find((m) => m === resolved);
     if (!module) continue;
     for (const named of decl.getNamedImports()) {
-      if (named.getName() === target.kind && !named.isTypeOnly()) {
-        return { local: named.getAliasNode()?.getText() ?? target.kind, module };
+      if (named.getName() === target.typeName && !named.isTypeOnly()) {
+        return { local: named.getAliasNode()?.getText() ?? target.typeName, module };
       }
     }
   }

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateStubs } from '../../../generator/stubs/index.ts';
-import { certificate, clusterIssuer, kopfExample, tempProject } from './helpers.ts';
+import { certificate, clusterIssuer, kopfExample, resource, tempProject } from './helpers.ts';
 
 test('a missing handler file is created with typed create, update and delete handlers', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  const report = generateStubs([kopfExample], project);
+  const report = generateStubs({ resources: [kopfExample] }, project);
   const file = project.file(kopfExample);
   assert.deepEqual(report.created, [file]);
   const text = readFileSync(file, 'utf8');
@@ -22,7 +22,7 @@ test('a missing handler file is created with typed create, update and delete han
 test('imports are relative to the handler file wherever the generated modules are', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([certificate], { stubsDir: project.stubsDir, outDir: `${project.root}/types` });
+  generateStubs({ resources: [certificate] }, { stubsDir: project.stubsDir, outDir: `${project.root}/types` });
   const text = readFileSync(project.file(certificate), 'utf8');
   assert.match(text, /from '\.\.\/\.\.\/\.\.\/types\/cert-manager\.io\/v1\.ts';/);
 });
@@ -30,14 +30,14 @@ test('imports are relative to the handler file wherever the generated modules ar
 test('new handler files import the version the runtime watches', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([{ ...certificate, version: 'v2', versions: ['v1', 'v2'] }], project);
+  generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
   assert.match(readFileSync(project.file(certificate), 'utf8'), /from '\.\.\/\.\.\/generated\/cert-manager\.io\/v2\.ts';/);
 });
 
 test('the scope is named in the header', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([certificate, clusterIssuer], project);
+  generateStubs({ resources: [certificate, clusterIssuer] }, project);
   assert.match(readFileSync(project.file(certificate), 'utf8'), /\(certificates\.cert-manager\.io, namespaced\)/);
   assert.match(readFileSync(project.file(clusterIssuer), 'utf8'), /\(clusterissuers\.cert-manager\.io, cluster-scoped\)/);
 });
@@ -47,8 +47,8 @@ test('output is deterministic: the same input in any order gives the same bytes'
   const second = tempProject();
   t.after(first.dispose);
   t.after(second.dispose);
-  const a = generateStubs([kopfExample, certificate, clusterIssuer], first);
-  const b = generateStubs([clusterIssuer, kopfExample, certificate], second);
+  const a = generateStubs({ resources: [kopfExample, certificate, clusterIssuer] }, first);
+  const b = generateStubs({ resources: [clusterIssuer, kopfExample, certificate] }, second);
   assert.deepEqual(a.created.map((f) => f.slice(first.root.length)), b.created.map((f) => f.slice(second.root.length)));
   for (const kind of [kopfExample, certificate, clusterIssuer]) {
     assert.equal(readFileSync(first.file(kind), 'utf8'), readFileSync(second.file(kind), 'utf8'));
@@ -58,9 +58,9 @@ test('output is deterministic: the same input in any order gives the same bytes'
 test('a second run changes nothing', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([kopfExample, certificate], project);
+  generateStubs({ resources: [kopfExample, certificate] }, project);
   const before = [readFileSync(project.file(kopfExample), 'utf8'), readFileSync(project.file(certificate), 'utf8')];
-  const report = generateStubs([kopfExample, certificate], project);
+  const report = generateStubs({ resources: [kopfExample, certificate] }, project);
   assert.deepEqual(report.created, []);
   assert.deepEqual(report.extended, []);
   assert.deepEqual(report.unchanged, [project.file(certificate), project.file(kopfExample)]);
@@ -70,12 +70,23 @@ test('a second run changes nothing', (t) => {
 test('the header explaining how to decline a stub does not itself decline one', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([kopfExample], project);
+  generateStubs({ resources: [kopfExample] }, project);
   const file = project.file(kopfExample);
   const text = readFileSync(file, 'utf8');
   assert.match(text, /kopf-gen: skip delete/);
   const withoutDelete = text.replace(/\non\.delete[\s\S]*$/, '');
   writeFileSync(file, withoutDelete);
-  const report = generateStubs([kopfExample], project);
+  const report = generateStubs({ resources: [kopfExample] }, project);
   assert.deepEqual(report.extended.map((e) => e.added), [['on.delete(KopfExample, deleteKopfExample)']]);
+});
+
+test('code uses the exported type name; the header and messages use the kind', (t) => {
+  const project = tempProject();
+  t.after(project.dispose);
+  const odd = { ...resource('example.com', 'my-thing', 'mythings', 'Namespaced', ['v1']), typeName: 'MyThing' };
+  generateStubs({ resources: [odd] }, project);
+  const text = readFileSync(project.file(odd), 'utf8');
+  assert.match(text, /Handlers for my-thing objects \(mythings\.example\.com, namespaced\)/);
+  assert.match(text, /^import \{ MyThing \} from '\.\.\/\.\.\/generated\/example\.com\/v1\.ts';$/m);
+  assert.match(text, /^on\.create\(MyThing, async function createMyThing\(\{ spec, logger \}\) \{\n  logger\.info\(`Creating my-thing with spec/m);
 });

@@ -3,25 +3,23 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import assert from 'node:assert/strict';
-import type { StubKind } from '../../../generator/stubs/index.ts';
+import type { StubResource } from '../../../generator/stubs/index.ts';
 
-export const kopfExample: StubKind = {
-  group: 'kopf.dev', kind: 'KopfExample', plural: 'kopfexamples', scope: 'Namespaced', version: 'v1', versions: ['v1'],
-};
-export const certificate: StubKind = {
-  group: 'cert-manager.io', kind: 'Certificate', plural: 'certificates', scope: 'Namespaced', version: 'v1', versions: ['v1'],
-};
-export const clusterIssuer: StubKind = {
-  group: 'cert-manager.io', kind: 'ClusterIssuer', plural: 'clusterissuers', scope: 'Cluster', version: 'v1', versions: ['v1'],
-};
+export function resource(group: string, kind: string, plural: string, scope: StubResource['scope'], versions: string[]): StubResource {
+  return { group, kind, typeName: kind, plural, scope, preferredVersion: versions[versions.length - 1], versions: versions.map((name) => ({ name })) };
+}
+
+export const kopfExample = resource('kopf.dev', 'KopfExample', 'kopfexamples', 'Namespaced', ['v1']);
+export const certificate = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1']);
+export const clusterIssuer = resource('cert-manager.io', 'ClusterIssuer', 'clusterissuers', 'Cluster', ['v1']);
 
 export interface Project {
   readonly root: string;
   readonly stubsDir: string;
   readonly outDir: string;
-  file(kind: Pick<StubKind, 'group' | 'plural'>): string;
+  file(kind: Pick<StubResource, 'group' | 'plural'>): string;
   /** Writes a handler file as the user would, before or after kopf-gen ran. */
-  write(kind: Pick<StubKind, 'group' | 'plural'>, text: string): void;
+  write(kind: Pick<StubResource, 'group' | 'plural'>, text: string): void;
   dispose(): void;
 }
 

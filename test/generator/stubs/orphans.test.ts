@@ -7,9 +7,9 @@ import { certificate, clusterIssuer, kopfExample, tempProject } from './helpers.
 test('a handler file whose kind left the CRDs is reported and kept as it is', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([kopfExample, certificate, clusterIssuer], project);
+  generateStubs({ resources: [kopfExample, certificate, clusterIssuer] }, project);
   const before = readFileSync(project.file(certificate), 'utf8');
-  const report = generateStubs([kopfExample, clusterIssuer], project);
+  const report = generateStubs({ resources: [kopfExample, clusterIssuer] }, project);
   assert.deepEqual(report.orphans, [project.file(certificate)]);
   assert.equal(readFileSync(project.file(certificate), 'utf8'), before);
 });
@@ -17,8 +17,8 @@ test('a handler file whose kind left the CRDs is reported and kept as it is', (t
 test('orphans of a whole group are reported in a stable order', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([clusterIssuer, certificate, kopfExample], project);
-  const report = generateStubs([kopfExample], project);
+  generateStubs({ resources: [clusterIssuer, certificate, kopfExample] }, project);
+  const report = generateStubs({ resources: [kopfExample] }, project);
   assert.deepEqual(report.orphans, [project.file(certificate), project.file(clusterIssuer)]);
   assert.ok(existsSync(project.file(certificate)) && existsSync(project.file(clusterIssuer)));
 });
@@ -26,10 +26,10 @@ test('orphans of a whole group are reported in a stable order', (t) => {
 test('tests and declarations beside handler files are not orphans', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs([kopfExample], project);
+  generateStubs({ resources: [kopfExample] }, project);
   project.write({ group: 'kopf.dev', plural: 'kopfexamples.test' }, 'export {};\n');
   project.write({ group: 'kopf.dev', plural: 'shims.d' }, 'export {};\n');
   project.write({ group: 'kopf.dev', plural: 'helpers' }, 'export {};\n');
-  const report = generateStubs([kopfExample], project);
+  const report = generateStubs({ resources: [kopfExample] }, project);
   assert.deepEqual(report.orphans, [`${project.stubsDir}/kopf.dev/helpers.ts`]);
 });
