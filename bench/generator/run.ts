@@ -1,0 +1,165 @@
+/**
+ * Generator benchmark: the whole CRD corpus through kopf-gen, through
+ * `@kubernetes-models/crd-generate`, and through openapi-typescript alone (the baseline), side by
+ * side in one run; then each output type-checked with TypeScript 5.9 and 7.x. Prints a table of
+ * medians and of ratios to the baselines measured in the same run; writes nothing else.
+ *
+ *   node bench/generator/run.ts [--runs N] [--corpus DIR] [--tools kopf-gen,crd-generate,openapi-typescript] [--keep]
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { batchesWithoutDuplicates, CORPUS_DIR, listCorpus } from './corpus.ts';
+import { median, timed } from './measure.ts';
+import { describeErrors, prepareTypeCheck, typeCheck } from './typecheck.ts';
+import { CRD_GENERATE, ensureInstalled, TYPESCRIPT_7 } from './tools.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const node = process.execPath;
+
+interface Generator {
+  readonly name: string;
+  /** The command that turns one batch of CRD files into TypeScript under `out`. */
+  command(out: string, files: readonly string[]): string[];
+  /** What `<out>/node_modules` points to, so the output's package imports resolve. */
+  readonly nodeModules?: string;
+  /** Why it cannot run here, if it cannot. */
+  readonly unavailable?: string;
+}
+
+function generators(): Generator[] {
+  const kopfGen = join(root, 'generator/cli/main.ts');
+  const crdGenerate = ensureInstalled(CRD_GENERATE);
+  return [
+    {
+      name: 'openapi-typescript',
+      command: (out, files) => [node, join(import.meta.dirname, 'openapi-typescript-alone.ts'), out, ...files],
+    },
+    {
+      name: 'kopf-gen',
+      command: (out, files) => [node, kopfGen, ...files, '--out', out],
+      nodeModules: join(root, 'node_modules'),
+      unavailable: existsSync(kopfGen) ? undefined : 'generator/cli/main.ts does not exist yet',
+    },
+    {
+      name: 'crd-generate',
+      command: (out, files) => [node, join(crdGenerate, CRD_GENERATE.marker), ...files.flatMap((f) => ['--input', f]), '--output', out],
+      nodeModules: join(crdGenerate, 'node_modules'),
+    },
+  ];
+}
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    corpus: { type: 'string', default: CORPUS_DIR },
+    tools: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const runs = Number(args.runs);
+const wanted = args.tools?.split(',');
+const all = generators().filter((g) => !wanted || wanted.includes(g.name));
+for (const g of all.filter((g) => g.unavailable)) console.log(`${g.name}: skipped, ${g.unavailable}`);
+const tools = all.filter((g) => !g.unavailable);
+const compilers = [
+  { name: 'tsc 5.9', tsc: join(root, 'node_modules/typescript/bin/tsc') },
+  { name: 'tsc 7', tsc: join(ensureInstalled(TYPESCRIPT_7), TYPESCRIPT_7.marker) },
+];
+
+const corpus = listCorpus(args.corpus);
+const batches = batchesWithoutDuplicates(corpus);
+const corpusBytes = corpus.reduce((sum, f) => sum + f.bytes, 0);
+console.log(`corpus: ${corpus.length} files, ${corpus.reduce((n, f) => n + f.crds.length, 0)} CRDs, ${mb(corpusBytes)} MB, ` +
+  `in ${batches.length} batches without duplicate CRDs (${batches.map((b) => b.length).join(' + ')} files)`);
+console.log(`node ${process.versions.node}, ${runs} run(s) each, medians\n`);
+
+const work = mkdtempSync(join(tmpdir(), 'kopf-bench-generator-'));
+const outOf = (g: Generator) => join(work, g.name);
+const generateSeconds = new Map<string, number[]>(tools.map((g) => [g.name, []]));
+try {
+  // Interleaved, so that drift in the machine's speed spreads over all tools alike.
+  for (let run = 0; run < runs; run++) {
+    for (const g of tools) {
+      rmSync(outOf(g), { recursive: true, force: true });
+      mkdirSync(outOf(g), { recursive: true });
+      let seconds = 0;
+      for (const [i, batch] of batches.entries()) {
+        const r = timed(g.command(join(outOf(g), `batch-${i + 1}`), batch.map((f) => f.path)));
+        if (r.status !== 0) throw new Error(`${g.name} failed on batch ${i + 1} (exit ${r.status}):\n${r.stderr.slice(-4000)}`);
+        seconds += r.seconds;
+      }
+      generateSeconds.get(g.name)?.push(seconds);
+      process.stderr.write(`run ${run + 1}: ${g.name} ${seconds.toFixed(2)} s\n`);
+    }
+  }
+
+  const checks = new Map<string, { seconds: number; errors: string }>();
+  for (const g of tools) {
+    prepareTypeCheck(outOf(g), g.nodeModules);
+    for (const c of compilers) {
+      const times: number[] = [];
+      let errors = '';
+      for (let run = 0; run < runs; run++) {
+        const r = typeCheck(node, c.tsc, outOf(g));
+        times.push(r.seconds);
+        errors = describeErrors(r);
+        process.stderr.write(`run ${run + 1}: ${c.name} on ${g.name} ${r.seconds.toFixed(2)} s, ${r.errors} errors\n`);
+      }
+      checks.set(`${g.name}/${c.name}`, { seconds: median(times), errors });
+    }
+  }
+
+  printTable(tools, generateSeconds, checks);
+} finally {
+  if (args.keep) console.log(`\noutputs kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+function printTable(gens: readonly Generator[], generate: Map<string, number[]>, checks: Map<string, { seconds: number; errors: string }>): void {
+  const base = gens[0].name;
+  const baseGenerate = median(generate.get(base) ?? []);
+  const baseCheck = checks.get(`${base}/${compilers[0].name}`)?.seconds ?? NaN;
+  const header = ['tool', 'generate s', `× ${base}`, 'output MB', 'files',
+    ...compilers.flatMap((c) => [`${c.name} s`, `× ${compilers[0].name} on ${base}`, `${c.name} errors`])];
+  const rows = gens.map((g) => {
+    const seconds = median(generate.get(g.name) ?? []);
+    const size = sizeOf(outOf(g));
+    return [g.name, seconds.toFixed(2), ratio(seconds, baseGenerate), mb(size.bytes), String(size.files),
+      ...compilers.flatMap((c) => {
+        const check = checks.get(`${g.name}/${c.name}`);
+        return check ? [check.seconds.toFixed(2), ratio(check.seconds, baseCheck), check.errors] : ['-', '-', '-'];
+      })];
+  });
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
+
+function ratio(value: number, baseline: number): string {
+  return `${(value / baseline).toFixed(2)}×`;
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}
+
+/** Bytes and files of generated code (.ts and .js), not counting the linked packages. */
+function sizeOf(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules') continue;
+    const path = join(dir, entry);
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      const inner = sizeOf(path);
+      bytes += inner.bytes;
+      files += inner.files;
+    } else if (/\.(ts|js)$/.test(entry) && entry !== 'tsconfig.json') {
+      bytes += stat.size;
+      files++;
+    }
+  }
+  return { bytes, files };
+}
