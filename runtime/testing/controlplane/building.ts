@@ -71,7 +71,11 @@ export async function buildBinaries(names: readonly BinaryName[], options: Build
       return;
     }
     const logPath = join(workDir, 'build.log');
-    await runSteps(planSteps(todo, binDir, workDir, logPath, env, options.signal), logPath, report, options.heartbeatMs ?? 20_000);
+    try {
+      await runSteps(planSteps(todo, binDir, workDir, logPath, env, options.signal), logPath, report, options.heartbeatMs ?? 20_000);
+    } finally {
+      for (const name of todo) rmSync(temporaryPath(binDir, name), { force: true });
+    }
     report(`${PREFIX} binaries are in ${binDir}`);
   } finally {
     lock.release();
@@ -84,7 +88,7 @@ function planSteps(
   const kubeDir = join(workDir, 'kubernetes');
   const etcdDir = join(workDir, 'etcd');
   const goEnv: NodeJS.ProcessEnv = { ...env, GOFLAGS: '-mod=mod', GOWORK: 'off', CGO_ENABLED: '0' };
-  const temp = (name: BinaryName): string => join(binDir, `.${name}.building-${process.pid}`);
+  const temp = (name: BinaryName): string => temporaryPath(binDir, name);
   const go = (cwd: string, args: string[], environment = goEnv): Promise<string> => runGo(cwd, args, environment, logPath, signal);
   const steps: Step[] = [];
   let buildDate = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -144,6 +148,11 @@ function planSteps(
     },
   });
   return steps;
+}
+
+/** Next to the final path (a rename within one folder is atomic), hidden, and unique per process. */
+function temporaryPath(binDir: string, name: BinaryName): string {
+  return join(binDir, `.${name}.building-${process.pid}`);
 }
 
 function releaseTime(infoPath: string | undefined): string | null {

@@ -91,8 +91,6 @@ export class ControlPlane implements AsyncDisposable {
   /** The folder holding all state (etcd data, certificates, kubeconfig; logs unless `logDir`). */
   readonly dir: string;
   readonly logs: { readonly etcd: string; readonly apiServer: string };
-  /** Resolves if etcd or kube-apiserver exits while it should be running; never rejects. */
-  readonly crash: Promise<ControlPlaneCrashError>;
 
   #etcd: SupervisedProcess;
   #apiServer: SupervisedProcess;
@@ -100,7 +98,9 @@ export class ControlPlane implements AsyncDisposable {
   #ports: PortReservation[];
   #startTimeoutMs: number;
   #crashError: ControlPlaneCrashError | null = null;
+  #crash: Promise<ControlPlaneCrashError>;
   #reportCrash!: (error: ControlPlaneCrashError) => void;
+  #crashAwaited = false;
   #expectedExits = new Set<SupervisedProcess>();
   #stopping: Promise<void> | null = null;
 
@@ -120,7 +120,7 @@ export class ControlPlane implements AsyncDisposable {
     this.#apiServerArgs = init.apiServerArgs;
     this.#ports = init.ports;
     this.#startTimeoutMs = init.startTimeoutMs;
-    this.crash = new Promise((resolve) => {
+    this.#crash = new Promise((resolve) => {
       this.#reportCrash = resolve;
     });
     this.#watch(this.#etcd);
@@ -133,6 +133,17 @@ export class ControlPlane implements AsyncDisposable {
     const config = new KubeConfig();
     config.loadFromString(kubeconfigText(this.credentials));
     return config;
+  }
+
+  /**
+   * Resolves if etcd or kube-apiserver exits while it should be running; never rejects. Awaiting
+   * it keeps the event loop alive (a running control plane alone does not).
+   */
+  get crash(): Promise<ControlPlaneCrashError> {
+    this.#crashAwaited = true;
+    this.#etcd.ref();
+    this.#apiServer.ref();
+    return this.#crash;
   }
 
   /** The crash so far, if any. */
@@ -149,7 +160,8 @@ export class ControlPlane implements AsyncDisposable {
   }
 
   #watch(child: SupervisedProcess): void {
-    void child.exited.then(() => {
+    if (this.#crashAwaited) child.ref();
+    void child.exitedInBackground.then(() => {
       if (this.#expectedExits.has(child) || this.#crashError) return;
       const name = child === this.#etcd ? 'etcd' : 'kube-apiserver';
       this.#crashError = new ControlPlaneCrashError(name, child.describeExit(), child.logPath, child.logTail());
@@ -352,7 +364,7 @@ async function pollReady(child: SupervisedProcess, deadline: number, what: strin
     if (Date.now() > deadline) throw startFailure(child, what);
     const ready = await probe().catch(() => false);
     if (ready && child.running) return;
-    await Promise.race([sleep(100), child.exited]);
+    await Promise.race([sleep(100), child.exitedInBackground]);
   }
   throw startFailure(child, what);
 }

@@ -48,10 +48,9 @@ export class SupervisedProcess {
   readonly name: string;
   readonly logPath: string;
   readonly pid: number;
-  /** Resolves when the process has exited, for whatever reason. */
-  readonly exited: Promise<ProcessExit>;
   #child: ChildProcess;
   #exit: ProcessExit | null = null;
+  #exited: Promise<ProcessExit>;
 
   constructor(options: SupervisedOptions) {
     this.name = options.name;
@@ -65,12 +64,12 @@ export class SupervisedProcess {
       closeSync(log);
     }
     this.pid = this.#child.pid ?? -1;
-    this.exited = new Promise<ProcessExit>((resolve) => {
+    this.#exited = new Promise<ProcessExit>((resolve) => {
       this.#child.once('error', (error) => this.#settle({ code: null, signal: null, error }, resolve));
       this.#child.once('exit', (code, signal) => this.#settle({ code, signal }, resolve));
     });
-    // Neither the child nor its watchdog pipe keeps the event loop alive: a test that forgets to stop
-    // a control plane still ends, and the exit hook stops it then.
+    // A running child does not keep the event loop alive (a test that forgets to stop a control
+    // plane still ends, and the exit hook stops it then); awaiting `exited` does.
     this.#child.unref();
     (this.#child.stdin as { unref?: () => void } | null)?.unref?.();
     this.#child.stdin?.on('error', () => {});
@@ -88,6 +87,22 @@ export class SupervisedProcess {
     if (stdin && !stdin.destroyed) stdin.end('disarm\n');
   }
 
+  /** Resolves when the process has exited, for whatever reason; keeps the event loop alive till then. */
+  get exited(): Promise<ProcessExit> {
+    this.ref();
+    return this.#exited;
+  }
+
+  /** The same, without holding the event loop: for watchers that must not keep a run alive. */
+  get exitedInBackground(): Promise<ProcessExit> {
+    return this.#exited;
+  }
+
+  /** From now on, the event loop stays alive while this process runs. */
+  ref(): void {
+    if (!this.#exit) this.#child.ref();
+  }
+
   get running(): boolean {
     return this.#exit === null;
   }
@@ -99,10 +114,9 @@ export class SupervisedProcess {
   /** SIGTERM, then SIGKILL if it is still there after `graceMs`; resolves once it has exited. */
   async stop(graceMs = 5000, signal: NodeJS.Signals = 'SIGTERM'): Promise<ProcessExit> {
     if (this.#exit) return this.#exit;
-    // Held while stopping, so that the process does not end before its child has.
-    this.#child.ref();
     this.#child.kill(signal);
     const timer = new AbortController();
+    // Awaiting `exited` holds the event loop, so this process does not end before its child has.
     const outcome = await Promise.race([this.exited, sleep(graceMs, null, { signal: timer.signal }).catch(() => null)]);
     timer.abort();
     if (outcome) return outcome;

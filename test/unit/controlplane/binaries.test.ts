@@ -1,0 +1,89 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import {
+  BinariesNotFoundError, ensureBinaries, lookUpBinaries, missingGoMessage, testAssetVariable,
+} from '../../../runtime/testing/controlplane/binaries.ts';
+import { binaryCacheDir } from '../../../runtime/testing/controlplane/cache.ts';
+import { cacheFolderName } from '../../../runtime/testing/controlplane/versions.ts';
+import { fakeExecutable, tempDir } from './fakes.ts';
+
+function fullSet(dir: string): void {
+  for (const name of ['kube-apiserver', 'etcd', 'kubectl']) fakeExecutable(dir, name);
+}
+
+test('envtest variable names', () => {
+  assert.equal(testAssetVariable('kube-apiserver'), 'TEST_ASSET_KUBE_APISERVER');
+  assert.equal(testAssetVariable('etcd'), 'TEST_ASSET_ETCD');
+  assert.equal(testAssetVariable('kubectl'), 'TEST_ASSET_KUBECTL');
+});
+
+test('the cache follows XDG_CACHE_HOME and names both versions', () => {
+  const xdg = tempDir('xdg');
+  assert.equal(binaryCacheDir({ XDG_CACHE_HOME: xdg }), join(xdg, 'kopf', 'control-plane', cacheFolderName()));
+  assert.match(cacheFolderName('linux', 'x64'), /^v\d+\.\d+\.\d+-etcd-v\d+\.\d+\.\d+-linux-x64$/);
+});
+
+test('lookup order: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then the cache', () => {
+  const xdg = tempDir('xdg');
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: xdg };
+  fullSet(binaryCacheDir(env));
+  assert.deepEqual(lookUpBinaries(env).sources, { 'kube-apiserver': 'cache', etcd: 'cache', kubectl: 'cache' });
+
+  const assets = tempDir('assets');
+  fullSet(assets);
+  env.KUBEBUILDER_ASSETS = assets;
+  const viaAssets = lookUpBinaries(env);
+  assert.deepEqual(viaAssets.sources, { 'kube-apiserver': 'KUBEBUILDER_ASSETS', etcd: 'KUBEBUILDER_ASSETS', kubectl: 'KUBEBUILDER_ASSETS' });
+  assert.equal(viaAssets.paths.etcd, join(assets, 'etcd'));
+
+  const own = fakeExecutable(tempDir('own'), 'my-etcd');
+  env.TEST_ASSET_ETCD = own;
+  const viaVariable = lookUpBinaries(env);
+  assert.equal(viaVariable.paths.etcd, own);
+  assert.equal(viaVariable.sources.etcd, 'TEST_ASSET_ETCD');
+  assert.equal(viaVariable.sources['kube-apiserver'], 'KUBEBUILDER_ASSETS');
+  assert.deepEqual(viaVariable.problems, []);
+});
+
+test('nothing anywhere: all missing, no problems (so they get built)', () => {
+  const lookup = lookUpBinaries({ XDG_CACHE_HOME: tempDir('xdg') });
+  assert.deepEqual(lookup.missing, ['kube-apiserver', 'etcd', 'kubectl']);
+  assert.deepEqual(lookup.problems, []);
+});
+
+test('explicit settings that point nowhere are errors, never silently built over', async () => {
+  const assets = tempDir('assets');
+  fakeExecutable(assets, 'kube-apiserver');
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), KUBEBUILDER_ASSETS: assets, TEST_ASSET_KUBECTL: '/nonexistent/kubectl' };
+  const lookup = lookUpBinaries(env);
+  assert.equal(lookup.problems.length, 2);
+  assert.match(lookup.problems.join('\n'), /KUBEBUILDER_ASSETS=.* holds no executable etcd/);
+  assert.match(lookup.problems.join('\n'), /TEST_ASSET_KUBECTL=\/nonexistent\/kubectl is not an executable file/);
+  await assert.rejects(ensureBinaries({ env }), (error: Error) => error instanceof BinariesNotFoundError && /holds no executable etcd/.test(error.message));
+});
+
+test('KUBEBUILDER_ASSETS without kubectl is fine: the control plane does not need it', async () => {
+  const assets = tempDir('assets');
+  fakeExecutable(assets, 'kube-apiserver');
+  fakeExecutable(assets, 'etcd');
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), KUBEBUILDER_ASSETS: assets, PATH: tempDir('nopath') };
+  const binaries = await ensureBinaries({ env });
+  assert.equal(binaries.apiServer, join(assets, 'kube-apiserver'));
+  assert.equal(binaries.etcd, join(assets, 'etcd'));
+  assert.equal(binaries.kubectl, null);
+});
+
+test('without binaries and without go: a message saying exactly what to install or set', async () => {
+  const xdg = tempDir('xdg');
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: xdg, PATH: tempDir('nopath') };
+  await assert.rejects(ensureBinaries({ env }), (error: Error) => {
+    assert.ok(error instanceof BinariesNotFoundError);
+    assert.equal(error.message, missingGoMessage(binaryCacheDir(env), ['kube-apiserver', 'etcd']));
+    assert.match(error.message, /install Go >= 1\.26 \(https:\/\/go\.dev\/dl\/\) and put `go` on PATH/);
+    assert.match(error.message, /set KUBEBUILDER_ASSETS to a folder holding kube-apiserver, etcd and kubectl/);
+    assert.match(error.message, /set TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD/);
+    assert.ok(error.message.includes(binaryCacheDir(env)));
+    return true;
+  });
+});
