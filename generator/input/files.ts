@@ -1,0 +1,68 @@
+/**
+ * Input paths to the CRD files they name: files as given, folders searched for YAML and JSON
+ * files. Sorted, so that the output never depends on the order of the file system.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics/diagnostic.ts';
+
+export interface SourceFile {
+  readonly absolute: string;
+  /** The path for messages: relative to the working directory when inside it, with `/`. */
+  readonly display: string;
+  readonly text: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+const EXTENSIONS = /\.(ya?ml|json)$/i;
+
+export function findInputFiles(paths: readonly string[], cwd: string): { files: string[]; errors: Diagnostic[] } {
+  const found = new Set<string>();
+  const errors: Diagnostic[] = [];
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    let stat;
+    try {
+      stat = statSync(absolute);
+    } catch {
+      errors.push({ severity: 'error', file: displayPath(absolute, cwd), message: 'no such file or folder' });
+      continue;
+    }
+    if (stat.isDirectory()) {
+      const before = found.size;
+      for (const file of walk(absolute)) found.add(file);
+      if (found.size === before) errors.push({ severity: 'error', file: displayPath(absolute, cwd), message: 'the folder has no .yaml, .yml or .json files' });
+    } else {
+      found.add(absolute);
+    }
+  }
+  return { files: [...found].sort(), errors };
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (EXTENSIONS.test(entry.name)) yield path;
+  }
+}
+
+export function readSource(absolute: string, cwd: string): SourceFile {
+  const buffer = readFileSync(absolute);
+  return {
+    absolute,
+    display: displayPath(absolute, cwd),
+    text: buffer.toString('utf8').replace(/^\uFEFF/, ''),
+    bytes: buffer.length,
+    sha256: createHash('sha256').update(buffer).digest('hex'),
+  };
+}
+
+export function displayPath(absolute: string, cwd: string): string {
+  const rel = relative(cwd, absolute);
+  const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absolute;
+  return shown.split(sep).join('/');
+}

@@ -1,0 +1,165 @@
+/**
+ * One CRD document to a ResourceModel: names, scope, and every version with its normalised
+ * schema, subresources and printer columns. Checks what the API server would check and the
+ * generator relies on, and reports problems with their JSON paths.
+ */
+import { createHash } from 'node:crypto';
+import type { PathSegment } from '../diagnostics/diagnostic.ts';
+import type { CrdDocument } from '../input/documents.ts';
+import { canonicalJson, isJsonMap } from '../input/json.ts';
+import type { Json, JsonMap } from '../input/json.ts';
+import type { DocumentContext } from './context.ts';
+import { typeNameOf } from './identifiers.ts';
+import { normaliseRoot } from './schema.ts';
+import type { PrinterColumnModel, ResourceModel, ScaleModel, Scope, VersionModel } from './types.ts';
+import { compareVersions } from './versions.ts';
+
+export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel | undefined {
+  const at = (...segments: PathSegment[]): PathSegment[] => [...doc.path, ...segments];
+  const spec = doc.value['spec'];
+  if (!isJsonMap(spec)) {
+    ctx.error(at('spec'), 'a CRD needs a `spec` mapping');
+    return undefined;
+  }
+  const group = requiredString(spec, 'group', at('spec'), ctx);
+  const names = spec['names'];
+  if (!isJsonMap(names)) {
+    ctx.error(at('spec', 'names'), 'a CRD needs `spec.names`');
+    return undefined;
+  }
+  const kind = requiredString(names, 'kind', at('spec', 'names'), ctx);
+  const plural = requiredString(names, 'plural', at('spec', 'names'), ctx);
+  const scope = spec['scope'];
+  if (scope !== 'Namespaced' && scope !== 'Cluster') ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
+  if (group === undefined || kind === undefined || plural === undefined) return undefined;
+
+  const metadata = doc.value['metadata'];
+  const declaredName = isJsonMap(metadata) ? metadata['name'] : undefined;
+  if (declaredName !== `${plural}.${group}`) {
+    ctx.error(at('metadata', 'name'), `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ${JSON.stringify(declaredName ?? null)}`);
+  }
+
+  const versions = readVersions(spec, at('spec', 'versions'), ctx);
+  const storage = versions.filter((v) => v.storage);
+  if (versions.length && storage.length !== 1) {
+    ctx.error(at('spec', 'versions'), `exactly one version must have storage: true (found ${storage.length})`);
+  }
+  if (ctx.failed || !storage.length) return undefined;
+  const served = versions.filter((v) => v.served);
+  const storageVersion = storage[0]!.name;
+  const preferred = storage[0]!.served ? storageVersion : served[0]?.name ?? storageVersion;
+
+  return {
+    name: `${plural}.${group}`,
+    group,
+    kind,
+    typeName: typeNameOf(kind),
+    plural,
+    singular: optionalString(names, 'singular') ?? kind.toLowerCase(),
+    listKind: optionalString(names, 'listKind') ?? `${kind}List`,
+    scope: scope as Scope,
+    shortNames: stringList(names['shortNames']),
+    categories: stringList(names['categories']),
+    source: { file: doc.file, document: doc.document, path: doc.path },
+    hash: createHash('sha256').update(canonicalJson(doc.value)).digest('hex'),
+    versions,
+    storageVersion,
+    preferredVersion: preferred,
+  };
+}
+
+function readVersions(spec: JsonMap, path: PathSegment[], ctx: DocumentContext): VersionModel[] {
+  const list = spec['versions'];
+  if (!Array.isArray(list) || !list.length) {
+    ctx.error(path, 'a CRD needs a non-empty `spec.versions` list');
+    return [];
+  }
+  const seen = new Set<string>();
+  const versions: VersionModel[] = [];
+  list.forEach((raw, i) => {
+    const at = [...path, i];
+    if (!isJsonMap(raw)) {
+      ctx.error(at, 'a version must be a mapping');
+      return;
+    }
+    const name = requiredString(raw, 'name', at, ctx);
+    if (name === undefined) return;
+    if (seen.has(name)) ctx.error([...at, 'name'], `version ${name} is defined twice`);
+    seen.add(name);
+    const schema = raw['schema'];
+    const openAPIV3Schema = isJsonMap(schema) ? schema['openAPIV3Schema'] : undefined;
+    if (openAPIV3Schema === undefined) {
+      ctx.error([...at, 'schema', 'openAPIV3Schema'], 'every version of an apiextensions.k8s.io/v1 CRD needs a schema');
+      return;
+    }
+    const schemaPath = [...at, 'schema', 'openAPIV3Schema'];
+    const subresources = isJsonMap(raw['subresources']) ? raw['subresources'] : undefined;
+    const scale = subresources ? readScale(subresources['scale']) : undefined;
+    const version: VersionModel = {
+      name,
+      served: raw['served'] === true,
+      storage: raw['storage'] === true,
+      deprecated: raw['deprecated'] === true,
+      ...(typeof raw['deprecationWarning'] === 'string' ? { deprecationWarning: raw['deprecationWarning'] } : {}),
+      schema: normaliseRoot(openAPIV3Schema, schemaPath, ctx),
+      subresources: subresources ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null) : [],
+      ...(scale ? { scale } : {}),
+      printerColumns: readColumns(raw['additionalPrinterColumns'], [...at, 'additionalPrinterColumns'], ctx),
+      selectableFields: Array.isArray(raw['selectableFields'])
+        ? raw['selectableFields'].flatMap((f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []))
+        : [],
+      path: schemaPath,
+    };
+    versions.push(version);
+  });
+  return versions.sort((a, b) => compareVersions(a.name, b.name));
+}
+
+function readScale(raw: Json | undefined): ScaleModel | undefined {
+  if (!isJsonMap(raw)) return undefined;
+  const spec = raw['specReplicasPath'];
+  const status = raw['statusReplicasPath'];
+  if (typeof spec !== 'string' || typeof status !== 'string') return undefined;
+  const selector = raw['labelSelectorPath'];
+  return { specReplicasPath: spec, statusReplicasPath: status, ...(typeof selector === 'string' ? { labelSelectorPath: selector } : {}) };
+}
+
+function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentContext): PrinterColumnModel[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) {
+    ctx.error(path, '`additionalPrinterColumns` must be a list');
+    return [];
+  }
+  const columns: PrinterColumnModel[] = [];
+  raw.forEach((item, i) => {
+    if (!isJsonMap(item) || typeof item['name'] !== 'string' || typeof item['type'] !== 'string' || typeof item['jsonPath'] !== 'string') {
+      ctx.error([...path, i], 'a printer column needs `name`, `type` and `jsonPath` strings');
+      return;
+    }
+    columns.push({
+      name: item['name'],
+      type: item['type'],
+      jsonPath: item['jsonPath'],
+      ...(typeof item['description'] === 'string' ? { description: item['description'] } : {}),
+      ...(typeof item['format'] === 'string' ? { format: item['format'] } : {}),
+      ...(typeof item['priority'] === 'number' ? { priority: item['priority'] } : {}),
+    });
+  });
+  return columns;
+}
+
+function requiredString(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext): string | undefined {
+  const value = map[key];
+  if (typeof value === 'string' && value) return value;
+  ctx.error([...path, key], `\`${key}\` must be a non-empty string`);
+  return undefined;
+}
+
+function optionalString(map: JsonMap, key: string): string | undefined {
+  const value = map[key];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+function stringList(value: Json | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
