@@ -64,7 +64,7 @@ export function normalise(raw: Json, path: readonly PathSegment[], ctx: Document
   if (type === undefined) {
     if (embedded || hasKey(raw, 'properties')) return object(raw, path, ctx, info, junctors.required);
     if (!preserve && hasKey(raw, 'additionalProperties')) return object(raw, path, ctx, info, junctors.required);
-    if (!preserve) ctx.warn(path, 'a schema without `type` is only valid with x-kubernetes-preserve-unknown-fields or x-kubernetes-int-or-string; typed as any JSON value');
+    if (!preserve) ctx.warn(path, 'a schema without `type` is only valid with x-kubernetes-preserve-unknown-fields or x-kubernetes-int-or-string; typed as JsonValue (any JSON)');
     return { type: 'json', ...info };
   }
   if (type === 'object') return object(raw, path, ctx, info, junctors.required);
@@ -144,7 +144,7 @@ function array(raw: JsonMap, path: readonly PathSegment[], ctx: DocumentContext,
     return { type: 'array', items: { type: 'json', ...emptyInfo() }, ...info };
   }
   if (items === undefined) {
-    ctx.warn(path, 'an array without `items` is not a structural schema; items typed as any JSON value');
+    ctx.warn(path, 'an array without `items` is not a structural schema; items typed as JsonValue (any JSON)');
     return { type: 'array', items: { type: 'json', ...emptyInfo() }, ...info };
   }
   return { type: 'array', items: normalise(items, [...path, 'items'], ctx), ...info };

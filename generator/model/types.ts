@@ -133,7 +133,7 @@ export interface ObjectNode extends NodeInfo {
   readonly embedded: boolean;
 }
 
-/** `additionalProperties`: any keys, values of one schema. */
+/** `additionalProperties`: keys of every name, values of one schema. */
 export interface MapNode extends NodeInfo {
   readonly type: 'map';
   readonly values: SchemaNode;
