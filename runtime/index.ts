@@ -7,3 +7,4 @@ export type {
 } from './structs/resources.ts';
 export { apiVersionOf, resourceName, resourcePath } from './structs/resources.ts';
 export * as builtins from './structs/builtins.ts';
+export type * from './structs/kubetypes.ts';
