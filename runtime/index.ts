@@ -1,6 +1,8 @@
 /**
- * The public facade of `kopf`: everything an operator imports.
+ * The public facade of `kopf`: everything an operator imports, and nothing else.
  */
+import { getDefaultRegistry, type On } from './registry/registry.ts';
+
 export type {
   FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
   MergePatch, ObjectMeta, ObjectOf, OwnerReference, PrinterColumn, ResourceDescriptor, UntypedFields,
@@ -8,3 +10,42 @@ export type {
 export { apiVersionOf, resourceName, resourcePath } from './structs/resources.ts';
 export * as builtins from './structs/builtins.ts';
 export type * from './structs/kubetypes.ts';
+export {
+  HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError, type ErrorsMode,
+} from './structs/errors.ts';
+
+// Handlers and their registration.
+export { ABSENT, PRESENT } from './registry/markers.ts';
+export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
+export { RegistrationError, type HandlerId } from './registry/ids.ts';
+export type {
+  ActivityContext, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
+  SpecOf, StatusOf,
+} from './registry/contexts.ts';
+export type {
+  ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
+} from './registry/handlers.ts';
+export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+
+/**
+ * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
+ * `on.create(KopfExample, async function create_fn({ spec, logger }) { … })`.
+ * An embedded operator with its own registry uses `registry.on` instead.
+ */
+export const on: On = {
+  create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
+  field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+};
+
+/** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
+function delegate<K extends keyof On>(name: K): On[K] {
+  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => void)(...args)) as On[K];
+}
+
+// Settings, logging, events.
+export { defaultSettings, DEFAULT_FINALIZER, type OperatorSettings, type SettingsOverrides } from './config/settings.ts';
+export { LogConfig, Logger, type LogFormat, type LogRecord, type Verbosity } from './logging/index.ts';
+export { event, exception, info, warn } from './posting/index.ts';
+
+// Running.
+export { Operator, operator, type OperatorOptions } from './operator/operator.ts';

@@ -1,0 +1,189 @@
+/**
+ * The operator: one object that owns everything a running operator has — settings, client,
+ * loggers, watchers, queues, memories — so several can run in one process without sharing state.
+ *
+ *   startup activities → ready → resolve resources → one watcher per resource and namespace →
+ *   per-object queues → processing … stop → drain → cleanup activities → done.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
+import { LogConfig, Logger } from '../logging/index.ts';
+import { KubeClient, keyOf, resolveResource, watchStream, type KubeClientOptions } from '../kube/index.ts';
+import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import { getDefaultRegistry, type OperatorRegistry, describe } from '../registry/registry.ts';
+import type { ChangingHandler, EventHandler, ResourceRef } from '../registry/handlers.ts';
+import type { Memo } from '../registry/contexts.ts';
+import { asap, type Lifecycle } from '../handling/lifecycles.ts';
+import { runActivity } from '../activities/activities.ts';
+import { ObjectQueues } from '../queueing/workers.ts';
+import { Memories } from '../processing/memories.ts';
+import { processEvent, type RawEvent, type ResourceProcessor } from '../processing/processing.ts';
+import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
+
+export interface OperatorOptions {
+  registry?: OperatorRegistry;
+  settings?: OperatorSettings;
+  /** Credentials; the default loading rules (KUBECONFIG, ~/.kube/config, in-cluster) when absent. */
+  kubeconfig?: KubeConfig;
+  client?: KubeClient;
+  /** Namespaces to serve; cluster-wide when empty and `clusterwide` is set. */
+  namespaces?: readonly string[];
+  clusterwide?: boolean;
+  standalone?: boolean;
+  priority?: number;
+  peering?: string;
+  logs?: LogConfig;
+  memo?: Memo;
+  lifecycle?: Lifecycle;
+  /** Aborting it stops the operator gracefully. */
+  signal?: AbortSignal;
+}
+
+export class Operator {
+  /** Resolves when startup handlers succeeded and watching has begun; rejects if startup failed. */
+  readonly ready: Promise<void>;
+  /** Resolves when the operator has stopped and cleaned up; rejects with what stopped it, if fatal. */
+  readonly done: Promise<void>;
+  readonly settings: OperatorSettings;
+  readonly logger: Logger;
+
+  private readonly stopper = new AbortController();
+  private readonly registry: OperatorRegistry;
+  private readonly memo: Memo;
+  private readyResolve!: () => void;
+  private readyReject!: (error: unknown) => void;
+
+  private readonly options: OperatorOptions;
+
+  constructor(options: OperatorOptions = {}) {
+    this.options = options;
+    this.registry = options.registry ?? getDefaultRegistry();
+    this.settings = options.settings ?? defaultSettings();
+    this.memo = options.memo ?? {};
+    this.logger = new Logger(options.logs ?? new LogConfig(), 'kopf');
+    if (options.signal) options.signal.addEventListener('abort', () => this.stopper.abort(), { once: true });
+    this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
+    this.ready.catch(() => undefined); // observed through `done` as well
+    this.done = this.run();
+  }
+
+  /** Stops gracefully; resolves when everything has stopped. */
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.done.catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopper.signal;
+    const logger = this.logger.child('kopf.operator');
+    const startups = this.registry.activityHandlers.filter((h) => h.activity === 'startup');
+    const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
+    let poster: EventPoster | undefined;
+    let ownClient: KubeClient | undefined;
+    let watchers: Promise<void>[] = [];
+    const queues: ObjectQueues<RawEvent>[] = [];
+    try {
+      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      // Created after startup handlers, which may change the networking settings.
+      const client = this.options.client ?? (ownClient = KubeClient.fromKubeConfig(this.options.kubeconfig ?? defaultKubeConfig(), clientOptions(this.settings)));
+      poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting') });
+      const objectsLogger = this.logger.withTaps(loggingTap(poster));
+      const served = await this.resolveResources(client, logger);
+      this.readyResolve();
+      watchers = served.flatMap(({ resource, changing, watching }) => this.namespacesFor(resource).map((namespace) => {
+        const queue = this.makeQueue(client, resource, changing, watching, poster!, objectsLogger, signal);
+        queues.push(queue.queues);
+        return this.watch(client, resource, namespace, queue.push, signal, logger);
+      }));
+      await Promise.race([Promise.all(watchers), new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+    } catch (error) {
+      this.readyReject(error);
+      throw error;
+    } finally {
+      this.stopper.abort();
+      await Promise.allSettled(watchers);
+      await Promise.allSettled(queues.map((q) => q.stop(this.settings.queueing.exitTimeout)));
+      await poster?.close();
+      await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo }).catch((e) => logger.error('Cleanup failed.', e));
+      ownClient?.close();
+    }
+  }
+
+  private async resolveResources(client: KubeClient, logger: Logger) {
+    const out: { resource: ResourceDescriptor; changing: ChangingHandler[]; watching: EventHandler[] }[] = [];
+    for (const ref of this.registry.resources()) {
+      let resource: ResourceDescriptor;
+      try {
+        resource = typeof ref === 'string' ? await resolveResource(client, ref) : ref;
+      } catch (error) {
+        logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${(error as Error).message}`);
+        continue;
+      }
+      const own = this.registry.resourceHandlers.filter((h) => h.resource === ref);
+      out.push({
+        resource,
+        changing: own.filter((h): h is ChangingHandler => h.kind === 'changing'),
+        watching: own.filter((h): h is EventHandler => h.kind === 'event'),
+      });
+    }
+    return out;
+  }
+
+  private namespacesFor(resource: ResourceDescriptor): (string | null)[] {
+    if (resource.scope === 'Cluster' || this.options.clusterwide || !this.options.namespaces?.length) return [null];
+    return [...this.options.namespaces];
+  }
+
+  private makeQueue(client: KubeClient, resource: ResourceDescriptor, changing: ChangingHandler[], watching: EventHandler[], poster: EventPoster, logger: Logger, signal: AbortSignal) {
+    const memories = new Memories(() => this.memo);
+    const proc: ResourceProcessor = {
+      resource, client, settings: this.settings, changing, watching, poster,
+      lifecycle: this.options.lifecycle ?? asap, memories, logger,
+      requeue: (key, event) => queues.push(key, event), stopping: signal,
+    };
+    const queues: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
+    return { queues, push: (key: string, event: RawEvent) => queues.push(key, event) };
+  }
+
+  private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, push: (key: string, event: RawEvent) => void, signal: AbortSignal, logger: Logger): Promise<void> {
+    const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
+    logger.debug(`Starting the watch-stream for ${watchName(resource)} ${where}.`);
+    for await (const event of watchStream<KubeObject>(client, resource, {
+      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
+    })) {
+      if (event.type === 'LISTED') push(keyOf(event.object), { type: null, object: event.object });
+      else if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') push(keyOf(event.object), { type: event.type, object: event.object });
+    }
+    logger.debug(`Stopping the watch-stream for ${watchName(resource)} ${where}.`);
+  }
+}
+
+/** The API client's knobs, from Kopf's networking and watching settings. */
+function clientOptions(settings: OperatorSettings): KubeClientOptions {
+  const n = settings.networking, w = settings.watching;
+  return {
+    requestTimeout: n.requestTimeout ?? undefined,
+    connectTimeout: n.connectTimeout ?? undefined,
+    errorBackoffs: [...n.errorBackoffs],
+    watchReconnectBackoff: w.reconnectBackoff,
+    watchInactivityTimeout: w.inactivityTimeout,
+  };
+}
+
+/** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
+function watchName(resource: ResourceDescriptor): string {
+  return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
+}
+
+function defaultKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kc;
+}
+
+/** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */
+export function operator(options: OperatorOptions = {}): Operator {
+  return new Operator(options);
+}
+
+export type { ResourceRef };

@@ -1,0 +1,118 @@
+/**
+ * The changing cause of one event (create/update/delete/resume): detect it, run one pass of the
+ * due handlers, and record their progress, results and — when all are done — the new diff-base.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject } from '../structs/resources.ts';
+import type { Diff } from '../structs/diffs.ts';
+import type { Patch } from '../structs/patches.ts';
+import { diff as diffOf } from '../structs/diffs.ts';
+import type { Logger } from '../logging/index.ts';
+import type { ChangingHandler } from '../registry/handlers.ts';
+import type { Reason } from '../registry/contexts.ts';
+import { matchesChange } from '../registry/filters.ts';
+import { runPass, type PassSummary } from '../handling/running.ts';
+import { detectCause, TITLES, type CauseKind } from './causes.ts';
+import type { ObjectMemory } from './memories.ts';
+import type { Finalizers } from './finalizers.ts';
+import type { ResourceProcessor } from './processing.ts';
+import { invokeChanging, objectContext } from './contexts.ts';
+import { ObjectState } from './state.ts';
+
+export interface CauseInput {
+  body: KubeObject;
+  handlers: readonly ChangingHandler[];
+  memory: ObjectMemory;
+  logger: Logger;
+  patch: Patch<KubeObject>;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
+  finalizers: Finalizers;
+}
+
+export interface CycleResult {
+  kind: CauseKind;
+  patch: Patch<KubeObject>;
+  /** The cause's handlers are all finished (or there were none). */
+  done: boolean;
+  /** Seconds until the earliest delayed handler is due. */
+  delay: number | undefined;
+}
+
+export async function handleCause(proc: ResourceProcessor, input: CauseInput): Promise<CycleResult> {
+  const { body, memory, logger, patch } = input;
+  const state = new ObjectState(proc.settings, body, extraFields(proc.changing));
+  const old = state.diffBase();
+  const current = state.essence();
+  const diff = old === undefined ? [] : diffOf(old, current);
+  const kind = detectCause({
+    type: input.type, deleting: input.finalizers.deleting, hasFinalizer: input.finalizers.present,
+    hasDiffBase: old !== undefined, changed: diff.length > 0, initial: memory.initial,
+  });
+  if (kind === 'gone' || kind === 'free' || kind === 'noop') {
+    return { kind, patch, done: true, delay: undefined };
+  }
+  const reason: Reason = kind;
+  const title = TITLES[reason];
+  const selected = select(input.handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
+
+  state.supersede(reason, proc.changing, logger, patch);
+  if (!selected.length) {
+    state.storeDiffBase(current, patch);
+    memory.initial = false;
+    return { kind, patch, done: true, delay: undefined };
+  }
+  logger.debug(`${title} is in progress: ${JSON.stringify(body)}`);
+  if (diff.length) logger.debug(`${title} diff: ${JSON.stringify(diff)}`);
+
+  const results = new Map<string, unknown>();
+  const summary: PassSummary = await runPass(selected, {
+    reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
+    logger, now: new Date(), results,
+    invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
+  });
+  state.writeStates(patch);
+  deliverResults(results, patch);
+  if (summary.done) {
+    logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
+    state.purge(proc.changing, patch);
+    state.storeDiffBase(current, patch);
+    memory.initial = false;
+  }
+  return { kind, patch, done: summary.done, delay: summary.delay };
+}
+
+function select(
+  handlers: readonly ChangingHandler[], reason: Reason, initial: boolean, body: KubeObject,
+  old: unknown, current: unknown, diff: Diff, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor,
+): ChangingHandler[] {
+  const ctx = { ...objectContext(body, memory, logger, patch, proc.resource), reason, diff, old, new: current };
+  return handlers.filter((h) => {
+    const fits = h.reasons === null
+      || h.reasons.includes(reason)
+      // Resume handlers join the first update/delete cycle of an object seen in the initial listing.
+      || (h.initial && initial && (reason === 'update' || (reason === 'delete' && h.deleted)));
+    if (!fits) return false;
+    const requireChange = h.reasons === null || h.reasons.includes('update');
+    return matchesChange(h.filters, body, reason === 'create' ? undefined : old, current, requireChange, ctx);
+  });
+}
+
+/** Fields that handlers filter on become part of the essence, even under `status`. */
+function extraFields(handlers: readonly ChangingHandler[]): string[][] {
+  const fields: string[][] = [];
+  for (const h of handlers) if (h.filters.field && !fields.some((f) => isDeepStrictEqual(f, h.filters.field))) fields.push(h.filters.field);
+  return fields;
+}
+
+/** Results go into `status.<handler id>`: objects merged into what is there, other values as they are. */
+function deliverResults(results: Map<string, unknown>, patch: Patch<KubeObject>): void {
+  for (const [id, result] of results) {
+    const status = patch.status as Record<string, unknown>;
+    const existing = status[id]; // merge-patching merges objects with what the server has
+    status[id] = isPlainObject(result) && isPlainObject(existing) ? { ...existing, ...result } : result;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,105 @@
+/**
+ * Building the context object a handler receives, and calling the handler inside its operator's
+ * context (so `info(body, …)` and friends find the right event queue).
+ */
+import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { Diff } from '../structs/diffs.ts';
+import type { Patch } from '../structs/patches.ts';
+import type { Logger } from '../logging/index.ts';
+import { runWithOperatorContext } from '../posting/index.ts';
+import type { ChangingContext, Reason, ResourceContext } from '../registry/contexts.ts';
+import type { ChangingHandler } from '../registry/handlers.ts';
+import { handlerId, childId } from '../registry/ids.ts';
+import type { Attempt, Children } from '../handling/running.ts';
+import { runChildren } from '../handling/running.ts';
+import type { ObjectMemory } from './memories.ts';
+import type { ResourceProcessor } from './processing.ts';
+import { readField } from '../registry/filters.ts';
+
+const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+/** The part of the context every resource handler and filter gets. */
+export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, resource: ResourceDescriptor): ResourceContext<KubeObject> {
+  const meta = body.metadata ?? {};
+  return {
+    body,
+    spec: (body.spec ?? EMPTY) as ResourceContext<KubeObject>['spec'],
+    status: (body.status ?? EMPTY) as ResourceContext<KubeObject>['status'],
+    meta,
+    name: meta.name ?? '',
+    namespace: meta.namespace ?? null,
+    uid: meta.uid ?? '',
+    labels: meta.labels ?? EMPTY,
+    annotations: meta.annotations ?? EMPTY,
+    resource,
+    patch,
+    logger,
+    memo: memory.memo,
+  };
+}
+
+export interface ChangingInvocation {
+  handler: ChangingHandler;
+  attempt: Attempt;
+  children: Children;
+  body: KubeObject;
+  reason: Reason;
+  diff: Diff;
+  old: unknown;
+  new: unknown;
+  memory: ObjectMemory;
+  logger: Logger;
+  patch: Patch<KubeObject>;
+}
+
+export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
+  const { handler, children } = inv;
+  const field = handler.filters.field;
+  const register = (fn: Function, options: { id?: string } & Record<string, unknown> = {}) => {
+    const id = childId(handler.id, handlerId(fn, { id: options.id }, `register() in '${handler.id}'`));
+    children.registered.push({ ...handler, ...subhandler(fn, options), id, reasons: handler.reasons, initial: false });
+  };
+  const ctx: ChangingContext<KubeObject, Record<string, unknown>> = {
+    ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc.resource),
+    ...inv.attempt,
+    param: handler.param,
+    reason: inv.reason,
+    // Field handlers see their field's values and the diff relative to it, as Kopf does.
+    diff: field ? relativeDiff(inv.diff, field) : inv.diff,
+    old: (field ? readField(inv.old, field) : inv.old) as Partial<KubeObject> | undefined,
+    new: (field ? readField(inv.new, field) : inv.new) as Partial<KubeObject> | undefined,
+    register,
+    execute: async (fns) => {
+      const entries = Array.isArray(fns) ? fns.map((fn) => [undefined, fn] as const) : Object.entries(fns);
+      children.registered.length = 0;
+      for (const [id, fn] of entries) register(fn, id === undefined ? {} : { id });
+      await runChildren(children);
+    },
+  };
+  return runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger: inv.logger, body: inv.body }, () => (handler.fn as (c: typeof ctx) => unknown)(ctx));
+}
+
+/** Sub-handlers inherit nothing from their parent but the cause; their options are their own. */
+function subhandler(fn: Function, options: Record<string, unknown>): Partial<ChangingHandler> {
+  return {
+    fn,
+    param: options.param,
+    errors: options.errors as ChangingHandler['errors'],
+    timeout: options.timeout as number | undefined,
+    retries: options.retries as number | undefined,
+    backoff: options.backoff as number | undefined,
+    filters: { labels: options.labels as never, annotations: options.annotations as never, when: options.when as never, has: { value: false, old: false, new: false } },
+    requiresFinalizer: false,
+  };
+}
+
+function relativeDiff(diff: Diff, field: readonly string[]): Diff {
+  return diff.flatMap(([op, path, old, new_]: Diff[number]) => {
+    if (path.length >= field.length && field.every((f, i) => path[i] === f)) return [[op, path.slice(field.length), old, new_] as const];
+    if (field.length > path.length && path.every((p: string, i: number) => field[i] === p)) {
+      const rest = field.slice(path.length);
+      return [[op, [], readField(old, rest), readField(new_, rest)] as const];
+    }
+    return [];
+  }) as Diff;
+}

@@ -1,0 +1,30 @@
+/**
+ * Watch-level handlers (`on.event`): called for every event of a matching object, listing
+ * included; nothing is persisted, errors are logged and ignored, never retried.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import type { Patch } from '../structs/patches.ts';
+import type { Logger } from '../logging/index.ts';
+import { runWithOperatorContext } from '../posting/index.ts';
+import type { EventHandler } from '../registry/handlers.ts';
+import type { EventContext } from '../registry/contexts.ts';
+import { matchesBody } from '../registry/filters.ts';
+import { executeOnce } from '../handling/execution.ts';
+import type { ObjectMemory } from './memories.ts';
+import type { RawEvent, ResourceProcessor } from './processing.ts';
+import { objectContext } from './contexts.ts';
+
+export async function runEventHandlers(proc: ResourceProcessor, handlers: readonly EventHandler[], event: RawEvent, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>): Promise<void> {
+  const type = event.type;
+  const base = objectContext(event.object, memory, logger, patch, proc.resource);
+  const ctx: EventContext<KubeObject> = { ...base, type, event: { type, object: event.object }, param: undefined };
+  for (const handler of handlers) {
+    if (!matchesBody(handler.filters, event.object, ctx)) continue;
+    const executed = await executeOnce(handler, undefined, { defaultBackoff: proc.settings.execution.defaultBackoff, logger }, () =>
+      runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger, body: event.object }, async () =>
+        (handler.fn as (c: EventContext<KubeObject>) => unknown)({ ...ctx, param: handler.param })));
+    if (executed.state.success && executed.result !== undefined && executed.result !== null) {
+      (patch.status as Record<string, unknown>)[handler.id] = executed.result;
+    }
+  }
+}

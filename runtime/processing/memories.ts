@@ -1,0 +1,48 @@
+/**
+ * What the operator remembers about each object between events (Kopf's "memories"):
+ * only what cannot be read from the object itself, and dropped when the object is gone.
+ */
+import type { Memo } from '../registry/contexts.ts';
+import type { KubeObject } from '../structs/resources.ts';
+
+export interface ObjectMemory {
+  memo: Memo;
+  /** First seen in a listing and not yet fully handled once: resume handlers are due. */
+  initial: boolean;
+  /** The resourceVersion our last patch produced, and until when to wait for it. */
+  expected?: { version: string; deadline: number };
+  /** Unexpected errors in processing: the delays used so far, and when the current one ends. */
+  throttle?: { delays: Iterator<number>; until: number; last: number };
+  /** The latest body seen, for delayed re-processing without touching the object. */
+  latest?: KubeObject;
+  /** A scheduled re-processing (for delayed handlers or the end of throttling). */
+  wakeup?: NodeJS.Timeout;
+}
+
+export class Memories {
+  private readonly byKey = new Map<string, ObjectMemory>();
+  private readonly operatorMemo: () => Memo;
+  constructor(operatorMemo: () => Memo) { this.operatorMemo = operatorMemo; }
+
+  recall(key: string, listed: boolean): ObjectMemory {
+    let memory = this.byKey.get(key);
+    if (!memory) {
+      // A shallow copy, as Kopf does: per-object values stay per object, shared objects stay shared.
+      memory = { memo: { ...this.operatorMemo() }, initial: listed };
+      this.byKey.set(key, memory);
+    }
+    return memory;
+  }
+
+  forget(key: string): void {
+    const memory = this.byKey.get(key);
+    if (memory?.wakeup) clearTimeout(memory.wakeup);
+    this.byKey.delete(key);
+  }
+
+  clear(): void {
+    for (const key of [...this.byKey.keys()]) this.forget(key);
+  }
+
+  get size(): number { return this.byKey.size; }
+}

@@ -1,0 +1,180 @@
+/**
+ * The per-event logic (Kopf §5.6): what one watch event of one object leads to.
+ *
+ *   event handlers → stealth check → finalizer → consistency → cause → one pass of handlers →
+ *   finalizer removal → patch → delayed re-processing.
+ *
+ * One cycle writes at most a few requests, and every handler's progress is on the object before
+ * the next handler starts, so a crash or a restart (of this runtime or of Kopf) resumes exactly.
+ */
+import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { KubeClient } from '../kube/index.ts';
+import type { OperatorSettings } from '../config/settings.ts';
+import type { Logger } from '../logging/index.ts';
+import type { EventPoster } from '../posting/index.ts';
+import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
+import { prematches } from '../registry/filters.ts';
+import type { Lifecycle } from '../handling/lifecycles.ts';
+import { sleep } from '../queueing/sleeping.ts';
+import type { Memories, ObjectMemory } from './memories.ts';
+import { runEventHandlers } from './events.ts';
+import { handleCause } from './changing.ts';
+import { Finalizers } from './finalizers.ts';
+import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
+import { objectContext } from './contexts.ts';
+
+export interface RawEvent {
+  /** `null` for objects from a listing, as in Kopf. */
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
+  object: KubeObject;
+  /** Set for re-processing that this runtime schedules itself (delays, end of throttling). */
+  wakeup?: boolean;
+}
+
+export interface ResourceProcessor {
+  resource: ResourceDescriptor;
+  client: KubeClient;
+  settings: OperatorSettings;
+  /** This resource's changing and watching handlers. */
+  changing: readonly ChangingHandler[];
+  watching: readonly EventHandler[];
+  lifecycle: Lifecycle;
+  memories: Memories;
+  /** The operator's logger; object loggers derive from it. */
+  logger: Logger;
+  poster: EventPoster;
+  /** Re-queues an event for an object (delayed handlers, throttling). */
+  requeue(key: string, event: RawEvent): void;
+  /** The operator is stopping: no new sleeps or wake-ups. */
+  stopping: AbortSignal;
+}
+
+/** Processes one event; never throws — unexpected errors throttle the object instead. */
+export async function processEvent(proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal): Promise<void> {
+  const memory = proc.memories.recall(key, event.type === null);
+  const logger = proc.logger.forObject(event.object);
+  memory.latest = event.object;
+  if (memory.wakeup) { clearTimeout(memory.wakeup); memory.wakeup = undefined; }
+
+  if (memory.throttle && Date.now() < memory.throttle.until) {
+    schedule(proc, key, memory, (memory.throttle.until - Date.now()) / 1000);
+    return;
+  }
+  if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
+  try {
+    await processObject(proc, key, event, memory, logger, pressure);
+    memory.throttle = undefined;
+  } catch (error) {
+    throttle(proc, key, memory, logger, error);
+  }
+}
+
+async function processObject(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal): Promise<void> {
+  const { changing, watching, resource } = proc;
+  const body = event.object;
+
+  const eventPatch = newPatch(body);
+  if (watching.length) await runEventHandlers(proc, watching, event, memory, logger, eventPatch);
+
+  if (event.type === 'DELETED') {
+    if (changing.length) logger.debug('Deleted, really deleted, and we are notified.');
+    proc.memories.forget(key);
+    return;
+  }
+  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
+  const interested = changing.filter((h) => prematches(h.filters, body, objectContext(body, memory, logger, eventPatch, resource)));
+  if (!interested.length) {
+    // Stealth: nothing of ours applies to this object; leave it untouched, but let go of our finalizer.
+    if (finalizers.present && !changing.length) return;
+    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
+    if (finalizers.present) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.');
+    return;
+  }
+
+  const required = interested.some((h) => h.requiresFinalizer);
+  if (required && !finalizers.present && !finalizers.deleting) {
+    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
+    logger.info('Adding the finalizer, thus preventing the actual deletion.');
+    await remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
+    return;
+  }
+  if (!required && finalizers.present) {
+    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
+    await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
+    return;
+  }
+
+  if (!(await consistent(proc, memory, body, pressure))) return;
+
+  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, type: event.type, finalizers });
+  if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
+
+  let jsonOps = undefined;
+  if (finalizers.deleting && finalizers.present && cycle.done) {
+    logger.info('Removing the finalizer, thus allowing the actual deletion.');
+    jsonOps = finalizers.removeOps();
+  }
+  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
+  await remember(proc, memory, outcome);
+  if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
+
+  if (cycle.delay !== undefined) {
+    if (outcome.patched) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
+    else {
+      const seconds = Math.min(cycle.delay, 600);
+      logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
+      schedule(proc, key, memory, seconds);
+    }
+  }
+}
+
+async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory?: ObjectMemory): Promise<void> {
+  logger.info(message);
+  const outcome = await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps());
+  if (memory) await remember(proc, memory, outcome);
+}
+
+/** After our own patch, hold state-dependent handling until the watch shows our version (§5.4). */
+async function consistent(proc: ResourceProcessor, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): Promise<boolean> {
+  const expected = memory.expected;
+  if (!expected) return true;
+  if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
+  const left = (expected.deadline - Date.now()) / 1000;
+  if (left <= 0) { memory.expected = undefined; return true; }
+  const waited = await sleep(left, pressure, proc.stopping);
+  if (!waited) return false; // a newer event has come: it will be processed instead of this one
+  memory.expected = undefined;
+  return true;
+}
+
+async function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): Promise<void> {
+  const timeout = proc.settings.persistence.consistencyTimeout;
+  if (outcome.resourceVersion && timeout > 0) memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+}
+
+function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, seconds: number): void {
+  if (proc.stopping.aborted || !memory.latest) return;
+  if (memory.wakeup) clearTimeout(memory.wakeup);
+  const latest = memory.latest;
+  memory.wakeup = setTimeout(() => {
+    memory.wakeup = undefined;
+    proc.requeue(key, { type: 'MODIFIED', object: memory.latest ?? latest, wakeup: true });
+  }, Math.max(0, seconds * 1000));
+  memory.wakeup.unref?.();
+}
+
+function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, logger: Logger, error: unknown): void {
+  if (!memory.throttle) memory.throttle = { delays: proc.settings.queueing.errorDelays[Symbol.iterator](), until: 0, last: 0 };
+  const next = memory.throttle.delays.next();
+  const delay = next.done ? memory.throttle.last : next.value;
+  if (next.done && !memory.throttle.last) {
+    logger.error('Processing failed with an unexpected error; throttling is disabled.', error);
+    memory.throttle = undefined;
+    return;
+  }
+  memory.throttle.last = delay;
+  memory.throttle.until = Date.now() + delay * 1000;
+  const message = error instanceof Error ? error.message : String(error);
+  logger.error(`Throttling for ${delay} seconds due to an unexpected error: ${message}`, error);
+  schedule(proc, key, memory, delay);
+}

@@ -1,0 +1,135 @@
+/**
+ * The object's stored state as one cycle sees it: handler progress (read lazily from the
+ * progress storage, written back into the patch) and the diff-base with the current essence.
+ * The storages decide the wire format (Kopf's annotations); this file only translates records
+ * into the engine's handler states and back.
+ */
+import type { OperatorSettings } from '../config/settings.ts';
+import type { Logger } from '../logging/index.ts';
+import type { Patch } from '../structs/patches.ts';
+import type { KubeObject } from '../structs/resources.ts';
+import type { ChangingHandler } from '../registry/handlers.ts';
+import type { Reason } from '../registry/contexts.ts';
+import type { HandlerState } from '../handling/execution.ts';
+import type { StateBook } from '../handling/running.ts';
+import { isFinished } from '../handling/running.ts';
+import { TITLES } from './causes.ts';
+import { formatTimestamp, parseTimestamp, type ProgressRecord } from '../progress/index.ts';
+
+export class ObjectState {
+  readonly book: StateBook;
+  private readonly states = new Map<string, HandlerState | undefined>();
+  private readonly dirty = new Set<string>();
+  private readonly settings: OperatorSettings;
+  private readonly body: KubeObject;
+  private readonly extra: string[][];
+
+  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][]) {
+    this.settings = settings;
+    this.body = body;
+    this.extra = extraFields;
+    this.book = {
+      get: (id) => this.load(id),
+      set: (id, state) => { this.states.set(id, state); this.dirty.add(id); },
+    };
+  }
+
+  /** The last handled essence; `undefined` if the object was never handled. */
+  diffBase(): unknown {
+    return this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined;
+  }
+
+  /** The essence of the object now: what handlers react to. */
+  essence(): unknown {
+    const essence = this.settings.persistence.diffbaseStorage.build(this.body, this.extra);
+    return this.settings.persistence.progressStorage.clear(essence);
+  }
+
+  storeDiffBase(essence: unknown, patch: Patch<KubeObject>): void {
+    this.settings.persistence.diffbaseStorage.store(this.body, patch, essence);
+  }
+
+  /** States left from another cause (e.g. creation interrupted by an update) are purged. */
+  supersede(reason: Reason, handlers: readonly ChangingHandler[], logger: Logger, patch: Patch<KubeObject>): void {
+    const stale = handlers.filter((h) => { const s = this.load(h.id); return s?.purpose !== undefined && s.purpose !== reason; });
+    if (!stale.length) return;
+    const byPurpose = new Map<string, ChangingHandler[]>();
+    for (const h of stale) {
+      const purpose = this.load(h.id)!.purpose!;
+      byPurpose.set(purpose, [...(byPurpose.get(purpose) ?? []), h]);
+    }
+    for (const [purpose, group] of byPurpose) {
+      const succeeded = group.filter((h) => this.load(h.id)?.success).length;
+      const failed = group.filter((h) => this.load(h.id)?.failure).length;
+      const left = group.filter((h) => !isFinished(this.load(h.id))).length;
+      const extra = TITLES[purpose as Reason] ?? purpose;
+      logger.info(`${extra} is superseded by ${TITLES[reason].toLowerCase()}: ${succeeded} succeeded; ${failed} failed; ${left} left to the moment.`);
+    }
+    this.purgeIds(stale.map((h) => h.id), patch);
+  }
+
+  /** Writes the changed states into the patch. */
+  writeStates(patch: Patch<KubeObject>): void {
+    const storage = this.settings.persistence.progressStorage;
+    for (const id of this.dirty) {
+      const state = this.states.get(id);
+      if (state) storage.store(id, toRecord(state), this.body, patch);
+    }
+    this.dirty.clear();
+  }
+
+  /** All handlers of the cycle are done: their states (and their sub-handlers') go away. */
+  purge(handlers: readonly ChangingHandler[], patch: Patch<KubeObject>): void {
+    const ids = new Set<string>();
+    for (const h of handlers) {
+      ids.add(h.id);
+      for (const ref of this.load(h.id)?.subrefs ?? []) ids.add(ref);
+    }
+    this.purgeIds([...ids], patch);
+  }
+
+  private purgeIds(ids: readonly string[], patch: Patch<KubeObject>): void {
+    const storage = this.settings.persistence.progressStorage;
+    for (const id of ids) {
+      storage.purge(id, this.body, patch);
+      this.states.set(id, undefined);
+      this.dirty.delete(id);
+    }
+  }
+
+  private load(id: string): HandlerState | undefined {
+    if (!this.states.has(id)) {
+      const record = this.settings.persistence.progressStorage.fetch(id, this.body);
+      this.states.set(id, record ? fromRecord(record) : undefined);
+    }
+    return this.states.get(id);
+  }
+}
+
+function fromRecord(record: ProgressRecord): HandlerState {
+  return {
+    started: record.started ? parseTimestamp(record.started) : new Date(),
+    stopped: record.stopped ? parseTimestamp(record.stopped) : undefined,
+    delayed: record.delayed ? parseTimestamp(record.delayed) : undefined,
+    purpose: record.purpose ?? undefined,
+    retries: record.retries ?? 0,
+    success: record.success ?? false,
+    failure: record.failure ?? false,
+    message: record.message ?? undefined,
+    subrefs: record.subrefs ?? undefined,
+  };
+}
+
+function toRecord(state: HandlerState): ProgressRecord {
+  return {
+    started: formatTimestamp(state.started),
+    stopped: state.stopped ? formatTimestamp(state.stopped) : undefined,
+    delayed: state.delayed ? formatTimestamp(state.delayed) : undefined,
+    purpose: state.purpose,
+    retries: state.retries,
+    success: state.success,
+    failure: state.failure,
+    message: state.message,
+    subrefs: state.subrefs,
+  };
+}
