@@ -65,6 +65,13 @@ export class ControlPlaneCrashError extends Error {
 
 export class ControlPlaneStartError extends Error {
   override name = 'ControlPlaneStartError';
+  /** A port was taken by a process outside kopf's reservations: worth another try on other ports. */
+  readonly portTaken: boolean;
+
+  constructor(message: string, portTaken: boolean) {
+    super(message);
+    this.portTaken = portTaken;
+  }
 }
 
 const STOP_GRACE_MS = 5000;
@@ -247,8 +254,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       return await startOnce(binaries, options);
     } catch (error) {
       lastError = error;
-      // Only a process that died while starting is worth another try (a port taken by a stranger).
-      if (!(error instanceof ControlPlaneStartError) || !/exited|could not be started/.test(error.message)) throw error;
+      if (!(error instanceof ControlPlaneStartError) || !error.portTaken) throw error;
     }
   }
   throw lastError;
@@ -352,7 +358,8 @@ function spawnApiServer(command: string, args: string[], logPath: string, stateD
 
 function startFailure(child: SupervisedProcess, what: string): ControlPlaneStartError {
   const reason = child.running ? `${what} in time` : child.describeExit();
-  return new ControlPlaneStartError(`${child.name} did not start: ${reason}. Last lines of ${child.logPath}:\n${child.logTail()}`);
+  const tail = child.logTail();
+  return new ControlPlaneStartError(`${child.name} did not start: ${reason}. Last lines of ${child.logPath}:\n${tail}`, /address already in use/i.test(tail));
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * Child processes that cannot outlive the test run that started them. Each binary is started by a
  * tiny shell watchdog: the shell forks a helper that blocks reading a pipe from this process, then
- * `exec`s the binary (so the pid, signals and exit status are the binary's own). When this process
- * dies, even by SIGKILL, the kernel closes the pipe; the helper sees end-of-file, SIGKILLs the
- * binary and removes its state. After a normal exit, this process disarms the helper first.
+ * `exec`s the binary (so the pid, signals and exit status are the binary's own). The pipe closes
+ * in two cases: this process died (even by SIGKILL: the kernel closes it), or the binary exited
+ * and Node, having reaped it, closed the pipe. The helper tells them apart by whether the binary
+ * is still there; if it is, the helper SIGKILLs it and removes its state.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -14,8 +15,8 @@ const WATCHDOG = `
 dir=$1; shift
 exec 3<&0 </dev/null
 (
-  read -r word <&3
-  [ "$word" = disarm ] && exit 0
+  while read -r _ <&3; do :; done
+  kill -0 $$ 2>/dev/null || exit 0
   kill -KILL $$ 2>/dev/null
   if [ -n "$dir" ]; then
     n=0
@@ -78,13 +79,7 @@ export class SupervisedProcess {
   #settle(exit: ProcessExit, resolve: (exit: ProcessExit) => void): void {
     if (this.#exit) return;
     this.#exit = exit;
-    this.#disarm();
     resolve(exit);
-  }
-
-  #disarm(): void {
-    const stdin = this.#child.stdin;
-    if (stdin && !stdin.destroyed) stdin.end('disarm\n');
   }
 
   /** Resolves when the process has exited, for whatever reason; keeps the event loop alive till then. */

@@ -2,44 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SupervisedProcess } from '../../../runtime/testing/controlplane/processes.ts';
 import { tempDir } from './fakes.ts';
-
-/** Alive and not a zombie: a dead child whose new parent has not reaped it yet counts as gone. */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Processes whose command line mentions `marker` (the watchdog's helper carries the state folder). */
-function processesMentioning(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
-
-/** Polls: the death of a process that is not our child cannot be awaited. */
-async function eventually(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(50);
-  }
-}
+import { eventually, isRunning, processesMentioning } from './host.ts';
 
 const NODE_IGNORING_SIGTERM = ['-e', "process.on('SIGTERM', () => console.log('ignored SIGTERM')); console.log('up'); setInterval(() => {}, 1000)"];
 
