@@ -22,11 +22,14 @@ function onExit(): void {
 let signalled = false;
 
 function onSignal(signal: NodeJS.Signals): void {
+  // Only when nobody else listens does the signal's default action (ending the process) apply;
+  // a program that handles the signal itself decides for itself, after we stopped.
+  const alone = process.listenerCount(signal) === 1;
   if (signalled) {
     // A second Ctrl-C: the user does not want to wait for a graceful stop.
     onExit();
     uninstall();
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    if (alone) process.kill(process.pid, signal);
     return;
   }
   signalled = true;
@@ -34,7 +37,7 @@ function onSignal(signal: NodeJS.Signals): void {
   void Promise.all(stopping).then(() => {
     signalled = false;
     uninstall();
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    if (alone) process.kill(process.pid, signal);
   });
 }
 

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { isRunning, processesMentioning } from '../../unit/controlplane/host.ts';
+
+const MAIN = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
+
+function kopf(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('kopf lists its commands; unknown ones are an error', () => {
+  const help = kopf('--help');
+  assert.equal(help.status, 0);
+  for (const name of ['run', 'control-plane', 'demo']) assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'));
+  const unknown = kopf('frobnicate');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});
+
+test('kopf control-plane --help and --build-only', () => {
+  const help = kopf('control-plane', '--help');
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--build-only/);
+  const build = kopf('control-plane', '--build-only');
+  assert.equal(build.status, 0, build.stderr);
+  for (const name of ['kube-apiserver', 'etcd', 'kubectl']) {
+    const path = new RegExp(`^${name}\\s+(\\S+)`, 'm').exec(build.stdout)?.[1];
+    assert.ok(path && existsSync(path), `${name}: ${build.stdout}`);
+  }
+});
+
+test('kopf control-plane serves until Ctrl-C, then stops and cleans up', async () => {
+  const child = spawn(process.execPath, [MAIN, 'control-plane'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = once(child, 'exit');
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await once(lines, 'line')) as [string];
+  const path = /^export KUBECONFIG=(.+)$/.exec(line)?.[1];
+  assert.ok(path, line);
+
+  const config = new KubeConfig();
+  config.loadFromFile(path);
+  const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
+  assert.ok(namespaces.items.some((ns) => ns.metadata?.name === 'default'));
+  const dir = path.replace(/\/kubeconfig\.yaml$/, '');
+  const pids = processesMentioning(dir);
+  assert.ok(pids.length >= 2, 'kube-apiserver and etcd run');
+
+  child.kill('SIGINT');
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /Stopped; state removed\./);
+  assert.ok(!pids.some(isRunning));
+  assert.ok(!existsSync(dir));
+});
+
+test('kopf demo (npm start) shows the control plane serving, then stops', () => {
+  const demo = kopf('demo');
+  assert.equal(demo.status, 0, demo.stderr);
+  assert.match(demo.stdout, /version: +v1\.\d+\.\d+/);
+  assert.match(demo.stdout, /namespaces: +.*default/);
+  assert.match(demo.stdout, /Stopped/);
+});
