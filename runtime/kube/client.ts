@@ -143,7 +143,11 @@ export class KubeClient {
   async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | undefined, options: RequestOptions, verb: Verb): Promise<R> {
     this.#count(verb);
     const headers = this.#headers(credentials);
-    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    if (body !== undefined) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      // Without a length, a DELETE's body would be read as the start of the next request.
+      headers['Content-Length'] = String(body.length);
+    }
     const response = await this.#transport.send(credentials, {
       method,
       url: this.#url(credentials, path, options.query),

@@ -70,7 +70,6 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
   });
   const onData = (chunk: Buffer) => {
     if (outcome) return;
-    arm();
     try {
       splitter.push(chunk);
     } catch (e) {
@@ -78,10 +77,12 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
       stream.destroy();
       return;
     }
-    if (queue.length - head >= options.bufferSize && !paused) {
+    if (queue.length - head >= options.bufferSize) {
       paused = true;
       clearTimeout(timer);
       stream.pause();
+    } else if (!paused) {
+      arm();
     }
     notify();
   };

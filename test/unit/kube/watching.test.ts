@@ -1,0 +1,363 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { test } from 'node:test';
+import { ApiError, WatchError, listObjects, watchStream } from '../../../runtime/kube/index.ts';
+import type { StreamEvent } from '../../../runtime/kube/index.ts';
+import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
+import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
+import type { Received } from './fake-server.ts';
+
+const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
+const PATH = '/apis/example.com/v1/things';
+
+function obj(name: string, rv: string, extra: object = {}): KubeObject {
+  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv }, ...extra };
+}
+function listOf(items: KubeObject[], rv: string, cont?: string): object {
+  return { kind: 'ThingList', apiVersion: 'example.com/v1', metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
+}
+function line(type: string, object: object): string {
+  return JSON.stringify({ type, object }) + '\n';
+}
+function bookmark(rv: string): string {
+  return line('BOOKMARK', { kind: 'Thing', apiVersion: 'example.com/v1', metadata: { resourceVersion: rv } });
+}
+function startWatch(res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+}
+
+/** Watch requests in arrival order, to be answered by the test. */
+class Arrivals {
+  readonly #waiting: ((w: { req: Received; res: ServerResponse }) => void)[] = [];
+  readonly #queued: { req: Received; res: ServerResponse }[] = [];
+  push(w: { req: Received; res: ServerResponse }): void {
+    const next = this.#waiting.shift();
+    if (next) next(w); else this.#queued.push(w);
+  }
+  next(): Promise<{ req: Received; res: ServerResponse }> {
+    const queued = this.#queued.shift();
+    return queued ? Promise.resolve(queued) : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+}
+
+function describeEvent(e: StreamEvent<KubeObject>): string {
+  if (e.type === 'LISTED_DONE' || e.type === 'BOOKMARK') return `${e.type} ${e.resourceVersion}`;
+  return `${e.type}${e.type === 'DELETED' && e.synthetic ? '*' : ''} ${e.object.metadata?.name}`;
+}
+
+async function take(it: AsyncIterator<StreamEvent<KubeObject>>, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await it.next();
+    if (r.done) break;
+    out.push(describeEvent(r.value));
+  }
+  return out;
+}
+
+test('list in pages, then watch from the listing; bookmarks move the resume point', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    if (!req.query.get('continue')) sendJson(res, 200, listOf([obj('a', '5'), obj('b', '6')], '10', 'page-2'));
+    else sendJson(res, 200, listOf([obj('c', '7')], '10'));
+  });
+  t.after(() => server.close());
+  const client = clientOf(server);
+  const controller = new AbortController();
+  const it = watchStream(client, Things, { namespace: 'ns', pageSize: 2, signal: controller.signal })[Symbol.asyncIterator]();
+
+  const listed = await it.next();
+  assert.equal(listed.value?.type, 'LISTED');
+  assert.deepEqual(listed.value?.type === 'LISTED' && [listed.value.object.kind, listed.value.object.apiVersion], ['Thing', 'example.com/v1']);
+  assert.deepEqual(await take(it, 3), ['LISTED b', 'LISTED c', 'LISTED_DONE 10']);
+  const lists = server.received.filter((r) => !r.query.get('watch'));
+  assert.deepEqual(lists.map((r) => [r.path, r.query.get('limit'), r.query.get('continue')]), [
+    ['/apis/example.com/v1/namespaces/ns/things', '2', null],
+    ['/apis/example.com/v1/namespaces/ns/things', '2', 'page-2'],
+  ]);
+
+  // The generator is lazy: the watch request goes out when the consumer asks for more.
+  const events = take(it, 4);
+  const first = await watches.next();
+  assert.equal(first.req.path, '/apis/example.com/v1/namespaces/ns/things');
+  assert.equal(first.req.query.get('resourceVersion'), '10');
+  assert.equal(first.req.query.get('allowWatchBookmarks'), 'true');
+  startWatch(first.res);
+  first.res.end(line('ADDED', obj('d', '11')) + line('MODIFIED', obj('a', '12')) + line('DELETED', obj('b', '13')) + bookmark('20'));
+  assert.deepEqual(await events, ['ADDED d', 'MODIFIED a', 'DELETED b', 'BOOKMARK 20']);
+
+  const more = take(it, 1);
+  const second = await watches.next();
+  assert.equal(second.req.query.get('resourceVersion'), '20', 'resumed from the bookmark, without a re-list');
+  startWatch(second.res);
+  second.res.write(line('ADDED', obj('e', '21')));
+  assert.deepEqual(await more, ['ADDED e']);
+  controller.abort();
+  assert.deepEqual(await it.next(), { value: undefined, done: true });
+  assert.equal(server.received.filter((r) => !r.query.get('watch')).length, 2);
+  assert.deepEqual(client.requestCounts(), { list: 2, watch: 2 });
+});
+
+test('a watch line longer than a socket chunk arrives whole', async (t) => {
+  const big = 'x'.repeat(3 * 1024 * 1024);
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    startWatch(res);
+    const payload = Buffer.from(line('ADDED', obj('big', '2', { data: { big } })) + line('ADDED', obj('small', '3')));
+    // Written in odd pieces, cut inside the JSON and between the two lines.
+    for (let i = 0; i < payload.length; i += 65_521) res.write(payload.subarray(i, i + 65_521));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
+  const first = (await it.next()).value;
+  assert.ok(first?.type === 'ADDED');
+  assert.equal((first.object.data as { big: string }).big.length, big.length);
+  assert.deepEqual(await take(it, 1), ['ADDED small']);
+});
+
+test('a silent stream is re-established after the inactivity timeout, from the last resourceVersion', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    sendJson(res, 200, listOf([], '10'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { inactivityTimeout: 0.2, signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
+
+  const added = take(it, 1);
+  const silent = await watches.next();
+  startWatch(silent.res);
+  silent.res.write(line('ADDED', obj('a', '11')));
+  const closed = new Promise((resolve) => silent.res.once('close', resolve));
+  assert.deepEqual(await added, ['ADDED a']);
+
+  const modified = take(it, 1);
+  const next = await watches.next();
+  await closed;
+  assert.equal(next.req.query.get('resourceVersion'), '11');
+  assert.ok(next.req.at - silent.req.at >= 200, 'not before the timeout');
+  assert.equal(server.received.filter((r) => !r.query.get('watch')).length, 1, 'no re-list');
+  startWatch(next.res);
+  next.res.write(line('MODIFIED', obj('a', '12')));
+  assert.deepEqual(await modified, ['MODIFIED a']);
+});
+
+test('an in-stream 410 re-lists, with synthetic DELETED for objects gone meanwhile', async (t) => {
+  const watches = new Arrivals();
+  let lists = 0;
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    lists++;
+    if (lists === 1) sendJson(res, 200, listOf([obj('a', '5'), obj('b', '6')], '10'));
+    else sendJson(res, 200, listOf([obj('a', '30'), obj('c', '31')], '40'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 3), ['LISTED a', 'LISTED b', 'LISTED_DONE 10']);
+
+  const added = take(it, 1);
+  const first = await watches.next();
+  startWatch(first.res);
+  first.res.write(line('ADDED', obj('d', '11')));
+  first.res.end(line('ERROR', status(410, 'Expired', 'too old resource version: 11 (25)')));
+  assert.deepEqual(await added, ['ADDED d']);
+  assert.deepEqual(await take(it, 5), ['LISTED a', 'LISTED c', 'DELETED* b', 'DELETED* d', 'LISTED_DONE 40']);
+  void it.next();
+  const second = await watches.next();
+  assert.equal(second.req.query.get('resourceVersion'), '40');
+});
+
+test('an HTTP 410 on the watch request re-lists too', async (t) => {
+  let lists = 0;
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) {
+      if (req.query.get('resourceVersion') === 'ancient') return sendJson(res, 410, status(410, 'Gone', 'too old'));
+      return watches.push({ req, res });
+    }
+    lists++;
+    sendJson(res, 200, listOf([obj('a', '50')], '60'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { resourceVersion: 'ancient', signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 2), ['LISTED a', 'LISTED_DONE 60']);
+  assert.equal(lists, 1);
+  void it.next();
+  assert.equal((await watches.next()).req.query.get('resourceVersion'), '60');
+});
+
+test('an expired continue token restarts the listing from its first page', async (t) => {
+  let expired = false;
+  const server = await startServer((req, res) => {
+    const cont = req.query.get('continue');
+    if (!cont) return sendJson(res, 200, listOf([obj('a', '1'), obj('b', '2')], expired ? '20' : '10', 'p2'));
+    if (!expired) {
+      expired = true;
+      return sendJson(res, 410, status(410, 'Expired', 'The provided continue parameter is too old'));
+    }
+    sendJson(res, 200, listOf([obj('c', '3')], '20'));
+  });
+  t.after(() => server.close());
+  const client = clientOf(server);
+  const result = await listObjects(client, Things, { pageSize: 2 });
+  assert.deepEqual(result.items.map((o) => o.metadata?.name), ['a', 'b', 'c']);
+  assert.equal(result.resourceVersion, '20');
+  assert.deepEqual(server.received.map((r) => r.query.get('continue')), [null, 'p2', null, 'p2']);
+
+  expired = false;
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(client, Things, { pageSize: 2, signal: controller.signal })[Symbol.asyncIterator]();
+  // The restarted listing repeats what it had yielded; no synthetic deletions on a first listing.
+  assert.deepEqual(await take(it, 6), ['LISTED a', 'LISTED b', 'LISTED a', 'LISTED b', 'LISTED c', 'LISTED_DONE 20']);
+});
+
+test('a watch that keeps failing throws WatchError with the cause after its retry budget', async (t) => {
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    sendJson(res, 500, status(500, 'InternalError', 'etcd is down'));
+  });
+  t.after(() => server.close());
+  const events: string[] = [];
+  const error = await (async () => {
+    for await (const e of watchStream(clientOf(server), Things, { errorBackoffs: [0.01, 0.01, 0.01] })) events.push(describeEvent(e));
+  })().catch((e: unknown) => e);
+  assert.deepEqual(events, ['LISTED_DONE 1']);
+  assert.ok(error instanceof WatchError, String(error));
+  assert.ok(error.cause instanceof ApiError && error.cause.status === 500);
+  assert.match(error.message, /things\.example\.com\/v1 failed 4 times in a row.*etcd is down/);
+  assert.equal(server.received.filter((r) => r.query.get('watch')).length, 4);
+});
+
+test('a failing listing throws WatchError once the client has retried it', async (t) => {
+  const server = await startServer((req, res) => sendJson(res, 503, status(503, 'ServiceUnavailable', 'not ready')));
+  t.after(() => server.close());
+  const error = await (async () => {
+    for await (const e of watchStream(clientOf(server, { errorBackoffs: [0.01] }), Things)) assert.fail(`unexpected ${e.type}`);
+  })().catch((e: unknown) => e);
+  assert.ok(error instanceof WatchError);
+  assert.match(error.message, /Listing things\.example\.com\/v1 failed/);
+  assert.equal(server.received.length, 2);
+});
+
+test('a watch refused with 403 fails at once', async (t) => {
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    sendJson(res, 403, status(403, 'Forbidden', 'things is forbidden'));
+  });
+  t.after(() => server.close());
+  const error = await (async () => {
+    for await (const e of watchStream(clientOf(server), Things)) void e;
+  })().catch((e: unknown) => e);
+  assert.ok(error instanceof ApiError && error.status === 403);
+  assert.equal(server.received.filter((r) => r.query.get('watch')).length, 1);
+});
+
+test('429 on the watch request waits for Retry-After, then resumes', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    if (server.received.filter((r) => r.query.get('watch')).length === 1) return sendJson(res, 429, status(429, 'TooManyRequests', 'later'), { 'Retry-After': '1' });
+    watches.push({ req, res });
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
+  const added = take(it, 1);
+  const retried = await watches.next();
+  const attempts = server.received.filter((r) => r.query.get('watch'));
+  assert.ok(attempts[1].at - attempts[0].at >= 1000);
+  startWatch(retried.res);
+  retried.res.write(line('ADDED', obj('a', '2')));
+  assert.deepEqual(await added, ['ADDED a']);
+});
+
+test('the signal ends the iteration cleanly and closes the connection', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    sendJson(res, 200, listOf([], '1'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
+  const pending = it.next();
+  const open = await watches.next();
+  startWatch(open.res);
+  const closed = new Promise((resolve) => open.res.once('close', resolve));
+  controller.abort();
+  assert.deepEqual(await pending, { value: undefined, done: true });
+  await closed;
+});
+
+test('leaving the loop early closes the connection', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    sendJson(res, 200, listOf([], '1'));
+  });
+  t.after(() => server.close());
+  const consumer = (async () => {
+    for await (const e of watchStream(clientOf(server), Things)) if (e.type === 'ADDED') break;
+  })();
+  const open = await watches.next();
+  startWatch(open.res);
+  const closed = new Promise((resolve) => open.res.once('close', resolve));
+  open.res.write(line('ADDED', obj('a', '2')));
+  await consumer;
+  await closed;
+});
+
+test('a slow consumer pauses the socket (bounded buffer) and still gets every event in order', async (t) => {
+  const total = 400;
+  const payload = 'p'.repeat(100_000);
+  let writtenBeforeBackpressure = -1;
+  const { promise: backpressured, resolve: onBackpressure } = deferred();
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    startWatch(res);
+    let n = 0;
+    const pump = () => {
+      while (n < total) {
+        n++;
+        const more = res.write(line('ADDED', obj(`o${n}`, String(n + 1), { payload })));
+        if (!more) {
+          if (writtenBeforeBackpressure < 0) {
+            writtenBeforeBackpressure = n;
+            onBackpressure();
+          }
+          res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { bufferSize: 5, inactivityTimeout: 0.3, signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 2), ['LISTED_DONE 1', 'ADDED o1']);
+  await backpressured;
+  assert.ok(writtenBeforeBackpressure < total / 2, `the server wrote ${writtenBeforeBackpressure} events before the client pushed back`);
+  // Hold the consumer longer than the inactivity timeout: a paused socket is our silence, not the server's.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const names = await take(it, total - 1);
+  assert.deepEqual(names, Array.from({ length: total - 1 }, (_, i) => `ADDED o${i + 2}`));
+  assert.equal(server.received.filter((r) => r.query.get('watch')).length, 1, 'one connection throughout');
+});
