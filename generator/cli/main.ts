@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+/**
+ * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--check] [--force]`: typed resources from CRDs.
+ * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused.
+ */
+import { Command } from 'commander';
+import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
+import type { Diagnostic } from '../diagnostics/diagnostic.ts';
+import { generate, OverwriteError } from '../pipeline/generate.ts';
+import type { GenerateResult } from '../pipeline/generate.ts';
+import { GENERATOR_VERSION } from '../version.ts';
+import { progressReporter } from './progress.ts';
+
+interface CliOptions {
+  out: string;
+  stubs: string | false;
+  check?: boolean;
+  force?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+const SHOWN_WARNINGS = 10;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name('kopf-gen')
+    .description('Generate typed resources for kopf operators from CustomResourceDefinitions.')
+    .version(GENERATOR_VERSION, '-V, --version')
+    .argument('[paths...]', 'CRD files or folders (searched for .yaml, .yml, .json)', ['crds/'])
+    .option('--out <dir>', 'where generated modules go (owned by kopf-gen)', 'src/generated')
+    .option('--stubs <dir>', 'where handler files go (owned by you; only missing stubs are added)', 'src/handlers')
+    .option('--no-stubs', 'do not create or extend handler files')
+    .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
+    .option('--force', 'replace generated files even if they were edited by hand')
+    .option('-q, --quiet', 'print errors only')
+    .option('--verbose', 'print every warning and note')
+    .addHelpText('after', [
+      '',
+      'For every CRD group and served version it writes <out>/<group>/<version>.ts with, per kind:',
+      '  Kind          the object type as the API server returns it (an interface), and the',
+      '                descriptor for handlers and the API client (a const of the same name)',
+      '  KindInput     the object type to write: fields the API server defaults are optional',
+      '  KindFields    dotted field paths and their value types, for field handlers and filters',
+      '  KindPatch     the JSON merge-patch type',
+      '  KindSpec, …   named nested types (shared by shape), enum types with their value lists',
+      '<out>/index.ts re-exports every kind at its storage version. Handler stubs for new kinds go to',
+      '<stubs>/<group>/<plural>.ts; nothing already there is changed.',
+      '',
+      'YAML is read the way Kubernetes reads it (YAML 1.1 scalars: on/yes/no are booleans, 0755 is octal).',
+      'Only apiextensions.k8s.io/v1 CRDs are accepted; other documents are skipped with a note.',
+      'The output folder belongs to kopf-gen and is replaced whole on every run; its',
+      'kopf-gen.manifest.json lets kopf-gen refuse to replace files edited by hand.',
+      '',
+      'Exit codes: 0 done or up to date; 1 invalid input (messages name the file, document and JSON path),',
+      '            stale output with --check, or generated files edited by hand without --force.',
+      '',
+      'Examples:',
+      '  kopf-gen                              # crds/ -> src/generated, stubs in src/handlers',
+      '  kopf-gen deploy/crd.yaml --out lib/generated --no-stubs',
+      '  kopf-gen --check                      # in CI: fail when someone forgot to regenerate',
+    ].join('\n'))
+    .action(async (paths: string[], options: CliOptions) => {
+      exitCode = await run(paths, options);
+    });
+  await program.parseAsync([...argv], { from: 'user' });
+  return exitCode;
+}
+
+async function run(paths: string[], options: CliOptions): Promise<number> {
+  const err = process.stderr;
+  let result: GenerateResult;
+  try {
+    result = await generate({
+      inputs: paths,
+      outDir: options.out,
+      ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
+      check: options.check ?? false,
+      force: options.force ?? false,
+      ...(options.quiet ? {} : { onProgress: progressReporter(err) }),
+    });
+  } catch (e) {
+    if (e instanceof InputError) {
+      for (const d of e.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
+      err.write(`kopf-gen: ${e.diagnostics.length} error${e.diagnostics.length === 1 ? '' : 's'}; nothing written\n`);
+      return 1;
+    }
+    if (e instanceof OverwriteError) {
+      err.write(`kopf-gen: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  if (!options.quiet) printDiagnostics(result.diagnostics, options.verbose ?? false);
+  const out = displayDir(result.outDir);
+  const kinds = result.model.resources.length;
+  if (options.check) {
+    if (result.status === 'stale') {
+      err.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${result.stale.map((f) => `  ${f}\n`).join('')}`);
+      return 1;
+    }
+    if (!options.quiet) process.stdout.write(`kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
+    return 0;
+  }
+  if (!options.quiet) {
+    process.stdout.write(result.status === 'written'
+      ? `kopf-gen: wrote ${out} (${result.files.length} files for ${kinds} CRDs)\n`
+      : `kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
+    if (result.stubs) printStubs(result.stubs);
+  }
+  return 0;
+}
+
+function printDiagnostics(diagnostics: readonly Diagnostic[], verbose: boolean): void {
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
+  const notes = diagnostics.filter((d) => d.severity === 'note');
+  const shown = verbose ? warnings : warnings.slice(0, SHOWN_WARNINGS);
+  for (const d of shown) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  if (shown.length < warnings.length) process.stderr.write(`kopf-gen: ${warnings.length - shown.length} more warnings (--verbose shows them)\n`);
+  if (verbose) for (const d of notes) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  else if (notes.length) process.stderr.write(`kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`);
+}
+
+function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
+  if (!stubs.ran) {
+    process.stdout.write(`kopf-gen: handler stubs skipped: ${stubs.reason}\n`);
+    return;
+  }
+  const report = stubs.report;
+  if (typeof report !== 'object' || report === null) return;
+  const count = (key: string): number => {
+    const value = (report as { [key: string]: unknown })[key];
+    return Array.isArray(value) ? value.length : 0;
+  };
+  process.stdout.write(`kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} unchanged\n`);
+  const notes = (report as { notes?: unknown }).notes;
+  if (Array.isArray(notes)) for (const note of notes) process.stdout.write(`kopf-gen: ${String(note)}\n`);
+  const orphans = (report as { orphans?: unknown }).orphans;
+  if (Array.isArray(orphans)) for (const o of orphans) process.stdout.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${String(o)}\n`);
+}
+
+function displayDir(dir: string): string {
+  const cwd = process.cwd();
+  return dir.startsWith(`${cwd}/`) ? dir.slice(cwd.length + 1) : dir;
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => { process.exitCode = code; },
+    (e: unknown) => {
+      process.stderr.write(`kopf-gen: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * The whole run: read the inputs, build the model, render, then check or write (whole or
+ * nothing, never over hand edits without `force`), then the handler stubs.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics/diagnostic.ts';
+import { InputError } from '../diagnostics/diagnostic.ts';
+import { renderFiles } from '../emit/render.ts';
+import { findInputFiles, readSource } from '../input/files.ts';
+import type { SourceFile } from '../input/files.ts';
+import { buildModel } from '../model/build.ts';
+import type { Model } from '../model/types.ts';
+import { compareOutput } from '../output/compare.ts';
+import { MANIFEST_FILE, manifestText, sha256 } from '../output/manifest.ts';
+import { replaceFolder } from '../output/write.ts';
+import { GENERATOR_VERSION } from '../version.ts';
+import { runStubs } from './stubs.ts';
+import type { StubsOutcome } from './stubs.ts';
+
+export interface GenerateOptions {
+  /** CRD files or folders. */
+  readonly inputs: readonly string[];
+  readonly outDir: string;
+  /** Where handler files live; no stubs step without it. */
+  readonly stubsDir?: string;
+  /** Compare with what is on disk instead of writing; `stale` lists the differences. */
+  readonly check?: boolean;
+  /** Replace generated files even where they were edited by hand. */
+  readonly force?: boolean;
+  /** Base for relative paths; `process.cwd()` by default. */
+  readonly cwd?: string;
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ProgressEvent {
+  readonly phase: 'read' | 'model' | 'render';
+  readonly done: number;
+  readonly total: number;
+  /** Bytes of input, for deciding whether progress is worth showing. */
+  readonly bytes: number;
+  readonly item: string;
+}
+
+export interface GenerateResult {
+  readonly model: Model;
+  /** Absolute output folder. */
+  readonly outDir: string;
+  /** Output paths relative to `outDir`, with `/`. */
+  readonly files: readonly string[];
+  /** `written`/`unchanged` when writing; `fresh`/`stale` with `check`. */
+  readonly status: 'written' | 'unchanged' | 'fresh' | 'stale';
+  /** With `check`: files that differ from what would be generated, are missing, or are extra. */
+  readonly stale: readonly string[];
+  /** Warnings and notes (errors are thrown). */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly stubs?: StubsOutcome;
+}
+
+/** Refused: generated files were edited (or are not kopf-gen's) and `force` is not set. */
+export class OverwriteError extends Error {
+  readonly files: readonly { readonly path: string; readonly reason: string }[];
+  constructor(outDir: string, files: readonly { path: string; reason: string }[]) {
+    super(`not replacing files in ${outDir} (use --force to replace them):\n${files.map((f) => `  ${f.path}: ${f.reason}`).join('\n')}`);
+    this.name = 'OverwriteError';
+    this.files = files;
+  }
+}
+
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const outDir = resolve(cwd, options.outDir);
+  const sources = readInputs(options.inputs, cwd, outDir, options.onProgress);
+  const bytes = sources.reduce((n, s) => n + s.bytes, 0);
+  const model = buildModel(sources, (done, total, item) => options.onProgress?.({ phase: 'model', done, total, bytes, item }));
+  const files = renderFiles(model, (done, total, item) => options.onProgress?.({ phase: 'render', done, total, bytes, item }));
+  files.set(MANIFEST_FILE, manifestText({
+    generator: `kopf-gen ${GENERATOR_VERSION}`,
+    inputs: sources.map((s) => ({ path: portable(relative(outDir, s.absolute)), sha256: s.sha256 })),
+    outputs: Object.fromEntries([...files].map(([path, text]) => [path, sha256(text)])),
+  }));
+  const paths = [...files.keys()];
+  const comparison = compareOutput(outDir, files);
+  const base = { model, outDir, files: paths, diagnostics: model.diagnostics };
+  if (options.check) {
+    return { ...base, status: comparison.stale.length ? 'stale' : 'fresh', stale: comparison.stale };
+  }
+  if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
+  if (comparison.stale.length) replaceFolder(outDir, files);
+  const stubs = options.stubsDir !== undefined ? await runStubs(model, resolve(cwd, options.stubsDir), outDir) : undefined;
+  return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [], ...(stubs ? { stubs } : {}) };
+}
+
+function readInputs(inputs: readonly string[], cwd: string, outDir: string, onProgress: GenerateOptions['onProgress']): SourceFile[] {
+  const { files, errors } = findInputFiles(inputs, cwd);
+  if (errors.length) throw new InputError(errors);
+  // The output folder's own files (the manifest is JSON) are never inputs.
+  const own = files.filter((f) => !isInside(f, outDir));
+  const sources: SourceFile[] = [];
+  let bytes = 0;
+  own.forEach((file, i) => {
+    const source = readSource(file, cwd);
+    bytes += source.bytes;
+    sources.push(source);
+    onProgress?.({ phase: 'read', done: i + 1, total: own.length, bytes, item: source.display });
+  });
+  return sources;
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = relative(dir, file);
+  return !!rel && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+function portable(path: string): string {
+  return path.split(sep).join('/');
+}
