@@ -20,7 +20,7 @@ export type { StubEvent } from './events.ts';
 export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
   const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
-  const modulesOf = (r: StubResource) => r.versions.map((v) => generatedModulePath(outDir, r.group, v.name));
+  const modulesOf = (r: StubResource) => r.versions.filter((v) => v.served).map((v) => generatedModulePath(outDir, r.group, v.name));
   const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
   const created: string[] = [];
   const extended: StubsExtension[] = [];

@@ -1,24 +1,17 @@
+import type { ResourceModel, VersionModel } from '../model/types.ts';
+
 /**
- * What the stub generator reads of the generator's model: a structural subset of its
- * `Model`/`ResourceModel` (generator/model/), so the whole model can be passed as it is.
+ * What the stub generator reads of the generator's model: the whole `Model` fits, and so does
+ * anything with these fields of its resources (tests build only these).
  */
 export interface StubsInput {
   readonly resources: readonly StubResource[];
 }
 
-export interface StubResource {
-  readonly group: string;
-  /** The kind as the API writes it in objects, for the file's header. */
-  readonly kind: string;
-  /** The exported name of the kind's generated type and descriptor. */
-  readonly typeName: string;
-  readonly plural: string;
-  readonly scope: 'Namespaced' | 'Cluster';
-  /** The version whose generated module a new handler file imports: the one the runtime watches. */
-  readonly preferredVersion: string;
-  /** Every version with a generated module; an existing import of any of them is kept as it is. */
-  readonly versions: readonly { readonly name: string }[];
-}
+export type StubResource = Pick<ResourceModel, 'group' | 'kind' | 'typeName' | 'plural' | 'scope' | 'preferredVersion'> & {
+  /** Served versions have a generated module; an existing import of any of them is kept as it is. */
+  readonly versions: readonly Pick<VersionModel, 'name' | 'served'>[];
+};
 
 export interface StubsOptions {
   /** Where the user's handler files live: `<stubsDir>/<group>/<plural>.ts`. */

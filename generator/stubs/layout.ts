@@ -2,6 +2,7 @@
  * Where handler files and generated modules are, and how one imports the other.
  */
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { modulePath } from '../model/types.ts';
 import type { StubResource } from './input.ts';
 
 export function handlerFilePath(stubsDir: string, kind: Pick<StubResource, 'group' | 'plural'>): string {
@@ -9,7 +10,7 @@ export function handlerFilePath(stubsDir: string, kind: Pick<StubResource, 'grou
 }
 
 export function generatedModulePath(outDir: string, group: string, version: string): string {
-  return resolve(outDir, group, `${version}.ts`);
+  return resolve(outDir, modulePath(group, version));
 }
 
 /** The barrel that re-exports the storage version of every kind by its name. */

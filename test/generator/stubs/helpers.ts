@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 
 export function resource(group: string, kind: string, plural: string, scope: StubResource['scope'], versions: string[]): StubResource {
-  return { group, kind, typeName: kind, plural, scope, preferredVersion: versions[versions.length - 1], versions: versions.map((name) => ({ name })) };
+  return { group, kind, typeName: kind, plural, scope, preferredVersion: versions[versions.length - 1], versions: versions.map((name) => ({ name, served: true })) };
 }
 
 export const kopfExample = resource('kopf.dev', 'KopfExample', 'kopfexamples', 'Namespaced', ['v1']);

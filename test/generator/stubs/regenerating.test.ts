@@ -72,3 +72,14 @@ test('a missing stub and the import it needs are added; the rest stays byte for 
   assert.equal(generateStubs({ resources: [certificate] }, project).extended.length, 0, 'a second run adds nothing');
   assert.equal(readFileSync(project.file(certificate), 'utf8'), text);
 });
+
+test('a version no longer served is noted for files that import it', (t) => {
+  const project = tempProject();
+  t.after(project.dispose);
+  project.write(certificate, EDITED_CERTIFICATE);
+  const unserved = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2']);
+  const report = generateStubs({ resources: [{ ...unserved, versions: [{ name: 'v1', served: false }, { name: 'v2', served: true }] }] }, project);
+  assert.equal(report.notes.length, 1);
+  assert.match(report.notes[0], /cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
+  assert.equal(readFileSync(project.file(certificate), 'utf8'), EDITED_CERTIFICATE);
+});
