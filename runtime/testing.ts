@@ -12,3 +12,4 @@ export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing
 export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';
 export { BuildError } from './testing/controlplane/building.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION } from './testing/controlplane/versions.ts';
+export { runOperator, type OperatorExit, type OperatorRunOptions, type RunningOperator, type WaitOptions } from './testing/runner.ts';
