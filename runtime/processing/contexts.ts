@@ -3,7 +3,7 @@
  * context (so `info(body, …)` and friends find the right event queue).
  */
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import type { Diff } from '../structs/diffs.ts';
+import { reduceDiff, resolveField, type Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
 import type { Logger } from '../logging/index.ts';
 import { runWithOperatorContext } from '../posting/index.ts';
@@ -14,7 +14,6 @@ import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
-import { readField } from '../registry/filters.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
@@ -65,9 +64,9 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
     param: handler.param,
     reason: inv.reason,
     // Field handlers see their field's values and the diff relative to it, as Kopf does.
-    diff: field ? relativeDiff(inv.diff, field) : inv.diff,
-    old: (field ? readField(inv.old, field) : inv.old) as Partial<KubeObject> | undefined,
-    new: (field ? readField(inv.new, field) : inv.new) as Partial<KubeObject> | undefined,
+    diff: field ? reduceDiff(inv.diff, field) : inv.diff,
+    old: (field ? resolveField(inv.old, field) : inv.old) as Partial<KubeObject> | undefined,
+    new: (field ? resolveField(inv.new, field) : inv.new) as Partial<KubeObject> | undefined,
     register,
     execute: async (fns) => {
       const entries = Array.isArray(fns) ? fns.map((fn) => [undefined, fn] as const) : Object.entries(fns);
@@ -91,15 +90,4 @@ function subhandler(fn: Function, options: Record<string, unknown>): Partial<Cha
     filters: { labels: options.labels as never, annotations: options.annotations as never, when: options.when as never, has: { value: false, old: false, new: false } },
     requiresFinalizer: false,
   };
-}
-
-function relativeDiff(diff: Diff, field: readonly string[]): Diff {
-  return diff.flatMap(([op, path, old, new_]: Diff[number]) => {
-    if (path.length >= field.length && field.every((f, i) => path[i] === f)) return [[op, path.slice(field.length), old, new_] as const];
-    if (field.length > path.length && path.every((p: string, i: number) => field[i] === p)) {
-      const rest = field.slice(path.length);
-      return [[op, [], readField(old, rest), readField(new_, rest)] as const];
-    }
-    return [];
-  }) as Diff;
 }

@@ -1,9 +1,10 @@
 /**
  * Our finalizer on an object: whether it is there, and the JSON-patch operations that add or
- * remove it. Like Kopf 1.44, each is guarded by a `test` of the resourceVersion, so a change we
- * have not seen yet fails the patch (422) instead of being overwritten; the next event retries.
+ * remove it. Like Kopf 1.44, the patch is guarded by a `test` of the resourceVersion (added when
+ * it is applied), so a change we have not seen yet fails the patch (422) instead of being
+ * overwritten; the next event retries.
  */
-import type { JsonPatchOp } from '../kube/types.ts';
+import type { JsonPatchOp } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 
 export class Finalizers {
@@ -22,23 +23,19 @@ export class Finalizers {
   }
 
   addOps(): JsonPatchOp[] {
-    const ops: JsonPatchOp[] = [this.test()];
+    const ops: JsonPatchOp[] = [];
     if (this.body.metadata?.finalizers === undefined) ops.push({ op: 'add', path: '/metadata/finalizers', value: [this.finalizer] });
     else ops.push({ op: 'add', path: '/metadata/finalizers/-', value: this.finalizer });
     return ops;
   }
 
   removeOps(): JsonPatchOp[] {
-    const ops: JsonPatchOp[] = [this.test()];
+    const ops: JsonPatchOp[] = [];
     if (this.list.length === 1 && this.present) ops.push({ op: 'remove', path: '/metadata/finalizers' });
     else {
       // Remove from the end so that earlier indices stay valid if ours is listed twice.
       for (let i = this.list.length - 1; i >= 0; i--) if (this.list[i] === this.finalizer) ops.push({ op: 'remove', path: `/metadata/finalizers/${i}` });
     }
     return ops;
-  }
-
-  private test(): JsonPatchOp {
-    return { op: 'test', path: '/metadata/resourceVersion', value: this.body.metadata?.resourceVersion ?? '' };
   }
 }

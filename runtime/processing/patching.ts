@@ -1,13 +1,15 @@
 /**
  * Applying a cycle's patch (Kopf §4.5): a merge-patch of the object and one of its status
- * subresource (when it has one), then JSON-patch operations (finalizers, patch functions) guarded
- * by the resourceVersion. A vanished object is not an error: there is nothing left to patch.
+ * subresource (when it has one), then JSON-patch operations (finalizer changes, the patch's
+ * transformation functions) guarded by a `test` of the resourceVersion they were computed
+ * against. A vanished object is not an error: there is nothing left to patch.
  */
-import type { JsonObject, KubeObject } from '../structs/resources.ts';
-import { Patch } from '../structs/patches.ts';
-import { isConflict, isNotFound, isInvalid } from '../kube/errors.ts';
+import type { KubeObject } from '../structs/resources.ts';
+import {
+  Patch, guardedJsonPatch, isEmptyPatch, patchContent, splitMergePatch, splitStatusOps, toJsonPatch, type JsonPatchOp,
+} from '../structs/patches.ts';
+import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject } from '../kube/objects.ts';
-import type { JsonPatchOp } from '../kube/types.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -20,18 +22,19 @@ export interface PatchOutcome {
   gone?: boolean;
 }
 
-export function newPatch(_body: KubeObject): Patch<KubeObject> {
-  return new Patch<KubeObject>();
+export function newPatch(body: KubeObject): Patch<KubeObject> {
+  return new Patch<KubeObject>({}, { body });
 }
 
 export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patch: Patch<KubeObject>, logger: Logger, extraOps: readonly JsonPatchOp[] = []): Promise<PatchOutcome> {
   const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
   const outcome: PatchOutcome = { patched: false };
-  const send = async (what: string, run: () => Promise<KubeObject>): Promise<boolean> => {
+  let fresh = body;
+  const send = async (kind: 'merge' | 'json', run: () => Promise<KubeObject>): Promise<boolean> => {
     try {
-      const result = await run();
+      fresh = await run();
       outcome.patched = true;
-      outcome.resourceVersion = result.metadata?.resourceVersion ?? outcome.resourceVersion;
+      outcome.resourceVersion = fresh.metadata?.resourceVersion ?? outcome.resourceVersion;
       return true;
     } catch (error) {
       if (isNotFound(error)) {
@@ -39,34 +42,37 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
         outcome.gone = true;
         return false;
       }
-      if (what === 'json' && (isInvalid(error) || isConflict(error))) {
-        logger.debug(`Could not apply the patch in full due to conflicts with newer changes. Will retry on the next event: ${(error as Error).message}`);
+      if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
+        logger.debug('Could not apply the patch in full due to conflicts with newer changes. Will retry on the next event.');
         return false;
       }
       throw error;
     }
   };
 
-  const merge = patch.toMergePatch() as JsonObject;
+  if (isEmptyPatch(patch) && !extraOps.length) return outcome;
   const hasStatus = proc.resource.subresources?.includes('status') ?? false;
-  const { status, ...main } = merge;
-  const objectPart = hasStatus ? main : merge;
-  if (Object.keys(objectPart).length) {
-    logger.debug(`Merge-patching the resource with: ${JSON.stringify(objectPart)}`);
-    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, objectPart)))) return outcome;
+  const merge = splitMergePatch(patchContent(patch), hasStatus);
+  if (merge.body) {
+    logger.debug(`Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
+    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.body!)))) return outcome;
   }
-  if (hasStatus && status !== undefined && !isEmptyObject(status)) {
-    logger.debug(`Merge-patching the status with: ${JSON.stringify({ status })}`);
-    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, { status }, { subresource: 'status' })))) return outcome;
+  if (merge.status) {
+    logger.debug(`Merge-patching the status with: ${JSON.stringify(merge.status)}`);
+    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.status!, { subresource: 'status' })))) return outcome;
   }
-  const ops = [...extraOps];
-  if (ops.length) {
-    logger.debug(`JSON-patching the resource with: ${JSON.stringify(ops)}`);
-    await send('json', () => patchObject(proc.client, proc.resource, ref, ops, { type: 'json' }));
+  // Transformations and finalizer changes, computed against the freshest body we have.
+  const transformations = patch.fns.length ? toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns: patch.fns }), fresh) : [];
+  const ops = splitStatusOps([...transformations, ...extraOps], hasStatus);
+  if (ops.body.length) {
+    const guarded = guardedJsonPatch(ops.body, fresh);
+    logger.debug(`JSON-patching the resource with: ${JSON.stringify(guarded)}`);
+    if (!(await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json' })))) return outcome;
+  }
+  if (ops.status.length) {
+    const guarded = guardedJsonPatch(ops.status, fresh);
+    logger.debug(`JSON-patching the status with: ${JSON.stringify(guarded)}`);
+    await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json', subresource: 'status' }));
   }
   return outcome;
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 }

@@ -5,19 +5,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../structs/resources.ts';
+import { resolveField } from '../structs/diffs.ts';
 import type { FilterContext } from './contexts.ts';
 import type { HandlerFilters, MetaFilter } from './handlers.ts';
 import { ABSENT, PRESENT } from './markers.ts';
-
-/** Reads a dotted field path (`['spec', 'field']`) from a JSON value; `undefined` when absent. */
-export function readField(obj: unknown, path: readonly string[]): unknown {
-  let cur: unknown = obj;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur === null ? undefined : cur;
-}
 
 function metaMatches(values: Record<string, string> | undefined, filters: Record<string, MetaFilter<KubeObject>> | undefined, ctx: FilterContext<KubeObject>): boolean {
   if (!filters) return true;
@@ -43,7 +34,7 @@ export function prematches(filters: HandlerFilters, body: KubeObject, ctx: Filte
   const meta = body.metadata ?? {};
   if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
   if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
-  if (filters.field && filters.has.value && !valueMatches(readField(body, filters.field), filters.value, ctx)) {
+  if (filters.field && filters.has.value && !valueMatches(valueAt(body, filters.field), filters.value, ctx)) {
     // For changing causes the old state may satisfy the value instead; that is checked per change.
     if (ctx.old === undefined && ctx.new === undefined) return false;
   }
@@ -57,8 +48,8 @@ export function matchesChange(filters: HandlerFilters, body: KubeObject, old: un
   if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
   if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
   if (filters.field) {
-    const before = readField(old, filters.field);
-    const after = readField(new_, filters.field);
+    const before = valueAt(old, filters.field);
+    const after = valueAt(new_, filters.field);
     if (before === undefined && after === undefined) return false;
     if (requireChange && isDeepStrictEqual(before, after)) return false;
     if (filters.has.value && !valueMatches(before, filters.value, ctx) && !valueMatches(after, filters.value, ctx)) return false;
@@ -75,9 +66,14 @@ export function matchesBody(filters: HandlerFilters, body: KubeObject, ctx: Filt
   if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
   if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
   if (filters.field) {
-    const value = readField(body, filters.field);
+    const value = valueAt(body, filters.field);
     if (filters.has.value ? !valueMatches(value, filters.value, ctx) : value === undefined) return false;
   }
   if (filters.when && !filters.when(ctx)) return false;
   return true;
+}
+
+/** A field's value for filtering: `null` counts as absent, as in Kopf. */
+function valueAt(obj: unknown, path: readonly string[]): unknown {
+  return resolveField(obj, path) ?? undefined;
 }
