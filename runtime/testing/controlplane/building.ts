@@ -115,7 +115,7 @@ function planSteps(
     });
     for (const name of names.filter((n) => n !== 'etcd')) {
       steps.push({
-        title: `compile ${name}`,
+        title: `compile ${name} (downloading the modules it needs)`,
         run: async () => {
           const ldflags = ['-s', '-w', ...kubernetesVersionLdflags(KUBERNETES_VERSION, buildDate)].join(' ');
           await go(kubeDir, ['build', '-trimpath', '-tags=selinux,notest,grpcnotrace', `-ldflags=${ldflags}`, '-o', temp(name), GO_PACKAGES[name]]);
@@ -134,7 +134,7 @@ function planSteps(
       },
     });
     steps.push({
-      title: 'compile etcd',
+      title: 'compile etcd (downloading the modules it needs)',
       run: async () => {
         const ldflags = `-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=v${ETCD_VERSION}`;
         await go(etcdDir, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temp('etcd'), GO_PACKAGES.etcd]);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBinaries, type ControlPlaneBinaries } from './binaries.ts';
 import type { ProgressReporter } from './building.ts';
-import { createControlPlanePki } from './certificates.ts';
+import { createControlPlanePki, issueCertificate, type CertificateAuthority } from './certificates.ts';
 import { register, unregister } from './cleanup.ts';
 import { installCrds, type CrdSource } from './crds.ts';
 import { requestWithRetry, type ApiCredentials } from './http.ts';
@@ -103,6 +103,7 @@ export class ControlPlane implements AsyncDisposable {
   #apiServer: SupervisedProcess;
   #apiServerArgs: string[];
   #ports: PortReservation[];
+  #clientCa: CertificateAuthority;
   #startTimeoutMs: number;
   #crashError: ControlPlaneCrashError | null = null;
   #crash: Promise<ControlPlaneCrashError>;
@@ -112,7 +113,7 @@ export class ControlPlane implements AsyncDisposable {
   #stopping: Promise<void> | null = null;
 
   constructor(init: {
-    layout: Layout; credentials: ApiCredentials; etcdUrl: string; binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
+    layout: Layout; credentials: ApiCredentials; clientCa: CertificateAuthority; etcdUrl: string; binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
     apiServer: SupervisedProcess; apiServerArgs: string[]; ports: PortReservation[]; startTimeoutMs: number;
   }) {
     this.server = init.credentials.server;
@@ -126,6 +127,7 @@ export class ControlPlane implements AsyncDisposable {
     this.#apiServer = init.apiServer;
     this.#apiServerArgs = init.apiServerArgs;
     this.#ports = init.ports;
+    this.#clientCa = init.clientCa;
     this.#startTimeoutMs = init.startTimeoutMs;
     this.#crash = new Promise((resolve) => {
       this.#reportCrash = resolve;
@@ -151,6 +153,17 @@ export class ControlPlane implements AsyncDisposable {
     this.#etcd.ref();
     this.#apiServer.ref();
     return this.#crash;
+  }
+
+  /**
+   * A KubeConfig for another user, authenticated by a client certificate: `user` is the name RBAC
+   * sees, `groups` its groups. Outside `system:masters`, RBAC and API Priority & Fairness apply.
+   */
+  kubeconfigFor(user: string, groups: readonly string[] = []): KubeConfig {
+    const pair = issueCertificate(this.#clientCa, { commonName: user, organizations: [...groups], usage: 'client' });
+    const config = new KubeConfig();
+    config.loadFromString(kubeconfigText({ ...this.credentials, cert: pair.cert, key: pair.key }, user));
+    return config;
   }
 
   /** The crash so far, if any. */
@@ -273,7 +286,9 @@ function prepareLayout(logDir: string | undefined): Layout {
   return layout;
 }
 
-function writePki(layout: Layout, apiServerUrl: string): { credentials: ApiCredentials; files: Record<string, string> } {
+function writePki(layout: Layout, apiServerUrl: string): {
+  credentials: ApiCredentials; clientCa: CertificateAuthority; files: Record<string, string>;
+} {
   const pki = createControlPlanePki();
   const files = {
     servingCert: join(layout.pki, 'apiserver.crt'),
@@ -287,7 +302,8 @@ function writePki(layout: Layout, apiServerUrl: string): { credentials: ApiCrede
   writeFileSync(files.clientCa, pki.clientCa.cert);
   writeFileSync(files.saPublic, pki.serviceAccount.publicKey);
   writeFileSync(files.saPrivate, pki.serviceAccount.privateKey, { mode: 0o600 });
-  return { credentials: { server: apiServerUrl, ca: pki.servingCa.cert, cert: pki.admin.cert, key: pki.admin.key }, files };
+  const credentials = { server: apiServerUrl, ca: pki.servingCa.cert, cert: pki.admin.cert, key: pki.admin.key };
+  return { credentials, clientCa: pki.clientCa, files };
 }
 
 async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOptions): Promise<ControlPlane> {
@@ -300,7 +316,7 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
   const server = `https://127.0.0.1:${apiServerPort}`;
   const started: SupervisedProcess[] = [];
   try {
-    const { credentials, files } = writePki(layout, server);
+    const { credentials, clientCa, files } = writePki(layout, server);
     const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
     const etcd = new SupervisedProcess({
       name: 'etcd',
@@ -342,7 +358,7 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
     await waitApiServerReady(credentials, apiServer, deadline);
     writeFileSync(layout.kubeconfigPath, kubeconfigText(credentials), { mode: 0o600 });
     return new ControlPlane({
-      layout, credentials, etcdUrl, binaries, etcd, apiServer, apiServerArgs, ports, startTimeoutMs: timeoutMs,
+      layout, credentials, clientCa, etcdUrl, binaries, etcd, apiServer, apiServerArgs, ports, startTimeoutMs: timeoutMs,
     });
   } catch (error) {
     for (const child of started.reverse()) await child.stop(STOP_GRACE_MS);

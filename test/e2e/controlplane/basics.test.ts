@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, VersionApi } from '@kubernetes/client-node';
 import { KUBERNETES_VERSION, startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { portReservationDir } from '../../../runtime/testing/controlplane/cache.ts';
 import { sendRequest } from '../../../runtime/testing/controlplane/http.ts';
@@ -41,6 +41,36 @@ test('the admin is in system:masters: allowed everything, RBAC notwithstanding',
     spec: { resourceAttributes: { verb: 'delete', resource: 'nodes' } },
   });
   assert.equal((review as { status: { allowed: boolean } }).status.allowed, true);
+});
+
+test('other users: RBAC applies to them, and their groups count', async () => {
+  const alice = cp.kubeconfigFor('alice', ['team-a']).makeApiClient(CoreV1Api);
+  await assert.rejects(alice.listNamespace(), (error: { code?: number }) => error.code === 403);
+  // Not the built-in `view`: its rules are aggregated by kube-controller-manager, which is absent.
+  const rbac = cp.kubeconfig.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createClusterRole({
+    body: { metadata: { name: 'namespace-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }] },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'team-a-reads-namespaces' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'namespace-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'team-a' }],
+    },
+  });
+  // RBAC's authorizer reads from an informer: the binding takes a moment to apply.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await alice.listNamespace();
+      break;
+    } catch (error) {
+      if ((error as { code?: number }).code !== 403 || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const bob = cp.kubeconfigFor('bob').makeApiClient(CoreV1Api);
+  await assert.rejects(bob.listNamespace(), (error: { code?: number }) => error.code === 403);
 });
 
 test('stop() ends both processes, frees the ports and removes all state', async () => {
