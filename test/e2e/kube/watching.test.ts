@@ -1,0 +1,135 @@
+/**
+ * The continuous watch against a real API server: events in order, bookmarks, pagination of the
+ * initial listing, and recovery from a restarted kube-apiserver.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { KubeClient, createObject, deleteObject, listObjects, patchObject, watchStream } from '../../../runtime/kube/index.ts';
+import type { StreamEvent } from '../../../runtime/kube/index.ts';
+import { ConfigMaps, Namespaces } from '../../../runtime/structs/builtins.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
+import { startControlPlane } from '../../../runtime/testing.ts';
+import type { ControlPlane } from '../../../runtime/testing.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+
+const CRD = new URL('../../../examples/crd.yaml', import.meta.url).pathname;
+let cp: ControlPlane;
+let client: KubeClient;
+
+before(async () => {
+  cp = await startControlPlane();
+  await cp.installCrds([CRD]);
+  client = KubeClient.fromKubeConfig(cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
+});
+
+after(async () => {
+  client?.close();
+  await cp?.stop();
+});
+
+async function namespace(name: string): Promise<string> {
+  await createObject(client, Namespaces, { metadata: { name } });
+  return name;
+}
+
+/** Pulls events until `done` says so; the whole test has a timeout, so a missing event fails it. */
+async function until<T extends KubeObject>(it: AsyncIterator<StreamEvent<T>>, done: (e: StreamEvent<T>) => boolean, seen: StreamEvent<T>[] = []): Promise<StreamEvent<T>[]> {
+  for (;;) {
+    const r = await it.next();
+    if (r.done) throw new Error(`the stream ended; seen: ${seen.map((e) => e.type).join(', ')}`);
+    seen.push(r.value);
+    if (done(r.value)) return seen;
+  }
+}
+
+function nameOf(e: StreamEvent<KubeObject>): string {
+  return 'object' in e ? `${e.type} ${e.object.metadata?.name}` : e.type;
+}
+
+test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', { timeout: 60_000 }, async () => {
+  const ns = await namespace('watch-order');
+  const controller = new AbortController();
+  // A short server timeout makes the API server send a bookmark ~2 s before it ends each stream.
+  const it = watchStream(client, KopfExample, { namespace: ns, serverTimeout: 5, signal: controller.signal })[Symbol.asyncIterator]();
+  await until(it, (e) => e.type === 'LISTED_DONE');
+
+  const ref = { namespace: ns, name: 'kex-w' };
+  const pending = until(it, (e) => e.type === 'DELETED');
+  await createObject(client, KopfExample, { metadata: { name: 'kex-w', namespace: ns }, spec: { field: 'a' } });
+  await patchObject(client, KopfExample, ref, { spec: { field: 'b' } });
+  await patchObject(client, KopfExample, ref, { status: { done: true } }, { subresource: 'status' });
+  await deleteObject(client, KopfExample, ref);
+  const events = (await pending).filter((e) => e.type !== 'BOOKMARK');
+  assert.deepEqual(events.map(nameOf), ['ADDED kex-w', 'MODIFIED kex-w', 'MODIFIED kex-w', 'DELETED kex-w']);
+  const modified = events[1];
+  assert.ok(modified.type === 'MODIFIED' && modified.object.spec?.field === 'b');
+
+  const bookmark = (await until(it, (e) => e.type === 'BOOKMARK')).at(-1);
+  assert.ok(bookmark?.type === 'BOOKMARK' && /^\d+$/.test(bookmark.resourceVersion), JSON.stringify(bookmark));
+  controller.abort();
+  assert.deepEqual(await it.next(), { value: undefined, done: true });
+});
+
+test('the initial listing is paginated and complete; so is listObjects', { timeout: 60_000 }, async () => {
+  const ns = await namespace('paging');
+  const names = Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
+  await Promise.all(names.map((name) => createObject(client, ConfigMaps, { metadata: { name, namespace: ns }, data: { i: name } })));
+
+  const pagedClient = KubeClient.fromKubeConfig(cp.kubeconfig, { listPageSize: 5 });
+  try {
+    const listed = await listObjects(pagedClient, ConfigMaps, { namespace: ns, labelSelector: undefined });
+    assert.deepEqual(listed.items.map((o) => o.metadata?.name).filter((n) => n?.startsWith('cm-')).sort(), names);
+    assert.ok(listed.items.every((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1'));
+    const pages = pagedClient.requestCounts().list ?? 0;
+    assert.ok(pages >= 5, `${pages} pages of 5 for ${listed.items.length} objects`);
+
+    const controller = new AbortController();
+    const seen = await until(watchStream(pagedClient, ConfigMaps, { namespace: ns, pageSize: 7, signal: controller.signal })[Symbol.asyncIterator](), (e) => e.type === 'LISTED_DONE');
+    controller.abort();
+    const listedNames = seen.filter((e) => e.type === 'LISTED').map((e) => 'object' in e && e.object.metadata?.name).filter((n) => typeof n === 'string' && n.startsWith('cm-'));
+    assert.deepEqual(listedNames.sort(), names);
+  } finally {
+    pagedClient.close();
+  }
+});
+
+test('kube-apiserver restarted mid-watch: the watch resumes and the final object set matches', { timeout: 120_000 }, async () => {
+  const ns = await namespace('restart');
+  const own = KubeClient.fromKubeConfig(cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
+  const controller = new AbortController();
+  const it = watchStream(own, KopfExample, { namespace: ns, signal: controller.signal })[Symbol.asyncIterator]();
+  const state = new Map<string, KubeObject>();
+  const apply = (e: StreamEvent<KubeObject>) => {
+    if (e.type === 'LISTED' || e.type === 'ADDED' || e.type === 'MODIFIED') state.set(e.object.metadata?.name ?? '', e.object);
+    if (e.type === 'DELETED') state.delete(e.object.metadata?.name ?? '');
+  };
+  try {
+    (await until(it, (e) => e.type === 'LISTED_DONE')).forEach(apply);
+    const watched = until(it, (e) => e.type === 'ADDED' && e.object.metadata?.name === 'before-2');
+    await createObject(client, KopfExample, { metadata: { name: 'before-1', namespace: ns } });
+    await createObject(client, KopfExample, { metadata: { name: 'before-2', namespace: ns } });
+    (await watched).forEach(apply);
+
+    // The consumer keeps asking while the apiserver is down: the watch retries with backoff meanwhile.
+    const seen: StreamEvent<KubeObject>[] = [];
+    const resumed = until(it, (e) => (e.type === 'ADDED' || e.type === 'LISTED') && e.object.metadata?.name === 'marker', seen);
+    await cp.restartApiServer();
+    await createObject(client, KopfExample, { metadata: { name: 'after-1', namespace: ns } });
+    await patchObject(client, KopfExample, { namespace: ns, name: 'before-1' }, { spec: { field: 'after the restart' } });
+    await deleteObject(client, KopfExample, { namespace: ns, name: 'before-2' });
+    await createObject(client, KopfExample, { metadata: { name: 'marker', namespace: ns } });
+    const expected = (await listObjects(client, KopfExample, { namespace: ns })).items;
+
+    (await resumed).forEach(apply);
+    // If the old resourceVersion was gone after the restart, the marker came in a re-list: finish it.
+    if (seen.at(-1)?.type === 'LISTED') (await until(it, (e) => e.type === 'LISTED_DONE')).forEach(apply);
+
+    assert.deepEqual([...state.keys()].sort(), expected.map((o) => o.metadata?.name).sort());
+    assert.deepEqual([...state.keys()].sort(), ['after-1', 'before-1', 'marker']);
+    assert.equal((state.get('before-1')?.spec as { field?: string } | undefined)?.field, 'after the restart');
+    assert.ok((own.requestCounts().watch ?? 0) >= 2, `reconnected: ${JSON.stringify(own.requestCounts())}`);
+  } finally {
+    controller.abort();
+    own.close();
+  }
+});
