@@ -84,6 +84,14 @@ export class Cluster {
     }
   }
 
+  /** Removes the object whatever holds it (its finalizers too, as no operator may be running). */
+  async purge(resource: ResourceDescriptor, ref: ObjectRef): Promise<void> {
+    if (!(await this.find(resource, ref))) return;
+    await this.mergePatch(resource, ref, { metadata: { finalizers: null } }).catch(ignoreNotFound);
+    await this.delete(resource, ref).catch(ignoreNotFound);
+    await this.waitForGone(resource, ref);
+  }
+
   /** Waits until the object is gone (its finalizers released, if any). */
   async waitForGone(resource: ResourceDescriptor, ref: ObjectRef, options: { timeout?: number } = {}): Promise<void> {
     await this.waitFor(resource, ref, (object) => object === null, options);
@@ -109,6 +117,10 @@ export function refOf(object: KubeObject): ObjectRef {
   const name = object.metadata?.name;
   if (!name) throw new Error(`An object without a name: ${JSON.stringify(object)}`);
   return object.metadata?.namespace ? { name, namespace: object.metadata.namespace } : { name };
+}
+
+function ignoreNotFound(error: unknown): void {
+  if (statusOf(error) !== 404) throw error;
 }
 
 function statusOf(error: unknown): number | undefined {

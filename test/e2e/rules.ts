@@ -18,11 +18,14 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startControlPlane, type ControlPlane } from '../../runtime/testing.ts';
 import type { KubeObject } from '../../runtime/structs/resources.ts';
 import { runOperator, type OperatorExit, type RunningOperator } from '../../runtime/testing/runner.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { Cluster, loadYaml, refOf, type ObjectRef } from './cluster.ts';
+import { kopfRunCommand } from './pykopf.ts';
 
 export const EXAMPLES_DIR = join(import.meta.dirname, '..', '..', 'examples');
 export const OBJECT_YAML = join(EXAMPLES_DIR, 'obj.yaml');
@@ -94,6 +97,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   const [object] = loadYaml(OBJECT_YAML);
   assert.ok(object, `${OBJECT_YAML} holds no object`);
   const ref = refOf(object);
+  await cluster.purge(KopfExample, ref);
   const operator = runOperator({
     command: options.command,
     args: ['--all-namespaces', '--standalone', '--verbose'],
@@ -137,6 +141,44 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   } finally {
     await operator.stop();
   }
+}
+
+export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
+  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
+    /** Checks of the example's own, after the rules. */
+    check?: (result: ScenarioResult) => void;
+  };
+
+/**
+ * The tests of an example folder: on one local control plane, the scenario and the rules for
+ * its `example.ts` on this runtime, then for its `kopf_twin.py` on Python Kopf 1.44 — the same
+ * rules passing on both is what makes this a port.
+ */
+export function testExample(dir: string, options: ExampleTestOptions = {}): void {
+  const { check, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
+  const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
+  const name = basename(dir);
+  let cp: ControlPlane | undefined;
+  let cluster: Cluster;
+  before(async () => {
+    cp = await startControlPlane();
+    await cp.installCrds([CRD_YAML]);
+    cluster = new Cluster(cp.kubeconfigPath);
+  });
+  after(async () => { await cp?.stop(); });
+  const scenario = async (files: string[], command?: string[]): Promise<void> => {
+    const result = await runExampleScenario({
+      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+    });
+    checkExampleRules(result, rules);
+    check?.(result);
+  };
+  test(`${name}: Kopf's example rules hold for the TypeScript operator`, async () => {
+    await scenario([join(dir, 'example.ts')]);
+  });
+  test(`${name}: the same rules hold for Python Kopf 1.44 on its twin`, async () => {
+    await scenario([join(dir, 'kopf_twin.py')], await kopfRunCommand());
+  });
 }
 
 /** Checks Kopf's e2e rules on a finished scenario; fails with the whole output for context. */

@@ -1,0 +1,3 @@
+import { testExample } from '../../test/e2e/rules.ts';
+
+testExample(import.meta.dirname);

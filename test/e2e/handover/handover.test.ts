@@ -1,0 +1,113 @@
+/**
+ * Handover between Python Kopf 1.44 and this runtime, both ways, on one object.
+ *
+ * One operator handles the creation and stops; the other starts, resumes the object without
+ * handling it again and without writing to it, then handles an update and the deletion. What
+ * each one leaves on the object must be what the other expects: the diff-base annotation
+ * byte for byte, no progress annotations, the finalizer.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
+import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { Cluster, loadYaml, refOf } from '../cluster.ts';
+import { CRD_YAML, DIFF_BASE, FINALIZER, OBJECT_YAML, isHandled, progressKeys, successLine, tracebackIn } from '../rules.ts';
+import { kopfRunCommand } from '../pykopf.ts';
+
+const ARGS = ['--standalone', '--namespace', 'default', '--verbose'];
+const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
+const KOPF = { files: [join(import.meta.dirname, 'kopf_handover.py')] };
+/** Kopf's diff-base for examples/obj.yaml as created through the API: compact JSON and a newline. */
+const essence = (field: string): string =>
+  `{"spec":{"duration":"1m","field":"${field}","items":["item1","item2"]},"metadata":{"labels":{"somelabel":"somevalue"},"annotations":{"someannotation":"somevalue"}}}\n`;
+
+let cp: ControlPlane;
+let cluster: Cluster;
+let kopfCommand: string[];
+
+before(async () => {
+  [cp, kopfCommand] = await Promise.all([startControlPlane(), kopfRunCommand()]);
+  await cp.installCrds([CRD_YAML]);
+  cluster = new Cluster(cp.kubeconfigPath);
+});
+
+after(async () => {
+  await cp?.stop();
+});
+
+interface Side { name: string; files: string[]; command?: string[] }
+
+async function handover(first: Side, second: Side): Promise<void> {
+  const [object] = loadYaml(OBJECT_YAML);
+  const ref = refOf(object!);
+  await cluster.purge(KopfExample, ref);
+
+  // The first operator handles the creation, then stops.
+  const one = start(first);
+  let created;
+  try {
+    await one.waitFor(/Starting the watch-stream for kopfexamples/);
+    await cluster.create(object!);
+    created = await cluster.waitFor(KopfExample, ref, (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn));
+  } catch (error) {
+    await one.stop();
+    throw error;
+  }
+  await stopCleanly(one, first.name);
+  assert.match(one.output, successLine('create_fn'));
+  assert.equal(created?.metadata?.annotations?.[DIFF_BASE], essence('value'), `${first.name}'s diff-base`);
+  assert.deepEqual(created?.metadata?.finalizers, [FINALIZER]);
+  assert.deepEqual(created?.status?.create_fn, { message: 'created' });
+  const before = await cluster.read(KopfExample, ref);
+
+  // The second one resumes it: no creation again, no write.
+  const two = start(second);
+  try {
+    await two.waitFor('Resuming is processed: 1 succeeded; 0 failed.');
+    await two.waitFor('Handling cycle is finished');
+    assert.doesNotMatch(two.output, /Handler 'create_fn'/, `${second.name} handled the creation again`);
+    // A write by the second operator would have changed the resourceVersion: the precondition catches it.
+    await cluster.mergePatch(KopfExample, ref, { metadata: { resourceVersion: before.metadata?.resourceVersion }, spec: { field: 'changed' } }).catch((error: unknown) => {
+      throw new Error(`${second.name} wrote to the object while resuming it (the update's precondition failed): ${String(error)}\n${two.output}`);
+    });
+
+    // …and handles the update.
+    await two.waitFor(successLine('update_fn'));
+    const updated = await cluster.waitFor(KopfExample, ref, (o) => o?.metadata?.annotations?.[DIFF_BASE] === essence('changed') && progressKeys(o).length === 0 && Boolean(o.status?.update_fn));
+    assert.deepEqual(updated?.status?.update_fn, { message: 'updated' });
+    assert.deepEqual(updated?.status?.create_fn, { message: 'created' }, 'the first result is kept');
+
+    // …and the deletion: the finalizer the first one added is released by the second.
+    await cluster.delete(KopfExample, ref);
+    await two.waitFor(successLine('delete_fn'));
+    await cluster.waitForGone(KopfExample, ref);
+    await two.waitFor('Deleted, really deleted');
+  } catch (error) {
+    await two.stop();
+    throw error;
+  }
+  await stopCleanly(two, second.name);
+  for (const id of ['resume_fn', 'update_fn', 'delete_fn']) {
+    assert.equal(two.output.match(new RegExp(successLine(id).source, 'g'))?.length, 1, `${second.name}: '${id}' succeeded once`);
+  }
+}
+
+function start(side: Side): RunningOperator {
+  return runOperator({ command: side.command, args: ARGS, files: side.files, kubeconfigPath: cp.kubeconfigPath });
+}
+
+async function stopCleanly(operator: RunningOperator, name: string): Promise<void> {
+  const exit = await operator.stop();
+  assert.equal(exit.exitCode, 0, `${name} exited with ${exit.exitCode} (signal ${exit.signal}):\n${exit.output}`);
+  assert.equal(tracebackIn(exit.output), null, `${name} printed a traceback:\n${exit.output}`);
+}
+
+test('Python Kopf handles the creation, this runtime resumes the object and handles the rest', async () => {
+  await handover({ name: 'Kopf', ...KOPF, command: kopfCommand }, { name: 'this runtime', ...OURS });
+});
+
+test('this runtime handles the creation, Python Kopf resumes the object and handles the rest', async () => {
+  await handover({ name: 'this runtime', ...OURS }, { name: 'Kopf', ...KOPF, command: kopfCommand });
+});
