@@ -60,8 +60,11 @@ export class Transport {
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = module.request(exchange.url, { method: exchange.method, headers: exchange.headers, agent, signal: exchange.signal });
       const timers: NodeJS.Timeout[] = [];
-      const expire = (ms: number | undefined, what: string) => {
-        if (ms !== undefined) timers.push(setTimeout(() => req.destroy(timeoutError(`${what} timed out after ${ms} ms`)), ms));
+      const limit = (ms: number | undefined, what: string): NodeJS.Timeout | undefined => {
+        if (ms === undefined) return undefined;
+        const timer = setTimeout(() => req.destroy(timeoutError(`${what} timed out after ${ms} ms`)), ms);
+        timers.push(timer);
+        return timer;
       };
       if (slot) slot.active++;
       req.once('close', () => {
@@ -70,18 +73,16 @@ export class Transport {
       });
       req.once('error', reject);
       req.once('socket', (socket) => {
-        if (exchange.connectTimeout === undefined || !socket.connecting) return;
-        const timer = setTimeout(() => req.destroy(timeoutError(`connecting timed out after ${exchange.connectTimeout} ms`)), exchange.connectTimeout);
+        if (!socket.connecting) return;
+        const timer = limit(exchange.connectTimeout, 'connecting');
         socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
-        socket.once('close', () => clearTimeout(timer));
       });
-      expire(exchange.timeout, 'request');
-      if (exchange.headersTimeout !== undefined) {
-        const timer = setTimeout(() => req.destroy(timeoutError(`no response within ${exchange.headersTimeout} ms`)), exchange.headersTimeout);
-        timers.push(timer);
-        req.once('response', () => clearTimeout(timer));
-      }
-      req.once('response', resolve);
+      const headersTimer = limit(exchange.headersTimeout, 'waiting for the response');
+      req.once('response', (response) => {
+        clearTimeout(headersTimer);
+        resolve(response);
+      });
+      limit(exchange.timeout, 'the request');
       req.end(exchange.body);
     });
   }

@@ -361,3 +361,17 @@ test('a slow consumer pauses the socket (bounded buffer) and still gets every ev
   assert.deepEqual(names, Array.from({ length: total - 1 }, (_, i) => `ADDED o${i + 2}`));
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 1, 'one connection throughout');
 });
+
+test('a watch request that gets no response headers in time counts as a failure', async (t) => {
+  const server = await startServer((req, res) => {
+    if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
+    // Accepted, never answered.
+  });
+  t.after(() => server.close());
+  const error = await (async () => {
+    for await (const e of watchStream(clientOf(server, { connectTimeout: 0.1 }), Things, { errorBackoffs: [0.01] })) void e;
+  })().catch((e: unknown) => e);
+  assert.ok(error instanceof WatchError, String(error));
+  assert.equal((error.cause as Error).name, 'TimeoutError');
+  assert.equal(server.received.filter((r) => r.query.get('watch')).length, 2);
+});
