@@ -110,9 +110,12 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Contr
     if (findGo(env) === null) throw new BinariesNotFoundError(missingGoMessage(lookup.cacheDir, needed));
     await buildBinaries(needed, { env, onProgress: options.onProgress, signal: options.signal });
     lookup = lookUpBinaries(env);
-    const still = lookup.missing.filter((name) => needed.includes(name));
-    if (still.length) throw new BinariesNotFoundError(`built, yet ${still.join(', ')} missing from ${lookup.cacheDir}`);
   }
   const { paths } = lookup;
-  return { apiServer: paths['kube-apiserver'] ?? '', etcd: paths.etcd ?? '', kubectl: paths.kubectl ?? null };
+  const required = (name: BinaryName): string => {
+    const path = paths[name];
+    if (!path) throw new BinariesNotFoundError(`${name} is missing from ${lookup.cacheDir}`);
+    return path;
+  };
+  return { apiServer: required('kube-apiserver'), etcd: required('etcd'), kubectl: paths.kubectl ?? null };
 }

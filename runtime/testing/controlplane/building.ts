@@ -82,72 +82,91 @@ export async function buildBinaries(names: readonly BinaryName[], options: Build
   }
 }
 
+/** What the steps share: where to work, and how to run go there with its output in the log. */
+interface BuildContext {
+  binDir: string;
+  workDir: string;
+  /** The environment go runs in (the caller's, plus the build's settings). */
+  env: NodeJS.ProcessEnv;
+  go: (cwd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<string>;
+}
+
 function planSteps(
   names: readonly BinaryName[], binDir: string, workDir: string, logPath: string, env: NodeJS.ProcessEnv, signal?: AbortSignal,
 ): Step[] {
-  const kubeDir = join(workDir, 'kubernetes');
-  const etcdDir = join(workDir, 'etcd');
   const goEnv: NodeJS.ProcessEnv = { ...env, GOFLAGS: '-mod=mod', GOWORK: 'off', CGO_ENABLED: '0' };
-  const temp = (name: BinaryName): string => temporaryPath(binDir, name);
-  const go = (cwd: string, args: string[], environment = goEnv): Promise<string> => runGo(cwd, args, environment, logPath, signal);
-  const steps: Step[] = [];
-  let buildDate = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const wantsKubernetes = names.some((name) => name !== 'etcd');
-
-  if (wantsKubernetes) {
-    steps.push({
-      title: `read k8s.io/kubernetes@v${KUBERNETES_VERSION}'s go.mod for its staging modules`,
+  const context: BuildContext = {
+    binDir, workDir, env: goEnv, go: (cwd, args, environment = goEnv) => runGo(cwd, args, environment, logPath, signal),
+  };
+  const kubernetes = names.filter((name) => name !== 'etcd');
+  return [
+    ...(kubernetes.length ? kubernetesSteps(kubernetes, context) : []),
+    ...(names.includes('etcd') ? etcdSteps(context) : []),
+    {
+      title: `install into ${binDir}`,
       run: async () => {
-        mkdirSync(kubeDir, { recursive: true });
+        for (const name of names) renameSync(temporaryPath(binDir, name), join(binDir, name));
+      },
+    },
+  ];
+}
+
+function kubernetesSteps(names: readonly BinaryName[], { binDir, workDir, env, go }: BuildContext): Step[] {
+  const moduleDir = join(workDir, 'kubernetes');
+  const module = `k8s.io/kubernetes@v${KUBERNETES_VERSION}`;
+  let buildDate = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return [
+    {
+      title: `read ${module}'s go.mod for its staging modules`,
+      run: async () => {
+        mkdirSync(moduleDir, { recursive: true });
         // Outside any module, with -mod unset: `go mod download` refuses -mod=mod there.
-        const json = await go(workDir, ['mod', 'download', '-json', `k8s.io/kubernetes@v${KUBERNETES_VERSION}`], { ...goEnv, GOFLAGS: '' });
+        const json = await go(workDir, ['mod', 'download', '-json', module], { ...env, GOFLAGS: '' });
         const info = JSON.parse(json) as { GoMod?: string; Info?: string; Error?: string };
         if (info.Error || !info.GoMod) throw new Error(info.Error ?? 'no GoMod in `go mod download -json` output');
         const upstream = parseUpstreamGoMod(readFileSync(info.GoMod, 'utf8'));
+        // The release's own time, so that rebuilding gives the same binary.
         buildDate = releaseTime(info.Info) ?? buildDate;
-        writeFileSync(join(kubeDir, 'go.mod'), kubernetesWrapperGoMod(upstream, KUBERNETES_VERSION));
-        rmSync(join(kubeDir, 'go.sum'), { force: true });
+        writeFileSync(join(moduleDir, 'go.mod'), kubernetesWrapperGoMod(upstream, KUBERNETES_VERSION));
+        rmSync(join(moduleDir, 'go.sum'), { force: true });
       },
-    });
-    steps.push({
-      title: `resolve the dependencies of k8s.io/kubernetes@v${KUBERNETES_VERSION}`,
-      run: async () => void (await go(kubeDir, ['get', `k8s.io/kubernetes@v${KUBERNETES_VERSION}`])),
-    });
-    for (const name of names.filter((n) => n !== 'etcd')) {
-      steps.push({
-        title: `compile ${name} (downloading the modules it needs)`,
-        run: async () => {
-          const ldflags = ['-s', '-w', ...kubernetesVersionLdflags(KUBERNETES_VERSION, buildDate)].join(' ');
-          await go(kubeDir, ['build', '-trimpath', '-tags=selinux,notest,grpcnotrace', `-ldflags=${ldflags}`, '-o', temp(name), GO_PACKAGES[name]]);
-        },
-      });
-    }
-  }
-  if (names.includes('etcd')) {
-    steps.push({
+    },
+    {
+      title: `resolve the dependencies of ${module}`,
+      run: async () => void (await go(moduleDir, ['get', module])),
+    },
+    ...names.map((name) => ({
+      title: `compile ${name} (downloading the modules it needs)`,
+      run: async () => {
+        const ldflags = ['-s', '-w', ...kubernetesVersionLdflags(KUBERNETES_VERSION, buildDate)].join(' ');
+        const args = ['build', '-trimpath', '-tags=selinux,notest,grpcnotrace', `-ldflags=${ldflags}`];
+        await go(moduleDir, [...args, '-o', temporaryPath(binDir, name), GO_PACKAGES[name]]);
+      },
+    })),
+  ];
+}
+
+/** etcd's main package has replace directives too, so it is built from a wrapper module as well. */
+function etcdSteps({ binDir, workDir, go }: BuildContext): Step[] {
+  const moduleDir = join(workDir, 'etcd');
+  return [
+    {
       title: `resolve the dependencies of go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`,
       run: async () => {
-        mkdirSync(etcdDir, { recursive: true });
-        writeFileSync(join(etcdDir, 'go.mod'), 'module example.invalid/kopf-etcd-build\n');
-        rmSync(join(etcdDir, 'go.sum'), { force: true });
-        await go(etcdDir, ['get', `go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`]);
+        mkdirSync(moduleDir, { recursive: true });
+        writeFileSync(join(moduleDir, 'go.mod'), 'module example.invalid/kopf-etcd-build\n');
+        rmSync(join(moduleDir, 'go.sum'), { force: true });
+        await go(moduleDir, ['get', `go.etcd.io/etcd/server/v3@v${ETCD_VERSION}`]);
       },
-    });
-    steps.push({
+    },
+    {
       title: 'compile etcd (downloading the modules it needs)',
       run: async () => {
         const ldflags = `-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=v${ETCD_VERSION}`;
-        await go(etcdDir, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temp('etcd'), GO_PACKAGES.etcd]);
+        await go(moduleDir, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temporaryPath(binDir, 'etcd'), GO_PACKAGES.etcd]);
       },
-    });
-  }
-  steps.push({
-    title: `install into ${binDir}`,
-    run: async () => {
-      for (const name of names) renameSync(temp(name), join(binDir, name));
     },
-  });
-  return steps;
+  ];
 }
 
 /** Next to the final path (a rename within one folder is atomic), hidden, and unique per process. */

@@ -286,11 +286,17 @@ function prepareLayout(logDir: string | undefined): Layout {
   return layout;
 }
 
-function writePki(layout: Layout, apiServerUrl: string): {
-  credentials: ApiCredentials; clientCa: CertificateAuthority; files: Record<string, string>;
-} {
+interface PkiFiles {
+  servingCert: string;
+  servingKey: string;
+  clientCa: string;
+  saPublic: string;
+  saPrivate: string;
+}
+
+function writePki(layout: Layout, apiServerUrl: string): { credentials: ApiCredentials; clientCa: CertificateAuthority; files: PkiFiles } {
   const pki = createControlPlanePki();
-  const files = {
+  const files: PkiFiles = {
     servingCert: join(layout.pki, 'apiserver.crt'),
     servingKey: join(layout.pki, 'apiserver.key'),
     clientCa: join(layout.pki, 'client-ca.crt'),
@@ -317,17 +323,10 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
   const started: SupervisedProcess[] = [];
   try {
     const { credentials, clientCa, files } = writePki(layout, server);
-    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
     const etcd = new SupervisedProcess({
       name: 'etcd',
       command: binaries.etcd,
-      args: [
-        `--data-dir=${layout.etcdData}`,
-        `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
-        '--unsafe-no-fsync=true',
-        ...(options.etcdArgs ?? []),
-      ],
+      args: [...etcdArguments(layout, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`), ...(options.etcdArgs ?? [])],
       logPath: join(layout.logDir, 'etcd.log'),
       orphanCleanupDir: layout.dir,
     });
@@ -335,21 +334,7 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
     await waitEtcdReady(etcdUrl, etcd, deadline);
 
     const apiServerArgs = [
-      `--etcd-servers=${etcdUrl}`,
-      `--cert-dir=${layout.pki}`,
-      `--tls-cert-file=${files.servingCert}`, `--tls-private-key-file=${files.servingKey}`,
-      `--secure-port=${apiServerPort}`, '--bind-address=127.0.0.1',
-      // Loopback is not a valid endpoint address; with no endpoint reconciler nothing tries to write it.
-      '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
-      `--client-ca-file=${files.clientCa}`,
-      '--authorization-mode=RBAC',
-      '--service-cluster-ip-range=10.0.0.0/24',
-      '--allow-privileged=true',
-      // No controller-manager creates the `default` service accounts this admission plugin insists on.
-      '--disable-admission-plugins=ServiceAccount',
-      `--service-account-issuer=${server}/`,
-      `--service-account-key-file=${files.saPublic}`,
-      `--service-account-signing-key-file=${files.saPrivate}`,
+      ...apiServerArguments(layout, files, etcdUrl, apiServerPort),
       ...(options.verbosity === undefined ? [] : [`--v=${options.verbosity}`]),
       ...(options.apiServerArgs ?? []),
     ];
@@ -366,6 +351,37 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
     rmSync(layout.dir, { recursive: true, force: true, maxRetries: 3 });
     throw error;
   }
+}
+
+/** A single-member etcd on loopback; without fsync, as its data is thrown away anyway. */
+function etcdArguments(layout: Layout, clientUrl: string, peerUrl: string): string[] {
+  return [
+    `--data-dir=${layout.etcdData}`,
+    `--listen-client-urls=${clientUrl}`, `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
+    '--unsafe-no-fsync=true',
+  ];
+}
+
+/** envtest's flags (controller-runtime's `pkg/internal/testing/controlplane`), plus an advertise address. */
+function apiServerArguments(layout: Layout, files: PkiFiles, etcdUrl: string, port: number): string[] {
+  return [
+    `--etcd-servers=${etcdUrl}`,
+    `--cert-dir=${layout.pki}`,
+    `--tls-cert-file=${files.servingCert}`, `--tls-private-key-file=${files.servingKey}`,
+    `--secure-port=${port}`, '--bind-address=127.0.0.1',
+    // Loopback is not a valid endpoint address; with no endpoint reconciler nothing tries to write it.
+    '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
+    `--client-ca-file=${files.clientCa}`,
+    '--authorization-mode=RBAC',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--allow-privileged=true',
+    // No controller-manager creates the `default` service accounts this admission plugin insists on.
+    '--disable-admission-plugins=ServiceAccount',
+    `--service-account-issuer=https://127.0.0.1:${port}/`,
+    `--service-account-key-file=${files.saPublic}`,
+    `--service-account-signing-key-file=${files.saPrivate}`,
+  ];
 }
 
 function spawnApiServer(command: string, args: string[], logPath: string, stateDir: string): SupervisedProcess {
