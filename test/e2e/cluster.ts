@@ -1,11 +1,15 @@
 /**
  * What end-to-end tests do to a cluster from the outside, as a user with kubectl would:
  * create, patch, delete, read objects, and wait for an object to reach a state (by watching it).
+ * Built on the runtime's own API layer.
  */
 import { readFileSync } from 'node:fs';
-import { KubeConfig, KubernetesObjectApi, PatchStrategy, Watch, type KubernetesObject } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { apiVersionOf, resourcePath, type KubeObject, type ResourceDescriptor } from '../../runtime/structs/resources.ts';
+import {
+  KubeClient, createObject, deleteObject, getObject, isNotFound, kubeConfigCredentials, patchObject, watchStream,
+} from '../../runtime/kube/index.ts';
+import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../../runtime/structs/resources.ts';
 
 /** Which object: its name, and its namespace for namespaced kinds (`default` if not given). */
 export interface ObjectRef {
@@ -13,98 +17,88 @@ export interface ObjectRef {
   namespace?: string;
 }
 
+type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
+
 export class Cluster {
-  readonly kubeconfig: KubeConfig;
-  private readonly api: KubernetesObjectApi;
+  readonly client: KubeClient;
 
   constructor(kubeconfig: KubeConfig | string) {
-    if (typeof kubeconfig === 'string') {
-      this.kubeconfig = new KubeConfig();
-      this.kubeconfig.loadFromFile(kubeconfig);
-    } else {
-      this.kubeconfig = kubeconfig;
+    let kc = kubeconfig;
+    if (typeof kc === 'string') {
+      kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig as string);
     }
-    this.api = KubernetesObjectApi.makeApiClient(this.kubeconfig);
+    this.client = new KubeClient(kubeConfigCredentials(kc));
   }
 
-  async create<T extends KubeObject>(object: T): Promise<T> {
-    return await this.api.create(object as KubernetesObject) as T;
+  async create<T extends KubeObject>(resource: Resource<T>, object: T, namespace?: string): Promise<T> {
+    return createObject(this.client, resource, object, { namespace: namespace ?? (resource.scope === 'Namespaced' ? object.metadata?.namespace ?? 'default' : undefined) });
   }
 
-  async read<T extends KubeObject>(resource: ResourceDescriptor<T>, ref: ObjectRef): Promise<T> {
-    return await this.api.read(header(resource, ref)) as T;
+  async read<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef): Promise<T> {
+    return getObject(this.client, resource, fullRef(resource, ref));
   }
 
   /** Reads the object, or `null` when it does not exist. */
-  async find<T extends KubeObject>(resource: ResourceDescriptor<T>, ref: ObjectRef): Promise<T | null> {
+  async find<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef): Promise<T | null> {
     try {
       return await this.read(resource, ref);
     } catch (error) {
-      if (statusOf(error) === 404) return null;
+      if (isNotFound(error)) return null;
       throw error;
     }
   }
 
-  async mergePatch<T extends KubeObject>(resource: ResourceDescriptor<T>, ref: ObjectRef, patch: Record<string, unknown>): Promise<T> {
-    const target = header(resource, ref);
-    const body = { ...patch, ...target, metadata: { ...(patch.metadata as object | undefined), ...target.metadata } };
-    return await this.api.patch(body, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch) as T;
+  async mergePatch<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, patch: MergePatch<T>): Promise<T> {
+    return patchObject(this.client, resource, fullRef(resource, ref), patch);
   }
 
   /** Asks for deletion (finalizers may hold it); does not wait. */
-  async delete(resource: ResourceDescriptor, ref: ObjectRef): Promise<void> {
-    await this.api.delete(header(resource, ref));
+  async delete<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef): Promise<void> {
+    await deleteObject(this.client, resource, fullRef(resource, ref));
+  }
+
+  /** Removes the object whatever holds it (its finalizers too, as no operator may be running). */
+  async purge<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef): Promise<void> {
+    if (!(await this.find(resource, ref))) return;
+    const release = { metadata: { finalizers: null } } as MergePatch<T>;
+    await this.mergePatch(resource, ref, release).catch(ignoreNotFound);
+    await this.delete(resource, ref).catch(ignoreNotFound);
+    await this.waitForGone(resource, ref);
   }
 
   /**
    * Resolves with the object once `predicate` holds for it (`null` stands for "absent"); watches
    * the object rather than polling. Rejects after `timeout` ms with the last state seen.
    */
-  async waitFor<T extends KubeObject>(resource: ResourceDescriptor<T>, ref: ObjectRef, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
+  async waitFor<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
     const { timeout = 30_000 } = options;
-    const path = resourcePath(resource, { namespace: namespaceOf(resource, ref) });
-    const current = await this.find(resource, ref);
-    if (predicate(current)) return current;
-    let last: T | null = current;
-    let controller: AbortController | undefined;
+    const { namespace, name } = fullRef(resource, ref);
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeout);
+    let last: T | null = null;
     try {
-      return await new Promise<T | null>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${resource.kind} ${namespaceOf(resource, ref) ?? ''}/${ref.name} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify(last, null, 2)}`)), timeout);
-        const settle = (value: T | null): void => { clearTimeout(timer); resolve(value); };
-        const query = { fieldSelector: `metadata.name=${ref.name}`, resourceVersion: current?.metadata?.resourceVersion ?? '0' };
-        new Watch(this.kubeconfig).watch(path, query, (phase: string, object: T) => {
-          last = phase === 'DELETED' ? null : object;
-          if (predicate(last)) settle(last);
-        }, (error: unknown) => {
-          if (error) { clearTimeout(timer); reject(error); }
-        }).then((c) => { controller = c; }, reject);
-      });
+      for await (const event of watchStream(this.client, resource, { namespace, fieldSelector: `metadata.name=${name}`, signal: stop.signal })) {
+        if (event.type === 'BOOKMARK') continue;
+        if (event.type === 'LISTED') { last = event.object; continue; }
+        if (event.type !== 'LISTED_DONE') last = event.type === 'DELETED' ? null : event.object;
+        if (predicate(last)) return last;
+      }
     } finally {
-      controller?.abort();
+      clearTimeout(timer);
+      stop.abort();
     }
-  }
-
-  /** Removes the object whatever holds it (its finalizers too, as no operator may be running). */
-  async purge(resource: ResourceDescriptor, ref: ObjectRef): Promise<void> {
-    if (!(await this.find(resource, ref))) return;
-    await this.mergePatch(resource, ref, { metadata: { finalizers: null } }).catch(ignoreNotFound);
-    await this.delete(resource, ref).catch(ignoreNotFound);
-    await this.waitForGone(resource, ref);
+    throw new Error(`${resource.kind} ${namespace ?? ''}/${name} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify(last, null, 2)}`);
   }
 
   /** Waits until the object is gone (its finalizers released, if any). */
-  async waitForGone(resource: ResourceDescriptor, ref: ObjectRef, options: { timeout?: number } = {}): Promise<void> {
+  async waitForGone<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, options: { timeout?: number } = {}): Promise<void> {
     await this.waitFor(resource, ref, (object) => object === null, options);
   }
-}
 
-function namespaceOf(resource: ResourceDescriptor, ref: ObjectRef): string | undefined {
-  return resource.scope === 'Namespaced' ? ref.namespace ?? 'default' : undefined;
-}
-
-function header(resource: ResourceDescriptor, ref: ObjectRef): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } {
-  const namespace = namespaceOf(resource, ref);
-  return { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: namespace ? { name: ref.name, namespace } : { name: ref.name } };
+  close(): void {
+    this.client.close();
+  }
 }
 
 /** The documents of a YAML file (e.g. examples/obj.yaml). */
@@ -119,11 +113,10 @@ export function refOf(object: KubeObject): ObjectRef {
   return object.metadata?.namespace ? { name, namespace: object.metadata.namespace } : { name };
 }
 
-function ignoreNotFound(error: unknown): void {
-  if (statusOf(error) !== 404) throw error;
+function fullRef(resource: Resource<KubeObject>, ref: ObjectRef): { name: string; namespace: string | null } {
+  return { name: ref.name, namespace: resource.scope === 'Namespaced' ? ref.namespace ?? 'default' : null };
 }
 
-function statusOf(error: unknown): number | undefined {
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'number') return error.code;
-  return undefined;
+function ignoreNotFound(error: unknown): void {
+  if (!isNotFound(error)) throw error;
 }

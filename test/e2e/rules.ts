@@ -117,7 +117,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
     await waitForAll(options.startupStopWords ?? [/Starting the watch-stream for kopfexamples\.v1\.kopf\.dev/]);
 
     await step(options.creationStopWords ?? (rules.handlers.onCreate ? ['Creation is processed:'] : []), async () => {
-      await cluster.create(object);
+      await cluster.create(KopfExample, object);
     });
     // The log line comes before the patch that ends the cycle: wait for the object to show it.
     const created = rules.handlers.changing
@@ -165,7 +165,10 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
     await cp.installCrds([CRD_YAML]);
     cluster = new Cluster(cp.kubeconfigPath);
   });
-  after(async () => { await cp?.stop(); });
+  after(async () => {
+    cluster?.close();
+    await cp?.stop();
+  });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
       cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,

@@ -34,6 +34,7 @@ before(async () => {
 });
 
 after(async () => {
+  cluster?.close();
   await cp?.stop();
 });
 
@@ -49,7 +50,7 @@ async function handover(first: Side, second: Side): Promise<void> {
   let created;
   try {
     await one.waitFor(/Starting the watch-stream for kopfexamples/);
-    await cluster.create(object!);
+    await cluster.create(KopfExample, object!);
     created = await cluster.waitFor(KopfExample, ref, (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn));
   } catch (error) {
     await one.stop();
