@@ -1,0 +1,69 @@
+/**
+ * The essence of an object: the part whose changes handlers react to (Kopf §4.3).
+ *
+ * A copy of the body without `apiVersion`, `kind`, `metadata` and `status`; then labels and
+ * annotations are put back, except annotations of Kopf-based operators (any prefix they manage,
+ * see `markers.ts`) and kubectl's last-applied-configuration; then the extra fields handlers
+ * declared (e.g. `status.phase` for a field handler); empty stanzas are dropped; ignored fields
+ * are removed. Keys stay in Kopf's order, so that both write the same diff-base text.
+ */
+import { cherrypick, isMapping, removeField, type FieldSpec } from '../structs/diffs.ts';
+import type { KubeObject } from '../structs/resources.ts';
+import { markedPrefixes } from './markers.ts';
+
+export type Essence = { [key: string]: unknown };
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export interface EssenceOptions {
+  /** Fields kept although in `metadata`/`status` (declared by handlers of the resource). */
+  readonly extraFields?: Iterable<FieldSpec> | null;
+  /** Fields never counted as changes (the diff-base storage's `ignored_fields`). */
+  readonly ignoredFields?: Iterable<FieldSpec> | null;
+}
+
+export function buildEssence(body: KubeObject | Essence, options: EssenceOptions = {}): Essence {
+  const essence: Essence = structuredClone(body);
+  for (const key of ['apiVersion', 'kind', 'metadata', 'status']) delete essence[key];
+  cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
+  const metadata = essence.metadata;
+  const annotations = isMapping(metadata) ? metadata.annotations : undefined;
+  if (isMapping(annotations)) {
+    const ignored = [...markedPrefixes(Object.keys(annotations))];
+    for (const key of Object.keys(annotations)) {
+      if (key === LAST_APPLIED || ignored.some((prefix) => key.startsWith(`${prefix}/`))) delete annotations[key];
+    }
+  }
+  cherrypick(body, essence, options.extraFields);
+  removeEmptyStanzas(essence);
+  for (const field of options.ignoredFields ?? []) removeField(essence, field);
+  return essence;
+}
+
+/** Removes these annotations in place (rebuilding the mapping, as Kopf does, only if one is there). */
+export function removeAnnotations(essence: Essence, keys: Iterable<string>): void {
+  const metadata = essence.metadata;
+  const annotations = isMapping(metadata) ? metadata.annotations : undefined;
+  if (!isMapping(metadata) || !isMapping(annotations)) return;
+  const unwanted = new Set(keys);
+  if (!Object.keys(annotations).some((key) => unwanted.has(key))) return;
+  metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([key]) => !unwanted.has(key)));
+}
+
+/** Drops (in place) empty `metadata.annotations`, `metadata.labels`, `metadata` and `status`. */
+export function removeEmptyStanzas(essence: Essence): void {
+  const metadata = essence.metadata;
+  if (isMapping(metadata)) {
+    if ('annotations' in metadata && isFalsy(metadata.annotations)) delete metadata.annotations;
+    if ('labels' in metadata && isFalsy(metadata.labels)) delete metadata.labels;
+  }
+  if ('metadata' in essence && isFalsy(essence.metadata)) delete essence.metadata;
+  if ('status' in essence && isFalsy(essence.status)) delete essence.status;
+}
+
+/** Python's falsiness, which Kopf's emptiness checks use: `null`, `false`, `0`, `''`, `[]`, `{}`. */
+function isFalsy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (isMapping(value)) return Object.keys(value).length === 0;
+  return !value;
+}

@@ -1,0 +1,77 @@
+/**
+ * Annotation keys as Kopf forms them for progress records, the diff-base and the touch key.
+ *
+ * Kubernetes allows 63 characters in an annotation's name (the part after `prefix/`). Longer
+ * keys are cut and end in a hash of the whole key, so they stay unique: BLAKE2b with a 4-byte
+ * digest (a BLAKE2 parameter, not a truncated BLAKE2b-512), base64 with `-` and `.` for `+` and
+ * `/`, trailing `=`/`-`/`.` stripped, after a `-`. Lengths count code points, as Python does.
+ *
+ * V1 keys (older Kopf) counted the prefix in the 63 characters and hashed the safe key; V2 keys
+ * count only the name and hash the original key. Kopf writes both (V2 first), reads the first
+ * found, so that operators of either age can take an object over.
+ */
+import { blake2b } from '@noble/hashes/blake2.js';
+import type { KubeObject } from '../structs/resources.ts';
+
+const MAX_NAME_LENGTH = 63;
+
+/** `/` → `.`, `<` and `>` → `_`: characters annotation names cannot have. */
+export function safeKey(key: string): string {
+  return key.replaceAll('/', '.').replaceAll('<', '_').replaceAll('>', '_');
+}
+
+/** The hash suffix of a key: `-SItAqA` for 64 × `x`. */
+export function hashSuffix(key: string): string {
+  const digest = blake2b(new TextEncoder().encode(key), { dkLen: 4 });
+  const alnums = Buffer.from(digest).toString('base64').replaceAll('+', '-').replaceAll('/', '.');
+  return `-${alnums}`.replace(/[=.-]+$/, '');
+}
+
+/**
+ * Keys of ReplicaSets owned by Deployments get `-ofDRS`: Kubernetes copies a Deployment's
+ * annotations to its ReplicaSets, which would otherwise overwrite the ReplicaSet's own state.
+ */
+export function markKey(key: string, body: KubeObject | null | undefined): string {
+  if (!body || body.kind !== 'ReplicaSet') return key;
+  const owners = body.metadata?.ownerReferences ?? [];
+  return owners.some((owner) => owner.kind === 'Deployment') ? `${key}-ofDRS` : key;
+}
+
+/** Kopf's V1 key: the 63-character limit applies to `prefix/name` as a whole. */
+export function v1Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH): string {
+  const safe = safeKey(key);
+  const head = prefix ? `${prefix}/` : '';
+  const room = maxLength - length(head);
+  const suffix = length(safe) <= room ? '' : hashSuffix(safe);
+  return `${head}${slice(safe, room - length(suffix))}${suffix}`;
+}
+
+/** Kopf's V2 key: the 63-character limit applies to the name only. */
+export function v2Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH): string {
+  const head = prefix ? `${prefix}/` : '';
+  const suffix = length(key) > maxLength ? hashSuffix(key) : '';
+  return `${head}${slice(safeKey(key), Math.max(0, maxLength - length(suffix)))}${suffix}`;
+}
+
+/** All keys a record is written under, V2 first, without duplicates. */
+export function storageKeys(prefix: string, key: string, options: { v1?: boolean; body?: KubeObject | null } = {}): string[] {
+  const marked = markKey(key, options.body);
+  const keys = [v2Key(prefix, marked)];
+  if (options.v1 ?? true) {
+    const v1 = v1Key(prefix, marked);
+    if (v1 !== keys[0]) keys.push(v1);
+  }
+  return keys;
+}
+
+function length(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** Python's `text[:end]` over code points, negative ends counting from the end. */
+function slice(text: string, end: number): string {
+  const points = [...text];
+  return points.slice(0, end < 0 ? Math.max(0, points.length + end) : end).join('');
+}

@@ -1,0 +1,183 @@
+/**
+ * Kopf's diffs between two essences of an object, and the dotted field paths that name parts of
+ * an object (`spec.a.b`).
+ *
+ * The rules are Kopf's, because handlers see these diffs and field handlers fire on them:
+ * mappings are compared key by key and recursed into; lists and scalars are compared as wholes;
+ * `null`/`undefined` mean "absent", so `{a: null}` and `{}` do not differ. Paths only descend
+ * through mappings: a list or a scalar on the way means the field is absent.
+ */
+
+export type FieldPath = readonly string[];
+/** A field as handlers name it: `'spec.a.b'`, `['spec', 'a', 'b']`, or nothing for the root. */
+export type FieldSpec = string | FieldPath | null | undefined;
+
+export type DiffOp = 'add' | 'change' | 'remove';
+/** One change: the operation, where (empty = the root), the old and the new value. */
+export type DiffItem = readonly [op: DiffOp, path: FieldPath, old: unknown, new: unknown];
+export type Diff = readonly DiffItem[];
+
+/**
+ * Which side's fields count: `full` (both), `left` (only fields present in `a`: extra fields of
+ * `b` are ignored), `right` (only fields present in `b`).
+ */
+export type DiffScope = 'full' | 'left' | 'right';
+
+type Mapping = { [key: string]: unknown };
+
+/** A JSON object (not an array, not null). */
+export function isMapping(value: unknown): value is Mapping {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `'spec.a.b'` → `['spec', 'a', 'b']`; arrays are taken as they are; nothing → the root. */
+export function parseField(field: FieldSpec): FieldPath {
+  if (field === null || field === undefined) return [];
+  if (typeof field === 'string') return field.split('.');
+  return [...field];
+}
+
+const ABSENT: unique symbol = Symbol('absent');
+
+function lookup(obj: unknown, path: FieldPath): unknown {
+  let current: unknown = obj;
+  for (const key of path) {
+    if (!isMapping(current) || !Object.hasOwn(current, key)) return ABSENT;
+    current = current[key];
+  }
+  return current;
+}
+
+/** The value at a field, or `fallback` (`undefined` by default) if any part of the path is absent. */
+export function resolveField(obj: unknown, field: FieldSpec, fallback?: unknown): unknown {
+  const value = lookup(obj, parseField(field));
+  return value === ABSENT ? fallback : value;
+}
+
+/** Whether the field exists (even if its value is `null`). */
+export function hasField(obj: unknown, field: FieldSpec): boolean {
+  return lookup(obj, parseField(field)) !== ABSENT;
+}
+
+/** Sets a field, creating the missing (or non-mapping) parents as empty mappings. */
+export function ensureField(obj: Mapping, field: FieldSpec, value: unknown): void {
+  const path = parseField(field);
+  if (path.length === 0) throw new TypeError('Setting the root of an object is impossible; name a field.');
+  let current = obj;
+  for (const key of path.slice(0, -1)) {
+    const next = current[key];
+    if (isMapping(next)) current = next;
+    else current = current[key] = {};
+  }
+  current[path[path.length - 1]] = value;
+}
+
+/**
+ * Removes a field, then every parent this left empty (as Kopf does, so that removing the last
+ * annotation also drops `metadata.annotations`). Absent fields and non-mapping parents are no-ops.
+ */
+export function removeField(obj: Mapping, field: FieldSpec): void {
+  const path = parseField(field);
+  if (path.length === 0) throw new TypeError('Removing the root of an object is impossible; name a field.');
+  removePath(obj, path);
+}
+
+function removePath(obj: Mapping, path: FieldPath): void {
+  const [head, ...tail] = path;
+  if (!Object.hasOwn(obj, head)) return;
+  if (tail.length === 0) {
+    delete obj[head];
+    return;
+  }
+  const child = obj[head];
+  if (!isMapping(child)) return;
+  removePath(child, tail);
+  if (Object.keys(child).length === 0) delete obj[head];
+}
+
+/** Copies (deeply) the listed fields from `src` to `dst`; fields absent in `src` are skipped. */
+export function cherrypick(src: unknown, dst: Mapping, fields: Iterable<FieldSpec> | null | undefined): void {
+  for (const field of fields ?? []) {
+    const value = lookup(src, parseField(field));
+    if (value !== ABSENT) ensureField(dst, field, structuredClone(value));
+  }
+}
+
+/** Structural equality of JSON values; `null`, `undefined` and absent keys are all "nothing". */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return equal(a, b, false);
+}
+
+/**
+ * With `booleansAsNumbers`, Python's `==` as Kopf's diff uses it: `true == 1`, `false == 0`
+ * (so Kopf sees no change between them, and neither do we).
+ */
+function equal(a: unknown, b: unknown, booleansAsNumbers: boolean): boolean {
+  if (a === b) return true;
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  if (booleansAsNumbers && isNumeric(a) && isNumeric(b)) return Number(a) === Number(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => equal(item, b[i], booleansAsNumbers));
+  }
+  if (isMapping(a) && isMapping(b)) {
+    const keysA = Object.keys(a).filter((k) => a[k] !== undefined);
+    const keysB = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (keysA.length !== keysB.length) return false;
+    return keysA.every((k) => b[k] !== undefined && equal(a[k], b[k], booleansAsNumbers));
+  }
+  return false;
+}
+
+function isNumeric(value: unknown): value is number | boolean {
+  return typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** Kopf's diff of two values (usually essences): see the module's notes for the rules. */
+export function diff(a: unknown, b: unknown, options: { scope?: DiffScope; path?: FieldPath } = {}): Diff {
+  const items: DiffItem[] = [];
+  collect(a, b, options.path ?? [], options.scope ?? 'full', items);
+  return items;
+}
+
+function collect(a: unknown, b: unknown, path: FieldPath, scope: DiffScope, into: DiffItem[]): void {
+  const absentA = a === null || a === undefined;
+  const absentB = b === null || b === undefined;
+  if (absentA && absentB) return;
+  if (absentA) { into.push(['add', path, a ?? null, b]); return; }
+  if (absentB) { into.push(['remove', path, a, b ?? null]); return; }
+  if (isMapping(a) && isMapping(b)) {
+    if (scope !== 'left') {
+      for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) collect(null, b[key], [...path, key], scope, into);
+    }
+    if (scope !== 'right') {
+      for (const key of Object.keys(a)) if (!Object.hasOwn(b, key)) collect(a[key], null, [...path, key], scope, into);
+    }
+    for (const key of Object.keys(a)) if (Object.hasOwn(b, key)) collect(a[key], b[key], [...path, key], scope, into);
+    return;
+  }
+  if (!equal(a, b, true)) into.push(['change', path, a, b]);
+}
+
+/**
+ * The diff as seen from a field: items inside the field are re-rooted at it; an item that
+ * replaced a whole parent of the field is re-diffed down to the field's old and new values.
+ */
+export function reduceDiff(d: Diff, field: FieldSpec): Diff {
+  const path = parseField(field);
+  if (path.length === 0) return d.map(([op, itemPath, old, neu]) => [op, [...itemPath], old, neu] as const);
+  const items: DiffItem[] = [];
+  for (const [op, itemPath, old, neu] of d) {
+    if (startsWith(itemPath, path)) {
+      items.push([op, itemPath.slice(path.length), old, neu]);
+    } else if (startsWith(path, itemPath)) {
+      const tail = path.slice(itemPath.length);
+      items.push(...diff(resolveField(old, tail, null), resolveField(neu, tail, null)));
+    }
+  }
+  return items;
+}
+
+function startsWith(path: FieldPath, prefix: FieldPath): boolean {
+  return prefix.length <= path.length && prefix.every((key, i) => path[i] === key);
+}
