@@ -92,7 +92,9 @@ function takeOverIfDead(path: string, identity: string): boolean {
   }
   try {
     const owner = lockOwner(path);
-    if (owner !== null && isIdentityAlive(owner)) return false;
+    // Empty: its creator has not written its identity yet (creating and writing are two steps).
+    if (owner === '' && ageMs(path) < 5000) return false;
+    if (owner !== null && owner !== '' && isIdentityAlive(owner)) return false;
     removeQuietly(path);
     return createExclusive(path, identity);
   } finally {

@@ -4,6 +4,7 @@
  * process could get the same number. A lock file per port, held while the control plane lives,
  * closes that gap between kopf's own processes (as envtest does with its port files).
  */
+import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { portReservationDir } from './cache.ts';
@@ -26,8 +27,24 @@ function osFreePort(): Promise<number> {
   });
 }
 
+const swept = new Set<string>();
+
+/** Reservations of processes that died without releasing them (SIGKILL) are removed, once per process. */
+function sweepStale(dir: string): void {
+  if (swept.has(dir)) return;
+  swept.add(dir);
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries.filter((name) => /^port-\d+$/.test(name))) tryLock(join(dir, entry))?.release();
+}
+
 export async function reservePort(env: NodeJS.ProcessEnv = process.env): Promise<PortReservation> {
   const dir = portReservationDir(env);
+  sweepStale(dir);
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = await osFreePort();
     const lock: Lock | null = tryLock(join(dir, `port-${port}`));

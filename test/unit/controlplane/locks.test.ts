@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock, isIdentityAlive, processIdentity, tryLock } from '../../../runtime/testing/controlplane/locks.ts';
 import { reservePorts } from '../../../runtime/testing/controlplane/ports.ts';
@@ -79,4 +79,21 @@ test('reserved ports are distinct and not handed out again until released', asyn
   assert.equal(new Set(ports).size, 6);
   for (const reservation of [...first, ...second]) reservation.release();
   for (const port of ports) assert.ok(!existsSync(join(env.XDG_CACHE_HOME, 'kopf', 'ports', `port-${port}`)));
+});
+
+test('a lock file still being written (empty, fresh) is not taken for a dead one', () => {
+  const path = join(tempDir('lock'), 'x.lock');
+  writeFileSync(path, '');
+  assert.equal(tryLock(path), null);
+});
+
+test('reservations left by dead processes are swept away', async () => {
+  const env = { XDG_CACHE_HOME: tempDir('xdg') };
+  const dir = join(env.XDG_CACHE_HOME, 'kopf', 'ports');
+  const dead = spawnSync('/bin/sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'port-1'), `${dead}\n`);
+  const [reservation] = await reservePorts(1, env);
+  assert.ok(!existsSync(join(dir, 'port-1')));
+  reservation.release();
 });
