@@ -8,15 +8,24 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 /** Spread of the jitter around each scheduled delay: ±20%. */
 const JITTER = 0.2;
 
+export interface RetryDelayOptions {
+  /** Seconds the server asked to wait (`Retry-After`). */
+  retryAfter?: number;
+  /** Wait exactly what the server asked, even if shorter than the schedule (Kopf: `networking.enforce_retry_after`). */
+  enforceRetryAfter?: boolean;
+  random?: () => number;
+}
+
 /**
  * The delay in milliseconds before retry number `attempt` (0-based), or `undefined` when the
- * schedule is spent. `retryAfter` (seconds, from the server) is a floor.
+ * schedule is spent. The server's `retryAfter` is a floor, or the delay itself if enforced.
  */
-export function retryDelay(schedule: readonly number[], attempt: number, retryAfter?: number, random: () => number = Math.random): number | undefined {
+export function retryDelay(schedule: readonly number[], attempt: number, options: RetryDelayOptions = {}): number | undefined {
   if (attempt >= schedule.length) return undefined;
+  if (options.retryAfter !== undefined && options.enforceRetryAfter) return options.retryAfter * 1000;
   const base = schedule[attempt] * 1000;
-  const jittered = base * (1 - JITTER + 2 * JITTER * random());
-  return Math.max(jittered, (retryAfter ?? 0) * 1000);
+  const jittered = base * (1 - JITTER + 2 * JITTER * (options.random ?? Math.random)());
+  return Math.max(jittered, (options.retryAfter ?? 0) * 1000);
 }
 
 /** `Retry-After` as seconds: either delta-seconds or an HTTP date. */

@@ -31,6 +31,8 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Connections per agent (unlimited by default). */
   maxSockets?: number;
+  /** On 429, wait exactly the server's `Retry-After`, even if shorter than the schedule (Kopf: `networking.enforce_retry_after`). */
+  enforceRetryAfter?: boolean;
   /** Source of randomness for the jitter of retries; replaceable for tests. */
   random?: () => number;
 }
@@ -44,6 +46,7 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   watchInactivityTimeout: 70,
   listPageSize: 500,
   userAgent: 'kopf-ts',
+  enforceRetryAfter: false,
   random: Math.random,
 };
 
@@ -96,7 +99,7 @@ export class KubeClient {
       } catch (e) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (!isRetryable(e)) throw e;
-        const delay = retryDelay(schedule, retry++, e instanceof ApiError ? e.retryAfter : undefined, this.settings.random);
+        const delay = this.retryDelay(schedule, retry++, e);
         if (delay === undefined) throw e instanceof ApiError ? e : new ApiConnectionError(method, path, e);
         await sleep(delay, options.signal);
       }
@@ -128,6 +131,12 @@ export class KubeClient {
       }
       throw error;
     }
+  }
+
+  /** Milliseconds to wait before retry number `attempt` after `error`; `undefined` once `schedule` is spent. */
+  retryDelay(schedule: readonly number[], attempt: number, error: unknown): number | undefined {
+    const retryAfter = error instanceof ApiError ? error.retryAfter : undefined;
+    return retryDelay(schedule, attempt, { retryAfter, enforceRetryAfter: this.settings.enforceRetryAfter, random: this.settings.random });
   }
 
   /** HTTP attempts so far, by verb (retries count as attempts). */

@@ -20,7 +20,7 @@
  */
 import { resourceName, resourcePath } from '../../structs/resources.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../../structs/resources.ts';
-import { retryDelay, sleep } from '../backoff.ts';
+import { sleep } from '../backoff.ts';
 import type { KubeClient } from '../client.ts';
 import { ApiError, WatchError, isGone, isRetryable } from '../errors.ts';
 import type { ApiStatus } from '../errors.ts';
@@ -148,7 +148,7 @@ export async function* watchStream<T extends KubeObject>(
       if (isGone(e)) {
         mustList = true;
       } else if (e instanceof InactivityError || e instanceof MalformedEventError || isRetryable(e)) {
-        const delay = retryDelay(errorBackoffs, failures++, e instanceof ApiError ? e.retryAfter : undefined, settings.random);
+        const delay = client.retryDelay(errorBackoffs, failures++, e);
         if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
         if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
         continue;
