@@ -25,7 +25,7 @@ export function retryDelay(schedule: readonly number[], attempt: number, options
   if (options.retryAfter !== undefined && options.enforceRetryAfter) return options.retryAfter * 1000;
   const base = schedule[attempt] * 1000;
   const jittered = base * (1 - JITTER + 2 * JITTER * (options.random ?? Math.random)());
-  return Math.max(jittered, (options.retryAfter ?? 0) * 1000);
+  return Math.round(Math.max(jittered, (options.retryAfter ?? 0) * 1000));
 }
 
 /** `Retry-After` as seconds: either delta-seconds or an HTTP date. */
