@@ -1,0 +1,208 @@
+/**
+ * Burst benchmark: N KopfExample objects created at once by concurrent clients, then deleted,
+ * served by this runtime and by Python Kopf 1.44 with the same handlers (operator.ts,
+ * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
+ * alternating.
+ *
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,kopf] [--repeat 1] [--concurrency 32] [--warmup 20]
+ *
+ * Per run: seconds from the first create to all handled (handled = seen by a watch with the
+ * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
+ * create to all gone); the operator's CPU seconds per 1,000 objects (/proc utime+stime); API
+ * writes per object (PATCH/PUT on kopfexamples, from the apiserver's apiserver_request_total);
+ * peak RSS (VmHWM). Then the ratios this runtime / Kopf. A warm-up of a few objects precedes each
+ * measured burst. The machine is shared by the apiserver, etcd, the operator and the load: compare
+ * contestants within one run, never across runs.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { createObject, deleteObject, KubeClient } from '../../runtime/kube/index.ts';
+import { Namespaces } from '../../runtime/structs/builtins.ts';
+import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { KopfExample } from '../../examples/kopfexample.ts';
+import { CRD_YAML, DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
+import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
+import { delta, requestCounts } from './metrics.ts';
+import { Observer } from './observer.ts';
+import { cpuSeconds, peakRssMiB } from './procstat.ts';
+
+interface Contestant {
+  name: string;
+  label: string;
+  files: string[];
+  command?: string[];
+}
+
+interface Measurement {
+  contestant: string;
+  run: number;
+  n: number;
+  /** First create → all handled. */
+  handledSeconds: number;
+  /** First create → all gone. */
+  cycleSeconds: number;
+  cpuPer1k: number;
+  apiServerCpuPer1k: number;
+  writesPerObject: number;
+  conflicts: number;
+  peakRssMiB: number;
+  exitCode: number | null;
+}
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '1000' },
+    contestants: { type: 'string', default: 'ts,kopf' },
+    repeat: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '32' },
+    warmup: { type: 'string', default: '20' },
+  },
+});
+const N = Number(values.n);
+const REPEAT = Number(values.repeat);
+const CONCURRENCY = Number(values.concurrency);
+const WARMUP = Number(values.warmup);
+
+function isHandled(object: KopfExample): boolean {
+  return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
+}
+
+async function contestants(): Promise<Contestant[]> {
+  const all: Record<string, () => Promise<Contestant>> = {
+    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')] }),
+    kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
+  };
+  return Promise.all(values.contestants.split(',').map((name) => {
+    const make = all[name.trim()];
+    if (!make) throw new Error(`Unknown contestant '${name}': use ${Object.keys(all).join(', ')}`);
+    return make();
+  }));
+}
+
+/** Runs `fn` over the items with at most `limit` at a time. */
+async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+function exampleObject(name: string): KopfExample {
+  return { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] } };
+}
+
+/** The condition, unless the operator exits first (then its last lines explain why). */
+function guarded(operator: RunningOperator, wait: Promise<void>): Promise<void> {
+  const died = operator.exited.then((exit) => {
+    throw new Error(`The operator exited (code ${exit.exitCode}, signal ${exit.signal}) during the benchmark:\n${operator.lines.slice(-30).join('\n')}`);
+  });
+  return Promise.race([wait, died]);
+}
+
+async function burst(client: KubeClient, observer: Observer<KopfExample>, operator: RunningOperator, namespace: string, names: string[]): Promise<{ handled: number; gone: number; start: number }> {
+  const timeout = 120_000 + names.length * 100;
+  const start = performance.now();
+  await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
+  await guarded(operator, observer.until(() => names.every((name) => observer.handledAt.has(name)), timeout, 'all handled'));
+  const handled = Math.max(...names.map((name) => observer.handledAt.get(name)!));
+  await pool(names, CONCURRENCY, (name) => deleteObject(client, KopfExample, { namespace, name }));
+  await guarded(operator, observer.until(() => names.every((name) => observer.goneAt.has(name)), timeout, 'all gone'));
+  const gone = Math.max(...names.map((name) => observer.goneAt.get(name)!));
+  return { handled, gone, start };
+}
+
+async function measure(cp: ControlPlane, client: KubeClient, contestant: Contestant, run: number): Promise<Measurement> {
+  const namespace = `burst-${contestant.name}-${run}`;
+  await createObject(client, Namespaces, { metadata: { name: namespace } });
+  const observer = new Observer(client, KopfExample, namespace, isHandled);
+  await observer.ready;
+  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace], kubeconfigPath: cp.kubeconfigPath });
+  try {
+    const warmup = Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`);
+    await burst(client, observer, operator, namespace, warmup);
+
+    const names = Array.from({ length: N }, (_, i) => `kex-${String(i).padStart(5, '0')}`);
+    const requestsBefore = await requestCounts(cp.credentials, 'kopfexamples');
+    const cpuBefore = cpuSeconds(operator.pid);
+    const apiServerCpuBefore = cpuSeconds(cp.apiServerPid);
+    const { start, handled, gone } = await burst(client, observer, operator, namespace, names);
+    const cpu = cpuSeconds(operator.pid) - cpuBefore;
+    const apiServerCpu = cpuSeconds(cp.apiServerPid) - apiServerCpuBefore;
+    const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
+    const peak = peakRssMiB(operator.pid);
+    const exit = await operator.stop();
+    return {
+      contestant: contestant.name, run, n: N,
+      handledSeconds: (handled - start) / 1000,
+      cycleSeconds: (gone - start) / 1000,
+      cpuPer1k: cpu / N * 1000,
+      apiServerCpuPer1k: apiServerCpu / N * 1000,
+      writesPerObject: writes.total / N,
+      conflicts: writes.conflicts,
+      peakRssMiB: peak,
+      exitCode: exit.exitCode,
+    };
+  } finally {
+    await operator.stop();
+    await observer.stop();
+  }
+}
+
+function table(results: Measurement[], labels: Map<string, string>): string {
+  const rows = [
+    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.exitCode} |`);
+  }
+  return rows.join('\n');
+}
+
+function ratios(results: Measurement[]): string | null {
+  const mean = (name: string, pick: (m: Measurement) => number): number => {
+    const picked = results.filter((m) => m.contestant === name).map(pick);
+    return picked.reduce((a, b) => a + b, 0) / picked.length;
+  };
+  if (!results.some((m) => m.contestant === 'ts') || !results.some((m) => m.contestant === 'kopf')) return null;
+  const metrics: [string, (m: Measurement) => number, string][] = [
+    ['first create → all handled (time)', (m) => m.handledSeconds, 'lower is better'],
+    ['full-cycle objects/s', (m) => m.n / m.cycleSeconds, 'higher is better'],
+    ['operator CPU s / 1k objects', (m) => m.cpuPer1k, 'lower is better'],
+    ['writes / object', (m) => m.writesPerObject, 'lower is better'],
+    ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
+  ];
+  const rows = ['| metric (means) | this runtime / Kopf | |', '|---|---|---|'];
+  for (const [title, pick, note] of metrics) rows.push(`| ${title} | ${(mean('ts', pick) / mean('kopf', pick)).toFixed(2)} | ${note} |`);
+  return rows.join('\n');
+}
+
+async function main(): Promise<void> {
+  const entrants = await contestants();
+  const labels = new Map(entrants.map((c) => [c.name, c.label]));
+  const cp = await startControlPlane();
+  const client = KubeClient.fromKubeConfig(cp.kubeconfig);
+  const results: Measurement[] = [];
+  try {
+    await cp.installCrds([CRD_YAML]);
+    for (let run = 1; run <= REPEAT; run++) {
+      const order = run % 2 ? entrants : [...entrants].reverse();
+      for (const contestant of order) {
+        process.stderr.write(`run ${run}: ${contestant.label}, ${N} objects…\n`);
+        const result = await measure(cp, client, contestant, run);
+        results.push(result);
+        process.stderr.write(`  all handled in ${result.handledSeconds.toFixed(2)} s, full cycle ${result.cycleSeconds.toFixed(2)} s\n`);
+      }
+    }
+  } finally {
+    client.close();
+    await cp.stop();
+  }
+  console.log(`\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one local control plane.\n`);
+  console.log(table(results, labels));
+  const summary = ratios(results);
+  if (summary) console.log(`\n${summary}`);
+}
+
+await main();
