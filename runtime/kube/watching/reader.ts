@@ -31,6 +31,14 @@ export class InactivityError extends Error {
   }
 }
 
+/** The stream carried something other than JSON lines: a broken proxy or a truncated line. */
+export class MalformedStreamError extends Error {
+  constructor(detail: string, cause?: unknown) {
+    super(`malformed watch stream: ${detail}`, { cause });
+    this.name = 'MalformedStreamError';
+  }
+}
+
 function prematureClose(): Error {
   return Object.assign(new Error('the watch stream was closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
@@ -65,7 +73,12 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     }, options.inactivityTimeout);
   };
   const splitter = new LineSplitter((line) => {
-    const value = parseLine(line);
+    let value: unknown;
+    try {
+      value = parseLine(line);
+    } catch (e) {
+      throw new MalformedStreamError(`not JSON: ${line.subarray(0, 200).toString('utf8')}`, e);
+    }
     if (value !== undefined) queue.push(value);
   });
   const onData = (chunk: Buffer) => {
@@ -73,7 +86,7 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     try {
       splitter.push(chunk);
     } catch (e) {
-      finish(e);
+      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
       stream.destroy();
       return;
     }
@@ -91,7 +104,7 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
       splitter.end();
       finish();
     } catch (e) {
-      finish(e);
+      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
     }
   };
   const onError = (e: unknown) => finish(e);

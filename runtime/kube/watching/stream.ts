@@ -10,7 +10,7 @@
  * - The resourceVersion of every event, bookmarks included, is where the next WATCH resumes.
  *   A clean end of a stream (server timeout) resumes after `reconnectBackoff`, without a re-list.
  * - 410 Gone (as an HTTP status or an in-stream `ERROR`) re-lists.
- * - Network errors, 5xx, 429 (honouring `Retry-After`), malformed lines and silence beyond
+ * - Network errors, 5xx, 429 (honouring `Retry-After`), malformed or oversized lines and silence beyond
  *   `inactivityTimeout` are failures: each is retried after the next delay of `errorBackoffs`;
  *   any event received resets the count. When the budget is spent, the iterator throws a
  *   `WatchError` with the last cause: a watch never ends silently.
@@ -26,7 +26,7 @@ import { ApiError, WatchError, isGone, isRetryable } from '../errors.ts';
 import type { ApiStatus } from '../errors.ts';
 import { listPages } from '../listing.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
-import { InactivityError, readJsonLines } from './reader.ts';
+import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 
 export interface WatchOptions {
   /** One namespace; all namespaces if absent (and for cluster-scoped resources). */
@@ -56,13 +56,6 @@ export interface WatchOptions {
 const DEFAULT_BUFFER_SIZE = 1000;
 
 type RawEvent = { type: string; object: unknown };
-
-class MalformedEventError extends Error {
-  constructor(detail: string) {
-    super(`malformed watch event: ${detail}`);
-    this.name = 'MalformedEventError';
-  }
-}
 
 export async function* watchStream<T extends KubeObject>(
   client: KubeClient,
@@ -147,7 +140,7 @@ export async function* watchStream<T extends KubeObject>(
       if (signal?.aborted) return;
       if (isGone(e)) {
         mustList = true;
-      } else if (e instanceof InactivityError || e instanceof MalformedEventError || isRetryable(e)) {
+      } else if (e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e)) {
         const delay = client.retryDelay(errorBackoffs, failures++, e);
         if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
         if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
@@ -173,9 +166,9 @@ async function pause(ms: number, signal: AbortSignal | undefined): Promise<boole
 
 /** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */
 function toEvent<T extends KubeObject>(raw: unknown, path: string): Extract<StreamEvent<T>, { type: WatchEventType }> | undefined {
-  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string') throw new MalformedEventError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
+  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string') throw new MalformedStreamError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
   const { type, object } = raw as RawEvent;
-  if (!object || typeof object !== 'object') throw new MalformedEventError(`${type} without an object`);
+  if (!object || typeof object !== 'object') throw new MalformedStreamError(`${type} without an object`);
   switch (type) {
     case 'ADDED':
     case 'MODIFIED':

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { LineSplitter, parseLine } from '../../../runtime/kube/watching/lines.ts';
-import { InactivityError, readJsonLines } from '../../../runtime/kube/watching/reader.ts';
+import { InactivityError, MalformedStreamError, readJsonLines } from '../../../runtime/kube/watching/reader.ts';
 
 function split(chunks: Buffer[]): string[] {
   const lines: string[] = [];
@@ -56,7 +56,7 @@ test('a malformed line breaks the stream loudly', async () => {
   const got: unknown[] = [];
   await assert.rejects((async () => {
     for await (const value of readJsonLines(stream, { inactivityTimeout: 10_000, bufferSize: 100 })) got.push(value);
-  })(), SyntaxError);
+  })(), MalformedStreamError);
   assert.deepEqual(got, [{ n: 1 }]);
 });
 

@@ -375,3 +375,25 @@ test('a watch request that gets no response headers in time counts as a failure'
   assert.equal((error.cause as Error).name, 'TimeoutError');
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 2);
 });
+
+test('a malformed line is a failure: the watch resumes from the last good event', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    sendJson(res, 200, listOf([], '1'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
+  const events = take(it, 2);
+  const broken = await watches.next();
+  startWatch(broken.res);
+  broken.res.write(line('ADDED', obj('a', '2')) + '<html>proxy error</html>\n' + line('ADDED', obj('lost', '3')));
+  const next = await watches.next();
+  assert.equal(next.req.query.get('resourceVersion'), '2');
+  startWatch(next.res);
+  next.res.write(line('ADDED', obj('b', '3')));
+  assert.deepEqual(await events, ['ADDED a', 'ADDED b']);
+});
