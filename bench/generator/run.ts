@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { batchesWithoutDuplicates, CORPUS_DIR, listCorpus } from './corpus.ts';
+import { findInputFiles } from '../../generator/input/files.ts';
+import { batches as batchesWithoutDuplicates, CORPUS } from '../../test/generator/support/corpus.ts';
 import { median, timed } from './measure.ts';
 import { describeErrors, prepareTypeCheck, typeCheck } from './typecheck.ts';
 import { CRD_GENERATE, ensureInstalled, TYPESCRIPT_7 } from './tools.ts';
@@ -55,7 +56,7 @@ function generators(): Generator[] {
 const { values: args } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
-    corpus: { type: 'string', default: CORPUS_DIR },
+    corpus: { type: 'string', default: join(CORPUS, 'crds') },
     tools: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -70,11 +71,13 @@ const compilers = [
   { name: 'tsc 7', tsc: join(ensureInstalled(TYPESCRIPT_7), TYPESCRIPT_7.marker) },
 ];
 
-const corpus = listCorpus(args.corpus);
+// The corpus holds some CRDs more than once (argo's minimal and full variants, an older tekton,
+// kopium's fixtures); one run rightly refuses or overwrites duplicates, so each tool runs once per batch.
+const corpus = findInputFiles([resolve(args.corpus)], process.cwd()).files;
 const batches = batchesWithoutDuplicates(corpus);
-const corpusBytes = corpus.reduce((sum, f) => sum + f.bytes, 0);
-console.log(`corpus: ${corpus.length} files, ${corpus.reduce((n, f) => n + f.crds.length, 0)} CRDs, ${mb(corpusBytes)} MB, ` +
-  `in ${batches.length} batches without duplicate CRDs (${batches.map((b) => b.length).join(' + ')} files)`);
+const corpusBytes = corpus.reduce((sum, f) => sum + statSync(f).size, 0);
+console.log(`corpus: ${corpus.length} files, ${batches.reduce((n, b) => n + b.crds.length, 0)} CRDs, ${mb(corpusBytes)} MB, ` +
+  `in ${batches.length} batches without duplicate CRDs (${batches.map((b) => b.files.length).join(' + ')} files)`);
 console.log(`node ${process.versions.node}, ${runs} run(s) each, medians\n`);
 
 const work = mkdtempSync(join(tmpdir(), 'kopf-bench-generator-'));
@@ -88,7 +91,7 @@ try {
       mkdirSync(outOf(g), { recursive: true });
       let seconds = 0;
       for (const [i, batch] of batches.entries()) {
-        const r = timed(g.command(join(outOf(g), `batch-${i + 1}`), batch.map((f) => f.path)));
+        const r = timed(g.command(join(outOf(g), `batch-${i + 1}`), batch.files));
         if (r.status !== 0) throw new Error(`${g.name} failed on batch ${i + 1} (exit ${r.status}):\n${r.stderr.slice(-4000)}`);
         seconds += r.seconds;
       }
