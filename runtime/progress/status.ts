@@ -69,6 +69,6 @@ export class StatusProgressStorage implements ProgressStorage {
 
 /** Reads `status.kopf.progress` but never writes there: Kopf 1.44's legacy fallback. */
 export class NoWriteStatusProgressStorage extends StatusProgressStorage {
-  override store(): void {}
-  override touch(): void {}
+  override store(_key: string, _record: ProgressRecord, _body: KubeObject, _patch: Patch): void {}
+  override touch(_body: KubeObject, _patch: Patch, _value: string | null): void {}
 }

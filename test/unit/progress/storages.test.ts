@@ -50,9 +50,9 @@ test('progress storages fetch, store, purge, touch and clear as Kopf’s do', ()
       continue;
     }
     const patch = new Patch(fixture.pending[c.patch]);
-    if (c.op === 'store') storage.store(c.key, { ...fixture.record }, body, patch);
-    else if (c.op === 'purge') storage.purge(c.key, body, patch);
-    else storage.touch(body, patch, c.value);
+    if (c.op === 'touch') storage.touch(body, patch, c.value);
+    else if (c.op === 'store') storage.store(c.key, { ...fixture.record }, body, patch);
+    else storage.purge(c.key, body, patch);
     assert.deepEqual(patchContent(patch), c.result, where);
     assert.deepEqual(body, fixture.bodies[c.body], `${where}: the body is not changed`);
   }
