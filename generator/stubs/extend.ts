@@ -26,10 +26,16 @@ export interface Extension {
   /** Short phrases naming what was added; empty when the file already had everything. */
   readonly added: readonly string[];
   readonly survey: HandlerFileSurvey;
+  /** Why nothing was added although something may be missing. */
+  readonly leftAlone?: string;
 }
 
 export function extendHandlerFile(text: string, target: HandlerFileTarget, templates: StubTemplates): Extension {
-  const survey = surveyHandlerFile(parseSource(target.file, text), target);
+  const sf = parseSource(target.file, text);
+  const survey = surveyHandlerFile(sf, target);
+  // A file that does not parse may hide handlers from the survey: adding stubs could duplicate them.
+  const syntaxErrors = sf.getProject().getProgram().getSyntacticDiagnostics(sf).length;
+  if (syntaxErrors) return { text, added: [], survey, leftAlone: `it has ${syntaxErrors} syntax error(s)` };
   const missing = missingEvents(survey, target.typeName);
   if (!missing.length) return { text, added: [], survey };
 

@@ -49,6 +49,7 @@ export function generateStubs(model: StubsInput, options: StubsOptions): StubsRe
     } else {
       unchanged.push(file);
     }
+    if (result.leftAlone) notes.push(`${file} was left as it is: ${result.leftAlone}`);
     for (const imported of result.survey.relativeImports) {
       if (imported.startsWith(outDir + '/') && !generated.has(imported)) {
         notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);

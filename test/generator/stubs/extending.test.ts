@@ -148,3 +148,12 @@ test('added stubs are formatted on their own; the user code around them is not',
   const text = readFileSync(project.file(certificate), 'utf8');
   assert.equal(text, `${original}\n\non.update(Certificate, async function updateCertificate({ spec, logger }) {\n  logger.info("x");\n});\n`);
 });
+
+test('a file that does not parse is left as it is, with a note', (t) => {
+  const original = "import { on } from 'kopf';\n\non.create(Certificate, async function issue( {\n";
+  const { report, text } = extendOnce(original, t);
+  assert.equal(text, original);
+  assert.deepEqual(report.extended, []);
+  assert.equal(report.notes.length, 1);
+  assert.match(report.notes[0], /certificates\.ts was left as it is: it has \d+ syntax error/);
+});
