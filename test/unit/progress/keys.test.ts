@@ -55,4 +55,6 @@ test('the marker is stored for non-kopf prefixes, once', () => {
   assert.deepEqual(patchContent(patch), {});
   storeMarker('my-op.example.com', patch, {});
   assert.deepEqual(patchContent(patch), { metadata: { annotations: { 'my-op.example.com/kopf-managed': 'yes' } } });
+  storeMarker('kopfish.example.com', patch, {});
+  assert.equal(patch.metadata.annotations['kopfish.example.com/kopf-managed'], 'yes');
 });

@@ -79,3 +79,15 @@ test('sub-handler ids accumulate, sorted and without duplicates', () => {
   const outcome = outcomeOf(handlerTitle('fn'), { ok: true, result: null, subrefs: ['fn/a', 'fn/b'] }, state, { backoff: 60, errors: 'temporary' }, BASETIME);
   assert.deepEqual(withOutcome(state, outcome, BASETIME).subrefs, ['fn/a', 'fn/b']);
 });
+
+test('a stop time, once set, stays; a success clears the delay', () => {
+  const stopped = BASETIME.plus(5);
+  const state = { ...freshState(BASETIME), stopped, delayed: BASETIME.plus(1), retries: 2 };
+  const policy: RetryPolicy = { backoff: 60, errors: 'temporary' };
+  const later = BASETIME.plus(60);
+  const retried = withOutcome(state, outcomeOf(handlerTitle('fn'), { ok: false, error: new TemporaryError('x', { delay: 1 }) }, state, policy, later), later);
+  assert.equal(retried.stopped, stopped);
+  assert.equal(retried.delayed?.toIso(), later.plus(1).toIso());
+  const succeeded = withOutcome(state, outcomeOf(handlerTitle('fn'), { ok: true, result: 1 }, state, policy, later), later);
+  assert.deepEqual([succeeded.stopped, succeeded.delayed, succeeded.success, succeeded.retries], [stopped, null, true, 3]);
+});
