@@ -8,6 +8,7 @@ import type { Logger } from '../logging/index.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { executeOnce, type HandlerState } from '../handling/execution.ts';
+import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 
 export class ActivityError extends Error {
@@ -33,12 +34,12 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
   while (pending().length && !env.signal?.aborted) {
     for (const handler of pending()) {
       const state = states.get(handler.id);
-      if (state?.delayed && state.delayed.getTime() > Date.now()) continue;
-      const executed = await executeOnce(handler, state, { defaultBackoff: env.settings.execution.defaultBackoff, logger, title: 'Activity' },
+      if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
+      const executed = await executeOnce(handler, state, { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity' },
         async (attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, ...attempt }));
       states.set(handler.id, executed.state);
     }
-    const delays = pending().map((h) => Math.max(0, (states.get(h.id)?.delayed?.getTime() ?? 0) - Date.now()) / 1000);
+    const delays = pending().map((h) => Math.max(0, states.get(h.id)?.delayed?.secondsSince(Timestamp.now()) ?? 0));
     if (delays.length) await sleep(Math.min(...delays), env.signal);
   }
   const failures = handlers.filter((h) => states.get(h.id)?.failure).map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);

@@ -7,10 +7,11 @@ import { HandlerChildrenRetry } from '../structs/errors.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
-import { executeOnce, type Attempt, type HandlerState } from './execution.ts';
+import { freshState, isAwakened, isFinished, Timestamp, type HandlerState } from '../progress/index.ts';
+import { executeOnce, type Attempt } from './execution.ts';
+import type { Lifecycle } from './lifecycles.ts';
 
 export type { Attempt };
-import type { Lifecycle } from './lifecycles.ts';
 
 /** The states of this object's handlers during one cycle: read lazily, written back at the end. */
 export interface StateBook {
@@ -24,7 +25,7 @@ export interface PassEnv {
   lifecycle: Lifecycle;
   defaultBackoff: number;
   logger: Logger;
-  now: Date;
+  now: Timestamp;
   /** Results of succeeded handlers, to be written into `status.<id>`. */
   results: Map<string, unknown>;
   /** Calls the handler's function with its context; `children` collects its sub-handlers. */
@@ -45,30 +46,24 @@ export interface PassSummary {
   done: boolean;
   succeeded: number;
   failed: number;
-  /** Seconds until the earliest delayed handler is due; `undefined` when none is delayed. */
+  /** Seconds until the earliest unfinished handler is due; `undefined` when all are finished. */
   delay: number | undefined;
 }
 
-export function isFinished(state: HandlerState | undefined): boolean {
-  return Boolean(state && (state.success || state.failure));
-}
-
-function isAwake(state: HandlerState | undefined, now: Date): boolean {
-  return !isFinished(state) && (!state?.delayed || state.delayed.getTime() <= now.getTime());
-}
-
 export async function runPass(handlers: readonly ChangingHandler[], env: PassEnv): Promise<PassSummary> {
-  const due = handlers.filter((h) => isAwake(env.states.get(h.id), env.now));
+  const due = handlers.filter((h) => { const s = env.states.get(h.id); return !s || isAwakened(s, env.now); });
   const chosen = env.lifecycle(due.map((h) => ({ handler: h, retries: env.states.get(h.id)?.retries ?? 0 })));
   for (const { handler } of chosen) await runOne(handler, env);
+  // Handlers not run in this pass get their first record now, as Kopf does: their time starts.
+  for (const h of handlers) if (!env.states.get(h.id)) env.states.set(h.id, freshState(env.now, env.reason));
   return summarize(handlers, env);
 }
 
 async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
   const children = new Children(handler, env);
   const executed = await executeOnce(handler, env.states.get(handler.id), {
-    purpose: env.reason, defaultBackoff: env.defaultBackoff, logger: env.logger, now: env.now,
-    subrefs: () => subrefsOf(handler, children, env.states),
+    now: env.now, defaultBackoff: env.defaultBackoff, logger: env.logger, purpose: env.reason,
+    subrefs: () => subrefsOf(children, env.states),
   }, async (attempt) => {
     const result = await env.invoke(handler, attempt, children);
     // Sub-handlers registered but not executed in place run after their parent returns.
@@ -76,23 +71,25 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
     return result;
   });
   env.states.set(handler.id, executed.state);
-  if (executed.result !== undefined && executed.result !== null && executed.state.success) env.results.set(handler.id, executed.result);
+  if (executed.outcome.exception === null && executed.outcome.result !== undefined && executed.outcome.result !== null) {
+    env.results.set(handler.id, executed.outcome.result);
+  }
 }
 
 /** Runs a parent's sub-handlers; throws to retry the parent until all of them are finished. */
 export async function runChildren(children: Children): Promise<void> {
   children.executed = true;
-  const summary = await runPass(children.registered, { ...children.env, now: new Date() });
+  const summary = await runPass(children.registered, { ...children.env, now: Timestamp.now() });
   if (!summary.done) throw new HandlerChildrenRetry(summary.delay ?? 0);
 }
 
-function subrefsOf(parent: ChangingHandler, children: Children, states: StateBook): string[] | undefined {
-  const ids = new Set<string>(states.get(parent.id)?.subrefs ?? []);
+function subrefsOf(children: Children, states: StateBook): string[] {
+  const ids = new Set<string>();
   for (const child of children.registered) {
     ids.add(child.id);
     for (const grandchild of states.get(child.id)?.subrefs ?? []) ids.add(grandchild);
   }
-  return ids.size ? [...ids].sort() : undefined;
+  return [...ids];
 }
 
 function summarize(handlers: readonly ChangingHandler[], env: PassEnv): PassSummary {
@@ -102,9 +99,11 @@ function summarize(handlers: readonly ChangingHandler[], env: PassEnv): PassSumm
     if (state?.success) succeeded++;
     else if (state?.failure) failed++;
     else {
-      const wait = state?.delayed ? Math.max(0, (state.delayed.getTime() - Date.now()) / 1000) : 0;
+      const wait = state?.delayed ? Math.max(0, state.delayed.secondsSince(Timestamp.now())) : 0;
       delay = delay === undefined ? wait : Math.min(delay, wait);
     }
   }
   return { done: succeeded + failed === handlers.length, succeeded, failed, delay };
 }
+
+export { isFinished };

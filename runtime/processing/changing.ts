@@ -18,6 +18,7 @@ import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processing.ts';
 import { invokeChanging, objectContext } from './contexts.ts';
 import { ObjectState } from './state.ts';
+import { Timestamp, deliverResult } from '../progress/index.ts';
 
 export interface CauseInput {
   body: KubeObject;
@@ -40,7 +41,8 @@ export interface CycleResult {
 
 export async function handleCause(proc: ResourceProcessor, input: CauseInput): Promise<CycleResult> {
   const { body, memory, logger, patch } = input;
-  const state = new ObjectState(proc.settings, body, extraFields(proc.changing));
+  const now = Timestamp.now();
+  const state = new ObjectState(proc.settings, body, extraFields(proc.changing), now);
   const old = state.diffBase();
   const current = state.essence();
   const diff = old === undefined ? [] : diffOf(old, current);
@@ -67,11 +69,11 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const results = new Map<string, unknown>();
   const summary: PassSummary = await runPass(selected, {
     reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
-    logger, now: new Date(), results,
+    logger, now, results,
     invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
   });
   state.writeStates(patch);
-  deliverResults(results, patch);
+  for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
   if (summary.done) {
     logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
     state.purge(proc.changing, patch);
@@ -102,17 +104,4 @@ function extraFields(handlers: readonly ChangingHandler[]): string[][] {
   const fields: string[][] = [];
   for (const h of handlers) if (h.filters.field && !fields.some((f) => isDeepStrictEqual(f, h.filters.field))) fields.push(h.filters.field);
   return fields;
-}
-
-/** Results go into `status.<handler id>`: objects merged into what is there, other values as they are. */
-function deliverResults(results: Map<string, unknown>, patch: Patch<KubeObject>): void {
-  for (const [id, result] of results) {
-    const status = patch.status as Record<string, unknown>;
-    const existing = status[id]; // merge-patching merges objects with what the server has
-    status[id] = isPlainObject(result) && isPlainObject(existing) ? { ...existing, ...result } : result;
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

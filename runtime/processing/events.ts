@@ -10,6 +10,7 @@ import type { EventHandler } from '../registry/handlers.ts';
 import type { EventContext } from '../registry/contexts.ts';
 import { matchesBody } from '../registry/filters.ts';
 import { executeOnce } from '../handling/execution.ts';
+import { Timestamp, deliverResult } from '../progress/index.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { RawEvent, ResourceProcessor } from './processing.ts';
 import { objectContext } from './contexts.ts';
@@ -20,11 +21,9 @@ export async function runEventHandlers(proc: ResourceProcessor, handlers: readon
   const ctx: EventContext<KubeObject> = { ...base, type, event: { type, object: event.object }, param: undefined };
   for (const handler of handlers) {
     if (!matchesBody(handler.filters, event.object, ctx)) continue;
-    const executed = await executeOnce(handler, undefined, { defaultBackoff: proc.settings.execution.defaultBackoff, logger }, () =>
+    const executed = await executeOnce(handler, undefined, { now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger }, () =>
       runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger, body: event.object }, async () =>
         (handler.fn as (c: EventContext<KubeObject>) => unknown)({ ...ctx, param: handler.param })));
-    if (executed.state.success && executed.result !== undefined && executed.result !== null) {
-      (patch.status as Record<string, unknown>)[handler.id] = executed.result;
-    }
+    deliverResult(patch, handler.id, executed.outcome);
   }
 }

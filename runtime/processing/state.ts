@@ -10,11 +10,9 @@ import type { Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
-import type { HandlerState } from '../handling/execution.ts';
 import type { StateBook } from '../handling/running.ts';
-import { isFinished } from '../handling/running.ts';
+import { hasChanged, isFinished, recordOf, stateFromRecord, type Essence, type HandlerState, type Timestamp } from '../progress/index.ts';
 import { TITLES } from './causes.ts';
-import { formatTimestamp, parseTimestamp, type ProgressRecord } from '../progress/index.ts';
 
 export class ObjectState {
   readonly book: StateBook;
@@ -24,7 +22,10 @@ export class ObjectState {
   private readonly body: KubeObject;
   private readonly extra: string[][];
 
-  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][]) {
+  private readonly now: Timestamp;
+
+  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][], now: Timestamp) {
+    this.now = now;
     this.settings = settings;
     this.body = body;
     this.extra = extraFields;
@@ -35,23 +36,23 @@ export class ObjectState {
   }
 
   /** The last handled essence; `undefined` if the object was never handled. */
-  diffBase(): unknown {
+  diffBase(): Essence | undefined {
     return this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined;
   }
 
   /** The essence of the object now: what handlers react to. */
-  essence(): unknown {
+  essence(): Essence {
     const essence = this.settings.persistence.diffbaseStorage.build(this.body, this.extra);
     return this.settings.persistence.progressStorage.clear(essence);
   }
 
-  storeDiffBase(essence: unknown, patch: Patch<KubeObject>): void {
+  storeDiffBase(essence: Essence, patch: Patch<KubeObject>): void {
     this.settings.persistence.diffbaseStorage.store(this.body, patch, essence);
   }
 
   /** States left from another cause (e.g. creation interrupted by an update) are purged. */
   supersede(reason: Reason, handlers: readonly ChangingHandler[], logger: Logger, patch: Patch<KubeObject>): void {
-    const stale = handlers.filter((h) => { const s = this.load(h.id); return s?.purpose !== undefined && s.purpose !== reason; });
+    const stale = handlers.filter((h) => { const s = this.load(h.id); return s !== undefined && s.purpose !== null && s.purpose !== reason; });
     if (!stale.length) return;
     const byPurpose = new Map<string, ChangingHandler[]>();
     for (const h of stale) {
@@ -61,7 +62,7 @@ export class ObjectState {
     for (const [purpose, group] of byPurpose) {
       const succeeded = group.filter((h) => this.load(h.id)?.success).length;
       const failed = group.filter((h) => this.load(h.id)?.failure).length;
-      const left = group.filter((h) => !isFinished(this.load(h.id))).length;
+      const left = group.filter((h) => !isFinished(this.load(h.id)!)).length;
       const extra = TITLES[purpose as Reason] ?? purpose;
       logger.info(`${extra} is superseded by ${TITLES[reason].toLowerCase()}: ${succeeded} succeeded; ${failed} failed; ${left} left to the moment.`);
     }
@@ -73,8 +74,9 @@ export class ObjectState {
     const storage = this.settings.persistence.progressStorage;
     for (const id of this.dirty) {
       const state = this.states.get(id);
-      if (state) storage.store(id, toRecord(state), this.body, patch);
+      if (state && hasChanged(state)) storage.store(id, recordOf(state), this.body, patch);
     }
+    storage.flush();
     this.dirty.clear();
   }
 
@@ -86,6 +88,7 @@ export class ObjectState {
       for (const ref of this.load(h.id)?.subrefs ?? []) ids.add(ref);
     }
     this.purgeIds([...ids], patch);
+    this.settings.persistence.progressStorage.flush();
   }
 
   private purgeIds(ids: readonly string[], patch: Patch<KubeObject>): void {
@@ -100,36 +103,8 @@ export class ObjectState {
   private load(id: string): HandlerState | undefined {
     if (!this.states.has(id)) {
       const record = this.settings.persistence.progressStorage.fetch(id, this.body);
-      this.states.set(id, record ? fromRecord(record) : undefined);
+      this.states.set(id, record ? stateFromRecord(record, this.now) : undefined);
     }
     return this.states.get(id);
   }
-}
-
-function fromRecord(record: ProgressRecord): HandlerState {
-  return {
-    started: record.started ? parseTimestamp(record.started) : new Date(),
-    stopped: record.stopped ? parseTimestamp(record.stopped) : undefined,
-    delayed: record.delayed ? parseTimestamp(record.delayed) : undefined,
-    purpose: record.purpose ?? undefined,
-    retries: record.retries ?? 0,
-    success: record.success ?? false,
-    failure: record.failure ?? false,
-    message: record.message ?? undefined,
-    subrefs: record.subrefs ?? undefined,
-  };
-}
-
-function toRecord(state: HandlerState): ProgressRecord {
-  return {
-    started: formatTimestamp(state.started),
-    stopped: state.stopped ? formatTimestamp(state.stopped) : undefined,
-    delayed: state.delayed ? formatTimestamp(state.delayed) : undefined,
-    purpose: state.purpose,
-    retries: state.retries,
-    success: state.success,
-    failure: state.failure,
-    message: state.message,
-    subrefs: state.subrefs,
-  };
 }
