@@ -7,7 +7,7 @@
  * Log levels are numbers on Python's scale (see runtime/logging/levels.ts).
  */
 import { INFO } from '../logging/levels.ts';
-import { defaultDiffBaseStorage, defaultProgressStorage, type DiffBaseStorage, type ProgressStorage } from './storages.ts';
+import { AnnotationsDiffBaseStorage, SmartProgressStorage, type DiffBaseStorage, type ProgressStorage } from '../progress/index.ts';
 import { validateSettings } from './validation.ts';
 
 export interface ProcessSettings {
@@ -102,7 +102,9 @@ export interface NetworkingSettings {
 
 export interface PersistenceSettings {
   finalizer: string;
+  /** Kopf's default: annotations, also reading progress left in `status.kopf.progress` by older Kopf. */
   progressStorage: ProgressStorage;
+  /** Kopf's default: the `kopf.zalando.org/last-handled-configuration` annotation. */
   diffbaseStorage: DiffBaseStorage;
   /** How long to wait for our own patch's resourceVersion to arrive through the watch; 0: not at all. */
   consistencyTimeout: number;
@@ -160,8 +162,8 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
     networking: { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false },
     persistence: {
       finalizer: DEFAULT_FINALIZER,
-      progressStorage: defaultProgressStorage(),
-      diffbaseStorage: defaultDiffBaseStorage(),
+      progressStorage: new SmartProgressStorage(),
+      diffbaseStorage: new AnnotationsDiffBaseStorage(),
       consistencyTimeout: 5,
     },
     background: { cancellationPolling: 60, instantExitTimeout: null, instantExitZeroTimeCycles: 10 },

@@ -10,6 +10,7 @@
  * into `exc_info` in JSON. JSON is written as Python's `json.dumps` writes it (`, ` and `: `
  * separators, non-ASCII escaped), so that log pipelines parsing Kopf's output need no change.
  */
+import { pythonJson, pythonString } from '../progress/python.ts';
 import { levelName, severityOf } from './levels.ts';
 import { errorText, type LogRecord, type ObjectReference } from './records.ts';
 import { asctime, isoUtcMicro } from './timestamps.ts';
@@ -65,15 +66,14 @@ function formatJson(record: LogRecord, options: FormatOptions): string {
     fields.push([options.refkey, { apiVersion, kind, name, uid, namespace }]);
   }
   fields.push(['severity', severityOf(record.level)]);
-  return `{${fields.map(([key, value]) => `${pythonJson(key)}: ${pythonJson(value)}`).join(', ')}}`;
+  return `{${fields.map(([key, value]) => `${pythonString(key)}: ${spacedPythonJson(value)}`).join(', ')}}`;
 }
 
-/** `json.dumps` with its defaults: `, ` and `: ` separators, everything beyond ASCII escaped. */
-export function pythonJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+/** `json.dumps` with its default `, ` and `: ` separators (the storages write the compact form). */
+function spacedPythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedPythonJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
+    return `{${Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => `${pythonString(k)}: ${spacedPythonJson(v)}`).join(', ')}}`;
   }
-  const text = JSON.stringify(value) ?? 'null';
-  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return pythonJson(value);
 }

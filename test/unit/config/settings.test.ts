@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultSettings, type OperatorSettings } from '../../../runtime/config/settings.ts';
 import { SettingsError, validateSettings } from '../../../runtime/config/validation.ts';
+import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 
 test('defaults are Kopf 1.44\'s, in seconds', () => {
   const s = defaultSettings();
@@ -18,8 +19,8 @@ test('defaults are Kopf 1.44\'s, in seconds', () => {
   assert.deepEqual(s.networking, { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false });
   assert.equal(s.persistence.finalizer, 'kopf.zalando.org/KopfFinalizerMarker');
   assert.equal(s.persistence.consistencyTimeout, 5);
-  assert.ok(s.persistence.progressStorage);
-  assert.ok(s.persistence.diffbaseStorage);
+  assert.ok(s.persistence.progressStorage instanceof SmartProgressStorage);
+  assert.ok(s.persistence.diffbaseStorage instanceof AnnotationsDiffBaseStorage);
   assert.deepEqual(s.background, { cancellationPolling: 60, instantExitTimeout: null, instantExitZeroTimeCycles: 10 });
 });
 

@@ -63,10 +63,10 @@ test('json: Python\'s json.dumps layout, the object ref with nulls, severity rou
 
 test('json with --log-prefix and a custom refkey; non-ASCII escaped as Python does', () => {
   const out = lines({ format: 'json', prefix: true, refkey: 'k8s' }, (root) => {
-    root.forObject({ kind: 'X', metadata: { name: 'a' } }).info('h\u00e9llo "q" \u2603 \u{1F600}');
+    root.forObject({ kind: 'X', metadata: { name: 'a' } }).info('h\u00e9llo "q" \u2603 \u{1F600} \x7f');
   });
   assert.deepEqual(out, [
-    '{"message": "[a] h\\u00e9llo \\"q\\" \\u2603 \\ud83d\\ude00", "timestamp": "2026-11-22T15:39:55.651000+00:00", "k8s": {"apiVersion": null, "kind": "X", "name": "a", "uid": null, "namespace": null}, "severity": "info"}',
+    '{"message": "[a] h\\u00e9llo \\"q\\" \\u2603 \\ud83d\\ude00 \\u007f", "timestamp": "2026-11-22T15:39:55.651000+00:00", "k8s": {"apiVersion": null, "kind": "X", "name": "a", "uid": null, "namespace": null}, "severity": "info"}',
   ]);
 });
 
