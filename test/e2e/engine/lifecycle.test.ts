@@ -48,7 +48,8 @@ test('create, update and delete go through the handlers once each, with Kopf\'s 
   try {
     await createObject(client, KopfExample, { metadata: { name: 'e1', namespace: 'default' }, spec: { field: 'a' } });
     await capture.waitFor("Creation is processed: 1 succeeded; 0 failed.", { timeout: 30 });
-    let obj = await getObject(client, KopfExample, { namespace: 'default', name: 'e1' });
+    await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 }); // after the patch
+    const obj = await getObject(client, KopfExample, { namespace: 'default', name: 'e1' });
     assert.deepEqual(obj.metadata?.finalizers, ['kopf.zalando.org/KopfFinalizerMarker']);
     assert.deepEqual(obj.status?.create_fn, { message: 'created' });
     assert.equal(obj.metadata?.annotations?.['kopf.zalando.org/last-handled-configuration'], '{"spec":{"field":"a"}}\n');
