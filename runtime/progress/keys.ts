@@ -53,15 +53,25 @@ export function v2Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH):
   return `${head}${slice(safeKey(key), Math.max(0, maxLength - length(suffix)))}${suffix}`;
 }
 
+// The same few handler ids get their keys on every cycle of every object, and hashing them is
+// tens of microseconds. Bounded, so that ever-new ids cannot grow it without limit.
+const cachedKeys = new Map<string, readonly string[]>();
+const MAX_CACHED_KEYS = 4096;
+
 /** All keys a record is written under, V2 first, without duplicates. */
 export function storageKeys(prefix: string, key: string, options: { v1?: boolean; body?: KubeObject | null } = {}): string[] {
   const marked = markKey(key, options.body);
-  const keys = [v2Key(prefix, marked)];
-  if (options.v1 ?? true) {
-    const v1 = v1Key(prefix, marked);
-    if (v1 !== keys[0]) keys.push(v1);
+  const withV1 = options.v1 ?? true;
+  const cacheKey = `${withV1 ? 1 : 2}\0${prefix}\0${marked}`;
+  let keys = cachedKeys.get(cacheKey);
+  if (keys === undefined) {
+    const v2 = v2Key(prefix, marked);
+    const v1 = withV1 ? v1Key(prefix, marked) : v2;
+    keys = v1 === v2 ? [v2] : [v2, v1];
+    if (cachedKeys.size >= MAX_CACHED_KEYS) cachedKeys.clear();
+    cachedKeys.set(cacheKey, keys);
   }
-  return keys;
+  return [...keys];
 }
 
 function length(text: string): number {

@@ -36,9 +36,12 @@ export class Timestamp {
     this.offset = offset;
   }
 
-  /** The current time in UTC, to the microsecond where the platform's clock allows. */
+  /**
+   * The current time in UTC. Milliseconds come from the wall clock (the monotonic clock drifts
+   * from it over days); the digits below them from the high-resolution clock.
+   */
   static now(): Timestamp {
-    return new Timestamp(performance.timeOrigin + performance.now());
+    return new Timestamp(Date.now(), Math.floor((performance.now() % 1) * 1000));
   }
 
   static fromDate(date: Date, offset: number | null = 0): Timestamp {
