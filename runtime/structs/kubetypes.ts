@@ -21,6 +21,13 @@ export type Quantity = number | string;
  */
 export type EmptyObject = { [key: string]: never };
 
+/**
+ * The members every JavaScript object has (`constructor`, `toString`, `valueOf`, …). A schema
+ * field with one of these names reads as the member when the field is absent, so its type is
+ * `T | ObjectPrototype['constructor']`: the union TypeScript needs to accept objects without it.
+ */
+export type ObjectPrototype = Object;
+
 /** `x-kubernetes-embedded-resource`: a whole Kubernetes object inside another one. */
 export interface EmbeddedResource {
   apiVersion: string;
