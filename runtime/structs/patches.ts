@@ -65,13 +65,22 @@ export interface PatchOptions<T extends KubeObject> {
 }
 
 export interface PatchConstructor {
-  /** A new patch, optionally with merge-patch content (copied), transformations, and its body. */
-  new <T extends KubeObject = KubeObject>(content?: MergePatch<T> | Fields, options?: PatchOptions<T>): Patch<T>;
+  /**
+   * A new patch, optionally with merge-patch content (copied), transformations, and its body.
+   * Given another patch, it copies that patch's content, fns and body.
+   */
+  new <T extends KubeObject = KubeObject>(content?: MergePatch<T> | Patch<T> | Fields, options?: PatchOptions<T>): Patch<T>;
 }
 
 export const Patch: PatchConstructor = function Patch(content: Fields = {}, options: PatchOptions<KubeObject> = {}) {
   if (new.target === undefined) throw new TypeError('Patch is a constructor: use `new Patch()`.');
-  const state: PatchInternals = { content: structuredClone(content), fns: [...(options.fns ?? [])], body: options.body };
+  // A patch given as content is copied with its fns (a proxy cannot be structured-cloned).
+  const source = internals.get(content);
+  const state: PatchInternals = {
+    content: structuredClone(source ? source.content : content),
+    fns: [...(source?.fns ?? []), ...(options.fns ?? [])],
+    body: options.body ?? source?.body,
+  };
   const meta = sectionView(state.content, ['metadata'], {
     labels: sectionView(state.content, ['metadata', 'labels']),
     annotations: sectionView(state.content, ['metadata', 'annotations']),

@@ -137,6 +137,19 @@ test('content is copied in; fns make a patch non-empty; clearing drops both', ()
   assert.throws(() => { (patch as unknown as { fns: unknown }).fns = []; }, TypeError);
 });
 
+test('a patch made from a patch copies its content, fns and body', () => {
+  const fn: PatchFn = () => {};
+  const body = { metadata: { resourceVersion: '1' } };
+  const original = new Patch({ spec: { a: 1 } }, { fns: [fn], body });
+  const copy = new Patch(original, { fns: [fn] });
+  copy.spec.a = 2;
+  assert.deepEqual(patchContent(original), { spec: { a: 1 } });
+  assert.deepEqual(patchContent(copy), { spec: { a: 2 } });
+  assert.equal(copy.fns.length, 2);
+  assert.equal(original.fns.length, 1);
+  assert.equal(patchBody(copy), body);
+});
+
 test('a JSON patch is computed on a copy: neither the body nor the content change', () => {
   const body = { metadata: { resourceVersion: '1' }, spec: { list: [1, 2] } };
   const patch = new Patch({ spec: { list: [3] } }, { fns: [(b: Json) => { ((b.spec as Json).list as number[]).push(4); }] });
