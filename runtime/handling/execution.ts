@@ -45,6 +45,7 @@ export async function executeOnce(
   const state = previous ?? freshState(now, options.purpose ?? null);
   const policy = { timeout: handler.timeout, retries: handler.retries, backoff: handler.backoff ?? options.defaultBackoff, errors: handler.errors ?? 'temporary' as const };
   let outcome = checkLimits(title, state, policy, now);
+  let thrown: unknown;
   if (!outcome) {
     logger.debug(`${title} is invoked.`);
     const attempt: Attempt = { retry: state.retries, started: state.started.toDate(), runtime: now.microsSince(state.started) / 1e6 };
@@ -52,10 +53,12 @@ export async function executeOnce(
       const result = await invoke(attempt);
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
     } catch (error) {
+      thrown = error;
       outcome = outcomeOf(title, { ok: false, error, subrefs: options.subrefs?.() }, state, policy, now);
     }
   }
   const { level, message, traceback } = outcome.log;
-  logger[level](message, traceback ? outcome.exception?.error : undefined);
+  // The traceback is the handler's own error, not the limit error it may have turned into.
+  logger[level](message, traceback ? thrown : undefined);
   return { state: withOutcome(state, outcome, now), outcome };
 }
