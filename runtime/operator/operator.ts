@@ -7,6 +7,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
+import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { KubeClient, keyOf, resolveResource, watchStream, type KubeClientOptions } from '../kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
@@ -19,6 +20,9 @@ import { ObjectQueues } from '../queueing/workers.ts';
 import { Memories } from '../processing/memories.ts';
 import { processEvent, type RawEvent, type ResourceProcessor } from '../processing/processing.ts';
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
+import { WatcherSet } from '../watching/watchers.ts';
+import { observeNamespaces } from '../watching/observation.ts';
+import { isGlob } from '../watching/namespaces.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -80,33 +84,57 @@ export class Operator {
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
-    let watchers: Promise<void>[] = [];
+    const watchers: WatcherSet[] = [];
     const queues: ObjectQueues<RawEvent>[] = [];
     try {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
       const client = this.options.client ?? (ownClient = KubeClient.fromKubeConfig(this.options.kubeconfig ?? defaultKubeConfig(), clientOptions(this.settings)));
       poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting') });
       const objectsLogger = this.logger.withTaps(loggingTap(poster));
       const served = await this.resolveResources(client, logger);
+      for (const { resource, changing, watching } of served) {
+        const queue = this.makeQueue(client, resource, changing, watching, poster, objectsLogger, signal);
+        queues.push(queue);
+        watchers.push(new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
+      }
+      // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
+      const observer = this.serveNamespaces(client, served.map((s) => s.resource), watchers, signal, logger).then(() => aborted(signal));
       this.readyResolve();
-      watchers = served.flatMap(({ resource, changing, watching }) => this.namespacesFor(resource).map((namespace) => {
-        const queue = this.makeQueue(client, resource, changing, watching, poster!, objectsLogger, signal);
-        queues.push(queue.queues);
-        return this.watch(client, resource, namespace, queue.push, signal, logger);
-      }));
-      await Promise.race([Promise.all(watchers), new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+      await Promise.race([observer, ...watchers.map((w) => w.failed), aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
     } finally {
       this.stopper.abort();
-      await Promise.allSettled(watchers);
+      await Promise.allSettled(watchers.map((w) => w.settled()));
       await Promise.allSettled(queues.map((q) => q.stop(this.settings.queueing.exitTimeout)));
       await poster?.close();
       await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo }).catch((e) => logger.error('Cleanup failed.', e));
       ownClient?.close();
     }
+  }
+
+  /**
+   * Starts the watch streams: one per resource cluster-wide, or per namespace; for glob patterns,
+   * as matching namespaces appear and vanish.
+   */
+  private async serveNamespaces(client: KubeClient, resources: ResourceDescriptor[], watchers: WatcherSet[], signal: AbortSignal, logger: Logger): Promise<void> {
+    const patterns = this.options.namespaces ?? [];
+    const clusterwide = this.options.clusterwide || !patterns.length;
+    const each = (fn: (w: WatcherSet, r: ResourceDescriptor) => void) => watchers.forEach((w, i) => fn(w, resources[i]));
+    each((w, r) => { if (clusterwide || r.scope === 'Cluster') w.ensure(null); });
+    if (clusterwide) return;
+    const namespaced = (fn: (w: WatcherSet) => void) => each((w, r) => { if (r.scope === 'Namespaced') fn(w); });
+    if (!patterns.some(isGlob)) {
+      for (const ns of patterns) namespaced((w) => w.ensure(ns));
+      return;
+    }
+    await observeNamespaces(client, patterns, {
+      added: (ns) => namespaced((w) => w.ensure(ns)),
+      removed: (ns) => namespaced((w) => void w.drop(ns)),
+    }, signal, logger);
   }
 
   private async resolveResources(client: KubeClient, logger: Logger) {
@@ -129,11 +157,6 @@ export class Operator {
     return out;
   }
 
-  private namespacesFor(resource: ResourceDescriptor): (string | null)[] {
-    if (resource.scope === 'Cluster' || this.options.clusterwide || !this.options.namespaces?.length) return [null];
-    return [...this.options.namespaces];
-  }
-
   private makeQueue(client: KubeClient, resource: ResourceDescriptor, changing: ChangingHandler[], watching: EventHandler[], poster: EventPoster, logger: Logger, signal: AbortSignal) {
     const memories = new Memories(() => this.memo);
     const proc: ResourceProcessor = {
@@ -142,10 +165,11 @@ export class Operator {
       requeue: (key, event) => queues.push(key, event), stopping: signal,
     };
     const queues: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
-    return { queues, push: (key: string, event: RawEvent) => queues.push(key, event) };
+    return queues;
   }
 
-  private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, push: (key: string, event: RawEvent) => void, signal: AbortSignal, logger: Logger): Promise<void> {
+  private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
+    const push = (key: string, event: RawEvent) => queues.push(key, event);
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(resource)} ${where}.`);
     for await (const event of watchStream<KubeObject>(client, resource, {
@@ -165,9 +189,14 @@ function clientOptions(settings: OperatorSettings): KubeClientOptions {
     requestTimeout: n.requestTimeout ?? undefined,
     connectTimeout: n.connectTimeout ?? undefined,
     errorBackoffs: [...n.errorBackoffs],
+    enforceRetryAfter: n.enforceRetryAfter,
     watchReconnectBackoff: w.reconnectBackoff,
     watchInactivityTimeout: w.inactivityTimeout,
   };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => { if (signal.aborted) resolve(); else signal.addEventListener('abort', () => resolve(), { once: true }); });
 }
 
 /** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
