@@ -26,9 +26,14 @@ test('waits for a line printed later, on either stream, and stops with the exit 
   assert.match(exit.output, /starting[\s\S]*ready on stderr[\s\S]*stopping/);
 });
 
+// Not `await using`: unit tests also run on the Node 22 floor, which lacks it.
 test('a string pattern matches a substring', async () => {
-  await using op = runOperator({ command: script(GRACEFUL) });
-  assert.equal(await op.waitFor('on std'), 'ready on stderr');
+  const op = runOperator({ command: script(GRACEFUL) });
+  try {
+    assert.equal(await op.waitFor('on std'), 'ready on stderr');
+  } finally {
+    await op.stop();
+  }
 });
 
 test('resolves on the n-th matching line, counting from a given index', async () => {
@@ -49,9 +54,13 @@ test('rejects with the last lines when the process exits before the line appears
 });
 
 test('rejects when the line does not appear in time', async () => {
-  await using op = runOperator({ command: script(GRACEFUL) });
-  await op.waitFor('starting');
-  await assert.rejects(op.waitFor(/never printed/, { timeout: 100 }), /did not print within 100 ms/);
+  const op = runOperator({ command: script(GRACEFUL) });
+  try {
+    await op.waitFor('starting');
+    await assert.rejects(op.waitFor(/never printed/, { timeout: 100 }), /did not print within 100 ms/);
+  } finally {
+    await op.stop();
+  }
 });
 
 test('keeps a last line that has no newline', async () => {
