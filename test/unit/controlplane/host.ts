@@ -13,13 +13,14 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Running processes whose command line mentions `marker`. */
+/** Running processes whose command line (arguments joined by spaces) mentions `marker`. */
 export function processesMentioning(marker: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker) && isRunning(Number(entry))) pids.push(Number(entry));
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (commandLine.includes(marker) && isRunning(Number(entry))) pids.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }
