@@ -23,7 +23,7 @@ import { startControlPlane, runOperator, type ControlPlane, type RunningOperator
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML, DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
-import { delta, requestCounts } from './metrics.ts';
+import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { Observer } from './observer.ts';
 import { cpuSeconds, peakRssMiB } from './procstat.ts';
 

@@ -15,6 +15,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster, loadYaml, refOf } from '../cluster.ts';
 import { CRD_YAML, DIFF_BASE, FINALIZER, OBJECT_YAML, isHandled, progressKeys, successLine, tracebackIn } from '../rules.ts';
 import { kopfRunCommand } from '../pykopf.ts';
+import { delta, requestCounts } from '../metrics.ts';
 
 const ARGS = ['--standalone', '--namespace', 'default', '--verbose'];
 const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
@@ -63,12 +64,21 @@ async function handover(first: Side, second: Side): Promise<void> {
   assert.deepEqual(created?.status?.create_fn, { message: 'created' });
   const before = await cluster.read(KopfExample, ref);
 
-  // The second one resumes it: no creation again, no write.
+  // The second one resumes it: no creation again, no write (not even one that changes nothing,
+  // which the resourceVersion would not show: the apiserver counts it).
+  let requests = await requestCounts(cp.credentials, 'kopfexamples');
+  const writesSince = async (): Promise<number> => {
+    const now = await requestCounts(cp.credentials, 'kopfexamples');
+    const { total } = delta(requests, now, ['PATCH', 'PUT']);
+    requests = now;
+    return total;
+  };
   const two = start(second);
   try {
     await two.waitFor('Resuming is processed: 1 succeeded; 0 failed.');
     await two.waitFor('Handling cycle is finished');
     assert.doesNotMatch(two.output, /Handler 'create_fn'/, `${second.name} handled the creation again`);
+    assert.equal(await writesSince(), 0, `${second.name} wrote to the object while resuming it:\n${two.output}`);
     // A write by the second operator would have changed the resourceVersion: the precondition catches it.
     await cluster.mergePatch(KopfExample, ref, { metadata: { resourceVersion: before.metadata?.resourceVersion }, spec: { field: 'changed' } }).catch((error: unknown) => {
       throw new Error(`${second.name} wrote to the object while resuming it (the update's precondition failed): ${String(error)}\n${two.output}`);
@@ -77,6 +87,9 @@ async function handover(first: Side, second: Side): Promise<void> {
     // …and handles the update.
     await two.waitFor(successLine('update_fn'));
     const updated = await cluster.waitFor(KopfExample, ref, (o) => o?.metadata?.annotations?.[DIFF_BASE] === essence('changed') && progressKeys(o).length === 0 && Boolean(o.status?.update_fn));
+    await two.waitFor('Handling cycle is finished', { since: two.lines.findIndex((line) => line.includes("'update_fn' succeeded")) });
+    // As Kopf does it: the diff-base on the object, the result on its status.
+    assert.equal(await writesSince() - 1, 2, `${second.name}'s writes for the update (besides the test's own):\n${two.output}`);
     assert.deepEqual(updated?.status?.update_fn, { message: 'updated' });
     assert.deepEqual(updated?.status?.create_fn, { message: 'created' }, 'the first result is kept');
 
@@ -85,6 +98,8 @@ async function handover(first: Side, second: Side): Promise<void> {
     await two.waitFor(successLine('delete_fn'));
     await cluster.waitForGone(KopfExample, ref);
     await two.waitFor('Deleted, really deleted');
+    // As Kopf does it: only the finalizer's removal (the delete handler's progress is never stored).
+    assert.equal(await writesSince(), 1, `${second.name}'s writes for the deletion:\n${two.output}`);
   } catch (error) {
     await two.stop();
     throw error;
