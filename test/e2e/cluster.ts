@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import {
-  KubeClient, createObject, deleteObject, getObject, isNotFound, kubeConfigCredentials, patchObject, watchStream,
+  KubeClient, createObject, deleteObject, getObject, isNotFound, keyOf, kubeConfigCredentials, patchObject, watchStream,
 } from '../../runtime/kube/index.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../../runtime/structs/resources.ts';
 
@@ -89,6 +89,31 @@ export class Cluster {
       stop.abort();
     }
     throw new Error(`${resource.kind} ${namespace ?? ''}/${name} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify(last, null, 2)}`);
+  }
+
+  /**
+   * Resolves with the objects of a collection once `predicate` holds for them (checked after the
+   * listing and after every change), e.g. the events about an object; rejects after `timeout` ms.
+   */
+  async waitForList<T extends KubeObject>(resource: Resource<T>, selection: { namespace?: string; fieldSelector?: string; labelSelector?: string }, predicate: (objects: T[]) => boolean, options: { timeout?: number } = {}): Promise<T[]> {
+    const { timeout = 30_000 } = options;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeout);
+    const objects = new Map<string, T>();
+    let listed = false;
+    try {
+      for await (const event of watchStream(this.client, resource, { ...selection, signal: stop.signal })) {
+        if (event.type === 'BOOKMARK') continue;
+        if (event.type === 'LISTED_DONE') listed = true;
+        else if (event.type === 'DELETED') objects.delete(keyOf(event.object));
+        else objects.set(keyOf(event.object), event.object);
+        if (listed && predicate([...objects.values()])) return [...objects.values()];
+      }
+    } finally {
+      clearTimeout(timer);
+      stop.abort();
+    }
+    throw new Error(`${resource.plural} ${JSON.stringify(selection)} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify([...objects.values()], null, 2)}`);
   }
 
   /** Waits until the object is gone (its finalizers released, if any). */
