@@ -95,7 +95,7 @@ export function missingGoMessage(cacheDir: string, missing: readonly BinaryName[
 export interface EnsureOptions {
   env?: NodeJS.ProcessEnv;
   onProgress?: ProgressReporter;
-  /** Build kubectl too when it is missing (the control plane itself does not need it). */
+  /** Build kubectl too when it is missing and Go is there (the control plane itself does not need it). */
   requireKubectl?: boolean;
   signal?: AbortSignal;
 }
@@ -105,17 +105,22 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Contr
   const env = options.env ?? process.env;
   let lookup = lookUpBinaries(env);
   if (lookup.problems.length) throw new BinariesNotFoundError(lookup.problems.join('\n'));
-  const needed = lookup.missing.filter((name) => name !== 'kubectl' || options.requireKubectl);
-  if (needed.length) {
-    if (findGo(env) === null) throw new BinariesNotFoundError(missingGoMessage(lookup.cacheDir, needed));
-    await buildBinaries(needed, { env, onProgress: options.onProgress, signal: options.signal });
-    lookup = lookUpBinaries(env);
+  const required = lookup.missing.filter((name) => name !== 'kubectl');
+  const wanted = options.requireKubectl ? lookup.missing : required;
+  if (wanted.length) {
+    const hasGo = findGo(env) !== null;
+    if (!hasGo && required.length) throw new BinariesNotFoundError(missingGoMessage(lookup.cacheDir, required));
+    // Without Go, a missing kubectl is no reason to fail: the control plane runs without it.
+    if (hasGo) {
+      await buildBinaries(wanted, { env, onProgress: options.onProgress, signal: options.signal });
+      lookup = lookUpBinaries(env);
+    }
   }
   const { paths } = lookup;
-  const required = (name: BinaryName): string => {
+  const found = (name: BinaryName): string => {
     const path = paths[name];
     if (!path) throw new BinariesNotFoundError(`${name} is missing from ${lookup.cacheDir}`);
     return path;
   };
-  return { apiServer: required('kube-apiserver'), etcd: required('etcd'), kubectl: paths.kubectl ?? null };
+  return { apiServer: found('kube-apiserver'), etcd: found('etcd'), kubectl: paths.kubectl ?? null };
 }

@@ -87,3 +87,11 @@ test('without binaries and without go: a message saying exactly what to install 
     return true;
   });
 });
+
+test('without go, a missing kubectl is no failure even when asked for: the control plane runs without it', async () => {
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), PATH: tempDir('nopath') };
+  fakeExecutable(binaryCacheDir(env), 'kube-apiserver');
+  fakeExecutable(binaryCacheDir(env), 'etcd');
+  const binaries = await ensureBinaries({ env, requireKubectl: true });
+  assert.equal(binaries.kubectl, null);
+});
