@@ -1,7 +1,7 @@
 /**
- * `<out>/index.ts`: every kind's preferred (storage) version under the kind's own names; the
- * groups of kinds whose names clash with another group's as namespaces instead
- * (`certManagerIo.Certificate`), so no import is ambiguous.
+ * `<out>/index.ts`: every kind's preferred (storage) version under the kind's own names, except
+ * kinds whose names another group's kind also has: those are reached through their group as a
+ * namespace (`certManagerIo.Certificate`), so no name is ambiguous.
  */
 import { camelCase } from '../model/identifiers.ts';
 import { modulePath } from '../model/types.ts';
@@ -24,12 +24,13 @@ export function renderIndex(modules: readonly RenderedModule[]): IndexFiles {
   kinds.sort((a, b) => compare(a.resource.group, b.resource.group) || compare(a.resource.kind, b.resource.kind));
   const count = new Map<string, number>();
   for (const k of kinds) for (const name of namesOf(k)) count.set(name, (count.get(name) ?? 0) + 1);
-  const clashing = new Set(kinds.filter((k) => namesOf(k).some((n) => count.get(n)! > 1)).map((k) => k.resource.group));
+  const isClashing = (k: KindExport): boolean => namesOf(k).some((n) => count.get(n)! > 1);
+  const clashing = new Set(kinds.filter(isClashing).map((k) => k.resource.group));
 
   const files = new Map<string, string>();
   const lines: string[] = [];
   for (const k of kinds) {
-    if (clashing.has(k.resource.group)) continue;
+    if (isClashing(k)) continue;
     const [value, ...types] = namesOf(k);
     const from = stringLiteral(`./${k.module}`);
     lines.push(`export { ${value} } from ${from};`);
@@ -51,7 +52,7 @@ export function renderIndex(modules: readonly RenderedModule[]): IndexFiles {
     }
     lines.push(`export * as ${ident} from ${stringLiteral(`./${target}`)};`);
   }
-  const header = `${GENERATED_HEADER}\n// Every kind at its storage version, by its own names${clashing.size ? '; groups whose kind names clash as namespaces' : ''}.\n`;
+  const header = `${GENERATED_HEADER}\n// Every kind at its storage version, by its own names${clashing.size ? '; kinds whose names clash, through their groups' : ''}.\n`;
   files.set('index.ts', `${header}${lines.length ? `\n${lines.join('\n')}\n` : '\nexport {};\n'}`);
   return { files };
 }
@@ -61,7 +62,7 @@ function groupIndex(group: string, members: readonly KindExport[]): string {
   const lines: string[] = [];
   for (const k of members) {
     const [value, ...types] = namesOf(k);
-    const from = stringLiteral(`../${k.module}`);
+    const from = stringLiteral(`./${k.module.slice(group.length + 1)}`);
     lines.push(`export { ${value} } from ${from};`);
     lines.push(`export type { ${types.sort(compare).join(', ')} } from ${from};`);
   }

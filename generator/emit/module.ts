@@ -26,9 +26,14 @@ export interface RenderedModule {
   readonly kinds: readonly { readonly resource: ResourceModel; readonly names: KindNames; readonly spec?: string; readonly status?: string }[];
 }
 
-export function renderModule(group: string, version: string, kinds: readonly ModuleKind[], table: ShapeTable): RenderedModule {
+export interface ModuleOptions {
+  /** Use kopf's well-known types for matching shapes (default); off, every shape is declared here. */
+  readonly wellKnown?: boolean;
+}
+
+export function renderModule(group: string, version: string, kinds: readonly ModuleKind[], table: ShapeTable, options: ModuleOptions = {}): RenderedModule {
   const names = new NameSpace();
-  const graph = new TypeGraph(kinds, table, wellKnownIds(table), names);
+  const graph = new TypeGraph(kinds, table, options.wellKnown === false ? new Map() : wellKnownIds(table), names);
   const imports = new KopfImports(names);
   const printer = new TypePrinter(graph, imports);
   const blocks: string[] = [];

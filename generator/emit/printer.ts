@@ -7,11 +7,14 @@ import type { ObjectNode, Property, ScalarNode, SchemaNode } from '../model/type
 import { propertyDoc, typeDoc } from './docs.ts';
 import type { KopfImports } from './imports.ts';
 import { presenceOf } from './shapes.ts';
-import { arrayOf, literalType, propertyKey } from './syntax.ts';
+import { arrayOf, literalType, propertyKey, stringLiteral } from './syntax.ts';
 import { isEnum } from './typegraph.ts';
 import type { NamedAlias, NamedEnum, NamedObject, TypeGraph } from './typegraph.ts';
 
 export type Mode = 'read' | 'input';
+
+/** Members of every object: an absent field with such a name reads as the member, and TypeScript knows it. */
+const OBJECT_MEMBERS = new Set(['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
 
 export class TypePrinter {
   private readonly graph: TypeGraph;
@@ -58,7 +61,7 @@ export class TypePrinter {
     const members = node.properties.map((p) => {
       const presence = presenceOf(p);
       const optional = mode === 'read' ? presence === 'optional' : presence !== 'required';
-      return `${propertyKey(p.name)}${optional ? '?' : ''}: ${this.expr(p.node, mode)}`;
+      return `${propertyKey(p.name)}${optional ? '?' : ''}: ${this.memberType(p.name, this.expr(p.node, mode))}`;
     });
     if (node.preserveUnknown) members.push('[key: string]: unknown');
     return `{ ${members.join('; ')} }`;
@@ -76,7 +79,12 @@ export class TypePrinter {
   property(p: Property, mode: Mode, type?: string): string {
     const presence = presenceOf(p);
     const optional = mode === 'read' ? presence === 'optional' : presence !== 'required';
-    return `${propertyDoc('  ', p.node)}  ${propertyKey(p.name)}${optional ? '?' : ''}: ${type ?? this.expr(p.node, mode)};\n`;
+    return `${propertyDoc('  ', p.node)}  ${propertyKey(p.name)}${optional ? '?' : ''}: ${this.memberType(p.name, type ?? this.expr(p.node, mode))};\n`;
+  }
+
+  /** A field named like a member of every object also has the member's type (see ObjectPrototype in kopf). */
+  private memberType(name: string, type: string): string {
+    return OBJECT_MEMBERS.has(name) ? `${type} | ${this.imports.use('ObjectPrototype')}[${stringLiteral(name)}]` : type;
   }
 
   objectDeclaration(named: NamedObject, mode: Mode): string {

@@ -85,6 +85,8 @@ function readVersions(spec: JsonMap, path: PathSegment[], ctx: DocumentContext):
     const name = requiredString(raw, 'name', at, ctx);
     if (name === undefined) return;
     if (seen.has(name)) ctx.error([...at, 'name'], `version ${name} is defined twice`);
+    // `<group>/index.ts` is kopf-gen's; a version cannot have that module name.
+    if (name === 'index') ctx.error([...at, 'name'], 'a version named `index` is not supported by kopf-gen');
     seen.add(name);
     const schema = raw['schema'];
     const openAPIV3Schema = isJsonMap(schema) ? schema['openAPIV3Schema'] : undefined;
