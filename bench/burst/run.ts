@@ -47,6 +47,8 @@ interface Measurement {
   writesPerObject: number;
   conflicts: number;
   peakRssMiB: number;
+  /** SIGTERM → exit. */
+  stopSeconds: number;
   exitCode: number | null;
 }
 
@@ -131,7 +133,9 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
     const apiServerCpu = cpuSeconds(cp.apiServerPid) - apiServerCpuBefore;
     const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
     const peak = peakRssMiB(operator.pid);
-    const exit = await operator.stop();
+    const stopping = performance.now();
+    const exit = await operator.stop({ timeout: 60_000 });
+    const stopSeconds = (performance.now() - stopping) / 1000;
     return {
       contestant: contestant.name, run, n: N,
       handledSeconds: (handled - start) / 1000,
@@ -141,21 +145,22 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
       writesPerObject: writes.total / N,
       conflicts: writes.conflicts,
       peakRssMiB: peak,
+      stopSeconds,
       exitCode: exit.exitCode,
     };
   } finally {
-    await operator.stop();
+    await operator.stop({ timeout: 60_000 });
     await observer.stop();
   }
 }
 
 function table(results: Measurement[], labels: Map<string, string>): string {
   const rows = [
-    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | exit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.exitCode} |`);
+    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
   }
   return rows.join('\n');
 }
