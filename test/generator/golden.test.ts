@@ -33,3 +33,25 @@ for (const name of readdirSync(GOLDEN).sort()) {
     for (const [path, text] of files) assert.equal(text, expected.get(path)!.toString('utf8'), `${name}/expected/${path}`);
   });
 }
+
+test('generated modules run in Node as they are (type stripping): descriptors and value lists are values', async () => {
+  const features = await import('./golden/features/expected/index.ts');
+  assert.deepEqual(
+    { ...features.Gadget },
+    {
+      group: 'golden.kopf.dev', version: 'v1', plural: 'gadgets', singular: 'gadget', kind: 'Gadget', scope: 'Namespaced',
+      shortNames: ['gdg'], categories: ['all', 'golden'], subresources: ['status', 'scale'],
+      printerColumns: [
+        { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+        { name: 'State', type: 'string', jsonPath: '.status.state', description: 'Where it is */ now', priority: 1 },
+      ],
+    },
+  );
+  const v1 = await import('./golden/features/expected/golden.kopf.dev/v1.ts');
+  assert.deepEqual(v1.GadgetSpecSpeedValues, ['Slow', 'slow', 'SLOW', '', 'with space', "it's"]);
+  const clashes = await import('./golden/clashes/expected/index.ts');
+  assert.equal(clashes.alphaGoldenKopfDev.Certificate.group, 'alpha.golden.kopf.dev');
+  assert.equal(clashes.betaGoldenKopfDev.Certificate.group, 'beta.golden.kopf.dev');
+  assert.equal(clashes.PodToBe.kind, 'pod-to-be');
+  assert.equal('Certificate' in clashes, false, 'a clashing kind is only in its group namespace');
+});
