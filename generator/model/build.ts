@@ -39,6 +39,11 @@ export function buildModel(sources: readonly SourceFile[], onProgress?: BuildPro
         continue;
       }
       byName.set(resource.name, resource);
+      if (!resource.versions.some((v) => v.served)) {
+        ctx.warn([...doc.path, 'spec', 'versions'], `${resource.name} is not served at any version; nothing is generated for it`);
+        diagnostics.push(...ctx.diagnostics.slice(-1));
+        continue;
+      }
       resources.push(resource);
       diagnostics.push(...pruningWarnings(resource).map((d) => ctx.located(d)));
     }

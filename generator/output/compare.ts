@@ -3,7 +3,8 @@
  * files on disk kopf-gen must not replace without `--force` (edited by hand, or not its own).
  */
 import { MANIFEST_FILE, readManifest, sha256 } from './manifest.ts';
-import { readTree } from './tree.ts';
+import { statSync } from 'node:fs';
+import { exists, readTree } from './tree.ts';
 
 export interface Comparison {
   /** Files that differ, are missing, or should no longer be there. */
@@ -13,6 +14,9 @@ export interface Comparison {
 }
 
 export function compareOutput(outDir: string, files: ReadonlyMap<string, string>): Comparison {
+  if (exists(outDir) && !statSync(outDir).isDirectory()) {
+    return { stale: [...files.keys()], foreign: [{ path: outDir, reason: 'is a file, not a folder' }] };
+  }
   const disk = readTree(outDir);
   const manifest = readManifest(outDir);
   const stale: string[] = [];

@@ -129,3 +129,10 @@ function hash(text: string): number {
   for (const c of text) h = (h * 31 + c.charCodeAt(0)) | 0;
   return h;
 }
+
+test('a CRD served at no version is left out, with a warning', () => {
+  const text = crdYaml().replace('    served: true\n', '    served: false\n');
+  const model = buildModel([source('t.yaml', text)]);
+  assert.deepEqual(model.resources, []);
+  assert.match(model.diagnostics.find((d) => d.severity === 'warning' && d.message.includes('not served'))!.message, /things\.test\.kopf\.dev is not served at any version/);
+});
