@@ -1,42 +1,104 @@
 /**
- * `kopf demo` (`npm start`): the local control plane, shown serving, then stopped cleanly.
- * It will grow into running an example operator against it.
+ * `kopf demo` (`npm start`): the product in one minute. On an embedded local control plane it
+ * installs a CRD, runs an operator from a file, creates an object, shows what the handlers did
+ * (their log lines, the object's status and Kopf's annotations), deletes the object, and stops
+ * everything cleanly.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, VersionApi } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
+import { KubeClient, createObject, deleteObject, getObject, resolveResource } from '../kube/index.ts';
+import { INFO, LogConfig, captureLogs } from '../logging/index.ts';
+import { defaultSettings } from '../config/settings.ts';
+import { operator } from '../operator/operator.ts';
+import type { KubeObject } from '../structs/resources.ts';
 
-const HELP = `Usage: kopf demo
+const HELP = `Usage: kopf demo --crd FILE --object FILE OPERATOR_FILE…
 
-Starts the local control plane (building its binaries first if needed), shows it serving
-(its version, namespaces and kubeconfig), and stops it.
+Starts the local control plane (building its binaries first if needed), installs the CRD, runs
+the operator from the given files, creates the object, shows what the handlers did, deletes the
+object and stops everything. \`npm start\` runs it with the 01-minimal example.
 
 Options:
-  -h, --help   This help.
+  --crd FILE      CustomResourceDefinition(s) to install (YAML).
+  --object FILE   The object to create (YAML; namespace \`default\` unless it says otherwise).
+  -h, --help      This help.
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
+  const { values, positionals } = parseArgs({
+    args: argv, strict: true, allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' }, crd: { type: 'string', multiple: true }, object: { type: 'string' } },
+  });
+  if (values.help) { process.stdout.write(HELP); return 0; }
+  if (!values.crd?.length || !values.object || !positionals.length) {
+    process.stderr.write(`kopf demo: --crd, --object and at least one operator file are required.\n\n${HELP}`);
+    return 2;
   }
+  const object = parseAllDocuments(readFileSync(values.object, 'utf8')).map((d) => d.toJS() as KubeObject).find(Boolean);
+  if (!object?.apiVersion || !object.kind || !object.metadata?.name) {
+    process.stderr.write(`kopf demo: ${values.object} holds no object with apiVersion, kind and metadata.name.\n`);
+    return 2;
+  }
+  const namespace = object.metadata.namespace ?? 'default';
+
+  step('Starting the local control plane (etcd + kube-apiserver)…');
   const started = Date.now();
-  console.log('Starting the local control plane (etcd + kube-apiserver)…');
-  // Not `await using`: the package supports Node 22, which lacks it.
   const cp = await startControlPlane();
+  const client = KubeClient.fromKubeConfig(cp.kubeconfig);
+  const capture = captureLogs();
   try {
-    console.log(`Ready in ${formatDuration(Date.now() - started)} at ${cp.server}`);
-    console.log(`  kubeconfig:  ${cp.kubeconfigPath}`);
-    const version = await cp.kubeconfig.makeApiClient(VersionApi).getCode();
-    console.log(`  version:     ${version.gitVersion} (${version.platform}, ${version.goVersion})`);
-    const namespaces = await cp.kubeconfig.makeApiClient(CoreV1Api).listNamespace();
-    console.log(`  namespaces:  ${namespaces.items.map((ns) => ns.metadata?.name).join(', ')}`);
-    console.log('Stopping…');
+    step(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
+    await cp.installCrds(values.crd.map((f) => resolve(f)));
+    const resource = await resolveResource(client, { group: object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '', version: object.apiVersion.split('/').pop(), name: object.kind });
+    step(`Installed the CRD for ${resource.kind} (${resource.plural}.${resource.group}).`);
+
+    for (const file of positionals) await import(pathToFileURL(resolve(file)).href);
+    const op = operator({
+      kubeconfig: cp.kubeconfig, clusterwide: true,
+      settings: defaultSettings({ posting: { enabled: false } }),
+      // Everything is captured (to follow the operator's progress); info and up is shown.
+      logs: new LogConfig({ verbosity: 'verbose', format: 'full', sinks: [capture.sink, (record, render) => { if (record.level >= INFO) out(render()); }] }),
+    });
+    await op.ready;
+    step(`The operator from ${positionals.join(', ')} is running. Creating ${namespace}/${object.metadata.name}…`);
+    try {
+      await createObject(client, resource, object, { namespace });
+      await capture.waitFor(/ is processed: /, { timeout: 60 });
+      await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 60 }); // its patch has landed
+      show(await getObject(client, resource, { namespace, name: object.metadata.name }));
+      step(`Deleting ${namespace}/${object.metadata.name}…`);
+      await deleteObject(client, resource, { namespace, name: object.metadata.name });
+      await capture.waitFor('Deleted, really deleted, and we are notified.', { timeout: 60 });
+      step('Deleted, and the operator has let it go.');
+    } finally {
+      await op.stop();
+    }
+    step('The operator has stopped.');
   } finally {
+    client.close();
     await cp.stop();
   }
-  console.log('Stopped; nothing left behind.');
+  step('The control plane has stopped; nothing is left behind.');
   return 0;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function step(text: string): void {
+  out(`\n==> ${text}`);
+}
+
+function show(body: KubeObject): void {
+  const annotations = Object.entries(body.metadata?.annotations ?? {}).filter(([k]) => k.startsWith('kopf.zalando.org/'));
+  step('What the handlers did, as stored on the object:');
+  out(`  status:      ${JSON.stringify(body.status ?? {})}`);
+  out(`  finalizers:  ${JSON.stringify(body.metadata?.finalizers ?? [])}`);
+  for (const [key, value] of annotations) out(`  ${key}: ${value.trimEnd()}`);
 }
