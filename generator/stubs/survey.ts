@@ -14,8 +14,6 @@ export interface HandlerFileSurvey {
   readonly onRef: string | undefined;
   /** The local name of the kind's descriptor, if imported from one of the generated modules. */
   readonly kindRef: string | undefined;
-  /** The generated module the descriptor is imported from, as an absolute path. */
-  readonly kindModule: string | undefined;
   /** Events with a handler registered on the kind (`on.create(Kind, …)`). */
   readonly registered: ReadonlySet<StubEvent>;
   /** Every name the file declares: imports, functions (also named function expressions), variables, classes. */
@@ -52,7 +50,6 @@ export function surveyHandlerFile(sf: SourceFile, target: SurveyTarget): Handler
   return {
     onRef,
     kindRef: kindBinding?.local,
-    kindModule: kindBinding?.module,
     registered: findRegistrations(sf, onRef, kindBinding?.local ?? target.typeName),
     declared: findDeclaredNames(sf),
     skipped: findSkipDirectives(sf.getFullText()),
@@ -73,15 +70,14 @@ function findOnBinding(imports: readonly ImportDeclaration[]): string | undefine
   return undefined;
 }
 
-function findKindBinding(imports: readonly ImportDeclaration[], target: SurveyTarget): { local: string; module: string } | undefined {
+function findKindBinding(imports: readonly ImportDeclaration[], target: SurveyTarget): { local: string } | undefined {
   for (const decl of imports) {
     if (decl.isTypeOnly()) continue;
     const resolved = resolveSpecifier(target.file, decl.getModuleSpecifierValue());
-    const module = resolved && target.kindModules.find((m) => m === resolved);
-    if (!module) continue;
+    if (!resolved || !target.kindModules.includes(resolved)) continue;
     for (const named of decl.getNamedImports()) {
       if (named.getName() === target.typeName && !named.isTypeOnly()) {
-        return { local: named.getAliasNode()?.getText() ?? target.typeName, module };
+        return { local: named.getAliasNode()?.getText() ?? target.typeName };
       }
     }
   }
