@@ -7,6 +7,7 @@
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Patch } from '../structs/patches.ts';
+import { jsonEqual } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
@@ -46,7 +47,10 @@ export class ObjectState {
     return this.settings.persistence.progressStorage.clear(essence);
   }
 
+  /** Stores the essence as the new diff-base, only if it differs: a resume must write nothing. */
   storeDiffBase(essence: Essence, patch: Patch<KubeObject>): void {
+    const stored = this.diffBase();
+    if (stored !== undefined && jsonEqual(stored, essence)) return;
     this.settings.persistence.diffbaseStorage.store(this.body, patch, essence);
   }
 
