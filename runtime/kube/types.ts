@@ -2,17 +2,13 @@
  * The contract of the API layer: what the engines above may ask of the cluster.
  * Implemented in this folder (`client.ts`, `objects.ts`, `listing.ts`, `watching/`, `discovery/`).
  */
-import type { JsonValue, KubeObject } from '../structs/resources.ts';
+import type { KubeObject } from '../structs/resources.ts';
 
 /** The patch flavours Kubernetes accepts, by their content types. */
 export type PatchType = 'merge' | 'json' | 'apply' | 'strategic';
 
-export interface JsonPatchOp {
-  op: 'add' | 'remove' | 'replace' | 'test' | 'move' | 'copy';
-  path: string;
-  value?: JsonValue;
-  from?: string;
-}
+/** RFC 6902 operations: one definition, with the patches they come from. */
+export type { JsonPatchOp } from '../structs/patches.ts';
 
 /** Kubernetes verbs, as counted by the client (one count per HTTP attempt). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';

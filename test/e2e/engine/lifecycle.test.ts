@@ -4,38 +4,15 @@
  * purged, diff-base stored, update, deletion through the delete handler — and two operators with
  * separate registries in one process.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
-import { KubeClient, createObject, deleteObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
+import { createObject, deleteObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { operator } from '../../../runtime/operator/operator.ts';
-import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { startOperator, useCluster } from './support.ts';
 
-let cp: ControlPlane;
-let client: KubeClient;
-
-before(async () => {
-  cp = await startControlPlane();
-  await cp.installCrds([join(import.meta.dirname, '..', '..', '..', 'examples', 'crd.yaml')]);
-  client = KubeClient.fromKubeConfig(cp.kubeconfig);
-});
-
-after(async () => {
-  client?.close();
-  await cp?.stop();
-});
-
-function start(registry: OperatorRegistry) {
-  const capture = captureLogs();
-  const settings = defaultSettings({ posting: { enabled: false } });
-  const op = operator({ registry, settings, kubeconfig: cp.kubeconfig, namespaces: ['default'], logs: new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }) });
-  return { op, capture };
-}
+const cluster = useCluster();
 
 test('create, update and delete go through the handlers once each, with Kopf\'s records on the object', async () => {
   const calls: string[] = [];
@@ -43,22 +20,22 @@ test('create, update and delete go through the handlers once each, with Kopf\'s 
   registry.on.create(KopfExample, async function create_fn({ spec }) { calls.push(`create:${spec.field}`); return { message: 'created' }; });
   registry.on.update(KopfExample, async function update_fn({ diff }) { calls.push(`update:${JSON.stringify(diff)}`); });
   registry.on.delete(KopfExample, async function delete_fn() { calls.push('delete'); });
-  const { op, capture } = start(registry);
+  const { op, capture } = startOperator(cluster, registry);
   await op.ready;
   try {
-    await createObject(client, KopfExample, { metadata: { name: 'e1', namespace: 'default' }, spec: { field: 'a' } });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e1', namespace: 'default' }, spec: { field: 'a' } });
     await capture.waitFor("Creation is processed: 1 succeeded; 0 failed.", { timeout: 30 });
     await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 }); // after the patch
-    const obj = await getObject(client, KopfExample, { namespace: 'default', name: 'e1' });
+    const obj = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'e1' });
     assert.deepEqual(obj.metadata?.finalizers, ['kopf.zalando.org/KopfFinalizerMarker']);
     assert.deepEqual(obj.status?.create_fn, { message: 'created' });
     assert.equal(obj.metadata?.annotations?.['kopf.zalando.org/last-handled-configuration'], '{"spec":{"field":"a"}}\n');
     assert.equal(obj.metadata?.annotations?.['kopf.zalando.org/create_fn'], undefined, 'progress is purged when done');
 
-    await patchObject(client, KopfExample, { namespace: 'default', name: 'e1' }, { spec: { field: 'b' } });
+    await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'e1' }, { spec: { field: 'b' } });
     await capture.waitFor("Updating is processed: 1 succeeded; 0 failed.", { timeout: 30 });
 
-    await deleteObject(client, KopfExample, { namespace: 'default', name: 'e1' });
+    await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e1' });
     await capture.waitFor('Deleted, really deleted, and we are notified.', { timeout: 30 });
     assert.deepEqual(calls, ['create:a', 'update:[["change",["spec","field"],"a","b"]]', 'delete']);
     assert.ok(capture.messages().includes('Adding the finalizer, thus preventing the actual deletion.'));
@@ -75,15 +52,15 @@ test('a temporary error is retried after its delay, and its progress is on the o
     attempts++;
     if (attempts < 2) throw new TemporaryError('not yet', { delay: 1 });
   });
-  const { op, capture } = start(registry);
+  const { op, capture } = startOperator(cluster, registry);
   await op.ready;
   try {
-    await createObject(client, KopfExample, { metadata: { name: 'e2', namespace: 'default' }, spec: {} });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e2', namespace: 'default' }, spec: {} });
     await capture.waitFor("Handler 'flaky' failed temporarily: not yet", { timeout: 30 });
     await capture.waitFor("Creation is processed: 1 succeeded; 0 failed.", { timeout: 30 });
     assert.equal(attempts, 2);
   } finally {
     await op.stop();
-    await deleteObject(client, KopfExample, { namespace: 'default', name: 'e2' }).catch(() => undefined);
+    await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e2' }).catch(() => undefined);
   }
 });

@@ -4,31 +4,15 @@
  * it was down gets one update cycle with the resume handlers mixed in, and namespace globs serve
  * namespaces that appear after the start.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
-import { KubeClient, createObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
+import { createObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
 import { Namespaces } from '../../../runtime/structs/builtins.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { operator } from '../../../runtime/operator/operator.ts';
-import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { startOperator, useCluster } from './support.ts';
 
-let cp: ControlPlane;
-let client: KubeClient;
-
-before(async () => {
-  cp = await startControlPlane();
-  await cp.installCrds([join(import.meta.dirname, '..', '..', '..', 'examples', 'crd.yaml')]);
-  client = KubeClient.fromKubeConfig(cp.kubeconfig);
-});
-
-after(async () => {
-  client?.close();
-  await cp?.stop();
-});
+const cluster = useCluster();
 
 function registryWith(calls: string[]): OperatorRegistry {
   const registry = new OperatorRegistry();
@@ -38,37 +22,27 @@ function registryWith(calls: string[]): OperatorRegistry {
   return registry;
 }
 
-function start(registry: OperatorRegistry, namespaces: string[]) {
-  const capture = captureLogs();
-  const op = operator({
-    registry, namespaces, kubeconfig: cp.kubeconfig,
-    settings: defaultSettings({ posting: { enabled: false } }),
-    logs: new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }),
-  });
-  return { op, capture };
-}
-
 test('a restarted operator resumes what it handled, and updates what changed while it was down', async () => {
   const calls: string[] = [];
-  const first = start(registryWith(calls), ['default']);
+  const first = startOperator(cluster, registryWith(calls));
   await first.op.ready;
-  await createObject(client, KopfExample, { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } });
-  await createObject(client, KopfExample, { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } });
+  await createObject(cluster.client, KopfExample, { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } });
+  await createObject(cluster.client, KopfExample, { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } });
   await first.capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
   await first.capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
   await first.op.stop();
   assert.deepEqual(calls, ['create', 'create']);
 
   calls.length = 0;
-  await patchObject(client, KopfExample, { namespace: 'default', name: 'r2' }, { spec: { field: 'b' } });
-  const r1Before = await getObject(client, KopfExample, { namespace: 'default', name: 'r1' });
-  const second = start(registryWith(calls), ['default']);
+  await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'r2' }, { spec: { field: 'b' } });
+  const r1Before = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
+  const second = startOperator(cluster, registryWith(calls));
   await second.op.ready;
   try {
     await second.capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     await second.capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls.sort(), ['resume:resume', 'resume:update', 'update:update']);
-    const r1After = await getObject(client, KopfExample, { namespace: 'default', name: 'r1' });
+    const r1After = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
     assert.equal(r1After.metadata?.resourceVersion, r1Before.metadata?.resourceVersion, 'resuming an unchanged object writes nothing');
   } finally {
     await second.op.stop();
@@ -79,15 +53,15 @@ test('namespace globs serve matching namespaces that appear after the start, and
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn({ namespace }) { calls.push(namespace ?? ''); });
-  const { op, capture } = start(registry, ['team-*,!team-skip']);
+  const { op, capture } = startOperator(cluster, registry, { namespaces: ['team-*,!team-skip'] });
   await op.ready;
   try {
-    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(client, Namespaces, { metadata: { name: ns } });
+    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, Namespaces, { metadata: { name: ns } });
     // Whether a namespace's watch starts before or after its object exists, its listing sees it.
-    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(client, KopfExample, { metadata: { name: 'g1', namespace: ns }, spec: {} });
+    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, KopfExample, { metadata: { name: 'g1', namespace: ns }, spec: {} });
     await capture.waitFor((r) => r.ref?.namespace === 'team-a' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     // One more object in a served namespace, created last: once it is handled, the others had their chance.
-    await createObject(client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['team-a', 'team-a']);
   } finally {
