@@ -10,6 +10,9 @@ import type { LogConfig } from './config.ts';
 import { CRITICAL, DEBUG, ERROR, INFO, WARNING } from './levels.ts';
 import { buildObjectReference, type LogRecord, type ObjectReference } from './records.ts';
 
+/** A message, or a function that builds it when the record will be emitted. */
+export type Message = string | (() => string);
+
 /** A per-operator receiver of every record its loggers let through (after the level check). */
 export type LogTap = (record: LogRecord) => void;
 
@@ -61,11 +64,15 @@ export class Logger {
     return (this.terse && level < WARNING ? level - 10 : level) >= this.config.level;
   }
 
-  /** `error` (any value) is appended as a stack after the message, like Python's `exc_info`. */
-  log(level: number, message: string, error?: unknown): void {
+  /**
+   * `error` (any value) is appended as a stack after the message, like Python's `exc_info`.
+   * A function as the message is called only if the level is enabled: for messages that are
+   * costly to build (whole bodies and patches at debug level) on hot paths.
+   */
+  log(level: number, message: Message, error?: unknown): void {
     if (!this.isEnabledFor(level)) return;
     const record: LogRecord = {
-      time: this.config.clock(), level, name: this.name, message,
+      time: this.config.clock(), level, name: this.name, message: typeof message === 'function' ? message() : message,
       ...(this.ref && { ref: this.ref }),
       ...(error !== undefined && { error }),
       ...(this.local && { local: true }),
@@ -80,11 +87,11 @@ export class Logger {
     }
   }
 
-  debug(message: string, error?: unknown): void { this.log(DEBUG, message, error); }
-  info(message: string, error?: unknown): void { this.log(INFO, message, error); }
-  warning(message: string, error?: unknown): void { this.log(WARNING, message, error); }
-  error(message: string, error?: unknown): void { this.log(ERROR, message, error); }
-  critical(message: string, error?: unknown): void { this.log(CRITICAL, message, error); }
+  debug(message: Message, error?: unknown): void { this.log(DEBUG, message, error); }
+  info(message: Message, error?: unknown): void { this.log(INFO, message, error); }
+  warning(message: Message, error?: unknown): void { this.log(WARNING, message, error); }
+  error(message: Message, error?: unknown): void { this.log(ERROR, message, error); }
+  critical(message: Message, error?: unknown): void { this.log(CRITICAL, message, error); }
   /** An error-level message with the error's stack: Python's `logger.exception(message)`. */
   exception(message: string, error: unknown): void { this.log(ERROR, message, error); }
 }

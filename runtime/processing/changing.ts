@@ -63,8 +63,8 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
     memory.initial = false;
     return { kind, patch, done: true, delay: undefined };
   }
-  logger.debug(`${title} is in progress: ${JSON.stringify(body)}`);
-  if (diff.length) logger.debug(`${title} diff: ${JSON.stringify(diff)}`);
+  logger.debug(() => `${title} is in progress: ${JSON.stringify(body)}`);
+  if (diff.length) logger.debug(() => `${title} diff: ${JSON.stringify(diff)}`);
 
   const results = new Map<string, unknown>();
   const summary: PassSummary = await runPass(selected, {

@@ -54,11 +54,11 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   const hasStatus = proc.resource.subresources?.includes('status') ?? false;
   const merge = splitMergePatch(patchContent(patch), hasStatus);
   if (merge.body) {
-    logger.debug(`Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
+    logger.debug(() => `Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
     if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.body!)))) return outcome;
   }
   if (merge.status) {
-    logger.debug(`Merge-patching the status with: ${JSON.stringify(merge.status)}`);
+    logger.debug(() => `Merge-patching the status with: ${JSON.stringify(merge.status)}`);
     if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.status!, { subresource: 'status' })))) return outcome;
   }
   // Transformations and finalizer changes, computed against the freshest body we have.
@@ -66,12 +66,12 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   const ops = splitStatusOps([...transformations, ...extraOps], hasStatus);
   if (ops.body.length) {
     const guarded = guardedJsonPatch(ops.body, fresh);
-    logger.debug(`JSON-patching the resource with: ${JSON.stringify(guarded)}`);
+    logger.debug(() => `JSON-patching the resource with: ${JSON.stringify(guarded)}`);
     if (!(await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json' })))) return outcome;
   }
   if (ops.status.length) {
     const guarded = guardedJsonPatch(ops.status, fresh);
-    logger.debug(`JSON-patching the status with: ${JSON.stringify(guarded)}`);
+    logger.debug(() => `JSON-patching the status with: ${JSON.stringify(guarded)}`);
     await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json', subresource: 'status' }));
   }
   return outcome;
