@@ -4,6 +4,6 @@
 export { LogConfig, type LogConfigOptions, type LogSink } from './config.ts';
 export { DEFAULT_REFKEY, LOG_FORMATS, formatRecord, objectPrefix, type FormatOptions, type LogFormat } from './formats.ts';
 export { CRITICAL, DEBUG, ERROR, INFO, NOTSET, WARNING, levelName, levelOfVerbosity, severityOf, type Verbosity } from './levels.ts';
-export { Logger, type LogTap, type LoggerOptions } from './logger.ts';
+export { Logger, type LogTap, type LoggerOptions, type Message } from './logger.ts';
 export { buildObjectReference, errorText, type LogRecord, type ObjectReference } from './records.ts';
 export { captureLogs, streamSink, type LogCapture, type RecordMatch } from './sinks.ts';
