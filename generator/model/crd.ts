@@ -77,44 +77,48 @@ function readVersions(spec: JsonMap, path: PathSegment[], ctx: DocumentContext):
   const seen = new Set<string>();
   const versions: VersionModel[] = [];
   list.forEach((raw, i) => {
-    const at = [...path, i];
-    if (!isJsonMap(raw)) {
-      ctx.error(at, 'a version must be a mapping');
-      return;
-    }
-    const name = requiredString(raw, 'name', at, ctx);
-    if (name === undefined) return;
-    if (seen.has(name)) ctx.error([...at, 'name'], `version ${name} is defined twice`);
-    // `<group>/index.ts` is kopf-gen's; a version cannot have that module name.
-    if (name === 'index') ctx.error([...at, 'name'], 'a version named `index` is not supported by kopf-gen');
-    seen.add(name);
-    const schema = raw['schema'];
-    const openAPIV3Schema = isJsonMap(schema) ? schema['openAPIV3Schema'] : undefined;
-    if (openAPIV3Schema === undefined) {
-      ctx.error([...at, 'schema', 'openAPIV3Schema'], 'every version of an apiextensions.k8s.io/v1 CRD needs a schema');
-      return;
-    }
-    const schemaPath = [...at, 'schema', 'openAPIV3Schema'];
-    const subresources = isJsonMap(raw['subresources']) ? raw['subresources'] : undefined;
-    const scale = subresources ? readScale(subresources['scale']) : undefined;
-    const version: VersionModel = {
-      name,
-      served: raw['served'] === true,
-      storage: raw['storage'] === true,
-      deprecated: raw['deprecated'] === true,
-      ...(typeof raw['deprecationWarning'] === 'string' ? { deprecationWarning: raw['deprecationWarning'] } : {}),
-      schema: normaliseRoot(openAPIV3Schema, schemaPath, ctx),
-      subresources: subresources ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null) : [],
-      ...(scale ? { scale } : {}),
-      printerColumns: readColumns(raw['additionalPrinterColumns'], [...at, 'additionalPrinterColumns'], ctx),
-      selectableFields: Array.isArray(raw['selectableFields'])
-        ? raw['selectableFields'].flatMap((f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []))
-        : [],
-      path: schemaPath,
-    };
+    const version = readVersion(raw, [...path, i], ctx);
+    if (!version) return;
+    if (seen.has(version.name)) ctx.error([...path, i, 'name'], `version ${version.name} is defined twice`);
+    seen.add(version.name);
     versions.push(version);
   });
   return versions.sort((a, b) => compareVersions(a.name, b.name));
+}
+
+function readVersion(raw: Json, at: PathSegment[], ctx: DocumentContext): VersionModel | undefined {
+  if (!isJsonMap(raw)) {
+    ctx.error(at, 'a version must be a mapping');
+    return undefined;
+  }
+  const name = requiredString(raw, 'name', at, ctx);
+  if (name === undefined) return undefined;
+  // `<group>/index.ts` is kopf-gen's; a version cannot have that module name.
+  if (name === 'index') ctx.error([...at, 'name'], 'a version named `index` is not supported by kopf-gen');
+  const schema = raw['schema'];
+  const openAPIV3Schema = isJsonMap(schema) ? schema['openAPIV3Schema'] : undefined;
+  const schemaPath = [...at, 'schema', 'openAPIV3Schema'];
+  if (openAPIV3Schema === undefined) {
+    ctx.error(schemaPath, 'every version of an apiextensions.k8s.io/v1 CRD needs a schema');
+    return undefined;
+  }
+  const subresources = isJsonMap(raw['subresources']) ? raw['subresources'] : undefined;
+  const scale = subresources ? readScale(subresources['scale']) : undefined;
+  return {
+    name,
+    served: raw['served'] === true,
+    storage: raw['storage'] === true,
+    deprecated: raw['deprecated'] === true,
+    ...(typeof raw['deprecationWarning'] === 'string' ? { deprecationWarning: raw['deprecationWarning'] } : {}),
+    schema: normaliseRoot(openAPIV3Schema, schemaPath, ctx),
+    subresources: subresources ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null) : [],
+    ...(scale ? { scale } : {}),
+    printerColumns: readColumns(raw['additionalPrinterColumns'], [...at, 'additionalPrinterColumns'], ctx),
+    selectableFields: Array.isArray(raw['selectableFields'])
+      ? raw['selectableFields'].flatMap((f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []))
+      : [],
+    path: schemaPath,
+  };
 }
 
 function readScale(raw: Json | undefined): ScaleModel | undefined {
