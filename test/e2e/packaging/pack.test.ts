@@ -1,0 +1,214 @@
+/**
+ * The published packages as a user gets them: built by scripts/build-package.ts, packed, installed
+ * from the tarballs into a project outside the repository, then used from plain JavaScript on the
+ * Node floor and on the development Node with type stripping off (nothing under node_modules may
+ * need it), and from TypeScript against the installed declarations.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const FLOOR_VERSION = '22.19.0';
+const FLOOR_DIR = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kopf', `node-${FLOOR_VERSION}`);
+const FLOOR = join(FLOOR_DIR, 'node_modules', 'node', 'bin', 'node');
+const NODES = [['floor', FLOOR], ['development', process.execPath]] as const;
+const NO_STRIPPING = '--no-experimental-strip-types';
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+interface Run { status: number | null; stdout: string; stderr: string }
+
+/** Runs a command to its end; npm runs on the development Node, not on whatever `node` is first on PATH. */
+function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  // `npm test` passes npm_config_* settings of the repository's workspace down: not the project's.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  const env = { ...inherited, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolvePromise({ status, stdout, stderr }));
+  });
+}
+
+async function ok(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  const result = await run(command, args, options);
+  assert.equal(result.status, 0, `${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+const temp = mkdtempSync(join(tmpdir(), 'kopf-pack-'));
+const project = join(temp, 'project');
+let generation: Run = { status: null, stdout: '', stderr: 'not run' };
+const bin = (name: string): string => join(project, 'node_modules', '.bin', name);
+
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: widgets.example.com }
+spec:
+  group: example.com
+  scope: Namespaced
+  names: { kind: Widget, plural: widgets, singular: widget }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [image]
+              properties:
+                image: { type: string }
+                replicas: { type: integer }
+`;
+
+/** Plain JavaScript: imports both entry points and starts the installed CLI through kopf/testing. */
+const OPERATOR = `import { getDefaultRegistry, on, operator } from 'kopf';
+import { runOperator, startControlPlane } from 'kopf/testing';
+
+on.create('widgets.v1.example.com', async function create_fn() {});
+const running = runOperator({ args: ['--help'] });
+const exit = await running.exited;
+console.log(JSON.stringify({
+  handlers: getDefaultRegistry().resourceHandlers.length,
+  operator: typeof operator,
+  startControlPlane: typeof startControlPlane,
+  cliExit: exit.exitCode,
+  cliUsage: running.lines[0],
+}));
+`;
+
+/** TypeScript against the installed declarations and the generated modules; misuse must not compile. */
+const CONSUMER = `import { on, operator, TemporaryError, type KubeObject } from 'kopf';
+import { startControlPlane, type ControlPlane } from 'kopf/testing';
+import { generate, type GenerateResult } from 'kopf-gen';
+import { Widget } from './src/generated/index.ts';
+
+on.create(Widget, async function create_fn({ spec, logger }) {
+  const image: string = spec.image;
+  const replicas: number | undefined = spec.replicas;
+  // @ts-expect-error: replicas is a number
+  const wrong: string | undefined = spec.replicas;
+  if (!replicas) throw new TemporaryError(\`no replicas for \${image} yet\`, { delay: 10 });
+  logger.info(\`\${image} × \${replicas} \${wrong}\`);
+  return { message: 'created' };
+});
+on.field(Widget, async function replicas_fn({ new: value }) {
+  const replicas: number | undefined = value;
+  return replicas;
+}, { field: 'spec.replicas' });
+// @ts-expect-error: not a field of Widget
+on.field(Widget, async function nosuch_fn() {}, { field: 'spec.nosuch' });
+
+export async function embedded(objects: KubeObject[]): Promise<string> {
+  const cp: ControlPlane = await startControlPlane();
+  const running = operator({ kubeconfig: cp.kubeconfig, namespaces: objects.map((o) => o.metadata?.namespace ?? 'default') });
+  await running.ready;
+  await running.stop();
+  await cp.stop();
+  const result: GenerateResult = await generate({ inputs: ['crds/'], outDir: 'src/generated', check: true, force: false });
+  return result.status;
+}
+`;
+
+before(async () => {
+  if (!existsSync(FLOOR)) {
+    mkdirSync(FLOOR_DIR, { recursive: true });
+    await ok('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', FLOOR_DIR, `node@${FLOOR_VERSION}`]);
+  }
+  const builds = ['runtime', 'generator'].map((name) =>
+    ok(process.execPath, [join(ROOT, 'scripts', 'build-package.ts'), name, '--out', join(temp, name)], { cwd: ROOT }));
+  await Promise.all(builds);
+  const packed = await ok('npm', ['pack', '--json', '--pack-destination', temp, join(temp, 'runtime'), join(temp, 'generator')], { cwd: temp });
+  const tarballs = (JSON.parse(packed.stdout) as { filename: string }[]).map((entry) => join(temp, entry.filename));
+  mkdirSync(join(project, 'crds'), { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await ok('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: project });
+  writeFileSync(join(project, 'crds', 'widget.yaml'), WIDGET_CRD);
+  writeFileSync(join(project, 'op.mjs'), OPERATOR);
+  writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+  // The consumer type-checks the generated modules and stubs too: made here, examined by a test below.
+  generation = await run(FLOOR, [NO_STRIPPING, bin('kopf-gen'), 'crds/'], { cwd: project });
+});
+
+after(() => {
+  rmSync(temp, { recursive: true, force: true });
+});
+
+test('the packages hold compiled code and a manifest for it, no sources or scripts', () => {
+  for (const name of ['kopf', 'kopf-gen']) {
+    const dir = join(project, 'node_modules', name);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(manifest.scripts, undefined);
+    assert.equal(manifest.devDependencies, undefined);
+    assert.deepEqual(asRecord(manifest.exports)['.'], { types: './index.d.ts', default: './index.js' });
+    assert.ok(existsSync(join(dir, 'index.d.ts')) && existsSync(join(dir, 'index.js.map')) && existsSync(join(dir, 'README.md')));
+    assert.ok(!existsSync(join(dir, 'index.ts')), `${name} ships its TypeScript sources`);
+    const cli = realpathSync(bin(name));
+    assert.equal(cli, join(dir, 'cli', 'main.js'));
+    assert.ok(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n'));
+    assert.ok((statSync(cli).mode & 0o111) !== 0, `${cli} is not executable`);
+  }
+  const kopf = JSON.parse(readFileSync(join(project, 'node_modules', 'kopf', 'package.json'), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(asRecord(kopf.exports)['./testing'], { types: './testing.d.ts', default: './testing.js' });
+  assert.deepEqual(Object.keys(asRecord(kopf.dependencies)).sort(), ['@kubernetes/client-node', '@noble/hashes', 'yaml']);
+  assert.ok(!existsSync(join(project, 'node_modules', 'kopf', 'node_modules')));
+});
+
+for (const [which, node] of NODES) {
+  test(`the commands run from node_modules/.bin as JavaScript on the ${which} Node`, async () => {
+    // Through the shebang, as a shell runs them, with this Node first on PATH.
+    const env = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_OPTIONS: NO_STRIPPING };
+    const kopf = await ok(bin('kopf'), ['--help'], { cwd: project, env });
+    for (const command of ['run', 'control-plane', 'demo']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
+    const runHelp = await ok(node, [NO_STRIPPING, bin('kopf'), 'run', '--help'], { cwd: project });
+    assert.match(runHelp.stdout, /^Usage: kopf run /);
+    const gen = await ok(bin('kopf-gen'), ['--help'], { cwd: project, env });
+    assert.match(gen.stdout, /^Usage: kopf-gen /);
+    const version = await ok(node, [NO_STRIPPING, bin('kopf-gen'), '--version'], { cwd: project });
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'generator', 'package.json'), 'utf8')).version);
+  });
+
+  test(`an operator file in plain JavaScript imports kopf and kopf/testing on the ${which} Node`, async () => {
+    const result = await ok(node, [NO_STRIPPING, 'op.mjs'], { cwd: project, env: { KOPF_TEST_ECHO: '0' } });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      handlers: 1, operator: 'function', startControlPlane: 'function', cliExit: 0, cliUsage: 'Usage: kopf run [options] [files…]',
+    });
+  });
+}
+
+test('kopf-gen writes modules and handler stubs from its templates, and finds them fresh', async () => {
+  const written = generation;
+  assert.equal(written.status, 0, `kopf-gen crds/ on the floor Node exited ${written.status}:\n${written.stdout}\n${written.stderr}`);
+  assert.match(written.stdout, /wrote src\/generated .*for 1 CRDs/);
+  assert.match(written.stdout, /handler files: 1 created/);
+  const stub = readFileSync(join(project, 'src', 'handlers', 'example.com', 'widgets.ts'), 'utf8');
+  assert.match(stub, /^import \{ on \} from 'kopf';$/m);
+  assert.match(stub, /on\.create\(Widget, /);
+  await ok(process.execPath, [NO_STRIPPING, bin('kopf-gen'), 'crds/', '--check'], { cwd: project });
+});
+
+test('a strict TypeScript consumer type-checks against the installed declarations', async () => {
+  const files = ['consumer.ts', 'src/handlers/example.com/widgets.ts'];
+  const result = await run(process.execPath, [
+    TSC, '--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2023', '--allowImportingTsExtensions', ...files,
+  ], { cwd: project });
+  const errors = result.stdout.split('\n').filter((line) => /: error TS\d+:/.test(line));
+  // Other packages' declarations are theirs (client-node's need @types/ws); kopf's and the consumer's must be clean.
+  const ours = errors.filter((line) => !/^node_modules\//.test(line) || /^node_modules\/kopf(-gen)?\//.test(line));
+  assert.deepEqual(ours, [], result.stdout);
+  assert.ok(result.status === 0 || errors.length > 0, `tsc exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+});
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
