@@ -1,12 +1,15 @@
 /**
  * Every ```ts block of docs/*.md and README.md type-checks against the repository, as a user's
  * module would: `kopf` and `kopf/testing` resolve through the workspace's node_modules/kopf, and
- * `./generated/index.ts` is the stand-in module beside this file (generated/index.ts).
+ * the module kopf-gen would write is the stand-in beside this file (generated/index.ts), importable
+ * as `./generated/index.ts` (a file in `src/`) and as `../generated/index.ts` (a file in
+ * `src/handlers/`, where kopf-gen puts handler stubs).
  *
- * The blocks are served to one TypeScript program as in-memory modules placed in this folder, so
- * module resolution is exactly the repository's and nothing is written to disk. A block whose
- * first line is `// not checked: <reason>` is skipped. A deliberately wrong block is checked in
- * the same program, to prove that errors are caught and located.
+ * The blocks are served to one TypeScript program as in-memory modules in a folder under this one
+ * (snippets/, which does not exist on disk), so module resolution is exactly the repository's and
+ * nothing is written. A block whose first line is `// not checked: <reason>` is skipped. A
+ * deliberately wrong block is checked in the same program, to prove that errors are caught and
+ * located.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +19,7 @@ import ts from 'typescript';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const HERE = import.meta.dirname;
+const SNIPPETS = join(HERE, 'snippets');
 
 export interface Block {
   /** The Markdown file, relative to the repository root. */
@@ -65,18 +69,21 @@ function check(blocks: readonly Block[]): Problem[] {
   options.noEmit = true;
   const virtual = new Map<string, Block>();
   blocks.forEach((block) => {
-    const name = `${block.file.replace(/[^A-Za-z0-9]+/g, '_')}__block${block.index}.snippet.ts`;
-    virtual.set(join(HERE, name), block);
+    const name = `${block.file.replace(/[^A-Za-z0-9]+/g, '_')}__block${block.index}.ts`;
+    virtual.set(join(SNIPPETS, name), block);
   });
+  // Each block is its own module, whether or not it imports anything.
+  const texts = new Map<string, string>([...virtual].map(([name, block]) => [name, `${block.code}\nexport {};\n`]));
+  texts.set(join(SNIPPETS, 'generated', 'index.ts'), "export * from '../../generated/index.ts';\n");
   const host = ts.createCompilerHost(options, true);
   const { getSourceFile, fileExists, readFile } = host;
-  // Each block is its own module, whether or not it imports anything.
-  const textOf = (block: Block): string => `${block.code}\nexport {};\n`;
-  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
-  host.readFile = (name) => (virtual.has(name) ? textOf(virtual.get(name)!) : readFile.call(host, name));
+  host.fileExists = (name) => texts.has(name) || fileExists.call(host, name);
+  const { directoryExists } = host;
+  host.directoryExists = (name) => name === SNIPPETS || name.startsWith(`${SNIPPETS}/`) || (directoryExists?.call(host, name) ?? true);
+  host.readFile = (name) => texts.get(name) ?? readFile.call(host, name);
   host.getSourceFile = (name, version, onError, create) => {
-    const block = virtual.get(name);
-    return block ? ts.createSourceFile(name, textOf(block), version, true) : getSourceFile.call(host, name, version, onError, create);
+    const text = texts.get(name);
+    return text === undefined ? getSourceFile.call(host, name, version, onError, create) : ts.createSourceFile(name, text, version, true);
   };
   const program = ts.createProgram({ rootNames: [...virtual.keys()], options, host });
   const problems: Problem[] = [];
@@ -101,7 +108,7 @@ const BROKEN: Block = {
 test('every ```ts block in docs/*.md and README.md type-checks', () => {
   const blocks = markdownFiles().flatMap((file) => extractBlocks(file, readFileSync(join(ROOT, file), 'utf8')));
   const checked = blocks.filter((b) => !b.skipped);
-  assert.ok(checked.length >= 1, `only ${checked.length} checked blocks were found: is the extraction broken?`);
+  assert.ok(checked.length >= 20, `only ${checked.length} checked blocks were found: is the extraction broken?`);
 
   const problems = check([...checked, BROKEN]);
 
