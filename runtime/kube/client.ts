@@ -29,7 +29,12 @@ export interface KubeClientOptions {
   /** Objects per page when listing (`limit`). */
   listPageSize?: number;
   userAgent?: string;
-  /** Connections per agent (unlimited by default). */
+  /**
+   * Connections for regular requests (32 by default). A burst of thousands of objects would
+   * otherwise open a TLS connection per concurrent request — memory and handshakes wasted;
+   * requests beyond the limit wait for a free keep-alive connection. Watch streams have
+   * connections of their own, without a limit: each holds one for as long as it runs.
+   */
   maxSockets?: number;
   /** On 429, wait exactly the server's `Retry-After`, even if shorter than the schedule (Kopf: `networking.enforce_retry_after`). */
   enforceRetryAfter?: boolean;
@@ -50,6 +55,8 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   random: Math.random,
 };
 
+const DEFAULT_MAX_SOCKETS = 32;
+
 const VERB_OF_METHOD: Record<string, Verb> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 export class KubeClient {
@@ -57,12 +64,14 @@ export class KubeClient {
   readonly discovery: Discovery;
   readonly #credentials: CredentialSource;
   readonly #transport: Transport;
+  readonly #streams: Transport;
   readonly #counts = new Map<Verb, number>();
 
   constructor(credentials: CredentialSource, options: KubeClientOptions = {}) {
     this.settings = { ...DEFAULT_CLIENT_SETTINGS, ...withoutUndefined(options) };
     this.#credentials = credentials;
-    this.#transport = new Transport({ maxSockets: options.maxSockets });
+    this.#transport = new Transport({ maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS });
+    this.#streams = new Transport();
     this.discovery = new Discovery(this);
   }
 
@@ -115,7 +124,7 @@ export class KubeClient {
       const credentials = await this.#credentials.get();
       this.#count(options.verb ?? 'watch');
       const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
-      const response = await this.#transport.send(credentials, {
+      const response = await this.#streams.send(credentials, {
         method: 'GET',
         url: this.#url(credentials, path, options.query),
         headers: this.#headers(credentials),
@@ -147,6 +156,7 @@ export class KubeClient {
   /** Closes all connections, open watches included. */
   close(): void {
     this.#transport.close();
+    this.#streams.close();
   }
 
   async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | undefined, options: RequestOptions, verb: Verb): Promise<R> {
