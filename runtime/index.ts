@@ -44,7 +44,18 @@ function delegate<K extends keyof On>(name: K): On[K] {
 
 // Settings, logging, events.
 export { defaultSettings, DEFAULT_FINALIZER, type OperatorSettings, type SettingsOverrides } from './config/settings.ts';
-export { LogConfig, Logger, type LogFormat, type LogRecord, type Verbosity } from './logging/index.ts';
+export { SettingsError } from './config/validation.ts';
+export {
+  AnnotationsDiffBaseStorage, AnnotationsProgressStorage, MultiDiffBaseStorage, MultiProgressStorage, SmartProgressStorage,
+  StatusDiffBaseStorage, StatusProgressStorage, type DiffBaseStorage, type ProgressStorage,
+} from './progress/index.ts';
+export type { Diff, DiffItem, DiffOp } from './structs/diffs.ts';
+export type { Patch } from './structs/patches.ts';
+export {
+  CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
+  type LogCapture, type LogFormat, type LogRecord, type LogSink, type Verbosity,
+} from './logging/index.ts';
+export { KubeClient, type KubeClientOptions } from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.

@@ -19,15 +19,15 @@ Scope:
 
 Logging:
   -v, --verbose           Debug messages too.
-  -d, --debug             Debug messages, including the API client's.
+  -d, --debug             Debug messages (for now the same as --verbose).
   -q, --quiet             Warnings and errors only.
       --log-format F      plain | full (default) | json.
       --log-prefix        Prefix object messages with [namespace/name] (default for text formats).
       --no-log-prefix     Do not.
       --log-refkey KEY    The JSON key of the object reference (default: object).
 
-Peering (the machinery arrives in a later release: these options are accepted and recorded in
-the settings, and the operator runs as if standalone):
+Peering (the machinery arrives in a later release: these options are accepted and checked, but
+not acted upon yet — the operator runs as if standalone):
       --standalone        No peering with other operators.
   -p, --priority N        This operator's priority among its peers (default 0).
   -P, --peering NAME      The peering object's name; makes peering mandatory.
@@ -78,7 +78,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
 
   for (const file of positionals) await import(pathToFileURL(resolve(file)).href);
-  for (const name of values.module ?? []) await import(name);
+  // Module names are resolved from the current directory, as a user expects from a CLI.
+  for (const name of values.module ?? []) await import(name.startsWith('.') ? pathToFileURL(resolve(name)).href : import.meta.resolve(name, pathToFileURL(`${process.cwd()}/`).href));
 
   const stop = new AbortController();
   const op = operator({

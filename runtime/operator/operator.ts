@@ -9,9 +9,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { KubeClient, keyOf, resolveResource, watchStream, type KubeClientOptions } from '../kube/index.ts';
+import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, watchStream, type KubeClientOptions } from '../kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import { getDefaultRegistry, type OperatorRegistry, describe } from '../registry/registry.ts';
+import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ChangingHandler, EventHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
@@ -111,7 +111,10 @@ export class Operator {
       await Promise.allSettled(watchers.map((w) => w.settled()));
       await Promise.allSettled(queues.map((q) => q.stop(this.settings.queueing.exitTimeout)));
       await poster?.close();
-      await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo }).catch((e) => logger.error('Cleanup failed.', e));
+      // Cleanup is not guaranteed to finish (as in Kopf), but it must not hold the exit forever.
+      const limit = this.settings.process.ultimateExitingTimeout;
+      const cleanupSignal = limit === null ? undefined : AbortSignal.timeout(limit * 1000);
+      await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal: cleanupSignal }).catch((e) => logger.error('Cleanup failed.', e));
       ownClient?.close();
     }
   }
@@ -144,10 +147,11 @@ export class Operator {
       try {
         resource = typeof ref === 'string' ? await resolveResource(client, ref) : ref;
       } catch (error) {
-        logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${(error as Error).message}`);
+        if (!(error instanceof UnresolvedResourceError)) throw error; // an outage is not a missing CRD
+        logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${error.message}`);
         continue;
       }
-      const own = this.registry.resourceHandlers.filter((h) => h.resource === ref);
+      const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
       out.push({
         resource,
         changing: own.filter((h): h is ChangingHandler => h.kind === 'changing'),

@@ -18,7 +18,7 @@ import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processing.ts';
 import { invokeChanging, objectContext } from './contexts.ts';
 import { ObjectState } from './state.ts';
-import { Timestamp, deliverResult } from '../progress/index.ts';
+import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
 
 export interface CauseInput {
   body: KubeObject;
@@ -26,8 +26,32 @@ export interface CauseInput {
   memory: ObjectMemory;
   logger: Logger;
   patch: Patch<KubeObject>;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
-  finalizers: Finalizers;
+  change: Change;
+}
+
+/** What changed since the object was last handled, and what that means. */
+export interface Change {
+  kind: CauseKind;
+  state: ObjectState;
+  /** The stored diff-base; `undefined` if never handled. */
+  old: Essence | undefined;
+  /** The essence now. */
+  current: Essence;
+  diff: Diff;
+}
+
+/** Reads the stored state and detects the cause, before any handler is matched against it. */
+export function detectChange(proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers, type: 'ADDED' | 'MODIFIED' | 'DELETED' | null): Change {
+  const state = new ObjectState(proc.settings, body, extraFields(proc.changing), Timestamp.now());
+  const old = state.diffBase();
+  const current = state.essence();
+  // Never handled: everything is new, as Kopf reports it (one `add` of the whole essence).
+  const diff = diffOf(old ?? null, current);
+  const kind = detectCause({
+    type, deleting: finalizers.deleting, hasFinalizer: finalizers.present,
+    hasDiffBase: old !== undefined, changed: diff.length > 0, initial: memory.initial,
+  });
+  return { kind, state, old, current, diff };
 }
 
 export interface CycleResult {
@@ -41,15 +65,8 @@ export interface CycleResult {
 
 export async function handleCause(proc: ResourceProcessor, input: CauseInput): Promise<CycleResult> {
   const { body, memory, logger, patch } = input;
+  const { kind, state, old, current, diff } = input.change;
   const now = Timestamp.now();
-  const state = new ObjectState(proc.settings, body, extraFields(proc.changing), now);
-  const old = state.diffBase();
-  const current = state.essence();
-  const diff = old === undefined ? [] : diffOf(old, current);
-  const kind = detectCause({
-    type: input.type, deleting: input.finalizers.deleting, hasFinalizer: input.finalizers.present,
-    hasDiffBase: old !== undefined, changed: diff.length > 0, initial: memory.initial,
-  });
   if (kind === 'gone' || kind === 'free' || kind === 'noop') {
     return { kind, patch, done: true, delay: undefined };
   }

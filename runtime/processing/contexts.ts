@@ -12,6 +12,7 @@ import type { ChangingHandler } from '../registry/handlers.ts';
 import { handlerId, childId } from '../registry/ids.ts';
 import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
+import { prematches } from '../registry/filters.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -56,7 +57,9 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
   const field = handler.filters.field;
   const register = (fn: Function, options: { id?: string } & Record<string, unknown> = {}) => {
     const id = childId(handler.id, handlerId(fn, { id: options.id }, `register() in '${handler.id}'`));
-    children.registered.push({ ...handler, ...subhandler(fn, options), id, reasons: handler.reasons, initial: false });
+    const child: ChangingHandler = { ...handler, ...subhandler(fn, options), id, reasons: handler.reasons, initial: false };
+    // A sub-handler whose own filters do not match is not registered at all, as in Kopf.
+    if (prematches(child.filters, inv.body, { ...ctx, old: inv.old, new: inv.new, diff: inv.diff })) children.registered.push(child);
   };
   const ctx: ChangingContext<KubeObject, Record<string, unknown>> = {
     ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc.resource),

@@ -13,12 +13,13 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
+import type { Reason } from '../registry/contexts.ts';
 import { prematches } from '../registry/filters.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { Memories, ObjectMemory } from './memories.ts';
 import { runEventHandlers } from './events.ts';
-import { handleCause } from './changing.ts';
+import { detectChange, handleCause } from './changing.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { objectContext } from './contexts.ts';
@@ -81,32 +82,32 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     proc.memories.forget(key);
     return;
   }
-  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
-  const interested = changing.filter((h) => prematches(h.filters, body, objectContext(body, memory, logger, eventPatch, resource)));
-  if (!interested.length) {
-    // Stealth: nothing of ours applies to this object; leave it untouched, but let go of our finalizer.
-    if (finalizers.present && !changing.length) return;
-    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
-    if (finalizers.present) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.');
+  if (!changing.length) {
+    await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
     return;
   }
-
+  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
+  const change = detectChange(proc, body, memory, finalizers, event.type);
+  // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf.
+  const ctx = { ...objectContext(body, memory, logger, eventPatch, resource), reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current };
+  const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   const required = interested.some((h) => h.requiresFinalizer);
+  if (!interested.length || (!required && finalizers.present)) {
+    // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
+    await applyPatch(proc, body, eventPatch, logger);
+    if (finalizers.present) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
+    return;
+  }
   if (required && !finalizers.present && !finalizers.deleting) {
-    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
+    await applyPatch(proc, body, eventPatch, logger);
     logger.info('Adding the finalizer, thus preventing the actual deletion.');
     await remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
-    return;
-  }
-  if (!required && finalizers.present) {
-    if (!eventPatch.isEmpty) await applyPatch(proc, body, eventPatch, logger);
-    await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
     return;
   }
 
   if (!(await consistent(proc, memory, body, pressure))) return;
 
-  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, type: event.type, finalizers });
+  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change });
   if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
 
   let jsonOps = undefined;
@@ -150,6 +151,10 @@ async function consistent(proc: ResourceProcessor, memory: ObjectMemory, body: K
 async function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): Promise<void> {
   const timeout = proc.settings.persistence.consistencyTimeout;
   if (outcome.resourceVersion && timeout > 0) memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+}
+
+function isReason(kind: string): kind is Reason {
+  return kind === 'create' || kind === 'update' || kind === 'delete' || kind === 'resume';
 }
 
 function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, seconds: number): void {

@@ -27,16 +27,17 @@ function valueMatches(value: unknown, filter: unknown, ctx: FilterContext<KubeOb
 }
 
 /**
- * Filters that do not depend on the change: decides whether the object is of interest at all
- * (stealth mode) and whether a delete handler demands a finalizer for it.
+ * Filters that do not depend on the kind of change: decides whether the object is of interest
+ * at all (stealth mode) and whether a delete handler demands a finalizer for it. A field value
+ * filter is satisfied by the old or the new state (`ctx.old`/`ctx.new`, the essences), as in Kopf.
  */
 export function prematches(filters: HandlerFilters, body: KubeObject, ctx: FilterContext<KubeObject>): boolean {
   const meta = body.metadata ?? {};
   if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
   if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
-  if (filters.field && filters.has.value && !valueMatches(valueAt(body, filters.field), filters.value, ctx)) {
-    // For changing causes the old state may satisfy the value instead; that is checked per change.
-    if (ctx.old === undefined && ctx.new === undefined) return false;
+  if (filters.field && filters.has.value) {
+    const states = ctx.old === undefined && ctx.new === undefined ? [body] : [ctx.old, ctx.new];
+    if (!states.some((state) => valueMatches(valueAt(state, filters.field!), filters.value, ctx))) return false;
   }
   if (filters.when && !filters.when(ctx)) return false;
   return true;
