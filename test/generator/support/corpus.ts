@@ -10,7 +10,10 @@ import type { CrdDocument } from '../../../generator/input/documents.ts';
 import { findInputFiles, readSource } from '../../../generator/input/files.ts';
 import { parseYamlStream } from '../../../generator/input/yaml.ts';
 
-export const CORPUS = resolve(process.env['KOPF_GEN_CORPUS'] ?? '/work/shared/corpus');
+/** `KOPF_GEN_CORPUS`, else `shared/corpus` beside the repository (where CI puts it), else the workplace's. */
+export const CORPUS = resolve(process.env['KOPF_GEN_CORPUS']
+  ?? [join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus'), '/work/shared/corpus'].find((dir) => existsSync(dir))
+  ?? '/work/shared/corpus');
 
 export interface Batch {
   readonly files: string[];
