@@ -62,10 +62,4 @@ test('kopf control-plane serves until Ctrl-C, then stops and cleans up', async (
   assert.ok(!existsSync(dir));
 });
 
-test('kopf demo (npm start) shows the control plane serving, then stops', () => {
-  const demo = kopf('demo');
-  assert.equal(demo.status, 0, demo.stderr);
-  assert.match(demo.stdout, /version: +v1\.\d+\.\d+/);
-  assert.match(demo.stdout, /namespaces: +.*default/);
-  assert.match(demo.stdout, /Stopped/);
-});
+// `kopf demo` (npm start) runs an example operator now: see test/e2e/engine/demo.test.ts.
