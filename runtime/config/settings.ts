@@ -59,7 +59,7 @@ export interface WatchingSettings {
 }
 
 export interface QueueingSettings {
-  /** Concurrent per-object workers per watched resource; `null`: unlimited. */
+  /** Objects processed at once per served resource; `null`: unlimited (Kopf's default). 64 here: bounded memory in bursts. */
   workerLimit: number | null;
   /** A per-object worker exits after being idle this long. */
   idleTimeout: number;
@@ -153,7 +153,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
     },
     watching: { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 },
     queueing: {
-      workerLimit: null, idleTimeout: 5, exitTimeout: 2,
+      workerLimit: 64, idleTimeout: 5, exitTimeout: 2,
       errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
     },
     scanning: { disabled: false },

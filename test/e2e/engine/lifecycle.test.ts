@@ -64,3 +64,30 @@ test('a temporary error is retried after its delay, and its progress is on the o
     await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e2' }).catch(() => undefined);
   }
 });
+
+test('execute() runs sub-handlers in place, each once, under the parent\'s id', async () => {
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function parent({ execute }) {
+    calls.push('parent');
+    await execute({ a: async () => { calls.push('a'); }, b: async () => { calls.push('b'); return { done: true }; } });
+    return { all: 'done' };
+  });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e3', namespace: 'default' }, spec: {} });
+    await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    assert.deepEqual(calls.filter((c) => c !== 'parent'), ['a', 'b']);
+    assert.ok(capture.messages().includes("Handler 'parent/a' succeeded."));
+    assert.ok(capture.messages().includes("Handler 'parent/b' succeeded."));
+    const obj = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'e3' });
+    assert.deepEqual(obj.status?.['parent/b'], { done: true });
+    assert.deepEqual(obj.status?.parent, { all: 'done' });
+    const leftovers = Object.keys(obj.metadata?.annotations ?? {}).filter((k) => k.startsWith('kopf.zalando.org/') && !k.endsWith('last-handled-configuration'));
+    assert.deepEqual(leftovers, [], 'the parent\'s and the children\'s progress is purged');
+  } finally {
+    await op.stop();
+  }
+});

@@ -12,7 +12,7 @@ test('defaults are Kopf 1.44\'s, in seconds', () => {
   });
   assert.deepEqual(s.peering, { name: 'default', stealth: false, priority: 0, lifetime: 60, mandatory: false, standalone: false, clusterwide: false });
   assert.deepEqual(s.watching, { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 });
-  assert.deepEqual(s.queueing, { workerLimit: null, idleTimeout: 5, exitTimeout: 2, errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610] });
+  assert.deepEqual(s.queueing, { workerLimit: 64, idleTimeout: 5, exitTimeout: 2, errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610] });
   assert.deepEqual(s.scanning, { disabled: false });
   assert.deepEqual(s.admission, { server: null, managed: null });
   assert.deepEqual(s.execution, { defaultBackoff: 60 });
