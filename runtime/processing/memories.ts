@@ -15,6 +15,8 @@ export interface ObjectMemory {
   throttle?: { delays: Iterator<number>; until: number; last: number };
   /** The latest body seen, for delayed re-processing without touching the object. */
   latest?: KubeObject;
+  /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
+  released?: boolean;
   /** A scheduled re-processing (for delayed handlers or the end of throttling). */
   wakeup?: NodeJS.Timeout;
 }

@@ -20,6 +20,8 @@ export interface PatchOutcome {
   resourceVersion?: string;
   /** The object is gone. */
   gone?: boolean;
+  /** The JSON-patch operations (finalizer changes, transformations) were applied. */
+  jsonApplied?: boolean;
 }
 
 export function newPatch(body: KubeObject): Patch<KubeObject> {
@@ -34,6 +36,7 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
     try {
       fresh = await run();
       outcome.patched = true;
+      if (kind === 'json') outcome.jsonApplied = true;
       outcome.resourceVersion = fresh.metadata?.resourceVersion ?? outcome.resourceVersion;
       return true;
     } catch (error) {

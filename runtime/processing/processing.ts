@@ -82,7 +82,8 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     proc.memories.forget(key);
     return;
   }
-  if (!changing.length) {
+  if (!changing.length || memory.released) {
+    // No changing handlers; or we let the object go at its deletion, and this event predates that.
     await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
     return;
   }
@@ -116,6 +117,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     jsonOps = finalizers.removeOps();
   }
   const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
+  if (jsonOps && outcome.jsonApplied) memory.released = true;
   await remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
