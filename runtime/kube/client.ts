@@ -5,7 +5,8 @@
  * counts requests by verb, and owns the discovery cache.
  */
 import type { IncomingMessage } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isolatedDefaultCredentials } from './credentials/isolated.ts';
 import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
 import type { CredentialSource, Credentials } from './credentials/credentials.ts';
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
@@ -79,11 +80,13 @@ export class KubeClient {
     return new KubeClient(kubeConfigCredentials(kc), options);
   }
 
-  /** `KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account (client-node's rules). */
+  /**
+   * `KUBECONFIG`, else `~/.kube/config`, else the in-cluster service account (client-node's rules),
+   * resolved in a short-lived worker so that this process never loads client-node's API models.
+   * A broken kubeconfig surfaces at the first request.
+   */
   static fromDefault(options?: KubeClientOptions): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromDefault();
-    return KubeClient.fromKubeConfig(kc, options);
+    return new KubeClient(isolatedDefaultCredentials(), options);
   }
 
   /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */

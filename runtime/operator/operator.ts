@@ -5,7 +5,7 @@
  *   startup activities → ready → resolve resources → one watcher per resource and namespace →
  *   per-object queues → processing … stop → drain → cleanup activities → done.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
@@ -90,7 +90,9 @@ export class Operator {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
       validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
-      const client = this.options.client ?? (ownClient = KubeClient.fromKubeConfig(this.options.kubeconfig ?? defaultKubeConfig(), clientOptions(this.settings)));
+      const client = this.options.client ?? (ownClient = this.options.kubeconfig
+        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings))
+        : KubeClient.fromDefault(clientOptions(this.settings)));
       poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting') });
       const objectsLogger = this.logger.withTaps(loggingTap(poster));
       const served = await this.resolveResources(client, logger);
@@ -208,11 +210,6 @@ function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
 }
 
-function defaultKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
-}
 
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */
 export function operator(options: OperatorOptions = {}): Operator {

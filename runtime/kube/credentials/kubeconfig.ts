@@ -7,8 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Agent, RequestOptions } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, User } from '@kubernetes/client-node';
+// Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
+import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { CachedCredentials } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
 import { runExecPlugin } from './exec-plugin.ts';
@@ -32,7 +32,7 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
   const refreshMs = (options.refreshInterval ?? 60) * 1000;
   const exec = execConfigOf(user);
   const tokenFile = tokenFileOf(user);
-  const plain = plainKubeConfig(cluster, user, exec !== undefined || tokenFile !== undefined);
+  const plain = plainKubeConfig(kc, cluster, user, exec !== undefined || tokenFile !== undefined);
   const refreshesItself = user?.authProvider !== undefined && !tokenFile && !exec;
 
   return new CachedCredentials(async () => {
@@ -71,7 +71,7 @@ function execConfigOf(user: User | null): ExecConfig | undefined {
   return undefined;
 }
 
-function tokenFileOf(user: User | null): string | undefined {
+export function tokenFileOf(user: User | null): string | undefined {
   const file: unknown = user?.authProvider?.config?.tokenFile;
   return typeof file === 'string' && file ? file : undefined;
 }
@@ -82,8 +82,8 @@ function tokenFileOf(user: User | null): string | undefined {
  * servers (`kubectl proxy`, test servers) are allowed: client-node refuses them unless TLS
  * verification is off, which means nothing without TLS.
  */
-function plainKubeConfig(cluster: Cluster, user: User | null, stripAuth: boolean): KubeConfig {
-  const plain = new KubeConfig();
+function plainKubeConfig(kc: KubeConfig, cluster: Cluster, user: User | null, stripAuth: boolean): KubeConfig {
+  const plain = new (kc.constructor as new () => KubeConfig)();
   const plainCluster: Cluster = cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster;
   const plainUser: User = user ? (stripAuth ? { ...user, exec: undefined, authProvider: undefined } : user) : { name: 'anonymous' };
   plain.loadFromClusterAndUser(plainCluster, plainUser);

@@ -1,0 +1,64 @@
+/**
+ * Credentials by the default loading rules (KUBECONFIG, ~/.kube/config, in-cluster), resolved by
+ * `@kubernetes/client-node` in a short-lived child process. The library's generated API models
+ * cost tens of megabytes of memory once imported, and an operator needs none of them: it needs
+ * only what the kubeconfig yields (server, TLS material, headers). The child hands those over as
+ * plain data and exits, taking the library with it (a worker thread would not: the memory it
+ * used stays with the process).
+ *
+ * Service-account tokens are re-read from their file by this process itself (they rotate every
+ * hour or so); everything else that expires (exec plugins) asks the worker again.
+ */
+import { readFile } from 'node:fs/promises';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CachedCredentials } from './credentials.ts';
+import type { CredentialSource, Credentials } from './credentials.ts';
+
+/** What the worker sends back. */
+export interface IsolatedResult {
+  credentials?: Omit<Credentials, 'agent'>;
+  /** The token file to re-read for fresh tokens, if the credentials use one. */
+  tokenFile?: string;
+  /** The kubeconfig needs a proxy agent, which cannot cross threads: load in-process instead. */
+  proxied?: boolean;
+  error?: string;
+}
+
+const TOKEN_FILE_REFRESH_MS = 60_000;
+
+export function isolatedDefaultCredentials(): CredentialSource {
+  let tokenFile: string | undefined;
+  let last: Credentials | undefined;
+  return new CachedCredentials(async () => {
+    if (tokenFile && last) {
+      const token = (await readFile(tokenFile, 'utf8')).trim();
+      return { ...last, headers: { ...last.headers, Authorization: `Bearer ${token}` }, expiresAt: Date.now() + TOKEN_FILE_REFRESH_MS };
+    }
+    const result = await inWorker();
+    if (result.error) throw new Error(result.error);
+    if (result.proxied || !result.credentials) return inProcess();
+    tokenFile = result.tokenFile;
+    last = { ...result.credentials, tls: { ...result.credentials.tls } };
+    return last;
+  });
+}
+
+function inWorker(): Promise<IsolatedResult> {
+  return new Promise((resolve, reject) => {
+    // `advanced` serialization carries the TLS material's Buffers as they are.
+    const child = fork(fileURLToPath(new URL('./isolated-worker.ts', import.meta.url)), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.once('message', (result) => { resolve(result as IsolatedResult); child.kill(); });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`the credentials helper exited (${signal ?? code}) before answering`)));
+  });
+}
+
+/** The rare case of a proxy in the kubeconfig: the library stays loaded, as it must. */
+async function inProcess(): Promise<Credentials> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { kubeConfigCredentials } = await import('./kubeconfig.ts');
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kubeConfigCredentials(kc).get();
+}
