@@ -22,6 +22,8 @@ export interface PatchOutcome {
   gone?: boolean;
   /** The JSON-patch operations (finalizer changes, transformations) were applied. */
   jsonApplied?: boolean;
+  /** They were refused: the object changed since the body they were computed from. */
+  conflict?: boolean;
 }
 
 export function newPatch(body: KubeObject): Patch<KubeObject> {
@@ -46,6 +48,7 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
         return false;
       }
       if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
+        outcome.conflict = true;
         logger.debug('Could not apply the patch in full due to conflicts with newer changes. Will retry on the next event.');
         return false;
       }

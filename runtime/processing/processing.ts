@@ -22,6 +22,7 @@ import { runEventHandlers } from './events.ts';
 import { detectChange, handleCause } from './changing.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
+import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
 
 export interface RawEvent {
@@ -54,11 +55,10 @@ export interface ResourceProcessor {
 export async function processEvent(proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
-  memory.latest = event.object;
   if (memory.wakeup) { clearTimeout(memory.wakeup); memory.wakeup = undefined; }
 
   if (memory.throttle && Date.now() < memory.throttle.until) {
-    schedule(proc, key, memory, (memory.throttle.until - Date.now()) / 1000);
+    schedule(proc, key, memory, event.object, (memory.throttle.until - Date.now()) / 1000);
     return;
   }
   if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
@@ -66,7 +66,7 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
     await processObject(proc, key, event, memory, logger, pressure);
     memory.throttle = undefined;
   } catch (error) {
-    throttle(proc, key, memory, logger, error);
+    throttle(proc, key, memory, event.object, logger, error);
   }
 }
 
@@ -85,6 +85,16 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (!changing.length || memory.released) {
     // No changing handlers; or we let the object go at its deletion, and this event predates that.
     await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
+    return;
+  }
+  if (memory.leftoverFns?.length) {
+    // As Kopf does: a transformation refused by a conflict is retried on the fresh body first,
+    // and the handlers wait for the next event.
+    const retry = new Patch<KubeObject>({}, { body, fns: memory.leftoverFns });
+    await applyPatch(proc, body, eventPatch, logger);
+    const outcome = await applyPatch(proc, body, retry, logger);
+    if (!outcome.conflict) memory.leftoverFns = undefined;
+    await remember(proc, memory, outcome);
     return;
   }
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
@@ -118,6 +128,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
   const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
   if (jsonOps && outcome.jsonApplied) memory.released = true;
+  if (cycle.patch.fns.length && outcome.conflict) memory.leftoverFns = [...cycle.patch.fns];
   await remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
@@ -126,7 +137,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     else {
       const seconds = Math.min(cycle.delay, 600);
       logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
-      schedule(proc, key, memory, seconds);
+      schedule(proc, key, memory, body, seconds);
     }
   }
 }
@@ -159,18 +170,21 @@ function isReason(kind: string): kind is Reason {
   return kind === 'create' || kind === 'update' || kind === 'delete' || kind === 'resume';
 }
 
-function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, seconds: number): void {
-  if (proc.stopping.aborted || !memory.latest) return;
+/**
+ * Re-processes the object later with the body seen now — still the latest one when the time
+ * comes, since any newer event cancels the wake-up (and is processed instead).
+ */
+function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, seconds: number): void {
+  if (proc.stopping.aborted) return;
   if (memory.wakeup) clearTimeout(memory.wakeup);
-  const latest = memory.latest;
   memory.wakeup = setTimeout(() => {
     memory.wakeup = undefined;
-    proc.requeue(key, { type: 'MODIFIED', object: memory.latest ?? latest, wakeup: true });
+    proc.requeue(key, { type: 'MODIFIED', object: body, wakeup: true });
   }, Math.max(0, seconds * 1000));
   memory.wakeup.unref?.();
 }
 
-function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, logger: Logger, error: unknown): void {
+function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, error: unknown): void {
   if (!memory.throttle) memory.throttle = { delays: proc.settings.queueing.errorDelays[Symbol.iterator](), until: 0, last: 0 };
   const next = memory.throttle.delays.next();
   const delay = next.done ? memory.throttle.last : next.value;
@@ -183,5 +197,5 @@ function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, lo
   memory.throttle.until = Date.now() + delay * 1000;
   const message = error instanceof Error ? error.message : String(error);
   logger.error(`Throttling for ${delay} seconds due to an unexpected error: ${message}`, error);
-  schedule(proc, key, memory, delay);
+  schedule(proc, key, memory, body, delay);
 }

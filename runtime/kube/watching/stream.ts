@@ -4,9 +4,10 @@
  *
  * - Every listing yields `LISTED` per object and `LISTED_DONE`. A re-list also yields a synthetic
  *   `DELETED` (before `LISTED_DONE`) for each object known before it and absent from it, so a
- *   consumer learns of deletions it missed while the watch was broken. (That needs the last state
- *   of every known object: a reference per object, usually shared with the consumer's own copy;
- *   `synthesizeDeletions: false` turns it off.)
+ *   consumer learns of deletions it missed while the watch was broken. The synthetic event carries
+ *   the object's identity only (apiVersion, kind, name, namespace, uid, last resourceVersion): the
+ *   stream keeps that much per known object, not whole bodies, so its memory stays small at 10,000s
+ *   of objects. `synthesizeDeletions: false` turns it off.
  * - The resourceVersion of every event, bookmarks included, is where the next WATCH resumes.
  *   A clean end of a stream (server timeout) resumes after `reconnectBackoff`, without a re-list.
  * - 410 Gone (as an HTTP status or an in-stream `ERROR`) re-lists.
@@ -82,7 +83,7 @@ export async function* watchStream<T extends KubeObject>(
       for (const object of page.items) {
         const key = keyOf(object);
         seen.add(key);
-        known?.set(key, object);
+        known?.set(key, identityOf(object));
         yield { type: 'LISTED', object };
       }
       listedVersion = page.resourceVersion;
@@ -132,7 +133,7 @@ export async function* watchStream<T extends KubeObject>(
         } else {
           resourceVersion = event.object.metadata?.resourceVersion || resourceVersion;
           if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
-          else if (known) known.set(keyOf(event.object), event.object);
+          else if (known) known.set(keyOf(event.object), identityOf(event.object));
         }
         yield event;
       }
@@ -183,6 +184,12 @@ function toEvent<T extends KubeObject>(raw: unknown, path: string): Extract<Stre
     default:
       return undefined;
   }
+}
+
+/** Just enough of an object to name it in a synthetic deletion. */
+function identityOf<T extends KubeObject>(object: T): T {
+  const m = object.metadata ?? {};
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as T;
 }
 
 /** The identity of an object across events: its uid, else its namespace and name. */

@@ -91,3 +91,22 @@ test('execute() runs sub-handlers in place, each once, under the parent\'s id', 
     await op.stop();
   }
 });
+
+test('patch transformations (patch.fns) are applied as a JSON patch against the fresh body', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function transform({ patch }) {
+    patch.fns.push((body) => { body.metadata ??= {}; body.metadata.labels = { ...body.metadata.labels, transformed: 'yes' }; });
+  });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e4', namespace: 'default', labels: { kept: 'too' } }, spec: {} });
+    await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'e4' && r.message.startsWith('JSON-patching the resource with:'), { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'e4' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    const obj = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'e4' });
+    assert.deepEqual(obj.metadata?.labels, { kept: 'too', transformed: 'yes' });
+  } finally {
+    await op.stop();
+  }
+});
