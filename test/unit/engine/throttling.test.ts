@@ -1,0 +1,63 @@
+/**
+ * Unexpected errors in processing (here: the API server refusing every patch) throttle the object
+ * with the configured delays, and processing resumes when the delay is over — against a fake API
+ * server, with the real processing code.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
+import { processEvent, type RawEvent, type ResourceProcessor } from '../../../runtime/processing/processing.ts';
+import { Memories } from '../../../runtime/processing/memories.ts';
+import { asap } from '../../../runtime/handling/lifecycles.ts';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { EventPoster } from '../../../runtime/posting/index.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
+
+test('an unexpected error throttles the object, then processing resumes', { timeout: 10_000 }, async () => {
+  let failing = true;
+  const server = await startServer((req, res) => {
+    if (req.method === 'PATCH' && failing) sendJson(res, 400, { kind: 'Status', code: 400, reason: 'BadRequest', message: 'refused on purpose' });
+    else sendJson(res, 200, { metadata: { resourceVersion: '2' } });
+  });
+  const client = clientOf(server, { errorBackoffs: [] });
+  const capture = captureLogs();
+  const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
+  const settings = defaultSettings({ posting: { enabled: false }, queueing: { errorDelays: [0.2, 0.3] }, persistence: { consistencyTimeout: 0 } });
+  const registry = new OperatorRegistry();
+  let calls = 0;
+  registry.on.create(KopfExample, async function create_fn() { calls++; });
+  const stop = new AbortController();
+  const requeued: RawEvent[] = [];
+  let wake: () => void = () => undefined;
+  const proc: ResourceProcessor = {
+    resource: KopfExample, client, settings, lifecycle: asap, logger, stopping: stop.signal,
+    changing: registry.resourceHandlers as ChangingHandler[], watching: [],
+    memories: new Memories(() => ({})),
+    poster: new EventPoster({ post: async () => undefined, settings, logger }),
+    requeue: (_key, event) => { requeued.push(event); wake(); },
+  };
+  const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: {} };
+  try {
+    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
+    assert.ok(capture.messages().some((m) => m.startsWith('Throttling for 0.2 seconds due to an unexpected error:')), capture.messages().join('\n'));
+
+    // While throttled, events are not processed; the wake-up brings the object back.
+    const woken = new Promise<void>((resolve) => { wake = resolve; });
+    failing = false;
+    await woken;
+    assert.equal(requeued.length, 1);
+    assert.equal(requeued[0].wakeup, true);
+    await processEvent(proc, 'u1', requeued[0], new AbortController().signal);
+    assert.ok(capture.messages().includes('Throttling is over. Switching back to normal operations.'));
+    assert.ok(calls >= 1, 'the handler ran once throttling was over');
+    assert.ok(capture.messages().includes('Creation is processed: 1 succeeded; 0 failed.'));
+  } finally {
+    stop.abort();
+    proc.memories.clear();
+    client.close();
+    await server.close();
+  }
+});
