@@ -110,3 +110,33 @@ test('patch transformations (patch.fns) are applied as a JSON patch against the 
     await op.stop();
   }
 });
+
+test('a resource named by a string is resolved by discovery (a short name here) and served', async () => {
+  const seen: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create('kex', async function by_name({ name, resource }) { seen.push(`${name} ${resource.plural}.${resource.group}/${resource.version}`); });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e5', namespace: 'default' }, spec: {} });
+    await capture.waitFor((r) => r.ref?.name === 'e5' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    assert.deepEqual(seen, ['e5 kopfexamples.kopf.dev/v1']);
+  } finally {
+    await op.stop();
+  }
+});
+
+test('a name that nothing serves is reported, and the operator serves the rest', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.create('nosuchthings', async function never() {});
+  registry.on.create(KopfExample, async function served() {});
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    assert.ok(capture.messages().some((m) => m.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'nosuchthings'")), capture.messages().join('\n'));
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e6', namespace: 'default' }, spec: {} });
+    await capture.waitFor((r) => r.ref?.name === 'e6' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+  } finally {
+    await op.stop();
+  }
+});
