@@ -5,6 +5,10 @@
  * and the running cycle is told so through its `pressure` signal to cut its sleeps short.
  * Nothing is kept for a key once its queue is drained: per-object memory lives elsewhere and is
  * dropped when the object is gone.
+ *
+ * `pause()` is for freezes (a peering operator of higher priority, a stopping operator): running
+ * cycles are told to cut their sleeps short, no new cycle starts, and events keep arriving into
+ * their slots, so that `resume()` goes on with the latest state of each object and nothing else.
  */
 import { Semaphore } from './semaphore.ts';
 
@@ -26,6 +30,7 @@ export class ObjectQueues<E> {
   private readonly slots = new Map<string, Slot<E>>();
   private readonly semaphore: Semaphore;
   private readonly stopping = new AbortController();
+  private paused: { resumed: Promise<void>; resume: () => void } | undefined;
 
   private readonly process: Processor<E>;
 
@@ -48,12 +53,30 @@ export class ObjectQueues<E> {
     fresh.running = this.work(key, fresh);
   }
 
+  /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */
+  pause(): void {
+    if (this.paused) return;
+    let resume!: () => void;
+    const resumed = new Promise<void>((r) => { resume = r; });
+    this.paused = { resumed, resume };
+    for (const slot of this.slots.values()) slot.current?.abort();
+  }
+
+  resume(): void {
+    const paused = this.paused;
+    this.paused = undefined;
+    paused?.resume();
+  }
+
+  get isPaused(): boolean { return this.paused !== undefined; }
+
   /** How many objects have queued or running work. */
   get size(): number { return this.slots.size; }
 
   /** Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles. */
   async stop(timeout: number): Promise<void> {
     this.stopping.abort();
+    this.resume(); // paused workers wake up to see that they are stopping
     for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(); }
     const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
     let timer: NodeJS.Timeout | undefined;
@@ -65,6 +88,7 @@ export class ObjectQueues<E> {
     await this.semaphore.acquire();
     try {
       while (slot.pending !== undefined && !this.stopping.signal.aborted) {
+        if (this.paused) { await this.paused.resumed; continue; }
         const event = slot.pending;
         slot.pending = undefined;
         slot.current = new AbortController();

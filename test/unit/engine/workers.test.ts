@@ -79,3 +79,33 @@ test('stop() drops pending events and interrupts sleeps', async () => {
   assert.equal(await result.promise, false);
   assert.equal(calls, 1);
 });
+
+test('a paused queue starts no cycle, keeps the latest event per object, and goes on when resumed', async () => {
+  const seen: string[] = [];
+  const done = latch();
+  const queues = new ObjectQueues<string>(async (key, { event }) => { seen.push(`${key}:${event}`); if (seen.length === 2) done.open(); });
+  queues.pause();
+  assert.equal(queues.isPaused, true);
+  queues.push('a', 'a1');
+  queues.push('a', 'a2');
+  queues.push('b', 'b1');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(seen, [], 'nothing runs while paused');
+  queues.resume();
+  await done.promise;
+  assert.deepEqual(seen.sort(), ['a:a2', 'b:b1']);
+  await queues.stop(5);
+});
+
+test('pausing interrupts the sleeps of running cycles; stopping a paused queue ends it', async () => {
+  const started = latch();
+  const slept = latch<boolean>();
+  const queues = new ObjectQueues<number>(async (_k, { pressure }) => { started.open(); slept.open(await sleep(3600, pressure)); });
+  queues.push('a', 1);
+  await started.promise;
+  queues.pause();
+  assert.equal(await slept.promise, false);
+  queues.push('a', 2);
+  await queues.stop(5);
+  assert.equal(queues.size, 0);
+});
