@@ -89,6 +89,11 @@ export class KubeClient {
     return new KubeClient(isolatedDefaultCredentials(), options);
   }
 
+  /** The namespace the credentials name (the kubeconfig context's, or the service account's), if any. */
+  async credentialsNamespace(): Promise<string | undefined> {
+    return (await this.#credentials.get()).namespace;
+  }
+
   /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */
   async request<R = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
     const verb = options.verb ?? VERB_OF_METHOD[method] ?? 'get';

@@ -93,7 +93,9 @@ export class Operator {
       const client = this.options.client ?? (ownClient = this.options.kubeconfig
         ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings))
         : KubeClient.fromDefault(clientOptions(this.settings)));
-      poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting') });
+      // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
+      const defaultNamespace = await client.credentialsNamespace();
+      poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(poster));
       const served = await this.resolveResources(client, logger);
       for (const { resource, changing, watching } of served) {

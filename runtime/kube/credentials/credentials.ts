@@ -25,6 +25,8 @@ export interface Credentials {
   readonly agent?: Agent;
   /** When these credentials must be fetched again (ms since the epoch); never if absent. */
   readonly expiresAt?: number;
+  /** The namespace of the current context (or of the pod's service account), if any. */
+  readonly namespace?: string;
 }
 
 export interface CredentialSource {

@@ -53,7 +53,8 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
       expiresAt = Date.now() + refreshMs;
     }
     const agent = cluster.proxyUrl ? (opts.agent as Agent | undefined) : undefined;
-    return { server: cluster.server, headers, tls, agent, expiresAt } satisfies Credentials;
+    const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace || undefined;
+    return { server: cluster.server, headers, tls, agent, expiresAt, namespace } satisfies Credentials;
   });
 }
 

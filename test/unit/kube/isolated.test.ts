@@ -28,7 +28,7 @@ apiVersion: v1
 kind: Config
 clusters: [{ name: c, cluster: { server: '${server}' } }]
 users: [{ name: u, user: ${user} }]
-contexts: [{ name: x, context: { cluster: c, user: u } }]
+contexts: [{ name: x, context: { cluster: c, user: u, namespace: team-a } }]
 current-context: x
 `;
 
@@ -40,6 +40,7 @@ test('the default kubeconfig is resolved out of process: server and token arrive
       const client = KubeClient.fromDefault({ errorBackoffs: [] });
       try {
         assert.deepEqual(await client.request('GET', '/version'), { gitVersion: 'v1.36.3' });
+        assert.equal(await client.credentialsNamespace(), 'team-a', "the context's namespace comes along (for events about cluster-scoped objects)");
       } finally { client.close(); }
     });
     assert.deepEqual(seen, ['Bearer secret-1']);
