@@ -19,7 +19,7 @@ Scope:
 
 Logging:
   -v, --verbose           Debug messages too.
-  -d, --debug             Debug messages (for now the same as --verbose).
+  -d, --debug             Debug messages, and every API request with its status and time.
   -q, --quiet             Warnings and errors only.
       --log-format F      plain | full (default) | json.
       --log-prefix        Prefix object messages with [namespace/name] (default for text formats).

@@ -41,9 +41,20 @@ export interface KubeClientOptions {
   enforceRetryAfter?: boolean;
   /** Source of randomness for the jitter of retries; replaceable for tests. */
   random?: () => number;
+  /** Called after every HTTP attempt of a regular request (for `--debug` logs). */
+  trace?: (attempt: RequestTrace) => void;
 }
 
-export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets'>;
+export interface RequestTrace {
+  method: string;
+  path: string;
+  /** The HTTP status; 0 if no response arrived. */
+  status: number;
+  /** Milliseconds until the response headers. */
+  ms: number;
+}
+
+export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace'>;
 
 export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   requestTimeout: 300,
@@ -175,6 +186,8 @@ export class KubeClient {
       // Without a length, a DELETE's body would be read as the start of the next request.
       headers['Content-Length'] = String(body.length);
     }
+    const started = performance.now();
+    const trace = this.settings.trace;
     const response = await this.#transport.send(credentials, {
       method,
       url: this.#url(credentials, path, options.query),
@@ -183,7 +196,11 @@ export class KubeClient {
       signal: options.signal,
       connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
       timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
+    }).catch((error: unknown) => {
+      trace?.({ method, path, status: 0, ms: performance.now() - started });
+      throw error;
     });
+    trace?.({ method, path, status: response.statusCode ?? 0, ms: performance.now() - started });
     if (!isSuccess(response.statusCode)) throw await errorOf(response, method, path);
     const text = (await readAll(response)).toString('utf8');
     return (text ? JSON.parse(text) : undefined) as R;

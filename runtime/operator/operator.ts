@@ -91,8 +91,8 @@ export class Operator {
       validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
       const client = this.options.client ?? (ownClient = this.options.kubeconfig
-        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings))
-        : KubeClient.fromDefault(clientOptions(this.settings)));
+        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
+        : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
       poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
@@ -190,10 +190,15 @@ export class Operator {
   }
 }
 
-/** The API client's knobs, from Kopf's networking and watching settings. */
-function clientOptions(settings: OperatorSettings): KubeClientOptions {
+/** The API client's knobs, from Kopf's networking and watching settings; its requests logged with `--debug`. */
+function clientOptions(settings: OperatorSettings, logger: Logger): KubeClientOptions {
   const n = settings.networking, w = settings.watching;
+  const api = logger.child('kopf.api');
+  const trace = logger.config.verbosity === 'debug'
+    ? (t: { method: string; path: string; status: number; ms: number }) => api.debug(`${t.method} ${t.path} → ${t.status || 'no response'} in ${t.ms.toFixed(1)} ms`)
+    : undefined;
   return {
+    trace,
     requestTimeout: n.requestTimeout ?? undefined,
     connectTimeout: n.connectTimeout ?? undefined,
     errorBackoffs: [...n.errorBackoffs],

@@ -183,3 +183,20 @@ test('connections are kept alive between requests', async (t) => {
   assert.equal(ports.size, 1);
   client.close();
 });
+
+test('every attempt of a request is traced with its status (what --debug logs)', async () => {
+  let calls = 0;
+  const server = await startServer((_req, res) => { calls++; if (calls === 1) sendJson(res, 503, {}); else sendJson(res, 200, { ok: true }); });
+  const traces: { method: string; path: string; status: number }[] = [];
+  const client = clientOf(server, { trace: ({ method, path, status }) => traces.push({ method, path, status }) });
+  try {
+    await client.request('GET', '/api/v1/namespaces');
+    assert.deepEqual(traces, [
+      { method: 'GET', path: '/api/v1/namespaces', status: 503 },
+      { method: 'GET', path: '/api/v1/namespaces', status: 200 },
+    ]);
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
