@@ -95,14 +95,6 @@ function isNode(value: unknown): value is YamlNode {
   return isMap(value) || isSeq(value) || isScalar(value) || isAlias(value);
 }
 
-function keyOf(node: YamlNode): string | undefined {
-  try {
-    return keyOfStrict(node);
-  } catch {
-    return undefined;
-  }
-}
-
 function keyOfStrict(node: YamlNode): string | undefined {
   if (isScalar(node) && node.type === 'PLAIN' && !node.tag) return plainKey(scalarText(node));
   return keyString(scalarValue(node));

@@ -8,7 +8,6 @@ import { clientOf, deferred, sendJson, startServer, status } from './fake-server
 import type { Received } from './fake-server.ts';
 
 const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
-const PATH = '/apis/example.com/v1/things';
 
 function obj(name: string, rv: string, extra: object = {}): KubeObject {
   return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv }, ...extra };
