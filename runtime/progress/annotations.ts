@@ -6,7 +6,7 @@
 import { ensureField, hasField, isMapping, removeField, resolveField } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { removeAnnotations, removeEmptyStanzas, type Essence } from './essence.ts';
+import { copyAlong, removeAnnotations, removeEmptyStanzas, type Essence } from './essence.ts';
 import { storageKeys } from './keys.ts';
 import { storeMarker } from './markers.ts';
 import { decodeRecord, encodeRecord, type ProgressRecord } from './records.ts';
@@ -79,7 +79,7 @@ export class AnnotationsProgressStorage implements ProgressStorage {
   }
 
   clear(essence: Essence): Essence {
-    const cleared: Essence = structuredClone(essence);
+    const cleared: Essence = copyAlong(essence, ['metadata', 'annotations']);
     const annotations = resolveField(cleared, ['metadata', 'annotations']);
     const keys = isMapping(annotations) ? Object.keys(annotations) : [];
     removeAnnotations(cleared, keys.filter((key) => key.startsWith(`${this.prefix}/`)));

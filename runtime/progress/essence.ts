@@ -14,6 +14,7 @@ import { markedPrefixes } from './markers.ts';
 export type Essence = { [key: string]: unknown };
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const OMITTED = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
 export interface EssenceOptions {
   /** Fields kept although in `metadata`/`status` (declared by handlers of the resource). */
@@ -23,8 +24,12 @@ export interface EssenceOptions {
 }
 
 export function buildEssence(body: KubeObject | Essence, options: EssenceOptions = {}): Essence {
-  const essence: Essence = structuredClone(body);
-  for (const key of ['apiVersion', 'kind', 'metadata', 'status']) delete essence[key];
+  // Copies only what stays: cloning the whole body would copy `metadata.managedFields` and
+  // `status` on every event only to drop them. Key order is the body's, as Kopf's copy keeps it.
+  const essence: Essence = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (!OMITTED.has(key)) essence[key] = structuredClone(value);
+  }
   cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
   const metadata = essence.metadata;
   const annotations = isMapping(metadata) ? metadata.annotations : undefined;
@@ -38,6 +43,26 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
   removeEmptyStanzas(essence);
   for (const field of options.ignoredFields ?? []) removeField(essence, field);
   return essence;
+}
+
+/**
+ * A copy of the essence that may be changed along the `paths` without touching the original: the
+ * mappings on them are copied, everything else is shared. Storages clear their own fields
+ * from every event's essence, so a deep copy each time would be waste.
+ */
+export function copyAlong(essence: Essence, ...paths: (readonly string[])[]): Essence {
+  const copy: Essence = { ...essence };
+  const copied = new Set<unknown>([copy]);
+  for (const path of paths) {
+    let node: Essence = copy;
+    for (const key of path) {
+      const child = node[key];
+      if (!isMapping(child)) break;
+      if (!copied.has(child)) { node[key] = { ...child }; copied.add(node[key]); }
+      node = node[key] as Essence;
+    }
+  }
+  return copy;
 }
 
 /** Removes these annotations in place (rebuilding the mapping, as Kopf does, only if one is there). */

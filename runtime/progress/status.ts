@@ -7,7 +7,7 @@
 import { ensureField, hasField, isMapping, parseField, removeField, resolveField, type FieldPath } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { removeEmptyStanzas, type Essence } from './essence.ts';
+import { copyAlong, removeEmptyStanzas, type Essence } from './essence.ts';
 import type { ProgressRecord } from './records.ts';
 import type { ProgressStorage } from './storage.ts';
 
@@ -58,7 +58,7 @@ export class StatusProgressStorage implements ProgressStorage {
   }
 
   clear(essence: Essence): Essence {
-    const cleared: Essence = structuredClone(essence);
+    const cleared: Essence = copyAlong(essence, ['metadata'], this.field);
     removeField(cleared, this.field);
     removeEmptyStanzas(cleared);
     return cleared;
