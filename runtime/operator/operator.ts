@@ -9,10 +9,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, watchStream, type KubeClientOptions } from '../kube/index.ts';
+import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, watchStream, type KubeClientOptions, type RequestTrace } from '../kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
-import type { ChangingHandler, EventHandler, ResourceRef } from '../registry/handlers.ts';
+import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
@@ -177,14 +177,13 @@ export class Operator {
   }
 
   private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
-    const push = (key: string, event: RawEvent) => queues.push(key, event);
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(resource)} ${where}.`);
     for await (const event of watchStream<KubeObject>(client, resource, {
       namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
     })) {
-      if (event.type === 'LISTED') push(keyOf(event.object), { type: null, object: event.object });
-      else if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') push(keyOf(event.object), { type: event.type, object: event.object });
+      // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
+      if ('object' in event) queues.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
     logger.debug(`Stopping the watch-stream for ${watchName(resource)} ${where}.`);
   }
@@ -195,7 +194,7 @@ function clientOptions(settings: OperatorSettings, logger: Logger): KubeClientOp
   const n = settings.networking, w = settings.watching;
   const api = logger.child('kopf.api');
   const trace = logger.config.verbosity === 'debug'
-    ? (t: { method: string; path: string; status: number; ms: number }) => api.debug(`${t.method} ${t.path} → ${t.status || 'no response'} in ${t.ms.toFixed(1)} ms`)
+    ? (t: RequestTrace) => api.debug(`${t.method} ${t.path} → ${t.status || 'no response'} in ${t.ms.toFixed(1)} ms`)
     : undefined;
   return {
     trace,
@@ -217,10 +216,7 @@ function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
 }
 
-
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */
 export function operator(options: OperatorOptions = {}): Operator {
   return new Operator(options);
 }
-
-export type { ResourceRef };

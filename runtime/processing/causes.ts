@@ -30,6 +30,11 @@ export function detectCause(input: CauseInput): CauseKind {
   return 'update';
 }
 
+/** The causes that changing handlers serve (as opposed to gone/free/noop). */
+export function isReason(kind: CauseKind): kind is Reason {
+  return kind === 'create' || kind === 'update' || kind === 'delete' || kind === 'resume';
+}
+
 /** How Kopf titles a cause in its log lines ("Creation is in progress: …"). */
 export const TITLES: Record<Reason, string> = {
   create: 'Creation',

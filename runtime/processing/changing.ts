@@ -12,7 +12,7 @@ import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
 import { matchesChange } from '../registry/filters.ts';
 import { runPass, type PassSummary } from '../handling/running.ts';
-import { detectCause, TITLES, type CauseKind } from './causes.ts';
+import { detectCause, isReason, TITLES, type CauseKind } from './causes.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processing.ts';
@@ -67,10 +67,8 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const { body, memory, logger, patch } = input;
   const { kind, state, old, current, diff } = input.change;
   const now = Timestamp.now();
-  if (kind === 'gone' || kind === 'free' || kind === 'noop') {
-    return { kind, patch, done: true, delay: undefined };
-  }
-  const reason: Reason = kind;
+  if (!isReason(kind)) return { kind, patch, done: true, delay: undefined };
+  const reason = kind;
   const title = TITLES[reason];
   const selected = select(input.handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
 

@@ -8,8 +8,8 @@ import type { Patch } from '../structs/patches.ts';
 import type { Logger } from '../logging/index.ts';
 import { runWithOperatorContext } from '../posting/index.ts';
 import type { ChangingContext, Reason, ResourceContext } from '../registry/contexts.ts';
-import type { ChangingHandler } from '../registry/handlers.ts';
-import { handlerId, childId } from '../registry/ids.ts';
+import type { ChangingHandler, SubhandlerOptions } from '../registry/handlers.ts';
+import { subhandlerOf } from '../registry/registry.ts';
 import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
@@ -55,9 +55,8 @@ export interface ChangingInvocation {
 export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
   const { handler, children } = inv;
   const field = handler.filters.field;
-  const register = (fn: Function, options: { id?: string } & Record<string, unknown> = {}) => {
-    const id = childId(handler.id, handlerId(fn, { id: options.id }, `register() in '${handler.id}'`));
-    const child: ChangingHandler = { ...handler, ...subhandler(fn, options), id, reasons: handler.reasons, initial: false };
+  const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {
+    const child = subhandlerOf(handler, fn, options);
     // A sub-handler whose own filters do not match is not registered at all, as in Kopf.
     if (prematches(child.filters, inv.body, { ...ctx, old: inv.old, new: inv.new, diff: inv.diff })) children.registered.push(child);
   };
@@ -79,18 +78,4 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
     },
   };
   return runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger: inv.logger, body: inv.body }, () => (handler.fn as (c: typeof ctx) => unknown)(ctx));
-}
-
-/** Sub-handlers inherit nothing from their parent but the cause; their options are their own. */
-function subhandler(fn: Function, options: Record<string, unknown>): Partial<ChangingHandler> {
-  return {
-    fn,
-    param: options.param,
-    errors: options.errors as ChangingHandler['errors'],
-    timeout: options.timeout as number | undefined,
-    retries: options.retries as number | undefined,
-    backoff: options.backoff as number | undefined,
-    filters: { labels: options.labels as never, annotations: options.annotations as never, when: options.when as never, has: { value: false, old: false, new: false } },
-    requiresFinalizer: false,
-  };
 }

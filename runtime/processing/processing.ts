@@ -13,13 +13,13 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
-import type { Reason } from '../registry/contexts.ts';
 import { prematches } from '../registry/filters.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { Memories, ObjectMemory } from './memories.ts';
 import { runEventHandlers } from './events.ts';
 import { detectChange, handleCause } from './changing.ts';
+import { isReason } from './causes.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { Patch } from '../structs/patches.ts';
@@ -94,7 +94,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     await applyPatch(proc, body, eventPatch, logger);
     const outcome = await applyPatch(proc, body, retry, logger);
     if (!outcome.conflict) memory.leftoverFns = undefined;
-    await remember(proc, memory, outcome);
+    remember(proc, memory, outcome);
     return;
   }
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
@@ -112,7 +112,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (required && !finalizers.present && !finalizers.deleting) {
     await applyPatch(proc, body, eventPatch, logger);
     logger.info('Adding the finalizer, thus preventing the actual deletion.');
-    await remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
+    remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
     return;
   }
 
@@ -129,7 +129,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
   if (jsonOps && outcome.jsonApplied) memory.released = true;
   if (cycle.patch.fns.length && outcome.conflict) memory.leftoverFns = [...cycle.patch.fns];
-  await remember(proc, memory, outcome);
+  remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
   if (cycle.delay !== undefined) {
@@ -142,10 +142,9 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
 }
 
-async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory?: ObjectMemory): Promise<void> {
+async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {
   logger.info(message);
-  const outcome = await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps());
-  if (memory) await remember(proc, memory, outcome);
+  remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps()));
 }
 
 /** After our own patch, hold state-dependent handling until the watch shows our version (§5.4). */
@@ -161,13 +160,9 @@ async function consistent(proc: ResourceProcessor, memory: ObjectMemory, body: K
   return true;
 }
 
-async function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): Promise<void> {
+function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): void {
   const timeout = proc.settings.persistence.consistencyTimeout;
   if (outcome.resourceVersion && timeout > 0) memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
-}
-
-function isReason(kind: string): kind is Reason {
-  return kind === 'create' || kind === 'update' || kind === 'delete' || kind === 'resume';
 }
 
 /**

@@ -7,9 +7,9 @@ import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '..
 import type { ActivityFn, ChangingFn, EventFn, FieldFn, Reason } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DeleteOptions, EventHandler, EventOptions,
-  HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, UpdateOptions,
+  HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, SubhandlerOptions, UpdateOptions,
 } from './handlers.ts';
-import { handlerId, RegistrationError } from './ids.ts';
+import { childId, handlerId, RegistrationError } from './ids.ts';
 
 type Keys<F> = keyof F & string;
 
@@ -117,6 +117,21 @@ export class OperatorRegistry {
         `their progress would overwrite each other's. Rename one function or pass a distinct \`id\`.`);
     }
   }
+}
+
+/**
+ * A sub-handler registered from inside `parent` (`register()`, `execute()`): its id is nested
+ * under the parent's, it serves the parent's cause, and its retry options and filters are its own.
+ */
+export function subhandlerOf(parent: ChangingHandler, fn: Function, options: SubhandlerOptions<KubeObject> = {}): ChangingHandler {
+  const what = `register() in '${parent.id}'`;
+  checkFunction(fn, what);
+  const own = base(fn, options, what);
+  return {
+    ...parent, ...own, id: childId(parent.id, own.id),
+    filters: filtersOf({ labels: options.labels, annotations: options.annotations, when: options.when as HandlerFilters['when'] }, what),
+    requiresFinalizer: false, initial: false,
+  };
 }
 
 function base(fn: Function, options: LooseOptions, what: string) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { OperatorRegistry, subhandlerOf } from '../../../runtime/registry/registry.ts';
 import { RegistrationError } from '../../../runtime/registry/ids.ts';
 import { matchesChange, prematches } from '../../../runtime/registry/filters.ts';
 import { ABSENT, PRESENT } from '../../../runtime/registry/markers.ts';
@@ -58,4 +58,18 @@ test('field filters for changes: presence, change, value, old/new', () => {
   assert.deepEqual(run({ spec: { field: 'w' } }, { spec: { field: 'v' } }), ['changed', 'to_v', 'from_w']);
   assert.deepEqual(run({ spec: { field: 'v' } }, { spec: { field: 'v' } }), []);
   assert.deepEqual(run({ spec: {} }, { spec: { field: 'u' } }), ['changed']);
+});
+
+test('sub-handlers: ids nested under the parent, own options and filters, never a finalizer of their own', () => {
+  const r = new OperatorRegistry();
+  r.on.delete('kex', async function parent() {});
+  const parent = r.resourceHandlers[0] as ChangingHandler;
+  const child = subhandlerOf(parent, async function child() {}, { retries: 2, labels: { a: '1' } });
+  assert.equal(child.id, 'parent/child');
+  assert.equal(child.retries, 2);
+  assert.deepEqual(child.reasons, ['delete']);
+  assert.equal(child.requiresFinalizer, false);
+  assert.equal(prematches(child.filters, body, ctx), true);
+  assert.equal(prematches(subhandlerOf(parent, async function other() {}, { labels: { a: ABSENT } }).filters, body, ctx), false);
+  assert.throws(() => subhandlerOf(parent, (() => () => {})()), /register\(\) in 'parent'/);
 });
