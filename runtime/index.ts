@@ -53,7 +53,7 @@ export type { Diff, DiffItem, DiffOp } from './structs/diffs.ts';
 export type { Patch } from './structs/patches.ts';
 export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
-  type LogCapture, type LogFormat, type LogRecord, type LogSink, type Verbosity,
+  type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
 export { KubeClient, type KubeClientOptions } from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';

@@ -4,7 +4,7 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,kopf] [--repeat 1] [--concurrency 32] [--warmup 20]
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…']
  *
  * Per run: seconds from the first create to all handled (handled = seen by a watch with the
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
@@ -26,6 +26,7 @@ import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { Observer } from './observer.ts';
 import { cpuSeconds, peakRssMiB } from './procstat.ts';
+import { buildOperator } from './built.ts';
 
 interface Contestant {
   name: string;
@@ -59,12 +60,15 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '32' },
     warmup: { type: 'string', default: '20' },
+    'operator-args': { type: 'string', default: '' },
   },
 });
 const N = Number(values.n);
 const REPEAT = Number(values.repeat);
 const CONCURRENCY = Number(values.concurrency);
 const WARMUP = Number(values.warmup);
+/** Extra options for every contestant's `kopf run` (for experiments, e.g. `--quiet`). */
+const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
 
 function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
@@ -73,6 +77,10 @@ function isHandled(object: KopfExample): boolean {
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
     ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')] }),
+    built: async () => {
+      const built = buildOperator();
+      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: [process.execPath, built.cli, 'run'] };
+    },
     kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
   };
   return Promise.all(values.contestants.split(',').map((name) => {
@@ -119,7 +127,7 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const observer = new Observer(client, KopfExample, namespace, isHandled);
   await observer.ready;
-  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace], kubeconfigPath: cp.kubeconfigPath });
+  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath });
   try {
     const warmup = Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`);
     await burst(client, observer, operator, namespace, warmup);
@@ -165,12 +173,13 @@ function table(results: Measurement[], labels: Map<string, string>): string {
   return rows.join('\n');
 }
 
-function ratios(results: Measurement[]): string | null {
+function ratios(results: Measurement[], labels: Map<string, string>): string | null {
   const mean = (name: string, pick: (m: Measurement) => number): number => {
     const picked = results.filter((m) => m.contestant === name).map(pick);
     return picked.reduce((a, b) => a + b, 0) / picked.length;
   };
-  if (!results.some((m) => m.contestant === 'ts') || !results.some((m) => m.contestant === 'kopf')) return null;
+  const ours = [...new Set(results.map((m) => m.contestant))].filter((name) => name !== 'kopf');
+  if (!ours.length || !results.some((m) => m.contestant === 'kopf')) return null;
   const metrics: [string, (m: Measurement) => number, string][] = [
     ['first create → all handled (time)', (m) => m.handledSeconds, 'lower is better'],
     ['full-cycle objects/s', (m) => m.n / m.cycleSeconds, 'higher is better'],
@@ -178,8 +187,13 @@ function ratios(results: Measurement[]): string | null {
     ['writes / object', (m) => m.writesPerObject, 'lower is better'],
     ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
   ];
-  const rows = ['| metric (means) | this runtime / Kopf | |', '|---|---|---|'];
-  for (const [title, pick, note] of metrics) rows.push(`| ${title} | ${(mean('ts', pick) / mean('kopf', pick)).toFixed(2)} | ${note} |`);
+  const rows = [
+    `| metric (means) | ${ours.map((name) => `${labels.get(name)} / Kopf`).join(' | ')} | |`,
+    `|---|${ours.map(() => '---|').join('')}---|`,
+  ];
+  for (const [title, pick, note] of metrics) {
+    rows.push(`| ${title} | ${ours.map((name) => (mean(name, pick) / mean('kopf', pick)).toFixed(2)).join(' | ')} | ${note} |`);
+  }
   return rows.join('\n');
 }
 
@@ -206,7 +220,7 @@ async function main(): Promise<void> {
   }
   console.log(`\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one local control plane.\n`);
   console.log(table(results, labels));
-  const summary = ratios(results);
+  const summary = ratios(results, labels);
   if (summary) console.log(`\n${summary}`);
 }
 

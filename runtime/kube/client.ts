@@ -145,7 +145,7 @@ export class KubeClient {
       const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
       const response = await this.#streams.send(credentials, {
         method: 'GET',
-        url: this.#url(credentials, path, options.query),
+        path: withQuery(path, options.query),
         headers: this.#headers(credentials),
         signal: options.signal,
         connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
@@ -190,7 +190,7 @@ export class KubeClient {
     const trace = this.settings.trace;
     const response = await this.#transport.send(credentials, {
       method,
-      url: this.#url(credentials, path, options.query),
+      path: withQuery(path, options.query),
       headers,
       body,
       signal: options.signal,
@@ -208,14 +208,6 @@ export class KubeClient {
 
   #count(verb: Verb): void {
     this.#counts.set(verb, (this.#counts.get(verb) ?? 0) + 1);
-  }
-
-  #url(credentials: Credentials, path: string, query: RequestOptions['query']): URL {
-    const url = new URL(credentials.server.replace(/\/+$/, '') + path);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    return url;
   }
 
   #headers(credentials: Credentials): Record<string, string> {
@@ -250,10 +242,29 @@ export function parseStatus(text: string): ApiStatus | undefined {
   return undefined;
 }
 
-async function readAll(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** The path with the query's defined parameters. */
+function withQuery(path: string, query: RequestOptions['query']): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** The whole body (events rather than an async iterator: this runs for every request). */
+function readAll(stream: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    stream.once('error', reject);
+    // A response cut short (the socket closed mid-body) ends with 'aborted' and 'close', not 'end'.
+    stream.once('close', () => {
+      if (!stream.complete) reject(new Error('The response ended before its whole body arrived.'));
+    });
+  });
 }
 
 function encodeBody(body: unknown): Buffer | undefined {

@@ -12,7 +12,8 @@ import type { Credentials } from './credentials/credentials.ts';
 
 export interface Exchange {
   method: string;
-  url: URL;
+  /** The path from the server's base URL on, with the query: `/api/v1/pods?limit=500`. */
+  path: string;
   headers: Record<string, string>;
   body?: Buffer;
   signal?: AbortSignal;
@@ -53,12 +54,16 @@ export class Transport {
 
   /** Sends a request; resolves with the response as soon as its headers arrive. */
   send(credentials: Credentials, exchange: Exchange): Promise<IncomingMessage> {
-    const secure = exchange.url.protocol === 'https:';
+    const origin = originOf(credentials);
+    const secure = origin.secure;
     const slot = credentials.agent ? undefined : this.#slotFor(credentials, secure);
     const agent = credentials.agent ?? slot?.agent;
     const module = secure ? https : http;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = module.request(exchange.url, { method: exchange.method, headers: exchange.headers, agent, signal: exchange.signal });
+      const req = module.request({
+        protocol: origin.protocol, hostname: origin.hostname, port: origin.port, path: origin.prefix + exchange.path,
+        method: exchange.method, headers: exchange.headers, agent, signal: exchange.signal,
+      });
       const timers: NodeJS.Timeout[] = [];
       const limit = (ms: number | undefined, what: string): NodeJS.Timeout | undefined => {
         if (ms === undefined) return undefined;
@@ -72,14 +77,16 @@ export class Transport {
         if (slot) this.#release(slot);
       });
       req.once('error', reject);
-      req.once('socket', (socket) => {
-        if (!socket.connecting) return;
-        const timer = limit(exchange.connectTimeout, 'connecting');
-        socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
-      });
+      if (exchange.connectTimeout !== undefined) {
+        req.once('socket', (socket) => {
+          if (!socket.connecting) return;
+          const timer = limit(exchange.connectTimeout, 'connecting');
+          socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+        });
+      }
       const headersTimer = limit(exchange.headersTimeout, 'waiting for the response');
       req.once('response', (response) => {
-        clearTimeout(headersTimer);
+        if (headersTimer) clearTimeout(headersTimer);
         resolve(response);
       });
       limit(exchange.timeout, 'the request');
@@ -128,6 +135,35 @@ export class Transport {
     slot.agent.destroy();
     this.#slots.delete(key);
   }
+}
+
+/** The parts of a server's URL that every request needs, parsed once per credentials. */
+interface Origin {
+  secure: boolean;
+  protocol: string;
+  /** Without the brackets of an IPv6 address. */
+  hostname: string;
+  port: number | undefined;
+  /** The base URL's path (a proxy's prefix), without its trailing slash. */
+  prefix: string;
+}
+
+const origins = new WeakMap<Credentials, Origin>();
+
+function originOf(credentials: Credentials): Origin {
+  let origin = origins.get(credentials);
+  if (!origin) {
+    const url = new URL(credentials.server);
+    origin = {
+      secure: url.protocol === 'https:',
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port ? Number(url.port) : undefined,
+      prefix: url.pathname.replace(/\/+$/, ''),
+    };
+    origins.set(credentials, origin);
+  }
+  return origin;
 }
 
 function tlsKey(credentials: Credentials, secure: boolean): string {

@@ -6,4 +6,4 @@ export { DEFAULT_REFKEY, LOG_FORMATS, formatRecord, objectPrefix, type FormatOpt
 export { CRITICAL, DEBUG, ERROR, INFO, NOTSET, WARNING, levelName, levelOfVerbosity, severityOf, type Verbosity } from './levels.ts';
 export { Logger, type LogTap, type LoggerOptions, type Message } from './logger.ts';
 export { buildObjectReference, errorText, type LogRecord, type ObjectReference } from './records.ts';
-export { captureLogs, streamSink, type LogCapture, type RecordMatch } from './sinks.ts';
+export { captureLogs, streamSink, type LogCapture, type RecordMatch, type StreamSinkOptions } from './sinks.ts';

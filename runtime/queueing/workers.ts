@@ -18,6 +18,14 @@ export interface Work<E> {
   pressure: AbortSignal;
 }
 
+/**
+ * Reasons given to the aborted signals. Made once: an abort without a reason creates a
+ * DOMException with a stack trace, which for a busy object is a cost paid per event.
+ */
+const NEWER_EVENT = Object.freeze(new Error('A newer event has come for this object.'));
+const PAUSED = Object.freeze(new Error('Processing is paused.'));
+const STOPPED = Object.freeze(new Error('The queue is stopping.'));
+
 type Processor<E> = (key: string, work: Work<E>) => Promise<void>;
 
 interface Slot<E> {
@@ -45,7 +53,7 @@ export class ObjectQueues<E> {
     const slot = this.slots.get(key);
     if (slot) {
       slot.pending = event;
-      slot.current?.abort();
+      slot.current?.abort(NEWER_EVENT);
       return;
     }
     const fresh: Slot<E> = { pending: event, current: undefined, running: Promise.resolve() };
@@ -59,7 +67,7 @@ export class ObjectQueues<E> {
     let resume!: () => void;
     const resumed = new Promise<void>((r) => { resume = r; });
     this.paused = { resumed, resume };
-    for (const slot of this.slots.values()) slot.current?.abort();
+    for (const slot of this.slots.values()) slot.current?.abort(PAUSED);
   }
 
   resume(): void {
@@ -77,7 +85,8 @@ export class ObjectQueues<E> {
   async stop(timeout: number): Promise<void> {
     this.stopping.abort();
     this.resume(); // paused workers wake up to see that they are stopping
-    for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(); }
+    // A cycle's signal is its slot's: aborting them all reaches every running cycle.
+    for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
     const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => { timer = setTimeout(r, timeout * 1000); })]);
@@ -93,7 +102,7 @@ export class ObjectQueues<E> {
         slot.pending = undefined;
         slot.current = new AbortController();
         try {
-          await this.process(key, { event, pressure: AbortSignal.any([slot.current.signal, this.stopping.signal]) });
+          await this.process(key, { event, pressure: slot.current.signal });
         } finally {
           slot.current = undefined;
         }

@@ -200,3 +200,30 @@ test('every attempt of a request is traced with its status (what --debug logs)',
     await server.close();
   }
 });
+
+test('a server URL with a path prefix keeps it; queries skip undefined parameters', async (t) => {
+  const server = await startServer((req, res) => sendJson(res, 200, { path: req.path, query: Object.fromEntries(req.query) }));
+  t.after(() => server.close());
+  const client = clientOf({ url: `${server.url}/k8s/clusters/c-1/` });
+  assert.deepEqual(
+    await client.request('GET', '/api/v1/pods', { query: { limit: 5, labelSelector: 'app in (a,b)', continue: undefined } }),
+    { path: '/k8s/clusters/c-1/api/v1/pods', query: { limit: '5', labelSelector: 'app in (a,b)' } },
+  );
+  assert.deepEqual(await client.request('GET', '/api'), { path: '/k8s/clusters/c-1/api', query: {} });
+  client.close();
+});
+
+test('a response cut short mid-body is a connection error, retried like one', async (t) => {
+  const server = await startServer((req, res, raw) => {
+    if (server.received.length === 1) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"partial":');
+      setImmediate(() => raw.socket.destroy());
+    } else sendJson(res, 200, { whole: true });
+  });
+  t.after(() => server.close());
+  const client = clientOf(server);
+  assert.deepEqual(await client.request('GET', '/api'), { whole: true });
+  assert.equal(server.received.length, 2);
+  client.close();
+});

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { DEBUG, ERROR, INFO, WARNING, levelOfVerbosity } from '../../../runtime/logging/levels.ts';
@@ -85,12 +86,50 @@ test('two configs in one process stay separate', () => {
 test('the stream sink writes one line per record; text is rendered once for all sinks', () => {
   const written: string[] = [];
   let renders = 0;
-  const config = new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) }), (_r, render) => { render(); render(); }] });
+  const config = new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) }, { batch: false }), (_r, render) => { render(); render(); }] });
   const original = config.render.bind(config);
   config.render = (r) => { renders++; return original(r); };
   new Logger(config).forObject(body).info('one');
   assert.deepEqual(written, ['[ns1/kex1] one\n']);
   assert.equal(renders, 1);
+});
+
+test('the stream sink gathers the lines of one turn of the event loop into one write', async () => {
+  const written: string[] = [];
+  const logger = new Logger(new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] }));
+  logger.info('one');
+  logger.info('two');
+  assert.deepEqual(written, [], 'nothing is written within the turn');
+  await new Promise((resolve) => setImmediate(resolve));
+  logger.info('three');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(written, ['one\ntwo\n', 'three\n']);
+});
+
+test('the stream sink writes at once what exceeds 64 KiB, keeping the order', async () => {
+  const written: string[] = [];
+  const logger = new Logger(new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] }));
+  const long = 'x'.repeat(40 * 1024);
+  logger.info(long);
+  logger.info(long);
+  logger.info('tail');
+  assert.deepEqual(written, [`${long}\n${long}\n`]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(written.slice(1), ['tail\n']);
+});
+
+test('lines gathered by the stream sink are written when the process exits in the same turn', () => {
+  const logging = new URL('../../../runtime/logging/index.ts', import.meta.url).href;
+  const script = `
+    const { Logger, LogConfig } = await import(${JSON.stringify(logging)});
+    const logger = new Logger(new LogConfig({ format: 'plain' }));
+    logger.info('before exit');
+    logger.error('the last words');
+    process.exit(3);
+  `;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 3, run.stderr);
+  assert.equal(run.stderr, 'before exit\nthe last words\n');
 });
 
 test('waitFor resolves with a record already captured or yet to come, and rejects after its timeout', async () => {

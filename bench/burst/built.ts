@@ -1,0 +1,42 @@
+/**
+ * The benchmark's operator in the form a deployment runs: the runtime as the published package
+ * (compiled JavaScript, scripts/build-package.ts) and the operator's files with their types
+ * already stripped, so that the process never loads Node's TypeScript stripper.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface BuiltOperator {
+  /** The compiled CLI's entry point. */
+  cli: string;
+  /** The operator as JavaScript. */
+  file: string;
+}
+
+/** Builds the runtime into a temporary project and strips the operator's types next to it. */
+export function buildOperator(): BuiltOperator {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-bench-'));
+  const pkg = join(dir, 'node_modules', 'kopf');
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  execFileSync(process.execPath, [join(root, 'scripts/build-package.ts'), 'runtime', '--out', pkg], { stdio: 'inherit' });
+  // The package's dependencies are the workspace's installed ones (as `npm install` would place them).
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
+    symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name));
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  const strip = (from: string, to: string, imports: Record<string, string> = {}): void => {
+    let code = stripTypeScriptTypes(readFileSync(join(root, from), 'utf8'));
+    for (const [before, after] of Object.entries(imports)) code = code.replaceAll(`'${before}'`, `'${after}'`);
+    writeFileSync(join(dir, to), code);
+  };
+  strip('examples/kopfexample.ts', 'kopfexample.js');
+  strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
+  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js') };
+}
