@@ -4,7 +4,7 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…']
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-options '…']
  *
  * Per run: seconds from the first create to all handled (handled = seen by a watch with the
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
@@ -61,6 +61,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     warmup: { type: 'string', default: '20' },
     'operator-args': { type: 'string', default: '' },
+    'node-options': { type: 'string', default: '' },
   },
 });
 const N = Number(values.n);
@@ -127,7 +128,9 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const observer = new Observer(client, KopfExample, namespace, isHandled);
   await observer.ready;
-  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath });
+  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath,
+    env: contestant.name === 'kopf' || !values['node-options'] ? {} : { NODE_OPTIONS: values['node-options'] },
+  });
   try {
     const warmup = Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`);
     await burst(client, observer, operator, namespace, warmup);

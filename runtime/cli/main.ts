@@ -4,6 +4,8 @@
  * does not pay for the control plane's code and `kopf control-plane` not for the operator's.
  * Each subcommand module exports `main(argv): Promise<number>` (the exit code).
  */
+import { execWithHeapFlags } from './heap.ts';
+
 interface Subcommand {
   summary: string;
   load: () => Promise<{ main: (argv: string[]) => Promise<number> }>;
@@ -39,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  if (process.argv[2] === 'run') execWithHeapFlags();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
