@@ -4,7 +4,7 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-options '…']
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…']
  *
  * Per run: seconds from the first create to all handled (handled = seen by a watch with the
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
@@ -61,7 +61,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     warmup: { type: 'string', default: '20' },
     'operator-args': { type: 'string', default: '' },
-    'node-options': { type: 'string', default: '' },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const N = Number(values.n);
@@ -70,6 +70,9 @@ const CONCURRENCY = Number(values.concurrency);
 const WARMUP = Number(values.warmup);
 /** Extra options for every contestant's `kopf run` (for experiments, e.g. `--quiet`). */
 const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
+/** Node's options for this runtime's contestants (for experiments, e.g. V8's heap flags). */
+const NODE_ARGS = values['node-args'].split(' ').filter(Boolean);
+const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 
 function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
@@ -77,10 +80,10 @@ function isHandled(object: KopfExample): boolean {
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
-    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')] }),
+    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: [process.execPath, ...NODE_ARGS, CLI, 'run'] }),
     built: async () => {
       const built = buildOperator();
-      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: [process.execPath, built.cli, 'run'] };
+      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: [process.execPath, ...NODE_ARGS, built.cli, 'run'] };
     },
     kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
   };
@@ -129,7 +132,6 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
   const observer = new Observer(client, KopfExample, namespace, isHandled);
   await observer.ready;
   const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath,
-    env: contestant.name === 'kopf' || !values['node-options'] ? {} : { NODE_OPTIONS: values['node-options'] },
   });
   try {
     const warmup = Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`);

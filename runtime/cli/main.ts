@@ -4,7 +4,7 @@
  * does not pay for the control plane's code and `kopf control-plane` not for the operator's.
  * Each subcommand module exports `main(argv): Promise<number>` (the exit code).
  */
-import { execWithHeapFlags } from './heap.ts';
+import { tuneHeap } from './heap.ts';
 
 interface Subcommand {
   summary: string;
@@ -41,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  if (process.argv[2] === 'run') execWithHeapFlags();
+  if (process.argv[2] === 'run') tuneHeap();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
