@@ -4,7 +4,7 @@
  * already stripped, so that the process never loads Node's TypeScript stripper.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +16,8 @@ export interface BuiltOperator {
   cli: string;
   /** The operator as JavaScript. */
   file: string;
+  /** Removes the temporary project. */
+  remove(): void;
 }
 
 /** Builds the runtime into a temporary project and strips the operator's types next to it. */
@@ -38,5 +40,5 @@ export function buildOperator(): BuiltOperator {
   };
   strip('examples/kopfexample.ts', 'kopfexample.js');
   strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
-  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js') };
+  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -83,6 +83,7 @@ async function contestants(): Promise<Contestant[]> {
     ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: [process.execPath, ...NODE_ARGS, CLI, 'run'] }),
     built: async () => {
       const built = buildOperator();
+      process.once('exit', built.remove);
       return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: [process.execPath, ...NODE_ARGS, built.cli, 'run'] };
     },
     kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
