@@ -65,8 +65,12 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     clearTimeout(timer);
     notify();
   };
+  // Re-armed on every chunk: refreshing one timer is cheaper than a new one per chunk.
   const arm = () => {
-    clearTimeout(timer);
+    if (timer && !outcome) {
+      timer.refresh();
+      return;
+    }
     timer = setTimeout(() => {
       finish(new InactivityError(options.inactivityTimeout));
       stream.destroy();
@@ -93,6 +97,7 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     if (queue.length - head >= options.bufferSize) {
       paused = true;
       clearTimeout(timer);
+      timer = undefined; // a cleared timer cannot be refreshed: the next arm() makes a new one
       stream.pause();
     } else if (!paused) {
       arm();

@@ -327,9 +327,12 @@ test('a slow consumer pauses the socket (bounded buffer) and still gets every ev
   const payload = 'p'.repeat(100_000);
   let writtenBeforeBackpressure = -1;
   const { promise: backpressured, resolve: onBackpressure } = deferred();
+  const { promise: rewatched, resolve: onRewatch } = deferred<string | null>();
+  let watches = 0;
   const server = await startServer((req, res) => {
     if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
     startWatch(res);
+    if (watches++ > 0) return onRewatch(req.query.get('resourceVersion'));
     let n = 0;
     const pump = () => {
       while (n < total) {
@@ -359,6 +362,9 @@ test('a slow consumer pauses the socket (bounded buffer) and still gets every ev
   const names = await take(it, total - 1);
   assert.deepEqual(names, Array.from({ length: total - 1 }, (_, i) => `ADDED o${i + 2}`));
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 1, 'one connection throughout');
+  // Resumed and then silent: the inactivity timeout works again after a pause.
+  void take(it, 1);
+  assert.equal(await rewatched, String(total + 1));
 });
 
 test('a watch request that gets no response headers in time counts as a failure', async (t) => {
