@@ -110,7 +110,7 @@ export class Transport {
     let slot = this.#slots.get(key);
     if (!slot) {
       const options = { keepAlive: true, scheduling: 'lifo' as const, maxSockets: this.#options.maxSockets ?? Infinity, ...credentials.tls };
-      slot = { agent: secure ? new https.Agent(options) : new http.Agent(options), active: 0, retired: false };
+      slot = { agent: secure ? new TlsIdentityAgent(options) : new http.Agent(options), active: 0, retired: false };
       this.#slots.set(key, slot);
     }
     if (this.#current !== key) {
@@ -164,6 +164,18 @@ function originOf(credentials: Credentials): Origin {
     origins.set(credentials, origin);
   }
   return origin;
+}
+
+/**
+ * An https agent for one TLS identity (its slot's key). Node names pooled connections by their
+ * host and every TLS option, the CA, certificate and key among them: kilobytes of text joined and
+ * hashed for every request. Here the identity is the agent's own, so the host, port and server
+ * name are enough to tell its connections apart.
+ */
+class TlsIdentityAgent extends https.Agent {
+  override getName(options: https.RequestOptions = {}): string {
+    return `${options.host ?? options.hostname ?? 'localhost'}:${options.port ?? ''}:${options.localAddress ?? ''}:${options.servername ?? ''}:${options.family ?? ''}`;
+  }
 }
 
 function tlsKey(credentials: Credentials, secure: boolean): string {
