@@ -55,7 +55,7 @@ export class Transport {
   /** Sends a request; resolves with the response as soon as its headers arrive. */
   send(credentials: Credentials, exchange: Exchange): Promise<IncomingMessage> {
     const origin = originOf(credentials);
-    const secure = origin.secure;
+    const secure = origin.protocol === 'https:';
     const slot = credentials.agent ? undefined : this.#slotFor(credentials, secure);
     const agent = credentials.agent ?? slot?.agent;
     const module = secure ? https : http;
@@ -139,7 +139,6 @@ export class Transport {
 
 /** The parts of a server's URL that every request needs, parsed once per credentials. */
 interface Origin {
-  secure: boolean;
   protocol: string;
   /** Without the brackets of an IPv6 address. */
   hostname: string;
@@ -155,7 +154,6 @@ function originOf(credentials: Credentials): Origin {
   if (!origin) {
     const url = new URL(credentials.server);
     origin = {
-      secure: url.protocol === 'https:',
       protocol: url.protocol,
       hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port ? Number(url.port) : undefined,

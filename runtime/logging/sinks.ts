@@ -9,8 +9,9 @@ export interface StreamSinkOptions {
   /**
    * Gather the lines logged within one turn of the event loop into one write (on by default).
    * Writes to a pipe or a file are synchronous system calls: a burst of objects logs thousands of
-   * lines a second, and one call per line costs more CPU than the handling they describe. What is
-   * gathered is written before the process exits, even on `process.exit()`.
+   * lines a second, and when the reader of the pipe falls behind, each call blocks the operator
+   * until it catches up; one call per turn blocks once. What is gathered is written before the
+   * process exits, even on `process.exit()`.
    */
   batch?: boolean;
 }

@@ -37,7 +37,7 @@ interface Slot<E> {
 export class ObjectQueues<E> {
   private readonly slots = new Map<string, Slot<E>>();
   private readonly semaphore: Semaphore;
-  private readonly stopping = new AbortController();
+  private stopped = false;
   private paused: { resumed: Promise<void>; resume: () => void } | undefined;
 
   private readonly process: Processor<E>;
@@ -49,7 +49,7 @@ export class ObjectQueues<E> {
 
   /** Queues an event for an object; replaces an event still waiting for the same object. */
   push(key: string, event: E): void {
-    if (this.stopping.signal.aborted) return;
+    if (this.stopped) return;
     const slot = this.slots.get(key);
     if (slot) {
       slot.pending = event;
@@ -83,7 +83,7 @@ export class ObjectQueues<E> {
 
   /** Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles. */
   async stop(timeout: number): Promise<void> {
-    this.stopping.abort();
+    this.stopped = true;
     this.resume(); // paused workers wake up to see that they are stopping
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
     for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
@@ -96,7 +96,7 @@ export class ObjectQueues<E> {
   private async work(key: string, slot: Slot<E>): Promise<void> {
     await this.semaphore.acquire();
     try {
-      while (slot.pending !== undefined && !this.stopping.signal.aborted) {
+      while (slot.pending !== undefined && !this.stopped) {
         if (this.paused) { await this.paused.resumed; continue; }
         const event = slot.pending;
         slot.pending = undefined;
