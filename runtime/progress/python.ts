@@ -33,8 +33,15 @@ export function pythonJson(value: unknown): string {
   throw new TypeError(`Object of type ${typeof value} is not JSON serializable`);
 }
 
+/** Printable ASCII only: what `JSON.stringify` and Python write alike once escaped. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** A JSON string literal with Python's `ensure_ascii` escaping. */
 export function pythonString(text: string): string {
+  // JSON.stringify escapes quotes, backslashes and control characters exactly as Python does;
+  // only DEL and non-ASCII characters (left raw by it) need the loop below.
+  const json = JSON.stringify(text);
+  if (PRINTABLE_ASCII.test(json)) return json;
   let out = '"';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];

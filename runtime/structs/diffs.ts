@@ -95,11 +95,28 @@ function removePath(obj: Mapping, path: FieldPath): void {
   if (Object.keys(child).length === 0) delete obj[head];
 }
 
-/** Copies (deeply) the listed fields from `src` to `dst`; fields absent in `src` are skipped. */
+/**
+ * A deep copy of JSON data (what a body parsed from the API is): mappings and arrays are copied,
+ * everything else is shared. For the small values of every event, several times faster than
+ * `structuredClone`, which serialises and deserialises.
+ */
+export function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (!isMapping(value)) return value;
+  const copy: Mapping = {};
+  for (const key of Object.keys(value)) {
+    // A `__proto__` key parsed from JSON is data: assigning it would set the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: copyJson(value[key]), enumerable: true, writable: true, configurable: true });
+    else copy[key] = copyJson(value[key]);
+  }
+  return copy as T;
+}
+
+/** Copies (deeply) the listed fields of JSON data `src` to `dst`; fields absent in `src` are skipped. */
 export function cherrypick(src: unknown, dst: Mapping, fields: Iterable<FieldSpec> | null | undefined): void {
   for (const field of fields ?? []) {
     const value = lookup(src, parseField(field));
-    if (value !== ABSENT) ensureField(dst, field, structuredClone(value));
+    if (value !== ABSENT) ensureField(dst, field, copyJson(value));
   }
 }
 

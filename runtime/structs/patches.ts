@@ -76,20 +76,19 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
   if (new.target === undefined) throw new TypeError('Patch is a constructor: use `new Patch()`.');
   // A patch given as content is copied with its fns (a proxy cannot be structured-cloned).
   const source = internals.get(content);
+  const copied = source ? source.content : content;
   const state: PatchInternals = {
-    content: structuredClone(source ? source.content : content),
+    // The framework makes a patch per event and per handler, mostly empty: no clone for nothing.
+    content: Object.keys(copied).length ? structuredClone(copied) : {},
     fns: [...(source?.fns ?? []), ...(options.fns ?? [])],
     body: options.body ?? source?.body,
   };
-  const meta = sectionView(state.content, ['metadata'], {
-    labels: sectionView(state.content, ['metadata', 'labels']),
-    annotations: sectionView(state.content, ['metadata', 'annotations']),
-  });
-  const views: Fields = { metadata: meta, meta, spec: sectionView(state.content, ['spec']), status: sectionView(state.content, ['status']) };
+  // Made on first use: most patches are never read or written through their views.
+  let views: Fields | undefined;
   const proxy = new Proxy(state.content, {
     get(target, prop, receiver) {
       if (prop === 'fns') return state.fns;
-      if (typeof prop === 'string' && Object.hasOwn(views, prop)) return views[prop];
+      if (typeof prop === 'string' && Object.hasOwn(SECTIONS, prop)) return (views ??= sectionViews(state.content))[prop];
       return Reflect.get(target, prop, receiver);
     },
     set(target, prop, value) {
@@ -102,6 +101,17 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
   internals.set(proxy, state);
   return proxy;
 } as unknown as PatchConstructor;
+
+/** The top-level keys answered by views rather than by the content. */
+const SECTIONS = { metadata: true, meta: true, spec: true, status: true };
+
+function sectionViews(content: Fields): Fields {
+  const meta = sectionView(content, ['metadata'], {
+    labels: sectionView(content, ['metadata', 'labels']),
+    annotations: sectionView(content, ['metadata', 'annotations']),
+  });
+  return { metadata: meta, meta, spec: sectionView(content, ['spec']), status: sectionView(content, ['status']) };
+}
 
 /**
  * A live view of the section at `path`: reading resolves it now (absent → `undefined`), writing

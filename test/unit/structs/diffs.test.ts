@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  cherrypick, diff, ensureField, hasField, jsonEqual, parseField, reduceDiff, removeField, resolveField, type Diff, type DiffScope,
+  cherrypick, copyJson, diff, ensureField, hasField, jsonEqual, parseField, reduceDiff, removeField, resolveField, type Diff, type DiffScope,
 } from '../../../runtime/structs/diffs.ts';
 import { kopfFixture } from '../progress/kopf-fixtures.ts';
 
@@ -86,6 +86,17 @@ test('cherry-picking copies fields deeply and skips absent ones', () => {
   assert.deepEqual(dst, { spec: {}, status: { phase: 'Running', deep: { x: [1] } } });
   ((dst.status as { deep: { x: number[] } }).deep.x).push(2);
   assert.deepEqual(src.status.deep.x, [1]);
+});
+
+test('a copy of JSON data is deep, keeps key order, and keeps a `__proto__` key as data', () => {
+  const original = JSON.parse('{"b":{"x":[1,{"y":2}]},"a":null,"__proto__":{"polluted":true}}') as { [key: string]: unknown };
+  const copy = copyJson(original);
+  assert.deepEqual(Object.keys(copy), ['b', 'a', '__proto__']);
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+  assert.equal((copy as { polluted?: unknown }).polluted, undefined);
+  assert.deepEqual(JSON.stringify(copy), JSON.stringify(original));
+  ((copy.b as { x: unknown[] }).x).push(3);
+  assert.deepEqual((original.b as { x: unknown[] }).x, [1, { y: 2 }]);
 });
 
 test('JSON equality is structural; nothing equals nothing', () => {
