@@ -4,7 +4,6 @@
  * (network errors, 5xx, 429 — honouring `Retry-After`), refreshes credentials once on a 401,
  * counts requests by verb, and owns the discovery cache.
  */
-import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isolatedDefaultCredentials } from './credentials/isolated.ts';
 import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
@@ -14,6 +13,7 @@ import { Discovery } from './discovery/discovery.ts';
 import { ApiConnectionError, ApiError, isRetryable, isUnauthorized } from './errors.ts';
 import type { ApiStatus } from './errors.ts';
 import { Transport } from './transport.ts';
+import type { BufferedResponse, StreamedResponse } from './transport.ts';
 import type { RequestOptions, Verb } from './types.ts';
 
 export interface KubeClientOptions {
@@ -50,7 +50,7 @@ export interface RequestTrace {
   path: string;
   /** The HTTP status; 0 if no response arrived. */
   status: number;
-  /** Milliseconds until the response headers. */
+  /** Milliseconds until the response (its whole body for a regular request). */
   ms: number;
 }
 
@@ -138,12 +138,12 @@ export class KubeClient {
    * Opens a streaming GET (a watch) in one attempt, without retries: the caller decides how to
    * recover. Resolves with the response once its headers say 2xx; throws `ApiError` otherwise.
    */
-  async openStream(path: string, options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {}): Promise<IncomingMessage> {
+  async openStream(path: string, options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {}): Promise<StreamedResponse> {
     for (let refreshed = false; ; refreshed = true) {
       const credentials = await this.#credentials.get();
       this.#count(options.verb ?? 'watch');
       const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
-      const response = await this.#streams.send(credentials, {
+      const response = await this.#streams.open(credentials, {
         method: 'GET',
         path: withQuery(path, options.query),
         headers: this.#headers(credentials),
@@ -151,8 +151,8 @@ export class KubeClient {
         connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
         headersTimeout: timeout,
       });
-      if (isSuccess(response.statusCode)) return response;
-      const error = await errorOf(response, 'GET', path);
+      if (isSuccess(response.status)) return response;
+      const error = errorOf(await readAll(response), 'GET', path);
       if (error.status === 401 && !refreshed) {
         this.#credentials.invalidate(credentials);
         continue;
@@ -178,17 +178,13 @@ export class KubeClient {
     this.#streams.close();
   }
 
-  async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | undefined, options: RequestOptions, verb: Verb): Promise<R> {
+  async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | string | undefined, options: RequestOptions, verb: Verb): Promise<R> {
     this.#count(verb);
     const headers = this.#headers(credentials);
-    if (body !== undefined) {
-      headers['Content-Type'] = options.contentType ?? 'application/json';
-      // Without a length, a DELETE's body would be read as the start of the next request.
-      headers['Content-Length'] = String(body.length);
-    }
+    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     const started = performance.now();
     const trace = this.settings.trace;
-    const response = await this.#transport.send(credentials, {
+    const response = await this.#transport.request(credentials, {
       method,
       path: withQuery(path, options.query),
       headers,
@@ -200,10 +196,9 @@ export class KubeClient {
       trace?.({ method, path, status: 0, ms: performance.now() - started });
       throw error;
     });
-    trace?.({ method, path, status: response.statusCode ?? 0, ms: performance.now() - started });
-    if (!isSuccess(response.statusCode)) throw await errorOf(response, method, path);
-    const text = (await readAll(response)).toString('utf8');
-    return (text ? JSON.parse(text) : undefined) as R;
+    trace?.({ method, path, status: response.status, ms: performance.now() - started });
+    if (!isSuccess(response.status)) throw errorOf(response, method, path);
+    return (response.body.length ? JSON.parse(response.body.toString('utf8')) : undefined) as R;
   }
 
   #count(verb: Verb): void {
@@ -215,21 +210,26 @@ export class KubeClient {
   }
 }
 
-function isSuccess(status: number | undefined): boolean {
-  return status !== undefined && status >= 200 && status < 300;
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
-/** Reads a failed response into an `ApiError` with the fields of its `v1.Status`, if it sent one. */
-async function errorOf(response: IncomingMessage, method: string, path: string): Promise<ApiError> {
-  const status = response.statusCode ?? 0;
+/** A failed response as an `ApiError` with the fields of its `v1.Status`, if it sent one. */
+function errorOf(response: BufferedResponse, method: string, path: string): ApiError {
   const retryAfter = parseRetryAfter(response.headers['retry-after']);
-  let text = '';
+  const text = response.body.toString('utf8');
+  return new ApiError({ status: response.status, method, path, body: parseStatus(text), text, retryAfter });
+}
+
+/** The rest of a streamed response, for its error; a body cut short adds nothing reliable. */
+async function readAll(response: StreamedResponse): Promise<BufferedResponse> {
+  let body = Buffer.alloc(0);
   try {
-    text = (await readAll(response)).toString('utf8');
+    body = Buffer.concat(await response.body.toArray() as Buffer[]);
   } catch {
-    // The status line says enough; a body cut short adds nothing reliable.
+    // The status line says enough.
   }
-  return new ApiError({ status, method, path, body: parseStatus(text), text, retryAfter });
+  return { status: response.status, headers: response.headers, body };
 }
 
 export function parseStatus(text: string): ApiStatus | undefined {
@@ -253,24 +253,10 @@ function withQuery(path: string, query: RequestOptions['query']): string {
   return text ? `${path}?${text}` : path;
 }
 
-/** The whole body (events rather than an async iterator: this runs for every request). */
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    stream.once('error', reject);
-    // A response cut short (the socket closed mid-body) ends with 'aborted' and 'close', not 'end'.
-    stream.once('close', () => {
-      if (!stream.complete) reject(new Error('The response ended before its whole body arrived.'));
-    });
-  });
-}
-
-function encodeBody(body: unknown): Buffer | undefined {
-  if (body === undefined) return undefined;
-  if (Buffer.isBuffer(body)) return body;
-  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+/** The body as sent: a buffer as it is, a string as UTF-8, anything else as JSON. */
+function encodeBody(body: unknown): Buffer | string | undefined {
+  if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  return JSON.stringify(body);
 }
 
 /** The client's schedule, cut to `retries` entries (repeating its last delay if more are asked for). */

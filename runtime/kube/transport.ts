@@ -1,50 +1,57 @@
 /**
- * One HTTP exchange with the API server over keep-alive connections of our own (client-node's
- * transport is not used: see the field lessons on its watch). One agent per distinct TLS identity;
- * when credentials rotate their TLS material (exec plugins issuing client certificates), the old
- * agent serves its open requests (watches) to the end and is then destroyed.
+ * HTTP exchanges with the API server over keep-alive connections of our own (client-node's
+ * transport is not used: see the field lessons on its watch). Node's HTTP client is not used
+ * either on the direct path: per request it builds an outgoing message, an incoming message and
+ * their streams, which measured about twice the CPU of the request itself on TLS (the connection
+ * layer in `http/` is a few small objects per request). A proxy the kubeconfig names comes as
+ * Node's agent, so proxied requests go through Node's client (`http/through-agent.ts`).
+ *
+ * One pool per distinct TLS identity; when credentials rotate their TLS material (exec plugins
+ * issuing client certificates), the old pool serves its open requests (watches) to the end and is
+ * then closed.
  */
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Credentials } from './credentials/credentials.ts';
+import type { ExchangeSink, Flow } from './http/connection.ts';
+import type { ResponseHead } from './http/parser.ts';
+import { Pool } from './http/pool.ts';
+import type { Outgoing } from './http/pool.ts';
+import { sendThroughAgent } from './http/through-agent.ts';
 
-export interface Exchange {
-  method: string;
+export { timeoutError } from './http/pool.ts';
+export type { ResponseHead } from './http/parser.ts';
+
+export interface Exchange extends Omit<Outgoing, 'head'> {
   /** The path from the server's base URL on, with the query: `/api/v1/pods?limit=500`. */
   path: string;
+  /** Request headers; `Host` and `Content-Length` are the transport's own. */
   headers: Record<string, string>;
-  body?: Buffer;
-  signal?: AbortSignal;
-  /** Milliseconds to open a new connection (TCP and TLS); reused connections skip it. */
-  connectTimeout?: number;
-  /** Milliseconds until the response headers arrive. */
-  headersTimeout?: number;
-  /** Milliseconds for the whole exchange, the body included. */
-  timeout?: number;
+}
+
+export interface BufferedResponse extends ResponseHead {
+  body: Buffer;
+}
+
+export interface StreamedResponse extends ResponseHead {
+  /** The body as it arrives; destroying it closes the connection. */
+  body: Readable;
 }
 
 export interface TransportOptions {
-  /** Connections per agent; unlimited by default, as in Kopf (every watch holds one). */
+  /** Connections per pool; unlimited by default, as in Kopf (every watch holds one). */
   maxSockets?: number;
 }
 
-interface AgentSlot {
-  agent: http.Agent;
+interface Slot {
+  pool: Pool;
   active: number;
   retired: boolean;
 }
 
-export function timeoutError(message: string): Error {
-  const error = new Error(message);
-  error.name = 'TimeoutError';
-  return error;
-}
-
 export class Transport {
   readonly #options: TransportOptions;
-  readonly #slots = new Map<string, AgentSlot>();
+  readonly #slots = new Map<string, Slot>();
   readonly #keys = new WeakMap<Credentials, string>();
   #current: string | undefined;
 
@@ -52,65 +59,73 @@ export class Transport {
     this.#options = options;
   }
 
-  /** Sends a request; resolves with the response as soon as its headers arrive. */
-  send(credentials: Credentials, exchange: Exchange): Promise<IncomingMessage> {
-    const origin = originOf(credentials);
-    const secure = origin.protocol === 'https:';
-    const slot = credentials.agent ? undefined : this.#slotFor(credentials, secure);
-    const agent = credentials.agent ?? slot?.agent;
-    const module = secure ? https : http;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = module.request({
-        protocol: origin.protocol, hostname: origin.hostname, port: origin.port, path: origin.prefix + exchange.path,
-        method: exchange.method, headers: exchange.headers, agent, signal: exchange.signal,
+  /** Sends a request; resolves with the whole response. */
+  request(credentials: Credentials, exchange: Exchange): Promise<BufferedResponse> {
+    return new Promise((resolve, reject) => {
+      let head: ResponseHead | undefined;
+      const chunks: Buffer[] = [];
+      this.#send(credentials, exchange, {
+        head: (h) => { head = h; },
+        data: (chunk) => chunks.push(chunk),
+        end: () => resolve({ status: head!.status, headers: head!.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+        fail: reject,
       });
-      const timers: NodeJS.Timeout[] = [];
-      const limit = (ms: number | undefined, what: string): NodeJS.Timeout | undefined => {
-        if (ms === undefined) return undefined;
-        const timer = setTimeout(() => req.destroy(timeoutError(`${what} timed out after ${ms} ms`)), ms);
-        timers.push(timer);
-        return timer;
-      };
-      if (slot) slot.active++;
-      req.once('close', () => {
-        timers.forEach(clearTimeout);
-        if (slot) this.#release(slot);
+    });
+  }
+
+  /** Sends a request; resolves with the response as soon as its head arrives, its body streaming. */
+  open(credentials: Credentials, exchange: Exchange): Promise<StreamedResponse> {
+    return new Promise((resolve, reject) => {
+      let body: BodyStream | undefined;
+      this.#send(credentials, exchange, {
+        head: (head, flow) => {
+          body = new BodyStream(flow);
+          resolve({ status: head.status, headers: head.headers, body });
+        },
+        data: (chunk) => body!.deliver(chunk),
+        end: () => body!.finish(),
+        fail: (error) => (body ? body.destroy(error) : reject(error)),
       });
-      req.once('error', reject);
-      if (exchange.connectTimeout !== undefined) {
-        req.once('socket', (socket) => {
-          if (!socket.connecting) return;
-          const timer = limit(exchange.connectTimeout, 'connecting');
-          socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
-        });
-      }
-      const headersTimer = limit(exchange.headersTimeout, 'waiting for the response');
-      req.once('response', (response) => {
-        if (headersTimer) clearTimeout(headersTimer);
-        resolve(response);
-      });
-      limit(exchange.timeout, 'the request');
-      req.end(exchange.body);
     });
   }
 
   /** Closes every connection, including open watches. */
   close(): void {
-    for (const slot of this.#slots.values()) slot.agent.destroy();
+    for (const slot of this.#slots.values()) slot.pool.close();
     this.#slots.clear();
     this.#current = undefined;
   }
 
-  #slotFor(credentials: Credentials, secure: boolean): AgentSlot {
+  #send(credentials: Credentials, exchange: Exchange, sink: ExchangeSink): void {
+    const origin = originOf(credentials);
+    if (credentials.agent) return sendThroughAgent(origin, exchange, credentials.agent, sink);
+    let head: string;
+    try {
+      head = requestHead(origin, exchange);
+    } catch (error) {
+      return sink.fail(error as Error);
+    }
+    const slot = this.#slotFor(credentials, origin);
+    slot.active++;
+    const release = () => this.#release(slot);
+    slot.pool.send({ ...exchange, head }, {
+      head: (h, flow) => sink.head(h, flow),
+      data: (chunk) => sink.data(chunk),
+      end: () => { release(); sink.end(); },
+      fail: (error) => { release(); sink.fail(error); },
+    });
+  }
+
+  #slotFor(credentials: Credentials, origin: Origin): Slot {
     let key = this.#keys.get(credentials);
     if (key === undefined) {
-      key = tlsKey(credentials, secure);
+      key = identityKey(credentials, origin);
       this.#keys.set(credentials, key);
     }
     let slot = this.#slots.get(key);
     if (!slot) {
-      const options = { keepAlive: true, scheduling: 'lifo' as const, maxSockets: this.#options.maxSockets ?? Infinity, ...credentials.tls };
-      slot = { agent: secure ? new TlsIdentityAgent(options) : new http.Agent(options), active: 0, retired: false };
+      const endpoint = { secure: origin.secure, hostname: origin.hostname, port: origin.port, tls: credentials.tls };
+      slot = { pool: new Pool(endpoint, this.#options.maxSockets), active: 0, retired: false };
       this.#slots.set(key, slot);
     }
     if (this.#current !== key) {
@@ -124,25 +139,27 @@ export class Transport {
     return slot;
   }
 
-  #release(slot: AgentSlot): void {
+  #release(slot: Slot): void {
     slot.active--;
     if (slot.retired && slot.active === 0) {
       for (const [key, candidate] of this.#slots) if (candidate === slot) this.#drop(key, slot);
     }
   }
 
-  #drop(key: string, slot: AgentSlot): void {
-    slot.agent.destroy();
+  #drop(key: string, slot: Slot): void {
+    slot.pool.close();
     this.#slots.delete(key);
   }
 }
 
 /** The parts of a server's URL that every request needs, parsed once per credentials. */
-interface Origin {
-  protocol: string;
+export interface Origin {
+  secure: boolean;
   /** Without the brackets of an IPv6 address. */
   hostname: string;
-  port: number | undefined;
+  port: number;
+  /** The `Host` header: the host as the URL gives it, with the port unless it is the default. */
+  host: string;
   /** The base URL's path (a proxy's prefix), without its trailing slash. */
   prefix: string;
 }
@@ -153,10 +170,13 @@ function originOf(credentials: Credentials): Origin {
   let origin = origins.get(credentials);
   if (!origin) {
     const url = new URL(credentials.server);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`The server's URL must be http or https: ${credentials.server}`);
+    const secure = url.protocol === 'https:';
     origin = {
-      protocol: url.protocol,
+      secure,
       hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: url.port ? Number(url.port) : undefined,
+      port: url.port ? Number(url.port) : secure ? 443 : 80,
+      host: url.host,
       prefix: url.pathname.replace(/\/+$/, ''),
     };
     origins.set(credentials, origin);
@@ -164,20 +184,56 @@ function originOf(credentials: Credentials): Origin {
   return origin;
 }
 
-/**
- * An https agent for one TLS identity (its slot's key). Node names pooled connections by their
- * host and every TLS option, the CA, certificate and key among them: kilobytes of text joined and
- * hashed for every request. Here the identity is the agent's own, so the host, port and server
- * name are enough to tell its connections apart.
- */
-class TlsIdentityAgent extends https.Agent {
-  override getName(options: https.RequestOptions = {}): string {
-    return `${options.host ?? options.hostname ?? 'localhost'}:${options.port ?? ''}:${options.localAddress ?? ''}:${options.servername ?? ''}:${options.family ?? ''}`;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const UNSAFE_VALUE = /[\r\n\0]/;
+const UNSAFE_PATH = /[\s\0]/;
+
+/** The request line and headers; throws on what would let a header or path break out of its line. */
+function requestHead(origin: Origin, exchange: Exchange): string {
+  const path = origin.prefix + exchange.path;
+  if (UNSAFE_PATH.test(path)) throw new TypeError(`The request path contains unescaped characters: ${JSON.stringify(path)}`);
+  let head = `${exchange.method} ${path} HTTP/1.1\r\nHost: ${origin.host}\r\n`;
+  for (const name in exchange.headers) {
+    const value = exchange.headers[name]!;
+    if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`Invalid character in the request header ${JSON.stringify(name)}`);
+    head += `${name}: ${value}\r\n`;
+  }
+  const { body } = exchange;
+  if (body !== undefined) head += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n`;
+  return `${head}\r\n`;
+}
+
+/** A streamed body: pushes what arrives, and stops reading the socket while nobody reads it. */
+class BodyStream extends Readable {
+  readonly #flow: Flow;
+  #ended = false;
+
+  constructor(flow: Flow) {
+    super();
+    this.#flow = flow;
+  }
+
+  deliver(chunk: Buffer): void {
+    if (!this.push(chunk)) this.#flow.pause();
+  }
+
+  finish(): void {
+    this.#ended = true;
+    this.push(null);
+  }
+
+  override _read(): void {
+    this.#flow.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.#ended) this.#flow.abandon();
+    callback(error);
   }
 }
 
-function tlsKey(credentials: Credentials, secure: boolean): string {
-  const hash = createHash('sha256').update(secure ? 'https' : 'http');
+function identityKey(credentials: Credentials, origin: Origin): string {
+  const hash = createHash('sha256').update(`${origin.secure ? 'https' : 'http'}://${origin.host}`);
   const tls = credentials.tls;
   for (const field of [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, String(tls.rejectUnauthorized)]) {
     hash.update('\0').update(field ?? '');

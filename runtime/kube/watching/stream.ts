@@ -123,7 +123,7 @@ export async function* watchStream<T extends KubeObject>(
         },
         signal,
       });
-      const reader = readJsonLines(response, { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal });
+      const reader = readJsonLines(response.body, { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal });
       for await (const raw of reader) {
         const event = toEvent<T>(raw, path);
         failures = 0;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { test } from 'node:test';
 import {
-  ApiConnectionError, ApiError, CachedCredentials, KubeClient, isAlreadyExists, isConflict, isNotFound, isRetryable,
+  ApiConnectionError, ApiError, CachedCredentials, KubeClient, isAlreadyExists, isConflict, isNotFound, isRetryable, staticCredentials,
 } from '../../../runtime/kube/index.ts';
 import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
 
@@ -225,5 +226,72 @@ test('a response cut short mid-body is a connection error, retried like one', as
   const client = clientOf(server);
   assert.deepEqual(await client.request('GET', '/api'), { whole: true });
   assert.equal(server.received.length, 2);
+  client.close();
+});
+
+test('regular requests share at most maxSockets connections; the others wait their turn', async (t) => {
+  const ports = new Set<number>();
+  const server = await startServer((req, res, raw) => {
+    ports.add(raw.socket.remotePort ?? 0);
+    setImmediate(() => sendJson(res, 200, { n: req.query.get('n') }));
+  });
+  t.after(() => server.close());
+  const client = clientOf(server, { maxSockets: 3 });
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => client.request('GET', '/api', { query: { n } })));
+  assert.deepEqual(answers, Array.from({ length: 20 }, (_, n) => ({ n: String(n) })));
+  assert.equal(ports.size, 3);
+  client.close();
+});
+
+test('an idle connection that the server closed is not used again: the next request needs no retry', async (t) => {
+  const closed = deferred();
+  const server = await startServer((req, res, raw) => {
+    if (server.received.length === 1) {
+      raw.socket.once('close', () => closed.resolve());
+      res.setHeader('Connection', 'keep-alive');
+      sendJson(res, 200, {});
+      res.once('finish', () => raw.socket.end());
+    } else sendJson(res, 200, { second: true });
+  });
+  t.after(() => server.close());
+  const client = clientOf(server, { errorBackoffs: [] });
+  await client.request('GET', '/api');
+  await closed.promise;
+  assert.deepEqual(await client.request('GET', '/api'), { second: true });
+  assert.equal(client.requestCounts().get, 2);
+  client.close();
+});
+
+test('a header or path that would break out of its line is refused before anything is sent', async (t) => {
+  const server = await startServer((req, res) => sendJson(res, 200, {}));
+  t.after(() => server.close());
+  const client = clientOf(server);
+  await assert.rejects(client.request('PATCH', '/api', { body: {}, contentType: 'application/json\r\nX-Evil: 1' }), TypeError);
+  await assert.rejects(client.request('GET', '/api/v1/namespaces/a b/pods'), TypeError);
+  assert.equal(server.received.length, 0);
+  client.close();
+});
+
+test('an agent that the kubeconfig insists on (a proxy) carries the requests, bodies and streams', async (t) => {
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"type":"ADDED","object":{}}\n');
+    } else sendJson(res, 200, { echoed: req.body });
+  });
+  t.after(() => server.close());
+  let connections = 0;
+  const agent = new (class extends http.Agent {
+    override createConnection(...args: Parameters<http.Agent['createConnection']>) {
+      connections++;
+      return super.createConnection(...args);
+    }
+  })({ keepAlive: true });
+  t.after(() => agent.destroy());
+  const client = new KubeClient(staticCredentials({ server: server.url, headers: {}, tls: {}, agent }), { errorBackoffs: [] });
+  assert.deepEqual(await client.request('POST', '/api', { body: { a: 1 } }), { echoed: '{"a":1}' });
+  const stream = await client.openStream('/api', { query: { watch: 'true' } });
+  assert.equal(Buffer.concat(await stream.body.toArray() as Buffer[]).toString(), '{"type":"ADDED","object":{}}\n');
+  assert.ok(connections >= 1);
   client.close();
 });

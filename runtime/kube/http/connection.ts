@@ -1,0 +1,151 @@
+/**
+ * One keep-alive connection to the API server: a TCP or TLS socket that carries one exchange at a
+ * time. Requests go out as one write (the head and a small body together, so one TLS record);
+ * responses come back through the parser straight into the exchange's sink.
+ */
+import { isIP, connect as connectTcp } from 'node:net';
+import type { Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import type { TlsMaterial } from '../credentials/credentials.ts';
+import { ResponseParser } from './parser.ts';
+import type { ResponseHead } from './parser.ts';
+
+export interface Endpoint {
+  secure: boolean;
+  /** Without the brackets of an IPv6 address. */
+  hostname: string;
+  port: number;
+  tls: Readonly<TlsMaterial>;
+}
+
+/** What a response's receiver can ask of the connection that carries it. */
+export interface Flow {
+  /** Stops reading from the socket (backpressure); the server's sends stop when its buffers fill. */
+  pause(): void;
+  resume(): void;
+  /** Gives up the response before its end: the connection is closed, as nothing else can reuse it. */
+  abandon(): void;
+}
+
+/** Receives one response. Exactly one of `end` and `fail` is called, and nothing after it. */
+export interface ExchangeSink {
+  head(head: ResponseHead, flow: Flow): void;
+  data(chunk: Buffer): void;
+  end(): void;
+  fail(error: Error): void;
+}
+
+/** The TCP keep-alive probe delay, as Node's agents set it: half-open sockets are found in time. */
+const KEEP_ALIVE_MS = 1000;
+
+export class Connection implements Flow {
+  readonly socket: Socket;
+  /** The socket's event when the TCP connection (and the TLS handshake) is up. */
+  readonly connectEvent: 'connect' | 'secureConnect';
+  closed = false;
+  readonly #parser: ResponseParser;
+  #sink: ExchangeSink | undefined;
+  readonly #released: (connection: Connection, reusable: boolean) => void;
+  readonly #gone: (connection: Connection) => void;
+
+  /**
+   * `released` is called when an exchange ends (reusable: the connection may take another);
+   * `gone` once, when the socket closes for whatever reason.
+   */
+  constructor(endpoint: Endpoint, session: Buffer | undefined, released: (connection: Connection, reusable: boolean) => void, gone: (connection: Connection) => void) {
+    this.#released = released;
+    this.connectEvent = endpoint.secure ? 'secureConnect' : 'connect';
+    this.#gone = gone;
+    this.socket = openSocket(endpoint, session);
+    this.socket.setNoDelay(true);
+    this.socket.setKeepAlive(true, KEEP_ALIVE_MS);
+    this.#parser = new ResponseParser({
+      head: (head) => this.#sink?.head(head, this),
+      data: (chunk) => this.#sink?.data(chunk),
+      end: (reusable) => this.#end(reusable),
+    });
+    this.socket.on('data', (chunk: Buffer) => this.#data(chunk));
+    this.socket.on('end', () => this.#fail(this.#parser.close()));
+    this.socket.on('error', (error: Error) => this.#fail(error));
+    this.socket.once('close', () => {
+      this.closed = true;
+      this.#fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      this.#gone(this);
+    });
+  }
+
+  /** Sends a request whose response goes to `sink`. The connection must be free. */
+  send(method: string, head: string, body: Buffer | string | undefined, sink: ExchangeSink): void {
+    this.#sink = sink;
+    this.#parser.expect(method);
+    this.socket.ref();
+    if (body === undefined) {
+      this.socket.write(head, 'latin1');
+    } else if (typeof body === 'string') {
+      this.socket.write(head + body);
+    } else {
+      this.socket.cork();
+      this.socket.write(head, 'latin1');
+      this.socket.write(body);
+      this.socket.uncork();
+    }
+  }
+
+  /** Marks the connection as waiting in the pool: it neither keeps the process alive nor stays paused. */
+  idle(): void {
+    this.socket.resume();
+    this.socket.unref();
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  abandon(): void {
+    this.destroy(Object.assign(new Error('the response was abandoned before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  }
+
+  /** Closes the connection; an exchange in flight fails with `error` (or a hang-up). */
+  destroy(error?: Error): void {
+    if (error) this.#fail(error);
+    this.socket.destroy();
+  }
+
+  #data(chunk: Buffer): void {
+    try {
+      this.#parser.push(chunk);
+    } catch (error) {
+      this.destroy(error as Error);
+    }
+  }
+
+  #end(reusable: boolean): void {
+    const sink = this.#sink;
+    this.#sink = undefined;
+    sink?.end();
+    if (!reusable) this.socket.destroy();
+    this.#released(this, reusable && !this.closed);
+  }
+
+  #fail(error: Error | undefined): void {
+    const sink = this.#sink;
+    if (!sink || !error) return;
+    this.#sink = undefined;
+    sink.fail(error);
+  }
+}
+
+function openSocket(endpoint: Endpoint, session: Buffer | undefined): Socket {
+  const { hostname, port } = endpoint;
+  if (!endpoint.secure) return connectTcp({ host: hostname, port });
+  const { servername, ...tls } = endpoint.tls;
+  // Server names are for DNS names only: TLS forbids IP addresses in SNI (the certificate is still
+  // checked against the IP address).
+  const sni = servername || (isIP(hostname) ? undefined : hostname);
+  return connectTls({ host: hostname, port, servername: sni, session, ...tls }) as TLSSocket;
+}

@@ -1,0 +1,230 @@
+/**
+ * An incremental parser of HTTP/1.1 responses, one at a time on one connection (no pipelining).
+ * It finds the head, then frames the body by `Content-Length`, by chunks, or by the connection's
+ * end, and hands out body bytes as views of the socket's own chunks, without copies.
+ */
+
+export interface ResponseHead {
+  status: number;
+  /** Header names in lower case; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+}
+
+export interface ParserEvents {
+  head(head: ResponseHead): void;
+  data(chunk: Buffer): void;
+  /** The response is complete; `reusable` if the connection may carry another exchange. */
+  end(reusable: boolean): void;
+}
+
+/** The server sent something that is not HTTP/1.1 as this client speaks it. */
+export class ProtocolError extends Error {
+  readonly code = 'EPROTO';
+  constructor(detail: string) {
+    super(`malformed HTTP response: ${detail}`);
+    this.name = 'ProtocolError';
+  }
+}
+
+const MAX_HEAD = 64 * 1024;
+const MAX_SIZE_LINE = 1024;
+const CRLF = 0x0a0d; // '\r\n' read as a little-endian 16-bit word
+const HEAD_END = Buffer.from('\r\n\r\n');
+
+/** The parser's states (numbers rather than an enum: type stripping erases types only). */
+const State = { Idle: 0, Head: 1, Length: 2, ChunkSize: 3, ChunkData: 4, ChunkEnd: 5, Trailer: 6, UntilClose: 7, Done: 8 } as const;
+type State = (typeof State)[keyof typeof State];
+
+export class ResponseParser {
+  readonly #events: ParserEvents;
+  #state: State = State.Idle;
+  #bodyless = false;
+  #keepAlive = true;
+  #remaining = 0;
+  /** The head's bytes so far, or a chunk-size or trailer line split across chunks. */
+  #pending: Buffer | undefined;
+
+  constructor(events: ParserEvents) {
+    this.#events = events;
+  }
+
+  /** Expects the response to a request just sent; a HEAD request's response has no body. */
+  expect(method: string): void {
+    this.#state = State.Head;
+    this.#bodyless = method === 'HEAD';
+    this.#pending = undefined;
+  }
+
+  /** True between `expect()` and the response's end. */
+  get busy(): boolean {
+    return this.#state !== State.Idle && this.#state !== State.Done;
+  }
+
+  /** Bytes from the socket. Throws `ProtocolError`; the connection is then beyond repair. */
+  push(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      switch (this.#state) {
+        case State.Idle:
+        case State.Done:
+          throw new ProtocolError('bytes arrived while no request was waiting');
+        case State.Head:
+          at = this.#head(chunk, at);
+          break;
+        case State.Length: {
+          const n = Math.min(this.#remaining, chunk.length - at);
+          this.#events.data(chunk.subarray(at, at + n));
+          at += n;
+          this.#remaining -= n;
+          if (this.#remaining === 0) this.#finish();
+          break;
+        }
+        case State.UntilClose:
+          this.#events.data(at === 0 ? chunk : chunk.subarray(at));
+          at = chunk.length;
+          break;
+        case State.ChunkSize:
+          at = this.#chunkSize(chunk, at);
+          break;
+        case State.ChunkData: {
+          const n = Math.min(this.#remaining, chunk.length - at);
+          this.#events.data(chunk.subarray(at, at + n));
+          at += n;
+          this.#remaining -= n;
+          if (this.#remaining === 0) {
+            this.#state = State.ChunkEnd;
+            this.#remaining = 2;
+          }
+          break;
+        }
+        case State.ChunkEnd:
+          // The CRLF after a chunk's data, possibly split between two socket chunks.
+          if (chunk[at] !== (this.#remaining === 2 ? 0x0d : 0x0a)) throw new ProtocolError('a chunk is not followed by CRLF');
+          at++;
+          if (--this.#remaining === 0) this.#state = State.ChunkSize;
+          break;
+        case State.Trailer:
+          at = this.#trailer(chunk, at);
+          break;
+      }
+    }
+  }
+
+  /** The server closed the connection: the end of a body framed by it, else a response cut short. */
+  close(): Error | undefined {
+    if (this.#state === State.UntilClose) {
+      this.#state = State.Done;
+      this.#events.end(false);
+      return undefined;
+    }
+    if (!this.busy) return undefined;
+    return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  }
+
+  #head(chunk: Buffer, at: number): number {
+    let bytes = at === 0 ? chunk : chunk.subarray(at);
+    const before = this.#pending?.length ?? 0;
+    if (this.#pending) bytes = Buffer.concat([this.#pending, bytes]);
+    const end = bytes.indexOf(HEAD_END, Math.max(0, before - 3));
+    if (end < 0) {
+      if (bytes.length > MAX_HEAD) throw new ProtocolError(`a head longer than ${MAX_HEAD} bytes`);
+      this.#pending = bytes;
+      return chunk.length;
+    }
+    this.#pending = undefined;
+    const consumed = at + end + 4 - before;
+    const head = parseHead(bytes.toString('latin1', 0, end));
+    if (head.status < 200) return consumed; // 1xx: the real response follows
+    this.#keepAlive = !/(?:^|,)\s*close\s*(?:,|$)/i.test(head.headers.connection ?? '');
+    this.#events.head(head);
+    this.#frame(head);
+    return consumed;
+  }
+
+  #frame(head: ResponseHead): void {
+    const { status, headers } = head;
+    if (this.#bodyless || status === 204 || status === 304) return this.#finish();
+    const encoding = headers['transfer-encoding'];
+    if (encoding !== undefined) {
+      if (!/(?:^|,)\s*chunked\s*$/i.test(encoding)) {
+        this.#keepAlive = false;
+        this.#state = State.UntilClose;
+        return;
+      }
+      this.#state = State.ChunkSize;
+      return;
+    }
+    const length = headers['content-length'];
+    if (length !== undefined) {
+      if (!/^\d+$/.test(length)) throw new ProtocolError(`Content-Length: ${length}`);
+      this.#remaining = Number(length);
+      if (this.#remaining === 0) return this.#finish();
+      this.#state = State.Length;
+      return;
+    }
+    this.#keepAlive = false;
+    this.#state = State.UntilClose;
+  }
+
+  /** Reads a line ending in CRLF, possibly split across chunks; undefined until it is whole. */
+  #line(chunk: Buffer, at: number): { line: string; next: number } | undefined {
+    const lf = chunk.indexOf(0x0a, at);
+    if (lf < 0) {
+      const rest = chunk.subarray(at);
+      this.#pending = this.#pending ? Buffer.concat([this.#pending, rest]) : Buffer.from(rest);
+      if (this.#pending.length > MAX_SIZE_LINE) throw new ProtocolError('a chunk-size line too long');
+      return undefined;
+    }
+    let bytes = chunk.subarray(at, lf + 1);
+    if (this.#pending) {
+      bytes = Buffer.concat([this.#pending, bytes]);
+      this.#pending = undefined;
+    }
+    if (bytes.length < 2 || bytes.readUInt16LE(bytes.length - 2) !== CRLF) throw new ProtocolError('a line not ended by CRLF');
+    return { line: bytes.toString('latin1', 0, bytes.length - 2), next: lf + 1 };
+  }
+
+  #chunkSize(chunk: Buffer, at: number): number {
+    const read = this.#line(chunk, at);
+    if (!read) return chunk.length;
+    const hex = read.line.split(';', 1)[0]!.trim();
+    if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) throw new ProtocolError(`a chunk size of ${JSON.stringify(hex)}`);
+    const size = parseInt(hex, 16);
+    if (size === 0) {
+      this.#state = State.Trailer;
+    } else {
+      this.#state = State.ChunkData;
+      this.#remaining = size;
+    }
+    return read.next;
+  }
+
+  #trailer(chunk: Buffer, at: number): number {
+    const read = this.#line(chunk, at);
+    if (!read) return chunk.length;
+    if (read.line === '') this.#finish();
+    return read.next;
+  }
+
+  #finish(): void {
+    this.#state = State.Done;
+    this.#events.end(this.#keepAlive);
+  }
+}
+
+function parseHead(text: string): ResponseHead {
+  const lines = text.split('\r\n');
+  const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!);
+  if (!match) throw new ProtocolError(`a status line of ${JSON.stringify(lines[0]!.slice(0, 100))}`);
+  const headers: Record<string, string> = {};
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new ProtocolError(`a header line of ${JSON.stringify(line.slice(0, 100))}`);
+    const name = line.slice(0, colon).toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const before = headers[name];
+    headers[name] = before === undefined ? value : `${before}, ${value}`;
+  }
+  return { status: Number(match[1]), headers };
+}

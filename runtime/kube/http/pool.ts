@@ -1,0 +1,179 @@
+/**
+ * Keep-alive connections to one server with one TLS identity, at most `limit` of them; requests
+ * beyond it wait for a free connection, first come first served. The most recently freed
+ * connection is reused first, so that a quiet period lets the others go idle. Each exchange has
+ * its time limits and its abort signal here, where the connection it occupies is known.
+ */
+import { Connection } from './connection.ts';
+import type { Endpoint, ExchangeSink, Flow } from './connection.ts';
+import type { ResponseHead } from './parser.ts';
+
+export interface Outgoing {
+  method: string;
+  /** The request line and headers, CRLF-terminated, blank line included. */
+  head: string;
+  body?: Buffer | string;
+  signal?: AbortSignal;
+  /** Milliseconds to open a new connection (TCP and TLS); reused connections skip it. */
+  connectTimeout?: number;
+  /** Milliseconds until the response headers arrive. */
+  headersTimeout?: number;
+  /** Milliseconds for the whole exchange, the body included. */
+  timeout?: number;
+}
+
+export function timeoutError(message: string): Error {
+  const error = new Error(message);
+  error.name = 'TimeoutError';
+  return error;
+}
+
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
+export class Pool {
+  readonly #endpoint: Endpoint;
+  readonly #limit: number;
+  readonly #idle: Connection[] = [];
+  readonly #waiting: Exchange[] = [];
+  #open = 0;
+  #session: Buffer | undefined;
+  #closed = false;
+  /** Connections carrying an exchange (or opening for one). */
+  readonly #busy = new Set<Connection>();
+
+  constructor(endpoint: Endpoint, limit = Infinity) {
+    this.#endpoint = endpoint;
+    this.#limit = limit;
+  }
+
+  /** Sends a request; its response goes to `sink` (exactly one `end` or `fail`). */
+  send(outgoing: Outgoing, sink: ExchangeSink): void {
+    if (this.#closed) return sink.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    const exchange = new Exchange(outgoing, sink, this.#waiting);
+    if (exchange.done) return;
+    const connection = this.#idle.pop();
+    if (connection) return exchange.start(connection, false);
+    if (this.#open < this.#limit) return exchange.start(this.#connect(), true);
+    this.#waiting.push(exchange);
+  }
+
+  /** Closes every connection; exchanges in flight (watches among them) fail. */
+  close(): void {
+    this.#closed = true;
+    for (const exchange of this.#waiting.splice(0)) exchange.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    for (const connection of this.#idle.splice(0)) connection.destroy();
+    for (const connection of this.#busy) connection.destroy();
+  }
+
+  #connect(): Connection {
+    this.#open++;
+    const connection = new Connection(this.#endpoint, this.#session, (c, reusable) => this.#released(c, reusable), (c) => this.#gone(c));
+    connection.socket.on('session', (session: Buffer) => { this.#session = session; });
+    this.#busy.add(connection);
+    return connection;
+  }
+
+  #released(connection: Connection, reusable: boolean): void {
+    if (!reusable) return;
+    if (this.#closed) return connection.destroy();
+    const next = this.#waiting.shift();
+    if (next) return next.start(connection, false);
+    this.#busy.delete(connection);
+    connection.idle();
+    this.#idle.push(connection);
+  }
+
+  #gone(connection: Connection): void {
+    this.#open--;
+    this.#busy.delete(connection);
+    const at = this.#idle.indexOf(connection);
+    if (at >= 0) this.#idle.splice(at, 1);
+    if (this.#closed) return;
+    const next = this.#waiting.shift();
+    if (next) next.start(this.#connect(), true);
+  }
+}
+
+/** One request from its arrival to its response's end: its timers, its abort, its connection. */
+class Exchange implements ExchangeSink {
+  done = false;
+  readonly #outgoing: Outgoing;
+  readonly #sink: ExchangeSink;
+  readonly #queue: Exchange[];
+  #connection: Connection | undefined;
+  #timeout: NodeJS.Timeout | undefined;
+  #headersTimeout: NodeJS.Timeout | undefined;
+  #connectTimeout: NodeJS.Timeout | undefined;
+  readonly #onAbort: (() => void) | undefined;
+
+  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: Exchange[]) {
+    this.#outgoing = outgoing;
+    this.#sink = sink;
+    this.#queue = queue;
+    const { signal } = outgoing;
+    if (signal?.aborted) {
+      this.fail(abortError(signal));
+      return;
+    }
+    if (signal) {
+      this.#onAbort = () => this.#stop(abortError(signal));
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    if (outgoing.timeout !== undefined) this.#timeout = this.#limit(outgoing.timeout, 'the request');
+  }
+
+  start(connection: Connection, fresh: boolean): void {
+    this.#connection = connection;
+    const { connectTimeout, headersTimeout } = this.#outgoing;
+    if (fresh && connectTimeout !== undefined) {
+      this.#connectTimeout = this.#limit(connectTimeout, 'connecting');
+      connection.socket.once(connection.connectEvent, () => clearTimeout(this.#connectTimeout));
+    }
+    if (headersTimeout !== undefined) this.#headersTimeout = this.#limit(headersTimeout, 'waiting for the response');
+    connection.send(this.#outgoing.method, this.#outgoing.head, this.#outgoing.body, this);
+  }
+
+  head(head: ResponseHead, flow: Flow): void {
+    clearTimeout(this.#headersTimeout);
+    this.#sink.head(head, flow);
+  }
+
+  data(chunk: Buffer): void {
+    this.#sink.data(chunk);
+  }
+
+  end(): void {
+    if (this.#finish()) this.#sink.end();
+  }
+
+  fail(error: Error): void {
+    if (this.#finish()) this.#sink.fail(error);
+  }
+
+  /** Ends the exchange early: on its connection if it has one, else in the queue. */
+  #stop(error: Error): void {
+    if (this.#connection) {
+      this.#connection.destroy(error);
+      return;
+    }
+    const at = this.#queue.indexOf(this);
+    if (at >= 0) this.#queue.splice(at, 1);
+    this.fail(error);
+  }
+
+  #limit(ms: number, what: string): NodeJS.Timeout {
+    return setTimeout(() => this.#stop(timeoutError(`${what} timed out after ${ms} ms`)), ms);
+  }
+
+  #finish(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    clearTimeout(this.#timeout);
+    clearTimeout(this.#headersTimeout);
+    clearTimeout(this.#connectTimeout);
+    if (this.#onAbort) this.#outgoing.signal?.removeEventListener('abort', this.#onAbort);
+    return true;
+  }
+}

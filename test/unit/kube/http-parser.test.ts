@@ -1,0 +1,97 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ProtocolError, ResponseParser } from '../../../runtime/kube/http/parser.ts';
+import type { ResponseHead } from '../../../runtime/kube/http/parser.ts';
+
+interface Parsed {
+  heads: ResponseHead[];
+  body: string;
+  ends: boolean[];
+}
+
+function parserOf(): { parser: ResponseParser; parsed: Parsed } {
+  const parsed: Parsed = { heads: [], body: '', ends: [] };
+  const parser = new ResponseParser({
+    head: (head) => parsed.heads.push(head),
+    data: (chunk) => { parsed.body += chunk.toString('latin1'); },
+    end: (reusable) => parsed.ends.push(reusable),
+  });
+  return { parser, parsed };
+}
+
+/** Feeds `wire` split at `at` (and at every `step` after it), as sockets may deliver it. */
+function feed(wire: string, splits: number[], method = 'GET'): Parsed {
+  const { parser, parsed } = parserOf();
+  parser.expect(method);
+  const bytes = Buffer.from(wire, 'latin1');
+  let from = 0;
+  for (const at of [...splits, bytes.length]) {
+    if (at > from) parser.push(bytes.subarray(from, at));
+    from = Math.max(from, at);
+  }
+  return parsed;
+}
+
+const LENGTH = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Twice: a\r\nx-twice: b\r\n\r\n{"a":"bcd"}';
+const CHUNKED = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"bcdefghi"\r\n1\r\n}\r\n0\r\nTrailer: x\r\n\r\n';
+
+test('a body framed by Content-Length arrives whole however the socket splits it', () => {
+  for (let at = 0; at <= LENGTH.length; at++) {
+    const parsed = feed(LENGTH, [at]);
+    assert.deepEqual(parsed.heads, [{ status: 200, headers: { 'content-type': 'application/json', 'content-length': '11', 'x-twice': 'a, b' } }], `split at ${at}`);
+    assert.equal(parsed.body, '{"a":"bcd"}', `split at ${at}`);
+    assert.deepEqual(parsed.ends, [true], `split at ${at}`);
+  }
+});
+
+test('a chunked body (extensions, trailers) arrives whole however the socket splits it', () => {
+  for (let at = 0; at <= CHUNKED.length; at++) {
+    for (const step of [1, 3, 7]) {
+      const splits = Array.from({ length: Math.ceil((CHUNKED.length - at) / step) }, (_, i) => at + i * step);
+      const parsed = feed(CHUNKED, splits);
+      assert.equal(parsed.body, '{"a":"bcdefghi"}', `split at ${at} every ${step}`);
+      assert.deepEqual(parsed.ends, [true], `split at ${at} every ${step}`);
+    }
+  }
+});
+
+test('informational responses are skipped; 204, 304 and HEAD have no body', () => {
+  const continued = feed('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}', []);
+  assert.deepEqual(continued.heads.map((h) => h.status), [201]);
+  assert.equal(continued.body, '{}');
+  for (const status of [204, 304]) assert.deepEqual(feed(`HTTP/1.1 ${status} X\r\n\r\n`, []).ends, [true]);
+  assert.deepEqual(feed('HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n', [], 'HEAD').ends, [true]);
+});
+
+test('a body without a length ends with the connection, which cannot be reused; nor after Connection: close', () => {
+  const { parser, parsed } = parserOf();
+  parser.expect('GET');
+  parser.push(Buffer.from('HTTP/1.0 200 OK\r\n\r\nsome'));
+  parser.push(Buffer.from(' text'));
+  assert.deepEqual(parsed.ends, []);
+  assert.equal(parser.close(), undefined);
+  assert.equal(parsed.body, 'some text');
+  assert.deepEqual(parsed.ends, [false]);
+  assert.deepEqual(feed('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', []).ends, [false]);
+});
+
+test('a connection closed mid-response is a hang-up, retryable like other network errors', () => {
+  const { parser } = parserOf();
+  parser.expect('GET');
+  parser.push(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{"a"'));
+  const error = parser.close();
+  assert.equal((error as { code?: string } | undefined)?.code, 'ECONNRESET');
+  const idle = parserOf().parser;
+  assert.equal(idle.close(), undefined);
+});
+
+test('what is not HTTP is a ProtocolError: a bad status line, a bad chunk, bytes nobody asked for', () => {
+  assert.throws(() => feed('SSH-2.0-OpenSSH\r\n\r\n', []), ProtocolError);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nno colon here\r\n\r\n', []), ProtocolError);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', []), ProtocolError);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY', []), ProtocolError);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n', []), ProtocolError);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nextra', []), ProtocolError);
+  const { parser } = parserOf();
+  assert.throws(() => parser.push(Buffer.from('HTTP/1.1 200 OK\r\n\r\n')), ProtocolError);
+});
