@@ -41,7 +41,7 @@ export class AnnotationsProgressStorage implements ProgressStorage {
   }
 
   /** The annotation keys of a record key, V2 first. */
-  keys(key: string, body?: KubeObject | null): string[] {
+  keys(key: string, body?: KubeObject | null): readonly string[] {
     return storageKeys(this.prefix, key, { v1: this.v1, body });
   }
 

@@ -38,7 +38,7 @@ export class AnnotationsDiffBaseStorage implements DiffBaseStorage {
     if (!this.prefix) throw new TypeError('Annotations storages must be prefixed.');
   }
 
-  keys(body?: KubeObject | null): string[] {
+  keys(body?: KubeObject | null): readonly string[] {
     return storageKeys(this.prefix, this.key, { v1: this.v1, body });
   }
 

@@ -54,24 +54,27 @@ export function v2Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH):
 }
 
 // The same few handler ids get their keys on every cycle of every object, and hashing them is
-// tens of microseconds. Bounded, so that ever-new ids cannot grow it without limit.
-const cachedKeys = new Map<string, readonly string[]>();
+// tens of microseconds. Looked up by prefix, then by key (no joined string per call); bounded,
+// so that ever-new ids cannot grow it without limit.
+const cachedKeys = [new Map<string, Map<string, readonly string[]>>(), new Map<string, Map<string, readonly string[]>>()];
 const MAX_CACHED_KEYS = 4096;
 
-/** All keys a record is written under, V2 first, without duplicates. */
-export function storageKeys(prefix: string, key: string, options: { v1?: boolean; body?: KubeObject | null } = {}): string[] {
+/** All keys a record is written under, V2 first, without duplicates (shared: not to be changed). */
+export function storageKeys(prefix: string, key: string, options: { v1?: boolean; body?: KubeObject | null } = {}): readonly string[] {
   const marked = markKey(key, options.body);
   const withV1 = options.v1 ?? true;
-  const cacheKey = `${withV1 ? 1 : 2}\0${prefix}\0${marked}`;
-  let keys = cachedKeys.get(cacheKey);
+  const byPrefix = cachedKeys[withV1 ? 1 : 0]!;
+  let byKey = byPrefix.get(prefix);
+  if (!byKey) byPrefix.set(prefix, (byKey = new Map()));
+  let keys = byKey.get(marked);
   if (keys === undefined) {
     const v2 = v2Key(prefix, marked);
     const v1 = withV1 ? v1Key(prefix, marked) : v2;
-    keys = v1 === v2 ? [v2] : [v2, v1];
-    if (cachedKeys.size >= MAX_CACHED_KEYS) cachedKeys.clear();
-    cachedKeys.set(cacheKey, keys);
+    keys = Object.freeze(v1 === v2 ? [v2] : [v2, v1]);
+    if (byKey.size >= MAX_CACHED_KEYS) byKey.clear();
+    byKey.set(marked, keys);
   }
-  return [...keys];
+  return keys;
 }
 
 function length(text: string): number {
