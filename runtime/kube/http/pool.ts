@@ -51,12 +51,19 @@ export class Pool {
   /** Sends a request; its response goes to `sink` (exactly one `end` or `fail`). */
   send(outgoing: Outgoing, sink: ExchangeSink): void {
     if (this.#closed) return sink.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
-    const exchange = new Exchange(outgoing, sink, this.#waiting);
+    const exchange = new Exchange(outgoing, sink, this.#waiting, (again) => this.#retry(again));
     if (exchange.done) return;
     const connection = this.#idle.pop();
     if (connection) return exchange.start(connection, false);
     if (this.#open < this.#limit) return exchange.start(this.#connect(), true);
     this.#waiting.push(exchange);
+  }
+
+  /** An exchange whose reused connection turned out to be closed: on a new connection, first in line. */
+  #retry(exchange: Exchange): void {
+    if (this.#closed) return exchange.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    if (this.#open < this.#limit) return exchange.start(this.#connect(), true);
+    this.#waiting.unshift(exchange);
   }
 
   /** Closes every connection; exchanges in flight (watches among them) fail. */
@@ -96,22 +103,37 @@ export class Pool {
   }
 }
 
-/** One request from its arrival to its response's end: its timers, its abort, its connection. */
+/** Errors of a connection that the server closed (or reset) under a request. */
+const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * One request from its arrival to its response's end: its timers, its abort, its connection.
+ *
+ * A keep-alive connection may be closed by the server (or a load balancer's idle timeout) just as
+ * a request is written to it. So an exchange whose reused connection drops before any response
+ * arrived is sent again at once, once, on a new connection, rather than failed into the client's
+ * retry schedule (which would wait a second or more for what is not an error of the server's).
+ */
 class Exchange implements ExchangeSink {
   done = false;
   readonly #outgoing: Outgoing;
   readonly #sink: ExchangeSink;
   readonly #queue: Exchange[];
+  readonly #retry: (exchange: Exchange) => void;
   #connection: Connection | undefined;
+  #reused = false;
+  #answered = false;
+  #retried = false;
   #timeout: NodeJS.Timeout | undefined;
   #headersTimeout: NodeJS.Timeout | undefined;
   #connectTimeout: NodeJS.Timeout | undefined;
   readonly #onAbort: (() => void) | undefined;
 
-  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: Exchange[]) {
+  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: Exchange[], retry: (exchange: Exchange) => void) {
     this.#outgoing = outgoing;
     this.#sink = sink;
     this.#queue = queue;
+    this.#retry = retry;
     const { signal } = outgoing;
     if (signal?.aborted) {
       this.fail(abortError(signal));
@@ -126,6 +148,7 @@ class Exchange implements ExchangeSink {
 
   start(connection: Connection, fresh: boolean): void {
     this.#connection = connection;
+    this.#reused = !fresh;
     const { connectTimeout, headersTimeout } = this.#outgoing;
     if (fresh && connectTimeout !== undefined) {
       this.#connectTimeout = this.#limit(connectTimeout, 'connecting');
@@ -136,6 +159,7 @@ class Exchange implements ExchangeSink {
   }
 
   head(head: ResponseHead, flow: Flow): void {
+    this.#answered = true;
     clearTimeout(this.#headersTimeout);
     this.#sink.head(head, flow);
   }
@@ -149,6 +173,12 @@ class Exchange implements ExchangeSink {
   }
 
   fail(error: Error): void {
+    if (this.#reused && !this.#answered && !this.#retried && !this.done && DROPPED.has((error as { code?: string }).code ?? '')) {
+      this.#retried = true;
+      this.#connection = undefined;
+      clearTimeout(this.#headersTimeout);
+      return this.#retry(this);
+    }
     if (this.#finish()) this.#sink.fail(error);
   }
 

@@ -33,7 +33,8 @@ test('429 with details.retryAfterSeconds and no header is honoured too', async (
 test('5xx and dropped connections are retried until success; attempts are counted by verb', async (t) => {
   const server = await startServer((req, res, raw) => {
     const n = server.received.length;
-    if (n === 1) sendJson(res, 503, status(503, 'ServiceUnavailable', 'try later'));
+    // The 503 closes its connection, so that the drop is on a new one: the server's failure, not a stale connection.
+    if (n === 1) sendJson(res, 503, status(503, 'ServiceUnavailable', 'try later'), { Connection: 'close' });
     else if (n === 2) raw.socket.destroy();
     else if (n === 3) sendJson(res, 500, status(500, 'InternalError', 'oops'));
     else sendJson(res, 201, { metadata: { name: 'x' } });
@@ -293,5 +294,26 @@ test('an agent that the kubeconfig insists on (a proxy) carries the requests, bo
   const stream = await client.openStream('/api', { query: { watch: 'true' } });
   assert.equal(Buffer.concat(await stream.body.toArray() as Buffer[]).toString(), '{"type":"ADDED","object":{}}\n');
   assert.ok(connections >= 1);
+  client.close();
+});
+
+test('a request on a kept-alive connection that the server drops unanswered goes again at once on a new one', async (t) => {
+  const ports: number[] = [];
+  const server = await startServer((req, res, raw) => {
+    ports.push(raw.socket.remotePort ?? 0);
+    if (server.received.length === 2) raw.socket.destroy(); // as a server closing an idle connection would
+    else sendJson(res, 200, { n: server.received.length });
+  });
+  t.after(() => server.close());
+  const client = clientOf(server, { errorBackoffs: [] });
+  assert.deepEqual(await client.request('GET', '/api'), { n: 1 });
+  assert.deepEqual(await client.request('GET', '/api'), { n: 3 });
+  assert.equal(ports[0], ports[1], 'the second request reused the first connection');
+  assert.notEqual(ports[2], ports[1], 'the retry had a connection of its own');
+  // A fresh connection that drops is the server's failure: it goes to the client's retry schedule.
+  const fresh = await startServer((req, res, raw) => { raw.socket.destroy(); });
+  t.after(() => fresh.close());
+  await assert.rejects(clientOf(fresh, { errorBackoffs: [] }).request('GET', '/api'), ApiConnectionError);
+  assert.equal(fresh.received.length, 1);
   client.close();
 });
