@@ -56,7 +56,12 @@ interface PatchInternals {
   readonly body: KubeObject | undefined;
 }
 
-const internals = new WeakMap<object, PatchInternals>();
+/** Where a patch's proxy answers with its internals (a symbol of this module: no field can clash). */
+const INTERNALS = Symbol('patch internals');
+
+function internalsOf(value: object): PatchInternals | undefined {
+  return (value as { [INTERNALS]?: PatchInternals })[INTERNALS];
+}
 
 export interface PatchOptions<T extends KubeObject> {
   /** The body the patch is for: the reference of `toJsonPatch` when no fresher body is given. */
@@ -75,7 +80,7 @@ export interface PatchConstructor {
 export const Patch: PatchConstructor = function Patch(content: Fields = {}, options: PatchOptions<KubeObject> = {}) {
   if (new.target === undefined) throw new TypeError('Patch is a constructor: use `new Patch()`.');
   // A patch given as content is copied with its fns (a proxy cannot be structured-cloned).
-  const source = internals.get(content);
+  const source = internalsOf(content);
   const copied = source ? source.content : content;
   const state: PatchInternals = {
     // The framework makes a patch per event and per handler, mostly empty: no clone for nothing.
@@ -83,12 +88,16 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
     fns: [...(source?.fns ?? []), ...(options.fns ?? [])],
     body: options.body ?? source?.body,
   };
-  // Made on first use: most patches are never read or written through their views.
-  let views: Fields | undefined;
-  const proxy = new Proxy(state.content, {
+  // Each made on first use: most patches are never read or written through their views.
+  const views: Fields = {};
+  return new Proxy(state.content, {
     get(target, prop, receiver) {
+      if (prop === INTERNALS) return state;
       if (prop === 'fns') return state.fns;
-      if (typeof prop === 'string' && Object.hasOwn(SECTIONS, prop)) return (views ??= sectionViews(state.content))[prop];
+      if (typeof prop === 'string' && Object.hasOwn(SECTIONS, prop)) {
+        const section = prop === 'meta' ? 'metadata' : prop;
+        return (views[section] ??= section === 'metadata' ? sectionView(state.content, ['metadata'], ['labels', 'annotations']) : sectionView(state.content, [section]));
+      }
       return Reflect.get(target, prop, receiver);
     },
     set(target, prop, value) {
@@ -98,34 +107,25 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
       return true;
     },
   });
-  internals.set(proxy, state);
-  return proxy;
 } as unknown as PatchConstructor;
 
 /** The top-level keys answered by views rather than by the content. */
 const SECTIONS = { metadata: true, meta: true, spec: true, status: true };
 
-function sectionViews(content: Fields): Fields {
-  const meta = sectionView(content, ['metadata'], {
-    labels: sectionView(content, ['metadata', 'labels']),
-    annotations: sectionView(content, ['metadata', 'annotations']),
-  });
-  return { metadata: meta, meta, spec: sectionView(content, ['spec']), status: sectionView(content, ['status']) };
-}
-
 /**
  * A live view of the section at `path`: reading resolves it now (absent → `undefined`), writing
- * creates the section. `subviews` are nested views returned for those keys.
+ * creates the section. The `nested` keys answer with views of their own, made on first use.
  */
-function sectionView(root: Fields, path: FieldPath, subviews: Fields = {}): Fields {
+function sectionView(root: Fields, path: FieldPath, nested: readonly string[] = []): Fields {
   const here = (): Fields | undefined => {
     const value = resolveField(root, path);
     return isMapping(value) ? value : undefined;
   };
+  const subviews: Fields = {};
   return new Proxy({}, {
     get(_, prop) {
       if (typeof prop !== 'string') return undefined;
-      if (Object.hasOwn(subviews, prop)) return subviews[prop];
+      if (nested.includes(prop)) return (subviews[prop] ??= sectionView(root, [...path, prop]));
       return here()?.[prop];
     },
     set(_, prop, value) {
@@ -153,13 +153,13 @@ function sectionView(root: Fields, path: FieldPath, subviews: Fields = {}): Fiel
 }
 
 function stateOf(patch: object): PatchInternals {
-  const state = internals.get(patch);
+  const state = internalsOf(patch);
   if (!state) throw new TypeError('Not a patch made by `new Patch()`.');
   return state;
 }
 
 export function isPatch(value: unknown): value is Patch {
-  return typeof value === 'object' && value !== null && internals.has(value);
+  return typeof value === 'object' && value !== null && internalsOf(value) !== undefined;
 }
 
 /** The live merge-patch content (edits to it are edits to the patch). */
