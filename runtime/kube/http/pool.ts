@@ -55,14 +55,14 @@ export class Pool {
     if (exchange.done) return;
     const connection = this.#idle.pop();
     if (connection) return exchange.start(connection, false);
-    if (this.#open < this.#limit) return exchange.start(this.#connect(), true);
+    if (this.#open < this.#limit) return this.#startFresh(exchange);
     this.#waiting.push(exchange);
   }
 
   /** An exchange whose reused connection turned out to be closed: on a new connection, first in line. */
   #retry(exchange: Exchange): void {
     if (this.#closed) return exchange.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
-    if (this.#open < this.#limit) return exchange.start(this.#connect(), true);
+    if (this.#open < this.#limit) return this.#startFresh(exchange);
     this.#waiting.unshift(exchange);
   }
 
@@ -74,12 +74,18 @@ export class Pool {
     for (const connection of this.#busy) connection.destroy();
   }
 
-  #connect(): Connection {
+  /** Starts the exchange on a new connection; TLS material that Node refuses fails the exchange. */
+  #startFresh(exchange: Exchange): void {
+    let connection: Connection;
+    try {
+      connection = new Connection(this.#endpoint, this.#session, (c, reusable) => this.#released(c, reusable), (c) => this.#gone(c));
+    } catch (error) {
+      return exchange.fail(error as Error);
+    }
     this.#open++;
-    const connection = new Connection(this.#endpoint, this.#session, (c, reusable) => this.#released(c, reusable), (c) => this.#gone(c));
     connection.socket.on('session', (session: Buffer) => { this.#session = session; });
     this.#busy.add(connection);
-    return connection;
+    exchange.start(connection, true);
   }
 
   #released(connection: Connection, reusable: boolean): void {
@@ -99,7 +105,7 @@ export class Pool {
     if (at >= 0) this.#idle.splice(at, 1);
     if (this.#closed) return;
     const next = this.#waiting.shift();
-    if (next) next.start(this.#connect(), true);
+    if (next) this.#startFresh(next);
   }
 }
 

@@ -317,3 +317,14 @@ test('a request on a kept-alive connection that the server drops unanswered goes
   assert.equal(fresh.received.length, 1);
   client.close();
 });
+
+test('TLS material that Node refuses fails each request with its reason, and nothing else', async () => {
+  const client = new KubeClient(staticCredentials({ server: 'https://127.0.0.1:1', headers: {}, tls: { cert: 'not a certificate', key: 'not a key' } }), { errorBackoffs: [], maxSockets: 1 });
+  // With one connection allowed, a failed opening that still counted as open would leave the second request waiting.
+  for (let i = 0; i < 2; i++) {
+    const error = await client.request('GET', '/api', { timeout: 5 }).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof Error && !(error instanceof ApiError), String(error));
+    assert.match(String((error as Error).message), /key|certificate|PEM|DECODER|unsupported/i);
+  }
+  client.close();
+});
