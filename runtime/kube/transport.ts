@@ -2,9 +2,10 @@
  * HTTP exchanges with the API server over keep-alive connections of our own (client-node's
  * transport is not used: see the field lessons on its watch). Node's HTTP client is not used
  * either on the direct path: per request it builds an outgoing message, an incoming message and
- * their streams, which measured about twice the CPU of the request itself on TLS (the connection
- * layer in `http/` is a few small objects per request). A proxy the kubeconfig names comes as
- * Node's agent, so proxied requests go through Node's client (`http/through-agent.ts`).
+ * their streams; measured on TLS at 32 concurrent PATCHes, that was about 75 µs of CPU per request
+ * against 50 µs for the connection layer in `http/` (a few small objects per request). A proxy
+ * that the kubeconfig names comes as Node's agent, so proxied requests go through Node's client
+ * (`http/through-agent.ts`).
  *
  * One pool per distinct TLS identity; when credentials rotate their TLS material (exec plugins
  * issuing client certificates), the old pool serves its open requests (watches) to the end and is
