@@ -71,12 +71,20 @@ export class ResponseParser {
         case State.Head:
           at = this.#head(chunk, at);
           break;
-        case State.Length: {
+        case State.Length:
+        case State.ChunkData: {
+          // The body's bytes, or a chunk's: as much as this socket chunk holds.
           const n = Math.min(this.#remaining, chunk.length - at);
           this.#events.data(chunk.subarray(at, at + n));
           at += n;
           this.#remaining -= n;
-          if (this.#remaining === 0) this.#finish();
+          if (this.#remaining > 0) break;
+          if (this.#state === State.Length) {
+            this.#finish();
+          } else {
+            this.#state = State.ChunkEnd;
+            this.#remaining = 2;
+          }
           break;
         }
         case State.UntilClose:
@@ -86,17 +94,6 @@ export class ResponseParser {
         case State.ChunkSize:
           at = this.#chunkSize(chunk, at);
           break;
-        case State.ChunkData: {
-          const n = Math.min(this.#remaining, chunk.length - at);
-          this.#events.data(chunk.subarray(at, at + n));
-          at += n;
-          this.#remaining -= n;
-          if (this.#remaining === 0) {
-            this.#state = State.ChunkEnd;
-            this.#remaining = 2;
-          }
-          break;
-        }
         case State.ChunkEnd:
           // The CRLF after a chunk's data, possibly split between two socket chunks.
           if (chunk[at] !== (this.#remaining === 2 ? 0x0d : 0x0a)) throw new ProtocolError('a chunk is not followed by CRLF');
