@@ -16,9 +16,11 @@
  * the process re-executes itself with them (the same pid, arguments, environment and standard
  * streams). The old generation's growth is a V8 flag read at every full collection, so it is set
  * in place (V8 ignores flags it does not know, so a future Node without it only loses the tuning).
- * Each is left alone when the operator's user has chosen it (a Node option or NODE_OPTIONS).
+ * Each is left alone when the operator's user has chosen it (a Node option or NODE_OPTIONS). The
+ * re-executed process also starts with Node's compile cache (`compile-cache.ts`).
  */
 import { setFlagsFromString } from 'node:v8';
+import { withCompileCache } from './compile-cache.ts';
 
 const SEMI_SPACE = '--max-semi-space-size';
 const SEMI_SPACE_MIB = 16;
@@ -44,7 +46,7 @@ export function tuneHeap(): void {
     ...(given(SINGLE_THREADED_GC) ? [] : [SINGLE_THREADED_GC]),
   ];
   if (atStart.length && typeof process.execve === 'function') {
-    process.execve(process.execPath, [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)], process.env);
+    process.execve(process.execPath, [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)], withCompileCache(process.env));
   }
   if (!given(GROWING)) setFlagsFromString(`${GROWING}=${GROWING_PERCENT}`);
 }

@@ -4,6 +4,7 @@
  * does not pay for the control plane's code and `kopf control-plane` not for the operator's.
  * Each subcommand module exports `main(argv): Promise<number>` (the exit code).
  */
+import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
 
 interface Subcommand {
@@ -41,7 +42,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  if (process.argv[2] === 'run') tuneHeap();
+  if (process.argv[2] === 'run') {
+    tuneHeap();
+    enableCompileCache();
+  }
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

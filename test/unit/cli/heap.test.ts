@@ -8,14 +8,31 @@ import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
 
-/** Runs `kopf run` on a file that reports how its process was started, then exits. */
-function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): { pid: number; reported: { pid: number; execArgv: string[] } } {
-  const dir = mkdtempSync(join(tmpdir(), 'kopf-heap-'));
-  const file = join(dir, 'report.mjs');
-  writeFileSync(file, 'console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv })); process.exit(0);\n');
-  const run = spawnSync(process.execPath, [...process.execArgv, ...nodeArgs, CLI, 'run', file], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, ...env } });
+interface Report {
+  pid: number;
+  execArgv: string[];
+  /** Node's compile cache folder, if the cache is on. */
+  cache?: string;
+  /** Whether Node's TypeScript stripper was loaded. */
+  stripper: boolean;
+}
+
+/** A TypeScript file that reports how its process was started, then exits; one for all runs (Node caches by file). */
+const REPORT = join(mkdtempSync(join(tmpdir(), 'kopf-heap-')), 'report.ts');
+writeFileSync(REPORT, [
+  "import module from 'node:module';",
+  'const stripper: boolean = process.moduleLoadList.some((name) => name.includes(\'amaro\'));',
+  'console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, cache: module.getCompileCacheDir(), stripper }));',
+  'process.exit(0);',
+].join('\n'));
+
+/** Runs `kopf run` on the report file. */
+function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): { pid: number; reported: Report } {
+  const run = spawnSync(process.execPath, [...process.execArgv, ...nodeArgs, CLI, 'run', REPORT], {
+    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, ...env },
+  });
   assert.equal(run.status, 0, run.stderr);
-  return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { pid: number; execArgv: string[] } };
+  return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
 }
 
 const TUNED = /^--(no-)?(max-semi-space-size|single-threaded-gc)/;
@@ -30,4 +47,17 @@ test('kopf run keeps a young-generation size and a collector its user chose', ()
   assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=8' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded-gc']);
   assert.deepEqual(reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=16', '--no-single-threaded-gc']);
   assert.deepEqual(reportFromRun({}, ['--max-semi-space-size=8', '--single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded-gc']);
+});
+
+test('kopf run starts with Node\'s compile cache: a warm start does not load the TypeScript stripper (Node 24)', () => {
+  const cache = mkdtempSync(join(tmpdir(), 'kopf-cache-'));
+  const cold = reportFromRun({ NODE_COMPILE_CACHE: cache }).reported;
+  const warm = reportFromRun({ NODE_COMPILE_CACHE: cache }).reported;
+  assert.ok(cold.cache?.startsWith(cache), `the cache is in ${cache}: ${cold.cache}`);
+  assert.equal(cold.stripper, true, 'a cold start strips the types itself');
+  // Node caches the stripped sources since 23.x; Node 22 caches compiled code only.
+  const cachesStripping = Number(process.versions.node.split('.')[0]) >= 24;
+  assert.equal(warm.stripper, !cachesStripping);
+  assert.ok(reportFromRun().reported.cache?.startsWith(join(tmpdir(), 'node-compile-cache')), 'by default, in the temporary folder');
+  assert.equal(reportFromRun({ NODE_DISABLE_COMPILE_CACHE: '1' }).reported.cache, undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off');
 });
