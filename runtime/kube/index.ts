@@ -20,6 +20,7 @@ export { listObjects, listPages } from './listing.ts';
 export type { ListOptions, ListPage } from './listing.ts';
 export { createObject, deleteObject, getObject, patchObject, replaceObject } from './objects.ts';
 export type { DeleteOptions, PatchOptions, ReadOptions, WriteOptions } from './objects.ts';
+export type { BufferedResponse, ResponseHead, StreamedResponse } from './transport.ts';
 export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, RequestOptions, StreamEvent, Verb, WatchEventType } from './types.ts';
 export { keyOf, watchStream } from './watching/stream.ts';
 export type { WatchOptions } from './watching/stream.ts';
