@@ -1,7 +1,9 @@
 /**
  * Exchanges through an agent of Node's HTTP client: the path for a proxy that the kubeconfig
  * names (`proxy-url`), since client-node gives the proxy as such an agent. The same contract as a
- * pool's: one sink, the same time limits, the same abort.
+ * pool's (one sink, the abort, the limits for the whole exchange and for its response head),
+ * except the limit on opening a connection: the agent opens it through the proxy, out of sight,
+ * so only the whole exchange's limit bounds it.
  */
 import http from 'node:http';
 import https from 'node:https';
