@@ -20,7 +20,6 @@ import { Pool } from './http/pool.ts';
 import type { Outgoing } from './http/pool.ts';
 import { sendThroughAgent } from './http/through-agent.ts';
 
-export { timeoutError } from './http/pool.ts';
 export type { ResponseHead } from './http/parser.ts';
 
 export interface Exchange extends Omit<Outgoing, 'head'> {
@@ -186,7 +185,8 @@ function originOf(credentials: Credentials): Origin {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const UNSAFE_VALUE = /[\r\n\0]/;
+// As Node's HTTP client: tab, visible ASCII and Latin-1 (headers go out as Latin-1).
+const UNSAFE_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const UNSAFE_PATH = /[\s\0]/;
 
 /** The request line and headers; throws on what would let a header or path break out of its line. */

@@ -36,6 +36,8 @@ export interface ExchangeSink {
   fail(error: Error): void;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** The TCP keep-alive probe delay, as Node's agents set it: half-open sockets are found in time. */
 const KEEP_ALIVE_MS = 1000;
 
@@ -75,14 +77,18 @@ export class Connection implements Flow {
     });
   }
 
-  /** Sends a request whose response goes to `sink`. The connection must be free. */
+  /**
+   * Sends a request whose response goes to `sink`. The connection must be free. The head goes out
+   * as Latin-1, as Node writes headers; it is joined with a string body into one write when it is
+   * ASCII, where Latin-1 and UTF-8 agree.
+   */
   send(method: string, head: string, body: Buffer | string | undefined, sink: ExchangeSink): void {
     this.#sink = sink;
     this.#parser.expect(method);
     this.socket.ref();
     if (body === undefined) {
       this.socket.write(head, 'latin1');
-    } else if (typeof body === 'string') {
+    } else if (typeof body === 'string' && ASCII.test(head)) {
       this.socket.write(head + body);
     } else {
       this.socket.cork();

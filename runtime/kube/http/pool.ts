@@ -28,6 +28,10 @@ export function timeoutError(message: string): Error {
   return error;
 }
 
+function closedError(): Error {
+  return Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' });
+}
+
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
@@ -37,11 +41,15 @@ export class Pool {
   readonly #limit: number;
   readonly #idle: Connection[] = [];
   readonly #waiting: Exchange[] = [];
-  #open = 0;
   #session: Buffer | undefined;
   #closed = false;
-  /** Connections carrying an exchange (or opening for one). */
+  /** Connections carrying an exchange, opening for one, or closing; with the idle ones, all that are open. */
   readonly #busy = new Set<Connection>();
+
+  /** Connections open or opening. */
+  get #open(): number {
+    return this.#busy.size + this.#idle.length;
+  }
 
   constructor(endpoint: Endpoint, limit = Infinity) {
     this.#endpoint = endpoint;
@@ -50,7 +58,7 @@ export class Pool {
 
   /** Sends a request; its response goes to `sink` (exactly one `end` or `fail`). */
   send(outgoing: Outgoing, sink: ExchangeSink): void {
-    if (this.#closed) return sink.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    if (this.#closed) return sink.fail(closedError());
     const exchange = new Exchange(outgoing, sink, this.#waiting, (again) => this.#retry(again));
     if (exchange.done) return;
     const connection = this.#idle.pop();
@@ -61,7 +69,7 @@ export class Pool {
 
   /** An exchange whose reused connection turned out to be closed: on a new connection, first in line. */
   #retry(exchange: Exchange): void {
-    if (this.#closed) return exchange.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    if (this.#closed) return exchange.fail(closedError());
     if (this.#open < this.#limit) return this.#startFresh(exchange);
     this.#waiting.unshift(exchange);
   }
@@ -69,7 +77,7 @@ export class Pool {
   /** Closes every connection; exchanges in flight (watches among them) fail. */
   close(): void {
     this.#closed = true;
-    for (const exchange of this.#waiting.splice(0)) exchange.fail(Object.assign(new Error('the client is closed'), { code: 'ERR_CLIENT_CLOSED' }));
+    for (const exchange of this.#waiting.splice(0)) exchange.fail(closedError());
     for (const connection of this.#idle.splice(0)) connection.destroy();
     for (const connection of this.#busy) connection.destroy();
   }
@@ -82,7 +90,6 @@ export class Pool {
     } catch (error) {
       return exchange.fail(error as Error);
     }
-    this.#open++;
     connection.socket.on('session', (session: Buffer) => { this.#session = session; });
     this.#busy.add(connection);
     exchange.start(connection, true);
@@ -99,7 +106,6 @@ export class Pool {
   }
 
   #gone(connection: Connection): void {
-    this.#open--;
     this.#busy.delete(connection);
     const at = this.#idle.indexOf(connection);
     if (at >= 0) this.#idle.splice(at, 1);

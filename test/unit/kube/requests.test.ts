@@ -269,7 +269,17 @@ test('a header or path that would break out of its line is refused before anythi
   const client = clientOf(server);
   await assert.rejects(client.request('PATCH', '/api', { body: {}, contentType: 'application/json\r\nX-Evil: 1' }), TypeError);
   await assert.rejects(client.request('GET', '/api/v1/namespaces/a b/pods'), TypeError);
+  await assert.rejects(new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0001' }, tls: {} })).request('GET', '/api'), TypeError);
+  await assert.rejects(new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0142' }, tls: {} })).request('GET', '/api'), TypeError);
   assert.equal(server.received.length, 0);
+  client.close();
+});
+
+test('headers go out as Latin-1, as Node sends them, and a body beside them as UTF-8', async (t) => {
+  const server = await startServer((req, res) => sendJson(res, 200, { user: req.headers['impersonate-user'], body: req.body }));
+  t.after(() => server.close());
+  const client = new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'José' }, tls: {} }), { errorBackoffs: [] });
+  assert.deepEqual(await client.request('POST', '/api', { body: { name: 'żółw' } }), { user: 'José', body: '{"name":"żółw"}' });
   client.close();
 });
 
