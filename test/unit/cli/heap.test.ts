@@ -35,18 +35,19 @@ function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: s
   return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
 }
 
-const TUNED = /^--(no-)?(max-semi-space-size|single-threaded-gc)/;
+const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?)(=|$)/;
 
-test('kopf run caps the young generation and collects on the main thread: the same process goes on with the flags', () => {
+test('kopf run caps the young generation and collects and compiles on the main thread: the same process goes on with the flags', () => {
   const { pid, reported } = reportFromRun();
   assert.equal(reported.pid, pid, 'the process replaced itself rather than starting a child');
-  assert.deepEqual(reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=16', '--single-threaded-gc']);
+  assert.deepEqual(reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=16', '--single-threaded']);
 });
 
 test('kopf run keeps a young-generation size and a collector its user chose', () => {
-  assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=8' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded-gc']);
+  assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=8' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded']);
   assert.deepEqual(reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=16', '--no-single-threaded-gc']);
   assert.deepEqual(reportFromRun({}, ['--max-semi-space-size=8', '--single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded-gc']);
+  assert.deepEqual(reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=16', '--no-single-threaded']);
 });
 
 test('kopf run starts with Node\'s compile cache: a warm start does not load the TypeScript stripper (Node 24)', () => {
