@@ -2,11 +2,17 @@
  * One keep-alive connection to the API server: a TCP or TLS socket that carries one exchange at a
  * time. Requests go out as one write (the head and a small body together, so one TLS record);
  * responses come back through the parser straight into the exchange's sink.
+ *
+ * Sockets read into one buffer shared by all connections (Node's `onread`), rather than into a
+ * fresh buffer per read pushed through the socket's readable stream: each read would otherwise
+ * cost an allocation outside the heap and a pass through the stream machinery, and a burst of
+ * objects is tens of thousands of small reads. The buffer is reused at the next read, so the body
+ * bytes are copied for the exchange's sink (small copies, from Node's buffer pool).
  */
 import { isIP, connect as connectTcp } from 'node:net';
-import type { Socket } from 'node:net';
+import type { OnReadOpts, Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import type { TLSSocket } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import type { TlsMaterial } from '../credentials/credentials.ts';
 import { ResponseParser } from './parser.ts';
 import type { ResponseHead } from './parser.ts';
@@ -38,6 +44,9 @@ export interface ExchangeSink {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** Where every connection's socket reads; each read is consumed before the next one (one thread). */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** The TCP keep-alive probe delay, as Node's agents set it: half-open sockets are found in time. */
 const KEEP_ALIVE_MS = 1000;
 
@@ -59,15 +68,14 @@ export class Connection implements Flow {
     this.#released = released;
     this.connectEvent = endpoint.secure ? 'secureConnect' : 'connect';
     this.#gone = gone;
-    this.socket = openSocket(endpoint, session);
+    this.socket = openSocket(endpoint, session, (bytes) => this.#data(bytes));
     this.socket.setNoDelay(true);
     this.socket.setKeepAlive(true, KEEP_ALIVE_MS);
     this.#parser = new ResponseParser({
       head: (head) => this.#sink?.head(head, this),
-      data: (chunk) => this.#sink?.data(chunk),
+      data: (chunk) => this.#sink?.data(Buffer.from(chunk)),
       end: (reusable) => this.#end(reusable),
     });
-    this.socket.on('data', (chunk: Buffer) => this.#data(chunk));
     this.socket.on('end', () => this.#fail(this.#parser.close()));
     this.socket.on('error', (error: Error) => this.#fail(error));
     this.socket.once('close', () => {
@@ -146,12 +154,15 @@ export class Connection implements Flow {
   }
 }
 
-function openSocket(endpoint: Endpoint, session: Buffer | undefined): Socket {
+function openSocket(endpoint: Endpoint, session: Buffer | undefined, read: (bytes: Buffer) => void): Socket {
   const { hostname, port } = endpoint;
-  if (!endpoint.secure) return connectTcp({ host: hostname, port });
+  const onread: OnReadOpts = { buffer: READ_BUFFER, callback: (n, buffer) => { read((buffer as Buffer).subarray(0, n)); return true; } };
+  if (!endpoint.secure) return connectTcp({ host: hostname, port, onread });
   const { servername, ...tls } = endpoint.tls;
   // Server names are for DNS names only: TLS forbids IP addresses in SNI (the certificate is still
   // checked against the IP address).
   const sni = servername || (isIP(hostname) ? undefined : hostname);
-  return connectTls({ host: hostname, port, servername: sni, session, ...tls }) as TLSSocket;
+  // Node's TLS sockets take `onread` as its TCP sockets do (Node's types omit it).
+  const options: ConnectionOptions & { onread: OnReadOpts } = { host: hostname, port, servername: sni, session, onread, ...tls };
+  return connectTls(options);
 }

@@ -1,7 +1,9 @@
 /**
  * An incremental parser of HTTP/1.1 responses, one at a time on one connection (no pipelining).
  * It finds the head, then frames the body by `Content-Length`, by chunks, or by the connection's
- * end, and hands out body bytes as views of the socket's own chunks, without copies.
+ * end, and hands out body bytes as views of the chunks it is given, without copies: valid only
+ * during the call, since a chunk's memory may be reused once `push()` returns (nothing of it is
+ * kept here either).
  */
 
 export interface ResponseHead {
@@ -125,7 +127,7 @@ export class ResponseParser {
     const end = bytes.indexOf(HEAD_END, Math.max(0, before - 3));
     if (end < 0) {
       if (bytes.length > MAX_HEAD) throw new ProtocolError(`a head longer than ${MAX_HEAD} bytes`);
-      this.#pending = bytes;
+      this.#pending = this.#pending ? bytes : Buffer.from(bytes);
       return chunk.length;
     }
     this.#pending = undefined;

@@ -19,14 +19,23 @@ function parserOf(): { parser: ResponseParser; parsed: Parsed } {
   return { parser, parsed };
 }
 
-/** Feeds `wire` split at `at` (and at every `step` after it), as sockets may deliver it. */
+/**
+ * Feeds `wire` split at `at` (and at every `step` after it), as sockets may deliver it: each piece
+ * in the same memory, overwritten once pushed, as a socket reading into one buffer reuses it.
+ */
 function feed(wire: string, splits: number[], method = 'GET'): Parsed {
   const { parser, parsed } = parserOf();
   parser.expect(method);
   const bytes = Buffer.from(wire, 'latin1');
+  const reused = Buffer.alloc(bytes.length);
   let from = 0;
   for (const at of [...splits, bytes.length]) {
-    if (at > from) parser.push(bytes.subarray(from, at));
+    if (at > from) {
+      const piece = reused.subarray(0, at - from);
+      bytes.copy(piece, 0, from, at);
+      parser.push(piece);
+      piece.fill('#');
+    }
     from = Math.max(from, at);
   }
   return parsed;

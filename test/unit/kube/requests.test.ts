@@ -244,6 +244,29 @@ test('regular requests share at most maxSockets connections; the others wait the
   client.close();
 });
 
+test('bodies that arrive in many reads on several connections at once come out intact (sockets share one read buffer)', async (t) => {
+  // Each response is written in pieces, so that reads of different connections interleave: a body
+  // that kept a view of the shared read buffer instead of a copy would be overwritten by the next read.
+  const server = await startServer(async (req, res) => {
+    const n = Number(req.query.get('n'));
+    const text = JSON.stringify({ n, fill: String.fromCharCode(97 + n).repeat(300_000) });
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    for (let at = 0; at < text.length; at += 50_000) {
+      res.write(text.slice(at, at + 50_000));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+  t.after(() => server.close());
+  const client = clientOf(server);
+  const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => client.request<{ n: number; fill: string }>('GET', '/api', { query: { n } })));
+  for (const [n, answer] of answers.entries()) {
+    assert.equal(answer.n, n);
+    assert.equal(answer.fill, String.fromCharCode(97 + n).repeat(300_000), `response ${n} is intact`);
+  }
+  client.close();
+});
+
 test('an idle connection that the server closed is not used again: the next request needs no retry', async (t) => {
   const closed = deferred();
   const server = await startServer((req, res, raw) => {
