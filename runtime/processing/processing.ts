@@ -13,7 +13,7 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
-import { prematches } from '../registry/filters.ts';
+import { prematches, seesChange } from '../registry/filters.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { Memories, ObjectMemory } from './memories.ts';
@@ -98,9 +98,11 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     return;
   }
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
-  const change = detectChange(proc, body, memory, finalizers, event.type);
-  // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf.
-  const ctx = { ...objectContext(body, memory, logger, eventPatch, resource), reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current };
+  // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
+  // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
+  // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
+  const early = changing.some((h) => seesChange(h.filters)) ? detectChange(proc, body, memory, finalizers, event.type) : undefined;
+  const ctx = { ...objectContext(body, memory, logger, eventPatch, resource), ...(early && { reason: isReason(early.kind) ? early.kind : undefined, diff: early.diff, old: early.old, new: early.current }) };
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   const required = interested.some((h) => h.requiresFinalizer);
   if (!interested.length || (!required && finalizers.present)) {
@@ -118,6 +120,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
 
   if (!(await consistent(proc, memory, body, pressure))) return;
 
+  const change = early ?? detectChange(proc, body, memory, finalizers, event.type);
   const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change });
   if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
 

@@ -27,6 +27,16 @@ function valueMatches(value: unknown, filter: unknown, ctx: FilterContext<KubeOb
 }
 
 /**
+ * Whether `prematches` may look at the change (reason, diff, old, new): a `when` callback, a
+ * callback on a label or annotation, or a field value (matched against the old and new essences).
+ * Without such filters, whether a handler is of interest can be known before the change is read.
+ */
+export function seesChange(filters: HandlerFilters): boolean {
+  const callback = (meta: Record<string, MetaFilter<KubeObject>> | undefined) => Object.values(meta ?? {}).some((f) => typeof f === 'function');
+  return Boolean(filters.when) || Boolean(filters.field && filters.has.value) || callback(filters.labels) || callback(filters.annotations);
+}
+
+/**
  * Filters that do not depend on the kind of change: decides whether the object is of interest
  * at all (stealth mode) and whether a delete handler demands a finalizer for it. A field value
  * filter is satisfied by the old or the new state (`ctx.old`/`ctx.new`, the essences), as in Kopf.

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry, subhandlerOf } from '../../../runtime/registry/registry.ts';
 import { RegistrationError } from '../../../runtime/registry/ids.ts';
-import { matchesChange, prematches } from '../../../runtime/registry/filters.ts';
+import { matchesChange, prematches, seesChange } from '../../../runtime/registry/filters.ts';
 import { ABSENT, PRESENT } from '../../../runtime/registry/markers.ts';
 import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
 import type { FilterContext } from '../../../runtime/registry/contexts.ts';
@@ -72,4 +72,17 @@ test('sub-handlers: ids nested under the parent, own options and filters, never 
   assert.equal(prematches(child.filters, body, ctx), true);
   assert.equal(prematches(subhandlerOf(parent, async function other() {}, { labels: { a: ABSENT } }).filters, body, ctx), false);
   assert.throws(() => subhandlerOf(parent, (() => () => {})()), /register\(\) in 'parent'/);
+});
+
+test('filters that may look at the change are known before it is read', () => {
+  const r = new OperatorRegistry();
+  r.on.create('kex', async function plain() {});
+  r.on.create('kex', async function exact_label() {}, { labels: { a: '1', b: PRESENT } });
+  r.on.create('kex', async function field_only() {}, { field: 'spec.field' });
+  r.on.create('kex', async function label_callback() {}, { labels: { a: (v) => v === '1' } });
+  r.on.create('kex', async function annotation_callback() {}, { annotations: { x: () => true } });
+  r.on.create('kex', async function field_value() {}, { field: 'spec.field', value: 'v' });
+  r.on.create('kex', async function when_fn() {}, { when: () => true });
+  const seeing = (r.resourceHandlers as ChangingHandler[]).filter((h) => seesChange(h.filters)).map((h) => h.id.split('/')[0]);
+  assert.deepEqual(seeing, ['label_callback', 'annotation_callback', 'field_value', 'when_fn']);
 });
