@@ -245,11 +245,13 @@ export function parseStatus(text: string): ApiStatus | undefined {
 /** The path with the query's defined parameters. */
 function withQuery(path: string, query: RequestOptions['query']): string {
   if (!query) return path;
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) params.set(key, String(value));
+  // Most requests carry only unset options (a patch's dryRun, fieldManager, force): no params then.
+  let params: URLSearchParams | undefined;
+  for (const key in query) {
+    const value = query[key];
+    if (value !== undefined) (params ??= new URLSearchParams()).set(key, String(value));
   }
-  const text = params.toString();
+  const text = params?.toString();
   return text ? `${path}?${text}` : path;
 }
 

@@ -27,8 +27,8 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
   // Copies only what stays: cloning the whole body would copy `metadata.managedFields` and
   // `status` on every event only to drop them. Key order is the body's, as Kopf's copy keeps it.
   const essence: Essence = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (!OMITTED.has(key)) essence[key] = copyJson(value);
+  for (const key in body) {
+    if (Object.hasOwn(body, key) && !OMITTED.has(key)) essence[key] = copyJson((body as Essence)[key]);
   }
   cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
   const metadata = essence.metadata;
@@ -52,13 +52,13 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
  */
 export function copyAlong(essence: Essence, ...paths: (readonly string[])[]): Essence {
   const copy: Essence = { ...essence };
-  const copied = new Set<unknown>([copy]);
+  const copied: unknown[] = [copy]; // a few mappings at most: a list is cheaper than a set
   for (const path of paths) {
     let node: Essence = copy;
     for (const key of path) {
       const child = node[key];
       if (!isMapping(child)) break;
-      if (!copied.has(child)) { node[key] = { ...child }; copied.add(node[key]); }
+      if (!copied.includes(child)) { node[key] = { ...child }; copied.push(node[key]); }
       node = node[key] as Essence;
     }
   }

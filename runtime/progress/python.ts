@@ -25,7 +25,9 @@ export function pythonJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(',')}]`;
   if (typeof value === 'object') {
     const parts: string[] = [];
-    for (const [key, item] of Object.entries(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = (value as Record<string, unknown>)[key];
       if (item !== undefined) parts.push(`${pythonString(key)}:${pythonJson(item)}`);
     }
     return `{${parts.join(',')}}`;

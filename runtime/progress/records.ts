@@ -34,7 +34,8 @@ export const RECORD_FIELDS = ['started', 'stopped', 'delayed', 'purpose', 'retri
 /** The annotation value: compact JSON as Python writes it; `null` fields omitted unless `verbose`. */
 export function encodeRecord(record: ProgressRecord, verbose = false): string {
   const kept: { [key: string]: unknown } = {};
-  for (const [key, value] of Object.entries(record)) {
+  for (const key in record) {
+    const value = record[key as keyof ProgressRecord];
     if (value === undefined) continue;
     if (verbose || value !== null) kept[key] = value;
   }

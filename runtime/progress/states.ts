@@ -69,8 +69,12 @@ export function recordOf(state: HandlerState): ProgressRecord {
 
 /** The record as it looks once stored (Kubernetes and the annotations storage drop `null`s). */
 export function storedRecordOf(state: HandlerState): ProgressRecord {
+  const record = recordOf(state);
   const stored: { [key: string]: unknown } = {};
-  for (const [key, value] of Object.entries(recordOf(state))) if (value !== null) stored[key] = value;
+  for (const key in record) {
+    const value = record[key as keyof ProgressRecord];
+    if (value !== null) stored[key] = value;
+  }
   return stored;
 }
 

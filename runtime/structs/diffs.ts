@@ -39,6 +39,11 @@ export function parseField(field: FieldSpec): FieldPath {
 
 const ABSENT: unique symbol = Symbol('absent');
 
+/** The path of a field for reading along it: a given array as it is, without the copy `parseField` makes. */
+function pathOf(field: FieldSpec): FieldPath {
+  return Array.isArray(field) ? field : parseField(field);
+}
+
 function lookup(obj: unknown, path: FieldPath): unknown {
   let current: unknown = obj;
   for (const key of path) {
@@ -50,13 +55,13 @@ function lookup(obj: unknown, path: FieldPath): unknown {
 
 /** The value at a field, or `fallback` (`undefined` by default) if any part of the path is absent. */
 export function resolveField(obj: unknown, field: FieldSpec, fallback?: unknown): unknown {
-  const value = lookup(obj, parseField(field));
+  const value = lookup(obj, pathOf(field));
   return value === ABSENT ? fallback : value;
 }
 
 /** Whether the field exists (even if its value is `null`). */
 export function hasField(obj: unknown, field: FieldSpec): boolean {
-  return lookup(obj, parseField(field)) !== ABSENT;
+  return lookup(obj, pathOf(field)) !== ABSENT;
 }
 
 /** Sets a field, creating the missing (or non-mapping) parents as empty mappings. */
@@ -79,20 +84,25 @@ export function ensureField(obj: Mapping, field: FieldSpec, value: unknown): voi
 export function removeField(obj: Mapping, field: FieldSpec): void {
   const path = parseField(field);
   if (path.length === 0) throw new TypeError('Removing the root of an object is impossible; name a field.');
-  removePath(obj, path);
+  removePath(obj, path, 0);
 }
 
-function removePath(obj: Mapping, path: FieldPath): void {
-  const [head, ...tail] = path;
+function removePath(obj: Mapping, path: FieldPath, at: number): void {
+  const head = path[at]!;
   if (!Object.hasOwn(obj, head)) return;
-  if (tail.length === 0) {
+  if (at === path.length - 1) {
     delete obj[head];
     return;
   }
   const child = obj[head];
   if (!isMapping(child)) return;
-  removePath(child, tail);
-  if (Object.keys(child).length === 0) delete obj[head];
+  removePath(child, path, at + 1);
+  if (isEmptyMapping(child)) delete obj[head];
+}
+
+function isEmptyMapping(obj: Mapping): boolean {
+  for (const key in obj) if (Object.hasOwn(obj, key)) return false;
+  return true;
 }
 
 /**
@@ -115,7 +125,7 @@ export function copyJson<T>(value: T): T {
 /** Copies (deeply) the listed fields of JSON data `src` to `dst`; fields absent in `src` are skipped. */
 export function cherrypick(src: unknown, dst: Mapping, fields: Iterable<FieldSpec> | null | undefined): void {
   for (const field of fields ?? []) {
-    const value = lookup(src, parseField(field));
+    const value = lookup(src, pathOf(field));
     if (value !== ABSENT) ensureField(dst, field, copyJson(value));
   }
 }
