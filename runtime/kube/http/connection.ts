@@ -14,7 +14,7 @@ import type { OnReadOpts, Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import type { TlsMaterial } from '../credentials/credentials.ts';
-import { ResponseParser } from './parser.ts';
+import { ResponseParser, hangUpError } from './parser.ts';
 import type { ResponseHead } from './parser.ts';
 
 export interface Endpoint {
@@ -80,7 +80,7 @@ export class Connection implements Flow {
     this.socket.on('error', (error: Error) => this.#fail(error));
     this.socket.once('close', () => {
       this.closed = true;
-      this.#fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      this.#fail(hangUpError());
       this.#gone(this);
     });
   }

@@ -28,6 +28,11 @@ export class ProtocolError extends Error {
   }
 }
 
+/** A connection closed under a response (Node's own words and code for it). */
+export function hangUpError(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
 const MAX_HEAD = 64 * 1024;
 const MAX_SIZE_LINE = 1024;
 const CRLF = 0x0a0d; // '\r\n' read as a little-endian 16-bit word
@@ -117,7 +122,7 @@ export class ResponseParser {
       return undefined;
     }
     if (!this.busy) return undefined;
-    return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    return hangUpError();
   }
 
   #head(chunk: Buffer, at: number): number {

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Agent } from 'node:http';
 import type { ExchangeSink } from './connection.ts';
+import { hangUpError } from './parser.ts';
 import { timeoutError } from './pool.ts';
 import type { Outgoing } from './pool.ts';
 
@@ -60,7 +61,7 @@ export function sendThroughAgent(target: AgentTarget, exchange: Omit<Outgoing, '
     response.once('end', () => finish());
     response.once('error', (error) => finish(error));
     response.once('close', () => {
-      if (!response.complete) finish(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      if (!response.complete) finish(hangUpError());
     });
   });
   if (exchange.body === undefined) req.end();

@@ -6,17 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
 import type { FilterContext } from '../../../runtime/registry/contexts.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import { processEvent, type ResourceProcessor } from '../../../runtime/processing/processing.ts';
-import { Memories } from '../../../runtime/processing/memories.ts';
-import { asap } from '../../../runtime/handling/lifecycles.ts';
+import { processEvent } from '../../../runtime/processing/processing.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
-import { EventPoster } from '../../../runtime/posting/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
+import { processorOf } from './processor.ts';
 
 async function processOnce(register: (registry: OperatorRegistry) => void, body: KubeObject): Promise<{ patches: unknown[]; messages: string[] }> {
   const patches: unknown[] = [];
@@ -31,13 +28,7 @@ async function processOnce(register: (registry: OperatorRegistry) => void, body:
   const registry = new OperatorRegistry();
   register(registry);
   const stop = new AbortController();
-  const proc: ResourceProcessor = {
-    resource: KopfExample, client, settings, lifecycle: asap, logger, stopping: stop.signal,
-    changing: registry.resourceHandlers as ChangingHandler[], watching: [],
-    memories: new Memories(() => ({})),
-    poster: new EventPoster({ post: async () => undefined, settings, logger }),
-    requeue: () => undefined,
-  };
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
   try {
     await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
     return { patches, messages: capture.messages() };

@@ -6,15 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
-import { processEvent, type RawEvent, type ResourceProcessor } from '../../../runtime/processing/processing.ts';
-import { Memories } from '../../../runtime/processing/memories.ts';
-import { asap } from '../../../runtime/handling/lifecycles.ts';
+import { processEvent, type RawEvent } from '../../../runtime/processing/processing.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
-import { EventPoster } from '../../../runtime/posting/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
+import { processorOf } from './processor.ts';
 
 test('an unexpected error throttles the object, then processing resumes', { timeout: 10_000 }, async () => {
   let failing = true;
@@ -32,13 +29,7 @@ test('an unexpected error throttles the object, then processing resumes', { time
   const stop = new AbortController();
   const requeued: RawEvent[] = [];
   let wake: () => void = () => undefined;
-  const proc: ResourceProcessor = {
-    resource: KopfExample, client, settings, lifecycle: asap, logger, stopping: stop.signal,
-    changing: registry.resourceHandlers as ChangingHandler[], watching: [],
-    memories: new Memories(() => ({})),
-    poster: new EventPoster({ post: async () => undefined, settings, logger }),
-    requeue: (_key, event) => { requeued.push(event); wake(); },
-  };
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => { requeued.push(event); wake(); } });
   const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: {} };
   try {
     await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
