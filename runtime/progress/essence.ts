@@ -7,7 +7,7 @@
  * declared (e.g. `status.phase` for a field handler); empty stanzas are dropped; ignored fields
  * are removed. Keys stay in Kopf's order, so that both write the same diff-base text.
  */
-import { cherrypick, copyJson, isMapping, removeField, type FieldSpec } from '../structs/diffs.ts';
+import { cherrypick, copyJson, isMapping, removeField, setKey, type FieldSpec } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { markedPrefixes } from './markers.ts';
 
@@ -28,7 +28,7 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
   // `status` on every event only to drop them. Key order is the body's, as Kopf's copy keeps it.
   const essence: Essence = {};
   for (const key in body) {
-    if (Object.hasOwn(body, key) && !OMITTED.has(key)) essence[key] = copyJson((body as Essence)[key]);
+    if (Object.hasOwn(body, key) && !OMITTED.has(key)) setKey(essence, key, copyJson((body as Essence)[key]));
   }
   cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
   const metadata = essence.metadata;

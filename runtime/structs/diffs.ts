@@ -69,12 +69,19 @@ export function ensureField(obj: Mapping, field: FieldSpec, value: unknown): voi
   const path = parseField(field);
   if (path.length === 0) throw new TypeError('Setting the root of an object is impossible; name a field.');
   let current = obj;
-  for (const key of path.slice(0, -1)) {
-    const next = current[key];
-    if (isMapping(next)) current = next;
-    else current = current[key] = {};
+  for (let at = 0; at < path.length - 1; at++) {
+    const key = path[at]!;
+    // Own keys only: a `__proto__` on the path must name data, never the prototype.
+    const next = Object.hasOwn(current, key) ? current[key] : undefined;
+    if (isMapping(next)) {
+      current = next;
+    } else {
+      const created: Mapping = {};
+      setKey(current, key, created);
+      current = created;
+    }
   }
-  current[path[path.length - 1]] = value;
+  setKey(current, path[path.length - 1]!, value);
 }
 
 /**
@@ -114,12 +121,15 @@ export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;
   if (!isMapping(value)) return value;
   const copy: Mapping = {};
-  for (const key of Object.keys(value)) {
-    // A `__proto__` key parsed from JSON is data: assigning it would set the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: copyJson(value[key]), enumerable: true, writable: true, configurable: true });
-    else copy[key] = copyJson(value[key]);
-  }
+  for (const key of Object.keys(value)) setKey(copy, key, copyJson(value[key]));
   return copy as T;
+}
+
+/** Sets a key of JSON data: a `__proto__` key parsed from JSON is data, and stays data. */
+export function setKey(mapping: Mapping, key: string, value: unknown): void {
+  // Assigning it would set the mapping's prototype instead.
+  if (key === '__proto__') Object.defineProperty(mapping, key, { value, enumerable: true, writable: true, configurable: true });
+  else mapping[key] = value;
 }
 
 /** Copies (deeply) the listed fields of JSON data `src` to `dst`; fields absent in `src` are skipped. */

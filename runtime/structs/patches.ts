@@ -10,7 +10,7 @@
  * through the functions here, never through extra properties (which could clash with fields).
  */
 import type { FieldPath } from './diffs.ts';
-import { ensureField, isMapping, jsonEqual, removeField, resolveField } from './diffs.ts';
+import { ensureField, isMapping, jsonEqual, removeField, resolveField, setKey } from './diffs.ts';
 import type { JsonValue, KubeObject, MergePatch, ObjectMeta } from './resources.ts';
 
 /** One operation of a JSON patch (RFC 6902). */
@@ -103,7 +103,7 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
     set(target, prop, value) {
       if (prop === 'fns') throw new TypeError('patch.fns cannot be replaced; push to it.');
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value);
-      target[prop === 'meta' ? 'metadata' : prop] = value;
+      setKey(target, prop === 'meta' ? 'metadata' : prop, value);
       return true;
     },
   });

@@ -69,3 +69,11 @@ test('extra fields come back after metadata, ignored fields go, the body is not 
   assert.deepEqual(essence, { spec: { a: 1 }, metadata: { labels: { x: 'y' } }, status: { phase: 'Running' } });
   assert.deepEqual(body.spec, { a: 1, skip: 2 });
 });
+
+test('a top-level `__proto__` key of a body is data in its essence', () => {
+  const body = JSON.parse('{"apiVersion":"v1","kind":"X","metadata":{"name":"n"},"__proto__":{"spec":"not inherited"},"spec":{"a":1}}') as KubeObject;
+  const essence = buildEssence(body);
+  assert.equal(Object.getPrototypeOf(essence), Object.prototype);
+  assert.deepEqual(Object.keys(essence), ['__proto__', 'spec']);
+  assert.equal(JSON.stringify(essence), '{"__proto__":{"spec":"not inherited"},"spec":{"a":1}}');
+});

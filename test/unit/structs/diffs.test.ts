@@ -108,3 +108,12 @@ test('JSON equality is structural; nothing equals nothing', () => {
   assert.ok(!jsonEqual(0, false));
   assert.ok(!jsonEqual([], {}));
 });
+
+test('a `__proto__` on a field path names data: ensuring it never reaches a prototype', () => {
+  const obj = JSON.parse('{"spec":{"__proto__":{"kept":1}}}') as { [key: string]: unknown };
+  ensureField(obj, ['spec', '__proto__', 'x'], 2);
+  ensureField(obj, ['status', '__proto__'], { y: 3 });
+  assert.equal(({} as { x?: unknown }).x, undefined);
+  assert.equal(Object.getPrototypeOf(obj.status), Object.prototype);
+  assert.equal(JSON.stringify(obj), '{"spec":{"__proto__":{"kept":1,"x":2}},"status":{"__proto__":{"y":3}}}');
+});

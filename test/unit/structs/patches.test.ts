@@ -207,3 +207,11 @@ test('typed patches are checked against the resource’s type (compile time)', (
   cm.data = { key: 1 };
   assert.deepEqual(patchContent(patch), { status: { phase: 1, bogus: 1, anything: { at: 'all' } }, spec: { replicas: null, tags: ['a'] } });
 });
+
+test('a `__proto__` written into a patch is a field of the merge patch, at the top and in views', () => {
+  const patch = new Patch();
+  (patch as unknown as Json)['__proto__'] = { top: 1 };
+  (patch.spec as Json)['__proto__'] = { nested: 2 };
+  assert.equal(JSON.stringify(patch), '{"__proto__":{"top":1},"spec":{"__proto__":{"nested":2}}}');
+  assert.equal(({} as Json).top, undefined);
+});
