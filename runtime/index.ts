@@ -55,7 +55,7 @@ export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
-export { KubeClient, type KubeClientOptions } from './kube/index.ts';
+export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.

@@ -38,8 +38,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
-  return (await command.load()).main(rest);
+  try {
+    return await (await command.load()).main(rest);
+  } catch (error) {
+    // Options that `parseArgs` refuses are usage errors, as the commands' own checks of them.
+    if (!USAGE_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    process.stderr.write(`kopf ${name}: ${(error as Error).message}\nSee \`kopf ${name} --help\`.\n`);
+    return 2;
+  }
 }
+
+const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
 if (import.meta.main) {
   if (process.argv[2] === 'run') {

@@ -2,10 +2,13 @@
  * `kopf run [files…]`: loads operator files (TypeScript, run directly by Node) and runs the
  * operator until SIGINT/SIGTERM, then stops it cleanly and exits 0.
  */
+import { existsSync } from 'node:fs';
+import { registerHooks } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
+import { KubeConfigError } from '../kube/index.ts';
 import { operator } from '../operator/operator.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
@@ -41,7 +44,12 @@ Health (arrives in a later release; accepted):
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions(argv);
+  return run(values, positionals);
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {
       namespace: { type: 'string', short: 'n', multiple: true },
@@ -62,6 +70,9 @@ export async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+async function run(values: ReturnType<typeof parseOptions>['values'], positionals: string[]): Promise<number> {
   if (values.help) { process.stdout.write(HELP); return 0; }
   if (values.namespace?.length && values['all-namespaces']) {
     process.stderr.write('kopf run: --namespace and --all-namespaces exclude each other.\n');
@@ -77,9 +88,19 @@ export async function main(argv: string[]): Promise<number> {
   const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
   if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
 
-  for (const file of positionals) await import(pathToFileURL(resolve(file)).href);
+  const missing = positionals.filter((file) => !existsSync(file));
+  if (missing.length) {
+    process.stderr.write(`kopf run: no such file: ${missing.join(', ')}\n`);
+    return 2;
+  }
+  for (const file of positionals) {
+    if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
+  }
   // Module names are resolved from the current directory, as a user expects from a CLI.
-  for (const name of values.module ?? []) await import(name.startsWith('.') ? pathToFileURL(resolve(name)).href : import.meta.resolve(name, pathToFileURL(`${process.cwd()}/`).href));
+  for (const name of values.module ?? []) {
+    const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
+    if (!(await load(`module ${name}`, url))) return 1;
+  }
 
   const stop = new AbortController();
   const op = operator({
@@ -100,7 +121,51 @@ export async function main(argv: string[]): Promise<number> {
     await op.done;
     return 0;
   } catch (error) {
-    logger.critical(`The operator has failed: ${(error as Error).message}`, error);
+    // A configuration the user must fix needs its message, not a trace through our code.
+    logger.critical(`The operator has failed: ${(error as Error).message}`, error instanceof KubeConfigError ? undefined : error);
     return 1;
   }
 }
+
+/**
+ * Imports an operator's file or module; says what broke if it cannot: where a syntax error is
+ * (Node puts the line and a caret above the message in the stack), or the trace of an error
+ * thrown while the file ran.
+ */
+async function load(what: string, url: () => string): Promise<boolean> {
+  try {
+    await import(url());
+    return true;
+  } catch (error) {
+    process.stderr.write(`kopf run: cannot load ${what}:\n${describeLoadError(error)}\n`);
+    return false;
+  }
+}
+
+/** A package name, resolved as an `import` in a module of the current directory resolves it. */
+function resolveFromCwd(name: string): string {
+  const parentURL = pathToFileURL(`${process.cwd()}/`).href;
+  // `import.meta.resolve` accepts another parent only behind a flag; a resolve hook can give it one.
+  const hooks = registerHooks({ resolve: (specifier, context, next) => next(specifier, specifier === name ? { ...context, parentURL } : context) });
+  try {
+    return import.meta.resolve(name);
+  } finally {
+    hooks.deregister();
+  }
+}
+
+export function describeLoadError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // A file imported by the operator's file is not there: the message names it; the trace is Node's.
+  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return error.message;
+  const lines = (error.stack ?? `${error.name}: ${error.message}`).split('\n');
+  if (error instanceof SyntaxError) {
+    // The location (file:line, the source line, a caret) and the message; no frames below them.
+    const end = lines.findIndex((line) => FRAME.test(line));
+    return lines.slice(0, end < 0 ? undefined : end).filter(Boolean).join('\n');
+  }
+  // The frames of the user's code; Node's module loader below them says nothing to the user.
+  return lines.filter((line) => !(FRAME.test(line) && line.includes('node:internal/'))).join('\n');
+}
+
+const FRAME = /^\s+at /;

@@ -3,7 +3,7 @@
  */
 export { KubeClient, DEFAULT_CLIENT_SETTINGS } from './client.ts';
 export type { ClientSettings, KubeClientOptions, RequestTrace } from './client.ts';
-export { CachedCredentials, staticCredentials } from './credentials/credentials.ts';
+export { CachedCredentials, KubeConfigError, staticCredentials } from './credentials/credentials.ts';
 export type { CredentialSource, Credentials, TlsMaterial } from './credentials/credentials.ts';
 export { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 export type { KubeConfigCredentialsOptions } from './credentials/kubeconfig.ts';

@@ -29,6 +29,14 @@ export interface Credentials {
   readonly namespace?: string;
 }
 
+/** The Kubernetes configuration is missing or unusable: a message for the user, no trace needed. */
+export class KubeConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeConfigError';
+  }
+}
+
 export interface CredentialSource {
   /** Valid credentials: cached ones, or fresh ones if those expired or were invalidated. */
   get(): Promise<Credentials>;

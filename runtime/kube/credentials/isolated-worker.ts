@@ -3,18 +3,23 @@
  * the current context's credentials once, send them as plain data, and end.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { kubeConfigCredentials, tokenFileOf } from './kubeconfig.ts';
+import { kubeConfigCredentials, loadDefaultKubeConfig, tokenFileOf, withSource } from './kubeconfig.ts';
 import type { IsolatedResult } from './isolated.ts';
 
 async function resolveCredentials(): Promise<IsolatedResult> {
+  const kc = new KubeConfig();
+  let source: string;
   try {
-    const kc = new KubeConfig();
-    kc.loadFromDefault();
+    source = loadDefaultKubeConfig(kc);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  try {
     const { agent, ...credentials } = await kubeConfigCredentials(kc).get();
     if (agent) return { proxied: true };
     return { credentials, tokenFile: tokenFileOf(kc.getCurrentUser()) };
   } catch (error) {
-    return { error: `kubeconfig: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: withSource(source, error).message };
   }
 }
 

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CachedCredentials } from './credentials.ts';
+import { CachedCredentials, KubeConfigError } from './credentials.ts';
 import type { CredentialSource, Credentials } from './credentials.ts';
 
 /** What the worker sends back. */
@@ -36,7 +36,7 @@ export function isolatedDefaultCredentials(): CredentialSource {
       return { ...last, headers: { ...last.headers, Authorization: `Bearer ${token}` }, expiresAt: Date.now() + TOKEN_FILE_REFRESH_MS };
     }
     const result = await inWorker();
-    if (result.error) throw new Error(result.error);
+    if (result.error) throw new KubeConfigError(result.error);
     if (result.proxied || !result.credentials) return inProcess();
     tokenFile = result.tokenFile;
     last = { ...result.credentials, tls: { ...result.credentials.tls } };
@@ -57,8 +57,12 @@ function inWorker(): Promise<IsolatedResult> {
 /** The rare case of a proxy in the kubeconfig: the library stays loaded, as it must. */
 async function inProcess(): Promise<Credentials> {
   const { KubeConfig } = await import('@kubernetes/client-node');
-  const { kubeConfigCredentials } = await import('./kubeconfig.ts');
+  const { kubeConfigCredentials, loadDefaultKubeConfig, withSource } = await import('./kubeconfig.ts');
   const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kubeConfigCredentials(kc).get();
+  const source = loadDefaultKubeConfig(kc);
+  try {
+    return await kubeConfigCredentials(kc).get();
+  } catch (error) {
+    throw withSource(source, error);
+  }
 }

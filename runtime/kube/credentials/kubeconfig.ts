@@ -5,11 +5,14 @@
  * reach (its exec cache trusts `expirationTimestamp`, its token-file reader re-reads only every 60 s):
  * exec plugins and the in-cluster service-account token file.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Agent, RequestOptions } from 'node:https';
 // Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
-import { CachedCredentials } from './credentials.ts';
+import { CachedCredentials, KubeConfigError } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
 import { runExecPlugin } from './exec-plugin.ts';
 import type { ExecConfig } from './exec-plugin.ts';
@@ -25,9 +28,40 @@ export interface KubeConfigCredentialsOptions {
 /** Refresh exec credentials this long before they expire, at most (and at most a tenth of their lifetime). */
 const EXPIRY_MARGIN_MS = 60_000;
 
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Loads the configuration by client-node's default rules (KUBECONFIG, ~/.kube/config, the pod's
+ * service account) and returns where it came from, for messages. Where client-node would fall
+ * back to `http://localhost:8080` for want of any configuration, this fails instead, as Kopf
+ * does: an operator aimed at no cluster is a mistake, better said at once.
+ */
+export function loadDefaultKubeConfig(kc: KubeConfig, env: NodeJS.ProcessEnv = process.env): string {
+  const home = join(homedir(), '.kube', 'config');
+  const source = env.KUBECONFIG ? `kubeconfig ${env.KUBECONFIG} (KUBECONFIG)`
+    : existsSync(home) ? `kubeconfig ${home}`
+    : existsSync(SERVICE_ACCOUNT_TOKEN) ? 'in-cluster configuration'
+    : process.platform === 'win32' ? 'kubeconfig (default)' // client-node also looks into WSL there
+    : undefined;
+  if (source === undefined) {
+    throw new KubeConfigError(`no Kubernetes configuration: KUBECONFIG is not set, ${home} does not exist, and this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`);
+  }
+  try {
+    kc.loadFromDefault();
+  } catch (error) {
+    throw withSource(source, error);
+  }
+  return source;
+}
+
+/** The error as a `KubeConfigError` that says which configuration it is about. */
+export function withSource(source: string, error: unknown): KubeConfigError {
+  return new KubeConfigError(`${source}: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredentialsOptions = {}): CredentialSource {
   const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error(`kubeconfig: no cluster for the current context ${JSON.stringify(kc.getCurrentContext())}`);
+  if (!cluster) throw new KubeConfigError(whyNoCluster(kc));
   const user = kc.getCurrentUser();
   const refreshMs = (options.refreshInterval ?? 60) * 1000;
   const exec = execConfigOf(user);
@@ -56,6 +90,16 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
     const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace || undefined;
     return { server: cluster.server, headers, tls, agent, expiresAt, namespace } satisfies Credentials;
   });
+}
+
+/** Why the kubeconfig yields no cluster, in the words of its own fields. */
+function whyNoCluster(kc: KubeConfig): string {
+  const names = (items: readonly { name: string }[]) => (items.length ? items.map((item) => item.name).join(', ') : 'none');
+  const current = kc.getCurrentContext();
+  if (!current) return `no current context is set; choose one with \`kubectl config use-context NAME\` (contexts: ${names(kc.getContexts())})`;
+  const context = kc.getContextObject(current);
+  if (!context) return `the current context "${current}" is not defined (contexts: ${names(kc.getContexts())})`;
+  return `the context "${current}" names the cluster "${context.cluster}", which is not defined (clusters: ${names(kc.getClusters())})`;
 }
 
 function refreshTime(expiration: number): number | undefined {

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '../../../runtime/kube/client.ts';
+import { KubeConfigError } from '../../../runtime/kube/credentials/credentials.ts';
 import { sendJson, startServer } from './fake-server.ts';
 
 function withKubeconfig<T>(text: string, fn: () => Promise<T>): Promise<T> {
@@ -73,11 +74,54 @@ test('a token file is re-read by the operator after a 401, without asking client
   }
 });
 
-test('a broken kubeconfig fails the first request, saying why', async () => {
+/** The error of the first request with the default credentials. */
+async function firstError(): Promise<Error> {
+  const client = KubeClient.fromDefault({ errorBackoffs: [] });
+  try {
+    await client.request('GET', '/version');
+  } catch (error) {
+    return error as Error;
+  } finally { client.close(); }
+  throw new Error('the request succeeded');
+}
+
+test('a broken kubeconfig fails the first request, saying which file and why', async () => {
   await withKubeconfig('clusters: [unterminated', async () => {
-    const client = KubeClient.fromDefault({ errorBackoffs: [] });
-    try {
-      await assert.rejects(client.request('GET', '/version'), /kubeconfig:/);
-    } finally { client.close(); }
+    const error = await firstError();
+    assert.ok(error instanceof KubeConfigError);
+    assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): /);
+    assert.match(error.message, /unexpected end of the stream/);
   });
+});
+
+test('a kubeconfig without a usable context says what is missing', async () => {
+  const contexts = 'contexts: [{ name: x, context: { cluster: c, user: u } }]\nusers: [{ name: u, user: { token: t } }]';
+  const cases: [string, RegExp][] = [
+    [`${contexts}\nclusters: []`, /no current context is set; choose one with `kubectl config use-context NAME` \(contexts: x\)$/],
+    [`${contexts}\nclusters: []\ncurrent-context: y`, /the current context "y" is not defined \(contexts: x\)$/],
+    [`${contexts}\nclusters: [{ name: d, cluster: { server: 'https://127.0.0.1:1' } }]\ncurrent-context: x`, /the context "x" names the cluster "c", which is not defined \(clusters: d\)$/],
+  ];
+  for (const [text, expected] of cases) {
+    await withKubeconfig(text, async () => {
+      const error = await firstError();
+      assert.ok(error instanceof KubeConfigError, error.message);
+      assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): /);
+      assert.match(error.message, expected);
+    });
+  }
+});
+
+test('no configuration at all is an error, not a guess at localhost:8080', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'kopf-home-'));
+  const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+  delete process.env.KUBECONFIG;
+  process.env.HOME = home;
+  try {
+    const error = await firstError();
+    assert.ok(error instanceof KubeConfigError, error.message);
+    assert.equal(error.message, `no Kubernetes configuration: KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist, and this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`);
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+    rmSync(home, { recursive: true, force: true });
+  }
 });

@@ -1,0 +1,83 @@
+/**
+ * `kopf run` before it reaches a cluster: usage errors exit 2; an operator file that cannot be
+ * loaded exits 1 saying where and why; modules are resolved from the current directory; a missing
+ * Kubernetes configuration is a message, not a trace.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
+
+/** A project folder, away from this repository's node_modules, with these files in it. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-run-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+/** Runs `kopf run` in `dir`, with no Kubernetes configuration to be found. */
+function kopfRun(dir: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env, HOME: dir, KUBECONFIG: '' };
+  const result = spawnSync(process.execPath, [CLI, 'run', '--standalone', '-A', ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('a missing file or an unknown option is a usage error', () => {
+  const dir = project({});
+  const missing = kopfRun(dir, 'handlers.ts');
+  assert.equal(missing.status, 2);
+  assert.equal(missing.stderr, 'kopf run: no such file: handlers.ts\n');
+  const unknown = kopfRun(dir, '--namepsace', 'x');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /^kopf run: Unknown option '--namepsace'/);
+  assert.match(unknown.stderr, /See `kopf run --help`\.\n$/);
+  // The same for every command: here, an option without its value.
+  const other = spawnSync(process.execPath, [CLI, 'demo', '--crd'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(other.status, 2);
+  assert.equal(other.stderr, "kopf demo: Option '--crd <value>' argument missing\nSee `kopf demo --help`.\n");
+});
+
+test('a syntax error says where it is, without the loader’s frames', () => {
+  const dir = project({ 'handlers.ts': 'const ok = 1;\nconst broken: number = ;\n' });
+  const run = kopfRun(dir, 'handlers.ts');
+  assert.equal(run.status, 1);
+  const lines = run.stderr.trimEnd().split('\n');
+  assert.equal(lines[0], 'kopf run: cannot load handlers.ts:');
+  assert.match(lines[1]!, /handlers\.ts:2$/);
+  assert.ok(lines.includes('const broken: number = ;'), run.stderr);
+  assert.match(lines.at(-1)!, /SyntaxError.*: Expression expected$/);
+  assert.ok(!/^\s+at /m.test(run.stderr), run.stderr);
+});
+
+test('an error thrown while a file loads comes with the file’s frames only', () => {
+  const dir = project({ 'handlers.ts': 'function configure(): never {\n  throw new Error("no settings file");\n}\nconfigure();\n' });
+  const run = kopfRun(dir, 'handlers.ts');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^kopf run: cannot load handlers\.ts:\nError: no settings file\n\s+at configure \(\S+handlers\.ts:2:9\)/);
+  assert.ok(!run.stderr.includes('node:internal'), run.stderr);
+});
+
+test('modules are resolved from the current directory; no configuration ends the run with a message', () => {
+  const dir = project({
+    'handlers.ts': '',
+    'node_modules/team-handlers/package.json': JSON.stringify({ name: 'team-handlers', type: 'module', exports: { import: './index.js' } }),
+    'node_modules/team-handlers/index.js': 'console.log("team-handlers loaded");\n',
+  });
+  const run = kopfRun(dir, 'handlers.ts', '-m', 'team-handlers');
+  assert.equal(run.stdout.split('\n')[0], 'team-handlers loaded');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr + run.stdout, /The operator has failed: no Kubernetes configuration: KUBECONFIG is not set, \S+ does not exist/);
+  assert.ok(!/^\s+at /m.test(run.stderr + run.stdout), 'no trace for a configuration error');
+
+  const missing = kopfRun(dir, '-m', 'no-such-package');
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /^kopf run: cannot load module no-such-package:\nCannot find package 'no-such-package' imported from /);
+});
