@@ -13,6 +13,7 @@ import { subhandlerOf } from '../registry/registry.ts';
 import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
+import { storableResult } from '../progress/index.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -77,5 +78,6 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
       await runChildren(children);
     },
   };
-  return runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger: inv.logger, body: inv.body }, () => (handler.fn as (c: typeof ctx) => unknown)(ctx));
+  const result = await runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger: inv.logger, body: inv.body }, () => (handler.fn as (c: typeof ctx) => unknown)(ctx));
+  return storableResult(result);
 }

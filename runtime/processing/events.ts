@@ -10,7 +10,7 @@ import type { EventHandler } from '../registry/handlers.ts';
 import type { EventContext } from '../registry/contexts.ts';
 import { matchesBody } from '../registry/filters.ts';
 import { executeOnce } from '../handling/execution.ts';
-import { Timestamp, deliverResult } from '../progress/index.ts';
+import { Timestamp, deliverResult, storableResult } from '../progress/index.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { RawEvent, ResourceProcessor } from './processing.ts';
 import { objectContext } from './contexts.ts';
@@ -23,7 +23,7 @@ export async function runEventHandlers(proc: ResourceProcessor, handlers: readon
     if (!matchesBody(handler.filters, event.object, ctx)) continue;
     const executed = await executeOnce(handler, undefined, { now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger }, () =>
       runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger, body: event.object }, async () =>
-        (handler.fn as (c: EventContext<KubeObject>) => unknown)({ ...ctx, param: handler.param })));
+        storableResult(await (handler.fn as (c: EventContext<KubeObject>) => unknown)({ ...ctx, param: handler.param }))));
     deliverResult(patch, handler.id, executed.outcome);
   }
 }

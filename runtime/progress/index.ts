@@ -12,7 +12,7 @@ export { MARKER_NAME, markedPrefixes, storeMarker } from './markers.ts';
 export {
   checkLimits, errorText, handlerTitle, outcomeOf, type Attempt, type Outcome, type OutcomeError, type OutcomeLog, type RetryPolicy,
 } from './outcomes.ts';
-export { deliverResult, HandlerStates, type StateCounters } from './progression.ts';
+export { deliverResult, HandlerStates, storableResult, type StateCounters } from './progression.ts';
 export { pythonJson, pythonNumber, pythonRepr, pythonString } from './python.ts';
 export { decodeRecord, encodeRecord, RECORD_FIELDS, type ProgressRecord } from './records.ts';
 export { MultiProgressStorage, SmartProgressStorage, type SmartProgressOptions } from './smart.ts';

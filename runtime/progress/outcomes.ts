@@ -11,7 +11,7 @@
  * handler and take `outcomeOf` its attempt; then `withOutcome(state, outcome, now)` is the next state.
  */
 import {
-  HandlerChildrenRetry, HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError, type ErrorsMode,
+  HandlerChildrenRetry, HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError, thrownText, type ErrorsMode,
 } from '../structs/errors.ts';
 import { pythonNumber, pythonRepr } from './python.ts';
 import { runtimeOf, type HandlerState } from './states.ts';
@@ -156,6 +156,6 @@ function log(level: OutcomeLog['level'], message: string): OutcomeLog {
  */
 export function errorText(error: unknown): { message: string; shown: string } {
   if (error instanceof Error) return { message: error.message, shown: error.message || `${error.name}()` };
-  const message = String(error);
+  const message = thrownText(error);
   return { message, shown: message };
 }

@@ -3,7 +3,7 @@
  * from the progress storage, advanced by outcomes, written back only where they changed, and
  * purged (with all their sub-handlers) once the cause is done. Immutable, like the states.
  */
-import { isMapping } from '../structs/diffs.ts';
+import { copyJson, isMapping } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { Outcome } from './outcomes.ts';
@@ -137,9 +137,26 @@ function count(states: readonly HandlerState[]): StateCounters {
 }
 
 /**
+ * A handler's return value as it will be stored: JSON, as `JSON.stringify` makes it (fields that
+ * are `undefined` or functions dropped, dates as text). A value JSON cannot carry (a BigInt, a
+ * cycle) is an error thrown here, so that it is the handler's failure, handled by its `errors`
+ * mode, rather than a patch that fails after the handler's success was written.
+ */
+export function storableResult(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`The result cannot be stored as JSON: ${String((error as Error).message).split('\n')[0]}`);
+  }
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+/**
  * A handler's return value into `status.<handler id>` (Kopf §4.4): a mapping is merged into what
  * is there (one level deep), anything else replaces it. Failed attempts and `null`/`undefined`
- * deliver nothing.
+ * deliver nothing. The value is JSON (see `storableResult`).
  */
 export function deliverResult(patch: Patch, handlerId: string, outcome: Pick<Outcome, 'exception' | 'result'>): void {
   const result = outcome.result;
@@ -149,8 +166,8 @@ export function deliverResult(patch: Patch, handlerId: string, outcome: Pick<Out
   const status = content.status as { [key: string]: unknown };
   if (isMapping(result)) {
     const current = status[handlerId];
-    status[handlerId] = { ...(isMapping(current) ? current : {}), ...structuredClone(result) };
+    status[handlerId] = { ...(isMapping(current) ? current : {}), ...copyJson(result) };
   } else {
-    status[handlerId] = structuredClone(result);
+    status[handlerId] = copyJson(result);
   }
 }

@@ -2,6 +2,7 @@
  * Errors a handler throws to steer its own retries, as in Kopf.
  * Anything else a handler throws is an "arbitrary" error, handled per the handler's `errors` mode.
  */
+import { inspect } from 'node:util';
 
 /** Retry the handler after `delay` seconds (60 by default; 0 or null: at once). */
 export class TemporaryError extends Error {
@@ -38,3 +39,13 @@ export class HandlerChildrenRetry extends TemporaryError {
 
 /** What to do with an arbitrary error a handler throws. */
 export type ErrorsMode = 'temporary' | 'permanent' | 'ignored';
+
+/**
+ * What a thrown value says: an error's message, a string as it is, anything else as inspected
+ * (`{ code: 42 }` rather than `[object Object]`): JavaScript lets code throw any value.
+ */
+export function thrownText(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === 'string') return value;
+  return inspect(value, { depth: 2, breakLength: Infinity });
+}

@@ -5,42 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import type { FilterContext } from '../../../runtime/registry/contexts.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import { processEvent } from '../../../runtime/processing/processing.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
-import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { processorOf } from './processor.ts';
-
-async function processOnce(register: (registry: OperatorRegistry) => void, body: KubeObject): Promise<{ patches: unknown[]; messages: string[] }> {
-  const patches: unknown[] = [];
-  const server = await startServer((req, res) => {
-    patches.push(JSON.parse(req.body));
-    sendJson(res, 200, { metadata: { resourceVersion: '2' } });
-  });
-  const client = clientOf(server);
-  const capture = captureLogs();
-  const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
-  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0 } });
-  const registry = new OperatorRegistry();
-  register(registry);
-  const stop = new AbortController();
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
-  try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
-    return { patches, messages: capture.messages() };
-  } finally {
-    stop.abort();
-    proc.memories.clear();
-    client.close();
-    await server.close();
-  }
-}
-
-const fresh = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: { field: 'v' } };
+import { FRESH as fresh, processOnce } from './processor.ts';
 
 test('a `when` filter decides interest knowing the change: the cause, the diff, the old and new essences', async () => {
   const seen: Pick<FilterContext<KubeObject>, 'reason' | 'diff' | 'old' | 'new'>[] = [];

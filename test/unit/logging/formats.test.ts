@@ -79,7 +79,9 @@ test('an error\'s stack follows the text, or goes to exc_info in json', () => {
   assert.deepEqual(lines({ format: 'json' }, write), [
     '{"message": "failed", "exc_info": "Error: boom\\n    at here (file.ts:1:1)", "timestamp": "2026-11-22T15:39:55.651000+00:00", "object": {"apiVersion": "kopf.dev/v1", "kind": "KopfExample", "name": "kex1", "uid": "u-1", "namespace": "ns1"}, "severity": "error"}',
   ]);
-  assert.deepEqual(lines({ format: 'plain' }, (root) => root.warning('odd', 'not an Error')), ['odd\nnot an Error']);
+  // Any value can be thrown: it is shown as inspected, and said to have no stack.
+  assert.deepEqual(lines({ format: 'plain' }, (root) => root.warning('odd', 'not an Error')), ["odd\n'not an Error' was thrown: not an Error, so without a stack"]);
+  assert.deepEqual(lines({ format: 'plain' }, (root) => root.warning('odd', { code: 42 })), ['odd\n{ code: 42 } was thrown: not an Error, so without a stack']);
 });
 
 test('sub-millisecond clocks give microseconds in json', () => {
