@@ -59,6 +59,9 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   if (isEmptyPatch(patch) && !extraOps.length) return outcome;
   const hasStatus = proc.resource.subresources?.includes('status') ?? false;
   const merge = splitMergePatch(patchContent(patch), hasStatus);
+  // The status goes second: if it cannot be sent, the object must not get the rest (say, a
+  // handler's success without its result). A failure before the first request writes nothing.
+  if (merge.body && merge.status) assertSendable(merge.status, 'status');
   if (merge.body) {
     logger.debug(() => `Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
     if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.body!)))) return outcome;
@@ -81,4 +84,12 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
     await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json', subresource: 'status' }));
   }
   return outcome;
+}
+
+function assertSendable(content: unknown, part: string): void {
+  try {
+    JSON.stringify(content);
+  } catch (error) {
+    throw new TypeError(`The patch of the ${part} cannot be sent as JSON: ${String((error as Error).message).split('\n')[0]}`);
+  }
 }

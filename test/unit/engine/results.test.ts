@@ -72,3 +72,11 @@ test('a thrown value that is not an Error is described, not shown as [object Obj
   assert.equal(recordOf(patches, 'throws_fn')?.message, '{ code: 42 }');
   assert.ok(messages.includes("Handler 'throws_fn' failed with an exception and will try again in 60 seconds: { code: 42 }"), messages.join('\n'));
 });
+
+test('a status patch JSON cannot carry sends nothing at all: not the handler’s success without it', async () => {
+  const { patches, messages } = await processOnce((registry) => {
+    registry.on.create(KopfExample, function create_fn({ patch }) { (patch.status as Json).count = 10n; });
+  }, FRESH);
+  assert.deepEqual(patches, []);
+  assert.ok(messages.some((m) => m.startsWith('Throttling for 1 seconds due to an unexpected error: The patch of the status cannot be sent as JSON: Do not know how to serialize a BigInt')), messages.join('\n'));
+});
