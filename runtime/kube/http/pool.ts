@@ -62,7 +62,10 @@ export class Pool {
     const exchange = new Exchange(outgoing, sink, this.#waiting, (again) => this.#retry(again));
     if (exchange.done) return;
     const connection = this.#idle.pop();
-    if (connection) return exchange.start(connection, false);
+    if (connection) {
+      this.#busy.add(connection);
+      return exchange.start(connection, false);
+    }
     if (this.#open < this.#limit) return this.#startFresh(exchange);
     this.#waiting.push(exchange);
   }

@@ -244,6 +244,35 @@ test('regular requests share at most maxSockets connections; the others wait the
   client.close();
 });
 
+test('connections taken again from the idle ones still count against maxSockets', async (t) => {
+  const ports = new Set<number>();
+  const server = await startServer((req, res, raw) => {
+    ports.add(raw.socket.remotePort ?? 0);
+    setImmediate(() => sendJson(res, 200, {}));
+  });
+  t.after(() => server.close());
+  const client = clientOf(server, { maxSockets: 2 });
+  await Promise.all([client.request('GET', '/api'), client.request('GET', '/api')]); // two idle connections now
+  await Promise.all(Array.from({ length: 10 }, () => client.request('GET', '/api')));
+  assert.equal(ports.size, 2);
+  client.close();
+});
+
+test('closing the client ends a request in flight on a reused connection', { timeout: 10_000 }, async (t) => {
+  let hold: (() => void) | undefined;
+  const server = await startServer((req, res) => {
+    if (req.query.get('hold')) hold = () => sendJson(res, 200, {});
+    else sendJson(res, 200, {});
+  });
+  t.after(() => { hold?.(); return server.close(); });
+  const client = clientOf(server, { maxSockets: 1 });
+  await client.request('GET', '/api'); // the connection is idle now, and taken again below
+  const held = client.request('GET', '/api', { query: { hold: 1 } });
+  while (!hold) await new Promise((resolve) => setImmediate(resolve));
+  client.close();
+  await assert.rejects(held);
+});
+
 test('bodies that arrive in many reads on several connections at once come out intact (sockets share one read buffer)', async (t) => {
   // Each response is written in pieces, so that reads of different connections interleave: a body
   // that kept a view of the shared read buffer instead of a copy would be overwritten by the next read.
