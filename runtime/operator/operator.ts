@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, watchStream, type KubeClientOptions, type RequestTrace } from '../kube/index.ts';
+import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, type KubeClientOptions, type RequestTrace } from '../kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
@@ -22,6 +22,7 @@ import { processEvent, type RawEvent, type ResourceProcessor } from '../processi
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
 import { WatcherSet } from '../watching/watchers.ts';
 import { observeNamespaces } from '../watching/observation.ts';
+import { watchServed } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
 
 export interface OperatorOptions {
@@ -179,9 +180,8 @@ export class Operator {
   private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(resource)} ${where}.`);
-    for await (const event of watchStream<KubeObject>(client, resource, {
-      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
-    })) {
+    const options = { namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined };
+    for await (const event of watchServed<KubeObject>(client, resource, options, logger, `The resource ${watchName(resource)} ${where}`)) {
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
       if ('object' in event) queues.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }

@@ -1,13 +1,15 @@
 /**
  * Restarts and scope, embedded on a real control plane: an operator restarted over an object it
  * handled resumes it (resume handlers only, no re-creation, no writes), an object changed while
- * it was down gets one update cycle with the resume handlers mixed in, and namespace globs serve
- * namespaces that appear after the start.
+ * it was down gets one update cycle with the resume handlers mixed in, namespace globs serve
+ * namespaces that appear after the start, and a resource whose CRD is missing is waited for.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
-import { Namespaces } from '../../../runtime/structs/builtins.ts';
+import { createObject, deleteObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
+import { CustomResourceDefinitions, Namespaces } from '../../../runtime/structs/builtins.ts';
+import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { startOperator, useCluster } from './support.ts';
@@ -64,6 +66,40 @@ test('namespace globs serve matching namespaces that appear after the start, and
     await createObject(cluster.client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['team-a', 'team-a']);
+  } finally {
+    await op.stop();
+  }
+});
+
+const Gizmos: ResourceDescriptor = { group: 'served.kopf.dev', version: 'v1', plural: 'gizmos', kind: 'Gizmo', scope: 'Namespaced' };
+const GIZMO_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gizmos.served.kopf.dev' },
+  spec: {
+    group: 'served.kopf.dev', scope: 'Namespaced', names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+};
+
+test('a resource whose CRD is missing is waited for, served once the CRD is there, and waited for again when it goes', async () => {
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create(Gizmos, async function create_fn({ name }) { calls.push(name); });
+  const settings = defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.2] } });
+  const { op, capture } = startOperator(cluster, registry, { settings });
+  const missing = "The resource gizmos.v1.served.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD deleted, or not created yet?";
+  await op.ready;
+  try {
+    await capture.waitFor((r) => r.message === missing, { timeout: 30 });
+    await cluster.cp.installCrds([GIZMO_CRD]);
+    await createObject(cluster.client, Gizmos, { apiVersion: 'served.kopf.dev/v1', kind: 'Gizmo', metadata: { name: 'z1', namespace: 'default' } });
+    await capture.waitFor((r) => r.message === "The resource gizmos.v1.served.kopf.dev in 'default' is served again.", { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'z1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    assert.deepEqual(calls, ['z1']);
+
+    const before = capture.records.filter((r) => r.message === missing).length;
+    await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'gizmos.served.kopf.dev' });
+    await capture.waitFor((r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before, { timeout: 60 });
+    assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
   } finally {
     await op.stop();
   }
