@@ -98,6 +98,7 @@ export class Operator {
       const defaultNamespace = await client.credentialsNamespace();
       poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(poster));
+      if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
       const served = await this.resolveResources(client, logger);
       for (const { resource, changing, watching } of served) {
         const queue = this.makeQueue(client, resource, changing, watching, poster, objectsLogger, signal);

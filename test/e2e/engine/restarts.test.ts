@@ -2,7 +2,8 @@
  * Restarts and scope, embedded on a real control plane: an operator restarted over an object it
  * handled resumes it (resume handlers only, no re-creation, no writes), an object changed while
  * it was down gets one update cycle with the resume handlers mixed in, namespace globs serve
- * namespaces that appear after the start, and a resource whose CRD is missing is waited for.
+ * namespaces that appear after the start, a resource whose CRD is missing is waited for, and an
+ * operator with no resource handlers says so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,6 +101,16 @@ test('a resource whose CRD is missing is waited for, served once the CRD is ther
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'gizmos.served.kopf.dev' });
     await capture.waitFor((r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before, { timeout: 60 });
     assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
+  } finally {
+    await op.stop();
+  }
+});
+
+test('an operator without resource handlers says it has nothing to serve', async () => {
+  const { op, capture } = startOperator(cluster, new OperatorRegistry());
+  await op.ready;
+  try {
+    await capture.waitFor((r) => r.level === 30 && r.message === 'No resource handlers are registered: there is nothing to serve.', { timeout: 10 });
   } finally {
     await op.stop();
   }
