@@ -12,6 +12,8 @@ export interface ExecConfig {
   args?: string[];
   env?: { name: string; value: string }[] | null;
   provideClusterInfo?: boolean;
+  /** What to tell the user when the command is not installed (as kubectl shows it). */
+  installHint?: string;
 }
 
 export interface ExecCredentialStatus {
@@ -42,12 +44,19 @@ export async function runExecPlugin(exec: ExecConfig, cluster?: ExecClusterInfo)
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') return reject(error);
+      const hint = exec.installHint?.trim();
+      reject(new Error(`credential plugin ${exec.command} is not installed: not found on the PATH${hint ? `. ${hint}` : ''}`, { cause: error }));
+    });
+    child.once('close', (code, signal) => resolve({ code, signal }));
   });
   const errText = Buffer.concat(stderr).toString('utf8').trim();
-  if (code !== 0) throw new Error(`credential plugin ${exec.command} exited with ${code}${errText ? `: ${errText}` : ''}`);
+  if (code !== 0) {
+    const ended = code !== null ? `exited with ${code}` : signal === 'SIGTERM' ? `did not answer within ${PLUGIN_TIMEOUT_MS / 1000} s` : `was killed by ${signal}`;
+    throw new Error(`credential plugin ${exec.command} ${ended}${errText ? `: ${errText}` : ''}`);
+  }
 
   let parsed: unknown;
   try {

@@ -85,6 +85,12 @@ test('a failing plugin fails the request with its stderr', async (t) => {
   await assert.rejects(client.request('GET', '/api'), /exited with 3: please log in/);
 });
 
+test('a plugin that is not installed says so, with the kubeconfig’s install hint', async () => {
+  const kc = kubeConfigOf('http://127.0.0.1:1', { exec: { command: 'kopf-no-such-plugin', installHint: 'Install it with `brew install kopf-no-such-plugin`.' } });
+  const client = KubeClient.fromKubeConfig(kc);
+  await assert.rejects(client.request('GET', '/api'), { message: 'credential plugin kopf-no-such-plugin is not installed: not found on the PATH. Install it with `brew install kopf-no-such-plugin`.' });
+});
+
 test('a service-account token file is read, and re-read after a 401 (rotation)', async (t) => {
   const dir = tempDir(t);
   const tokenFile = join(dir, 'token');
