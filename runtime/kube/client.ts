@@ -10,7 +10,7 @@ import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
 import type { CredentialSource, Credentials } from './credentials/credentials.ts';
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 import { Discovery } from './discovery/discovery.ts';
-import { ApiConnectionError, ApiError, isRetryable, isUnauthorized } from './errors.ts';
+import { ApiConnectionError, ApiError, certificateProblem, isRetryable, isUnauthorized } from './errors.ts';
 import type { ApiStatus } from './errors.ts';
 import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
@@ -43,6 +43,19 @@ export interface KubeClientOptions {
   random?: () => number;
   /** Called after every HTTP attempt of a regular request (for `--debug` logs). */
   trace?: (attempt: RequestTrace) => void;
+  /** Called when a failed attempt of a regular request is going to be retried: quiet retries look like a hang. */
+  onRetry?: (retry: RetryNotice) => void;
+}
+
+export interface RetryNotice {
+  method: string;
+  path: string;
+  /** The attempt that failed (1 for the first) and how many there can be in all. */
+  attempt: number;
+  attempts: number;
+  /** Seconds until the next attempt. */
+  delay: number;
+  error: unknown;
 }
 
 export interface RequestTrace {
@@ -54,7 +67,7 @@ export interface RequestTrace {
   ms: number;
 }
 
-export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace'>;
+export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry'>;
 
 export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   requestTimeout: 300,
@@ -78,6 +91,7 @@ export class KubeClient {
   readonly #transport: Transport;
   readonly #streams: Transport;
   readonly #counts = new Map<Verb, number>();
+  #closed = false;
 
   constructor(credentials: CredentialSource, options: KubeClientOptions = {}) {
     this.settings = { ...DEFAULT_CLIENT_SETTINGS, ...withoutUndefined(options) };
@@ -126,9 +140,14 @@ export class KubeClient {
         }
       } catch (e) {
         if (options.signal?.aborted) throw options.signal.reason;
-        if (!isRetryable(e)) throw e;
+        // A closed client's requests end with it: a retry could only fail again.
+        if (!isRetryable(e) || this.#closed) {
+          const problem = certificateProblem(e);
+          throw problem ? new ApiConnectionError(method, path, e, problem) : e;
+        }
         const delay = this.retryDelay(schedule, retry++, e);
         if (delay === undefined) throw e instanceof ApiError ? e : new ApiConnectionError(method, path, e);
+        this.settings.onRetry?.({ method, path, attempt: retry, attempts: schedule.length + 1, delay: delay / 1000, error: e });
         await sleep(delay, options.signal);
       }
     }
@@ -174,6 +193,7 @@ export class KubeClient {
 
   /** Closes all connections, open watches included. */
   close(): void {
+    this.#closed = true;
     this.#transport.close();
     this.#streams.close();
   }

@@ -2,7 +2,7 @@
  * The API layer's public face: the only module the engines above import from `runtime/kube/`.
  */
 export { KubeClient, DEFAULT_CLIENT_SETTINGS } from './client.ts';
-export type { ClientSettings, KubeClientOptions, RequestTrace } from './client.ts';
+export type { ClientSettings, KubeClientOptions, RequestTrace, RetryNotice } from './client.ts';
 export { CachedCredentials, KubeConfigError, staticCredentials } from './credentials/credentials.ts';
 export type { CredentialSource, Credentials, TlsMaterial } from './credentials/credentials.ts';
 export { kubeConfigCredentials } from './credentials/kubeconfig.ts';

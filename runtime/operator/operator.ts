@@ -9,7 +9,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { KubeClient, UnresolvedResourceError, keyOf, resolveResource, type KubeClientOptions, type RequestTrace } from '../kube/index.ts';
+import { ApiError, KubeClient, UnresolvedResourceError, keyOf, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
@@ -197,8 +198,13 @@ function clientOptions(settings: OperatorSettings, logger: Logger): KubeClientOp
   const trace = logger.config.verbosity === 'debug'
     ? (t: RequestTrace) => api.debug(`${t.method} ${t.path} → ${t.status || 'no response'} in ${t.ms.toFixed(1)} ms`)
     : undefined;
+  // Retries of a failing request can take a minute: each is said, so that it does not look like a hang.
+  const onRetry = (r: RetryNotice) => {
+    const what = r.error instanceof ApiError ? r.error.message : `${r.method} ${r.path}: ${thrownText(r.error)}`;
+    api.warning(`Request attempt #${r.attempt}/${r.attempts} failed; retrying in ${r.delay.toFixed(1)} s: ${what}`);
+  };
   return {
-    trace,
+    trace, onRetry,
     requestTimeout: n.requestTimeout ?? undefined,
     connectTimeout: n.connectTimeout ?? undefined,
     errorBackoffs: [...n.errorBackoffs],

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import {
   ApiConnectionError, ApiError, CachedCredentials, KubeClient, isAlreadyExists, isConflict, isNotFound, isRetryable, staticCredentials,
+  type RetryNotice, type TlsMaterial,
 } from '../../../runtime/kube/index.ts';
+import { createControlPlanePki } from '../../../runtime/testing/controlplane/certificates.ts';
 import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
 
 test('429 with Retry-After: the retry comes no sooner than the server asked', async (t) => {
@@ -389,4 +393,42 @@ test('TLS material that Node refuses fails each request with its reason, and not
     assert.match(String((error as Error).message), /key|certificate|PEM|DECODER|unsupported/i);
   }
   client.close();
+});
+
+test('each retry is announced with the attempt, the attempts in all and the delay', async (t) => {
+  let calls = 0;
+  const server = await startServer((req, res) => (++calls < 3 ? sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')) : sendJson(res, 200, {})));
+  t.after(() => server.close());
+  const notices: RetryNotice[] = [];
+  const client = clientOf(server, { errorBackoffs: [0.01, 0.02, 0.03], onRetry: (notice) => notices.push(notice) });
+  await client.request('GET', '/api');
+  client.close();
+  assert.deepEqual(notices.map(({ method, path, attempt, attempts }) => ({ method, path, attempt, attempts })), [
+    { method: 'GET', path: '/api', attempt: 1, attempts: 4 },
+    { method: 'GET', path: '/api', attempt: 2, attempts: 4 },
+  ]);
+  assert.ok(notices.every((n) => n.delay > 0 && n.delay < 0.1 && n.error instanceof ApiError && n.error.status === 503));
+});
+
+test('a server certificate the client cannot trust fails at once, saying where to look', async (t) => {
+  const pki = createControlPlanePki();
+  const server = https.createServer({ cert: pki.serving.cert, key: pki.serving.key }, (req, res) => sendJson(res, 200, {}));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const cases: [TlsMaterial, RegExp][] = [
+    [{}, /^GET \/api: .+ \(the server's certificate is not signed by a trusted authority: does the kubeconfig give the cluster's certificate-authority\(-data\)\?\)$/],
+    [{ ca: pki.servingCa.cert, servername: 'elsewhere.example.com' }, /\(the server's certificate is not for this address: check the cluster's server URL, or its tls-server-name\)$/],
+  ];
+  for (const [tls, expected] of cases) {
+    const notices: RetryNotice[] = [];
+    const client = new KubeClient(staticCredentials({ server: url, headers: {}, tls }), { errorBackoffs: [0.01], onRetry: (n) => notices.push(n) });
+    await assert.rejects(client.request('GET', '/api'), (error: Error) => error instanceof ApiConnectionError && expected.test(error.message));
+    assert.deepEqual(notices, [], 'a configuration mistake is not retried');
+    client.close();
+  }
+  // The same server, trusted: the certificate was the only problem.
+  const trusted = new KubeClient(staticCredentials({ server: url, headers: {}, tls: { ca: pki.servingCa.cert } }));
+  assert.deepEqual(await trusted.request('GET', '/api'), {});
+  trusted.close();
 });
