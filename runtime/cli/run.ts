@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { KubeConfigError } from '../kube/index.ts';
 import { operator } from '../operator/operator.ts';
+import { thrownText } from '../structs/errors.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
 
@@ -154,8 +155,8 @@ function resolveFromCwd(name: string): string {
   }
 }
 
-export function describeLoadError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+function describeLoadError(error: unknown): string {
+  if (!(error instanceof Error)) return thrownText(error);
   // A file imported by the operator's file is not there: the message names it; the trace is Node's.
   if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return error.message;
   const lines = (error.stack ?? `${error.name}: ${error.message}`).split('\n');

@@ -10,21 +10,22 @@ import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 
+/** `what` names the stream in the messages: `The resource kopfexamples.v1.kopf.dev in 'default'`. */
 export async function* watchServed<T extends KubeObject>(
-  client: KubeClient, resource: ResourceDescriptor<T>, options: WatchOptions & { signal: AbortSignal }, logger: Logger, name: string,
+  client: KubeClient, resource: ResourceDescriptor<T>, options: WatchOptions & { signal: AbortSignal }, logger: Logger, what: string,
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
   const backoffs = client.settings.errorBackoffs.length ? client.settings.errorBackoffs : [1];
   for (let misses = 0; !options.signal.aborted;) {
     try {
       for await (const event of watchStream<T>(client, resource, options)) {
-        if (misses) logger.info(`${name} is served again.`);
+        if (misses) logger.info(`${what} is served again.`);
         misses = 0;
         yield event;
       }
       return;
     } catch (error) {
       if (options.signal.aborted || !notServed(error)) throw error;
-      if (!misses) logger.warning(`${name} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
+      if (!misses) logger.warning(`${what} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
       const delay = backoffs[Math.min(misses++, backoffs.length - 1)]!;
       if (!(await sleep(delay, options.signal))) return;
     }

@@ -36,9 +36,10 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
  * back to `http://localhost:8080` for want of any configuration, this fails instead, as Kopf
  * does: an operator aimed at no cluster is a mistake, better said at once.
  */
-export function loadDefaultKubeConfig(kc: KubeConfig, env: NodeJS.ProcessEnv = process.env): string {
+export function loadDefaultKubeConfig(kc: KubeConfig): string {
   const home = join(homedir(), '.kube', 'config');
-  const source = env.KUBECONFIG ? `kubeconfig ${env.KUBECONFIG} (KUBECONFIG)`
+  const { KUBECONFIG } = process.env;
+  const source = KUBECONFIG ? `kubeconfig ${KUBECONFIG} (KUBECONFIG)`
     : existsSync(home) ? `kubeconfig ${home}`
     : existsSync(SERVICE_ACCOUNT_TOKEN) ? 'in-cluster configuration'
     : process.platform === 'win32' ? 'kubeconfig (default)' // client-node also looks into WSL there
