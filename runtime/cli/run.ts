@@ -118,14 +118,18 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
       stop.abort();
     });
   }
+  let code = 0;
   try {
     await op.done;
-    return 0;
   } catch (error) {
     // A configuration the user must fix needs its message, not a trace through our code.
     logger.critical(`The operator has failed: ${(error as Error).message}`, error instanceof KubeConfigError ? undefined : error);
-    return 1;
+    code = 1;
   }
+  // The operator has stopped. A handler still running past the exit timeout (its timers, its
+  // sockets) must not keep the process: it is abandoned, as a crash would leave it.
+  setImmediate(() => process.exit(code));
+  return code;
 }
 
 /**

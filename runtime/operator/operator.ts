@@ -116,7 +116,9 @@ export class Operator {
     } finally {
       this.stopper.abort();
       await Promise.allSettled(watchers.map((w) => w.settled()));
-      await Promise.allSettled(queues.map((q) => q.stop(this.settings.queueing.exitTimeout)));
+      const exitTimeout = this.settings.queueing.exitTimeout;
+      const abandoned = (await Promise.all(queues.map((q) => q.stop(exitTimeout)))).flat();
+      if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${exitTimeout} s after the stop began, and are left as they are: their handlers run again when the objects are next processed.`);
       await poster?.close();
       // Cleanup is not guaranteed to finish (as in Kopf), but it must not hold the exit forever.
       const limit = this.settings.process.ultimateExitingTimeout;

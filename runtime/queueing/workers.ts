@@ -81,8 +81,12 @@ export class ObjectQueues<E> {
   /** How many objects have queued or running work. */
   get size(): number { return this.slots.size; }
 
-  /** Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles. */
-  async stop(timeout: number): Promise<void> {
+  /**
+   * Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles.
+   * Returns the keys of the cycles still running then: abandoned, since a promise cannot be
+   * cancelled (their handlers run again when the object is next processed, as after a crash).
+   */
+  async stop(timeout: number): Promise<string[]> {
     this.stopped = true;
     this.resume(); // paused workers wake up to see that they are stopping
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
@@ -91,6 +95,7 @@ export class ObjectQueues<E> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => { timer = setTimeout(r, timeout * 1000); })]);
     clearTimeout(timer);
+    return [...this.slots.keys()];
   }
 
   private async work(key: string, slot: Slot<E>): Promise<void> {

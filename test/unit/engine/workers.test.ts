@@ -109,3 +109,17 @@ test('pausing interrupts the sleeps of running cycles; stopping a paused queue e
   await queues.stop(5);
   assert.equal(queues.size, 0);
 });
+
+test('stop() returns the keys of the cycles still running after its timeout', async () => {
+  const started = latch();
+  const quick = latch();
+  const queues = new ObjectQueues<number>(async (key) => {
+    if (key === 'quick') return quick.open();
+    started.open();
+    await new Promise(() => undefined); // never ends
+  });
+  queues.push('stuck', 1);
+  queues.push('quick', 1);
+  await Promise.all([started.promise, quick.promise]);
+  assert.deepEqual(await queues.stop(0.05), ['stuck']);
+});

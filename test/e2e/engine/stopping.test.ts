@@ -1,0 +1,35 @@
+/**
+ * `kopf run` stops when told to, even with a handler that does not end: after the exit timeout
+ * the handler is abandoned (a promise cannot be cancelled), the operator says so, and the
+ * process exits 0 rather than wait for the handler's timers or be killed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { createObject } from '../../../runtime/kube/index.ts';
+import { runOperator } from '../../../runtime/testing/runner.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { useCluster } from './support.ts';
+
+const cluster = useCluster();
+
+test('SIGTERM ends the run with code 0 after the exit timeout, abandoning a handler that does not end', async () => {
+  const operator = runOperator({
+    files: [join(import.meta.dirname, 'fixtures', 'endless.ts')],
+    args: ['--standalone', '-n', 'default', '--verbose'],
+    kubeconfigPath: cluster.cp.kubeconfigPath,
+  });
+  try {
+    await operator.waitFor('Starting the watch-stream for kopfexamples', { timeout: 30_000 });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'endless', namespace: 'default' }, spec: {} });
+    await operator.waitFor('[default/endless] The endless handler has started.', { timeout: 30_000 });
+  } catch (error) {
+    await operator.stop();
+    throw error;
+  }
+  // Killed after a minute if it lingered: the exit code would then be null.
+  const exit = await operator.stop({ timeout: 60_000 });
+  assert.equal(exit.exitCode, 0, exit.output);
+  assert.match(exit.output, /Signal SIGTERM is received\. Operator is stopping\./);
+  assert.match(exit.output, /1 object\(s\) were still being handled 2 s after the stop began, and are left as they are: their handlers run again when the objects are next processed\./);
+});
