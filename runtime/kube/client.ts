@@ -126,6 +126,7 @@ export class KubeClient {
     const schedule = retrySchedule(this.settings.errorBackoffs, options.retries);
     let refreshed = false;
     for (let retry = 0; ;) {
+      this.#throwIfClosed(method, path); // also when closed while waiting for a retry
       try {
         const credentials = await this.#credentials.get();
         try {
@@ -140,8 +141,9 @@ export class KubeClient {
         }
       } catch (e) {
         if (options.signal?.aborted) throw options.signal.reason;
-        // A closed client's requests end with it: a retry could only fail again.
-        if (!isRetryable(e) || this.#closed) {
+        // Closed meanwhile: that is why the attempt broke, and no retry may follow.
+        this.#throwIfClosed(method, path);
+        if (!isRetryable(e)) {
           const problem = certificateProblem(e);
           throw problem ? new ApiConnectionError(method, path, e, problem) : e;
         }
@@ -158,6 +160,7 @@ export class KubeClient {
    * recover. Resolves with the response once its headers say 2xx; throws `ApiError` otherwise.
    */
   async openStream(path: string, options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {}): Promise<StreamedResponse> {
+    this.#throwIfClosed('GET', path);
     for (let refreshed = false; ; refreshed = true) {
       const credentials = await this.#credentials.get();
       this.#count(options.verb ?? 'watch');
@@ -219,6 +222,14 @@ export class KubeClient {
     trace?.({ method, path, status: response.status, ms: performance.now() - started });
     if (!isSuccess(response.status)) throw errorOf(response, method, path);
     return (response.body.length ? JSON.parse(response.body.toString('utf8')) : undefined) as R;
+  }
+
+  /**
+   * A closed client sends nothing more: work left running by a stopped operator (a handler past
+   * its exit timeout) must not write to objects that another operator may be handling by then.
+   */
+  #throwIfClosed(method: string, path: string): void {
+    if (this.#closed) throw new ApiConnectionError(method, path, new Error('the API client is closed'));
   }
 
   #count(verb: Verb): void {
