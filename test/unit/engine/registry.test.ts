@@ -7,6 +7,7 @@ import { ABSENT, PRESENT } from '../../../runtime/registry/markers.ts';
 import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
 import type { FilterContext } from '../../../runtime/registry/contexts.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
 
 test('ids come from function names, with Kopf\'s field suffix', () => {
   const r = new OperatorRegistry();
@@ -85,4 +86,23 @@ test('filters that may look at the change are known before it is read', () => {
   r.on.create('kex', async function when_fn() {}, { when: () => true });
   const seeing = (r.resourceHandlers as ChangingHandler[]).filter((h) => seesChange(h.filters)).map((h) => h.id.split('/')[0]);
   assert.deepEqual(seeing, ['label_callback', 'annotation_callback', 'field_value', 'when_fn']);
+});
+
+test('what a handler gets of its object is read-only, deep down: changes go into the patch (checked by the type checker)', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn({ body, spec, meta, labels, patch, logger }) {
+    // @ts-expect-error the object is read-only: this would change nothing on the cluster
+    spec.field = 'changed';
+    // @ts-expect-error so are its lists
+    spec.items?.push('item3');
+    // @ts-expect-error and its metadata
+    body.metadata = {};
+    // @ts-expect-error and the labels
+    labels.app = 'x';
+    logger.info(`${meta.name}: ${spec.field} ${spec.items?.join(',')}`); // reading is as before
+    const items: readonly string[] = spec.items ?? [];
+    patch.spec.field = 'changed';
+    patch.spec.items = [...items, 'item3'];
+  });
+  assert.equal(registry.resourceHandlers.length, 1);
 });
