@@ -43,7 +43,7 @@ export interface KubeClientOptions {
   random?: () => number;
   /** Called after every HTTP attempt of a regular request (for `--debug` logs). */
   trace?: (attempt: RequestTrace) => void;
-  /** Called when a failed attempt of a regular request is going to be retried: quiet retries look like a hang. */
+  /** Called when a failed attempt of a request, or a failed watch stream, is going to be retried: quiet retries look like a hang. */
   onRetry?: (retry: RetryNotice) => void;
 }
 

@@ -144,6 +144,7 @@ export async function* watchStream<T extends KubeObject>(
       } else if (e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e)) {
         const delay = client.retryDelay(errorBackoffs, failures++, e);
         if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
+        client.settings.onRetry?.({ method: 'WATCH', path, attempt: failures, attempts: errorBackoffs.length + 1, delay: Math.max(delay, reconnectMs) / 1000, error: e });
         if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
         continue;
       } else {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import { ApiError, WatchError, listObjects, watchStream } from '../../../runtime/kube/index.ts';
-import type { StreamEvent } from '../../../runtime/kube/index.ts';
+import type { RetryNotice, StreamEvent } from '../../../runtime/kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
 import type { Received } from './fake-server.ts';
@@ -230,14 +230,18 @@ test('a watch that keeps failing throws WatchError with the cause after its retr
   });
   t.after(() => server.close());
   const events: string[] = [];
+  const notices: RetryNotice[] = [];
+  const client = clientOf(server, { onRetry: (notice) => notices.push(notice) });
   const error = await (async () => {
-    for await (const e of watchStream(clientOf(server), Things, { errorBackoffs: [0.01, 0.01, 0.01] })) events.push(describeEvent(e));
+    for await (const e of watchStream(client, Things, { errorBackoffs: [0.01, 0.01, 0.01] })) events.push(describeEvent(e));
   })().catch((e: unknown) => e);
   assert.deepEqual(events, ['LISTED_DONE 1']);
   assert.ok(error instanceof WatchError, String(error));
   assert.ok(error.cause instanceof ApiError && error.cause.status === 500);
   assert.match(error.message, /things\.example\.com\/v1 failed 4 times in a row.*etcd is down/);
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 4);
+  // Each retry was announced, as for regular requests.
+  assert.deepEqual(notices.map((n) => `${n.method} ${n.attempt}/${n.attempts}`), ['WATCH 1/4', 'WATCH 2/4', 'WATCH 3/4']);
 });
 
 test('a failing listing throws WatchError once the client has retried it', async (t) => {
