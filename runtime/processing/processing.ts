@@ -24,6 +24,7 @@ import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
+import { thrownText } from '../structs/errors.ts';
 
 export interface RawEvent {
   /** `null` for objects from a listing, as in Kopf. */
@@ -66,7 +67,10 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
     await processObject(proc, key, event, memory, logger, pressure);
     memory.throttle = undefined;
   } catch (error) {
-    throttle(proc, key, memory, event.object, logger, error);
+    // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
+    // here: its writes are refused by the closed client, and nothing is retried any more.
+    if (proc.stopping.aborted) logger.debug(`The cycle ended after the operator stopped: ${thrownText(error)}`);
+    else throttle(proc, key, memory, event.object, logger, error);
   }
 }
 

@@ -52,3 +52,30 @@ test('an unexpected error throttles the object, then processing resumes', { time
     await server.close();
   }
 });
+
+test('a cycle that outlives the stop ends quietly: its writes are refused, nothing is throttled or retried', { timeout: 10_000 }, async () => {
+  let patches = 0;
+  const server = await startServer((req, res) => { if (req.method === 'PATCH') patches++; sendJson(res, 200, { metadata: { resourceVersion: '2' } }); });
+  const client = clientOf(server, { errorBackoffs: [] });
+  const capture = captureLogs();
+  const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
+  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0 } });
+  const registry = new OperatorRegistry();
+  const stop = new AbortController();
+  // The operator stops while the handler runs (as past its exit timeout), and closes its client.
+  registry.on.create(KopfExample, async function create_fn() { stop.abort(); client.close(); });
+  const requeued: RawEvent[] = [];
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => requeued.push(event) });
+  const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: {} };
+  try {
+    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
+    const messages = capture.messages();
+    assert.ok(messages.some((m) => m.startsWith('The cycle ended after the operator stopped: ') && m.endsWith('the API client is closed')), messages.join('\n'));
+    assert.ok(!messages.some((m) => m.startsWith('Throttling')), messages.join('\n'));
+    assert.equal(patches, 0);
+    assert.deepEqual(requeued, []);
+  } finally {
+    proc.memories.clear();
+    await server.close();
+  }
+});
