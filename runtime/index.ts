@@ -4,7 +4,7 @@
 import { getDefaultRegistry, type On } from './registry/registry.ts';
 
 export type {
-  FieldMap, FieldsOf, Frozen, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
+  FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
   MergePatch, ObjectMeta, ObjectOf, OwnerReference, PrinterColumn, ResourceDescriptor, UntypedFields,
 } from './structs/resources.ts';
 export { apiVersionOf, resourceName, resourcePath } from './structs/resources.ts';

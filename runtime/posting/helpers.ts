@@ -9,12 +9,12 @@
  */
 import { ERROR, INFO, WARNING } from '../logging/levels.ts';
 import { buildObjectReference } from '../logging/records.ts';
-import type { Frozen, KubeObject } from '../structs/resources.ts';
+import type { KubeObject } from '../structs/resources.ts';
 import { requireOperatorContext } from './context.ts';
 import type { EventType } from './events.ts';
 
 /** One object, or a list (or any iterable, nested) of them. */
-export type EventObjects = Frozen<KubeObject> | Iterable<EventObjects>;
+export type EventObjects = KubeObject | Iterable<EventObjects>;
 
 function* walk(objs: EventObjects): Generator<KubeObject> {
   if (objs !== null && typeof objs === 'object' && Symbol.iterator in objs) {

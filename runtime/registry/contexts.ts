@@ -5,7 +5,7 @@
  */
 import type { Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
-import type { FieldMap, Frozen, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
+import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { SubhandlerOptions } from './handlers.ts';
@@ -20,15 +20,17 @@ export type SpecOf<T> = Part<T, 'spec'>;
 export type StatusOf<T> = Part<T, 'status'>;
 
 /**
- * What every resource handler gets. The object's parts are `Frozen`: writing to them would change
+ * What every resource handler gets. The object's parts are read-only: writing to them would change
  * nothing on the cluster (Kopf's body is a read-only view too); changes go into `patch`, so that
- * `spec.replicas = 3` is a compile error that points there.
+ * `spec.replicas = 3` is a compile error that points there. Only their own fields are read-only
+ * (`Readonly<T>`): deeper, type errors would name expanded types instead of `CertificateSpec`, and
+ * every list would have to be copied to be passed on.
  */
 export interface ResourceContext<T extends KubeObject> {
-  body: Frozen<T>;
-  spec: Frozen<SpecOf<T>>;
-  status: Frozen<StatusOf<T>>;
-  meta: Frozen<ObjectMeta>;
+  body: Readonly<T>;
+  spec: Readonly<SpecOf<T>>;
+  status: Readonly<StatusOf<T>>;
+  meta: Readonly<ObjectMeta>;
   name: string;
   namespace: string | null;
   uid: string;
@@ -73,20 +75,20 @@ export interface Subhandling<T extends KubeObject, F extends FieldMap> {
 export type ChangingContext<T extends KubeObject, F extends FieldMap> = ResourceContext<T> & InvocationContext & Subhandling<T, F> & {
   reason: Reason;
   diff: Diff;
-  old: Frozen<Partial<T>> | undefined;
-  new: Frozen<Partial<T>> | undefined;
+  old: Readonly<Partial<T>> | undefined;
+  new: Readonly<Partial<T>> | undefined;
 };
 
 /** A field handler sees the old and new values of its field, and the diff relative to it. */
 export type FieldContext<T extends KubeObject, F extends FieldMap, P extends keyof F> = Omit<ChangingContext<T, F>, 'old' | 'new'> & {
-  old: Frozen<F[P]> | undefined;
-  new: Frozen<F[P]> | undefined;
+  old: F[P] | undefined;
+  new: F[P] | undefined;
 };
 
 export type EventContext<T extends KubeObject> = ResourceContext<T> & {
   /** `null` for objects seen in the initial listing, as Kopf does. */
   type: WatchEventType | null;
-  event: { type: WatchEventType | null; object: Frozen<T> };
+  event: { type: WatchEventType | null; object: Readonly<T> };
   param: unknown;
 };
 

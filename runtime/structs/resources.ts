@@ -128,9 +128,3 @@ export function resourcePath(
 export function resourceName(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'plural'>): string {
   return resource.group ? `${resource.plural}.${resource.group}/${resource.version}` : `${resource.plural}/${resource.version}`;
 }
-
-/** A value read-only deep down: what handlers get of the objects they are called for. */
-export type Frozen<T> = T extends (...args: never[]) => unknown ? T
-  : T extends readonly (infer U)[] ? readonly Frozen<U>[]
-  : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> }
-  : T;
