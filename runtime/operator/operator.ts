@@ -13,6 +13,7 @@ import { ApiError, KubeClient, UnresolvedResourceError, keyOf, resolveResource, 
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
+import type { ResourceRef } from '../registry/handlers.ts';
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
@@ -25,6 +26,8 @@ import { WatcherSet } from '../watching/watchers.ts';
 import { observeNamespaces } from '../watching/observation.ts';
 import { watchServed } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
+import { Serving } from '../watching/serving.ts';
+import { serveWhenCreated } from '../watching/crds.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -86,7 +89,7 @@ export class Operator {
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
-    const watchers: WatcherSet[] = [];
+    const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
     try {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
@@ -97,25 +100,32 @@ export class Operator {
         : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
-      poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
-      const objectsLogger = this.logger.withTaps(loggingTap(poster));
+      const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
+      const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
       if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
-      const served = await this.resolveResources(client, logger);
-      for (const { resource, changing, watching } of served) {
-        const queue = this.makeQueue(client, resource, changing, watching, poster, objectsLogger, signal);
+      const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
+        const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
+        const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
+        const watching = own.filter((h): h is EventHandler => h.kind === 'event');
+        const queue = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
         queues.push(queue);
-        watchers.push(new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
-      }
+        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
+      };
+      const unresolved = await this.resolveResources(client, serve, logger);
+      const late = serveWhenCreated(client, unresolved, (name, resource) => {
+        logger.info(`The resource ${describe(name)} is served now: its CRD was created.`);
+        serve(name, resource);
+      }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
-      const observer = this.serveNamespaces(client, served.map((s) => s.resource), watchers, signal, logger).then(() => aborted(signal));
+      const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
       this.readyResolve();
-      await Promise.race([observer, ...watchers.map((w) => w.failed), aborted(signal)]);
+      await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
     } finally {
       this.stopper.abort();
-      await Promise.allSettled(watchers.map((w) => w.settled()));
+      await serving.settled();
       const exitTimeout = this.settings.queueing.exitTimeout;
       const abandoned = (await Promise.all(queues.map((q) => q.stop(exitTimeout)))).flat();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${exitTimeout} s after the stop began, and are left as they are: their handlers run again when the objects are next processed.`);
@@ -128,46 +138,37 @@ export class Operator {
     }
   }
 
-  /**
-   * Starts the watch streams: one per resource cluster-wide, or per namespace; for glob patterns,
-   * as matching namespaces appear and vanish.
-   */
-  private async serveNamespaces(client: KubeClient, resources: ResourceDescriptor[], watchers: WatcherSet[], signal: AbortSignal, logger: Logger): Promise<void> {
+  /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */
+  private async serveNamespaces(client: KubeClient, serving: Serving, signal: AbortSignal, logger: Logger): Promise<void> {
     const patterns = this.options.namespaces ?? [];
-    const clusterwide = this.options.clusterwide || !patterns.length;
-    const each = (fn: (w: WatcherSet, r: ResourceDescriptor) => void) => watchers.forEach((w, i) => fn(w, resources[i]));
-    each((w, r) => { if (clusterwide || r.scope === 'Cluster') w.ensure(null); });
-    if (clusterwide) return;
-    const namespaced = (fn: (w: WatcherSet) => void) => each((w, r) => { if (r.scope === 'Namespaced') fn(w); });
+    if (this.options.clusterwide || !patterns.length) return;
     if (!patterns.some(isGlob)) {
-      for (const ns of patterns) namespaced((w) => w.ensure(ns));
+      for (const namespace of patterns) serving.addNamespace(namespace);
       return;
     }
     await observeNamespaces(client, patterns, {
-      added: (ns) => namespaced((w) => w.ensure(ns)),
-      removed: (ns) => namespaced((w) => void w.drop(ns)),
+      added: (namespace) => serving.addNamespace(namespace),
+      removed: (namespace) => serving.removeNamespace(namespace),
     }, signal, logger);
   }
 
-  private async resolveResources(client: KubeClient, logger: Logger) {
-    const out: { resource: ResourceDescriptor; changing: ChangingHandler[]; watching: EventHandler[] }[] = [];
+  /** Serves the resources that can be now; returns the names that are not served (yet). */
+  private async resolveResources(client: KubeClient, serve: (ref: ResourceRef, resource: ResourceDescriptor) => void, logger: Logger): Promise<string[]> {
+    const unresolved: string[] = [];
     for (const ref of this.registry.resources()) {
-      let resource: ResourceDescriptor;
+      if (typeof ref !== 'string') {
+        serve(ref, ref);
+        continue;
+      }
       try {
-        resource = typeof ref === 'string' ? await resolveResource(client, ref) : ref;
+        serve(ref, await resolveResource(client, ref));
       } catch (error) {
         if (!(error instanceof UnresolvedResourceError)) throw error; // an outage is not a missing CRD
         logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${error.message}`);
-        continue;
+        unresolved.push(ref);
       }
-      const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
-      out.push({
-        resource,
-        changing: own.filter((h): h is ChangingHandler => h.kind === 'changing'),
-        watching: own.filter((h): h is EventHandler => h.kind === 'event'),
-      });
     }
-    return out;
+    return unresolved;
   }
 
   private makeQueue(client: KubeClient, resource: ResourceDescriptor, changing: ChangingHandler[], watching: EventHandler[], poster: EventPoster, logger: Logger, signal: AbortSignal) {

@@ -2,8 +2,9 @@
  * Restarts and scope, embedded on a real control plane: an operator restarted over an object it
  * handled resumes it (resume handlers only, no re-creation, no writes), an object changed while
  * it was down gets one update cycle with the resume handlers mixed in, namespace globs serve
- * namespaces that appear after the start, a resource whose CRD is missing is waited for, and an
- * operator with no resource handlers says so.
+ * namespaces that appear after the start, a resource whose CRD is missing is waited for, one
+ * named by a string is served once its CRD is created, and an operator with no resource handlers
+ * says so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,6 +102,25 @@ test('a resource whose CRD is missing is waited for, served once the CRD is ther
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'gizmos.served.kopf.dev' });
     await capture.waitFor((r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before, { timeout: 60 });
     assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
+  } finally {
+    await op.stop();
+  }
+});
+
+test('a resource named by a string is served once its CRD is created', async () => {
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create('widgets.late.kopf.dev', async function create_fn({ name }) { calls.push(name); });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await capture.waitFor((r) => r.message.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'widgets.late.kopf.dev'"), { timeout: 30 });
+    await cluster.cp.installCrds([{ ...GIZMO_CRD, metadata: { name: 'widgets.late.kopf.dev' }, spec: { ...GIZMO_CRD.spec, group: 'late.kopf.dev', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } } }]);
+    await capture.waitFor("The resource 'widgets.late.kopf.dev' is served now: its CRD was created.", { timeout: 30 });
+    const Widgets: ResourceDescriptor = { group: 'late.kopf.dev', version: 'v1', plural: 'widgets', kind: 'Widget', scope: 'Namespaced' };
+    await createObject(cluster.client, Widgets, { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } });
+    await capture.waitFor((r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    assert.deepEqual(calls, ['w1']);
   } finally {
     await op.stop();
   }
