@@ -148,7 +148,7 @@ export class Operator {
     }
     await observeNamespaces(client, patterns, {
       added: (namespace) => serving.addNamespace(namespace),
-      removed: (namespace) => serving.removeNamespace(namespace),
+      removed: (namespace) => void serving.removeNamespace(namespace),
     }, signal, logger);
   }
 

@@ -41,9 +41,10 @@ export class Serving {
     for (const entry of this.#entries) if (this.#perNamespace(entry)) entry.watchers.ensure(namespace);
   }
 
-  removeNamespace(namespace: string): void {
+  /** Stops the namespace's streams; resolves when they have ended. */
+  async removeNamespace(namespace: string): Promise<void> {
     if (!this.#namespaces.delete(namespace)) return;
-    for (const entry of this.#entries) if (this.#perNamespace(entry)) void entry.watchers.drop(namespace);
+    await Promise.all(this.#entries.filter((entry) => this.#perNamespace(entry)).map((entry) => entry.watchers.drop(namespace)));
   }
 
   /** Waits for all streams to end (they end when the operator's signal is aborted). */
