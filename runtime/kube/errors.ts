@@ -4,6 +4,7 @@
  * than on subclasses. Failures below HTTP (refused connections, resets, timeouts) surface as
  * `ApiConnectionError` once the retries are spent; a watch that cannot be restored throws `WatchError`.
  */
+import { thrownText } from '../structs/errors.ts';
 
 /** The cause of a failure as the API server describes it (`metav1.StatusCause`). */
 export interface StatusCause {
@@ -69,7 +70,7 @@ export class ApiConnectionError extends Error {
   readonly method: string;
   readonly path: string;
   constructor(method: string, path: string, cause: unknown, hint?: string) {
-    super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}${hint ? ` (${hint})` : ''}`, { cause });
+    super(`${method} ${path}: ${thrownText(cause)}${hint ? ` (${hint})` : ''}`, { cause });
     this.name = 'ApiConnectionError';
     this.method = method;
     this.path = path;
@@ -96,10 +97,15 @@ export function certificateProblem(e: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether the error, or the error it wraps (a `WatchError` wraps the listing's), passes the test. */
+export function isOrWraps(e: unknown, test: (e: unknown) => boolean): boolean {
+  return test(e) || (e instanceof Error && test(e.cause));
+}
+
 /** A watch stream that could not be restored within its retry budget. */
 export class WatchError extends Error {
   constructor(message: string, cause: unknown) {
-    super(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${message}: ${thrownText(cause)}`, { cause });
     this.name = 'WatchError';
   }
 }

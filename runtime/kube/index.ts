@@ -12,7 +12,7 @@ export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts'
 export { UnresolvedResourceError, parseSelector, resolveResource } from './discovery/resolve.ts';
 export type { ResourceSelector } from './discovery/resolve.ts';
 export {
-  ApiConnectionError, ApiError, WatchError, isAlreadyExists, isApiError, isConflict, isForbidden, isGone,
+  ApiConnectionError, ApiError, WatchError, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,
   isInvalid, isNetworkError, isNotFound, isRetryable, isTooManyRequests, isUnauthorized,
 } from './errors.ts';
 export type { ApiStatus, StatusCause, StatusDetails } from './errors.ts';

@@ -2,7 +2,7 @@
  * What a logger produces: one record per message, handed to the configured sinks (output)
  * and to the logger's taps (e.g. the operator's event poster).
  */
-import { inspect } from 'node:util';
+import { inspected } from '../structs/errors.ts';
 import type { KubeObject } from '../structs/resources.ts';
 
 /**
@@ -48,5 +48,5 @@ export interface LogRecord {
 /** The text of an error as it follows a message: its stack when it has one. */
 export function errorText(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return `${inspect(error, { depth: 2, breakLength: Infinity })} was thrown: not an Error, so without a stack`;
+  return `${inspected(error)} was thrown: not an Error, so without a stack`;
 }

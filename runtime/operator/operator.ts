@@ -111,7 +111,7 @@ export class Operator {
         queues.push(queue);
         serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
       };
-      const unresolved = await this.resolveResources(client, serve, logger);
+      const unresolved = await this.serveResources(client, serve, logger);
       const late = serveWhenCreated(client, unresolved, (name, resource) => {
         logger.info(`The resource ${describe(name)} is served now: its CRD was created.`);
         serve(name, resource);
@@ -153,7 +153,7 @@ export class Operator {
   }
 
   /** Serves the resources that can be now; returns the names that are not served (yet). */
-  private async resolveResources(client: KubeClient, serve: (ref: ResourceRef, resource: ResourceDescriptor) => void, logger: Logger): Promise<string[]> {
+  private async serveResources(client: KubeClient, serve: (ref: ResourceRef, resource: ResourceDescriptor) => void, logger: Logger): Promise<string[]> {
     const unresolved: string[] = [];
     for (const ref of this.registry.resources()) {
       if (typeof ref !== 'string') {

@@ -10,6 +10,7 @@ import {
 } from '../structs/patches.ts';
 import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject } from '../kube/objects.ts';
+import { jsonText } from '../structs/diffs.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -61,7 +62,7 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   const merge = splitMergePatch(patchContent(patch), hasStatus);
   // The status goes second: if it cannot be sent, the object must not get the rest (say, a
   // handler's success without its result). A failure before the first request writes nothing.
-  if (merge.body && merge.status) assertSendable(merge.status, 'status');
+  if (merge.body && merge.status) jsonText(merge.status, 'The patch of the status cannot be sent as JSON');
   if (merge.body) {
     logger.debug(() => `Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
     if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.body!)))) return outcome;
@@ -84,12 +85,4 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
     await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json', subresource: 'status' }));
   }
   return outcome;
-}
-
-function assertSendable(content: unknown, part: string): void {
-  try {
-    JSON.stringify(content);
-  } catch (error) {
-    throw new TypeError(`The patch of the ${part} cannot be sent as JSON: ${String((error as Error).message).split('\n')[0]}`);
-  }
 }

@@ -197,7 +197,7 @@ function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, bo
   }
   memory.throttle.last = delay;
   memory.throttle.until = Date.now() + delay * 1000;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = thrownText(error);
   logger.error(`Throttling for ${delay} seconds due to an unexpected error: ${message}`, error);
   schedule(proc, key, memory, body, delay);
 }

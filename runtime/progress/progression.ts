@@ -3,7 +3,7 @@
  * from the progress storage, advanced by outcomes, written back only where they changed, and
  * purged (with all their sub-handlers) once the cause is done. Immutable, like the states.
  */
-import { copyJson, isMapping } from '../structs/diffs.ts';
+import { isMapping, jsonText } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { Outcome } from './outcomes.ts';
@@ -144,12 +144,7 @@ function count(states: readonly HandlerState[]): StateCounters {
  */
 export function storableResult(value: unknown): unknown {
   if (value === undefined) return undefined;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new TypeError(`The result cannot be stored as JSON: ${String((error as Error).message).split('\n')[0]}`);
-  }
+  const text = jsonText(value, 'The result cannot be stored as JSON');
   return text === undefined ? undefined : JSON.parse(text);
 }
 
@@ -164,10 +159,11 @@ export function deliverResult(patch: Patch, handlerId: string, outcome: Pick<Out
   const content = patchContent(patch);
   if (!isMapping(content.status)) content.status = {};
   const status = content.status as { [key: string]: unknown };
+  // The value is the handler's own fresh copy (`storableResult`): nothing else holds it.
   if (isMapping(result)) {
     const current = status[handlerId];
-    status[handlerId] = { ...(isMapping(current) ? current : {}), ...copyJson(result) };
+    status[handlerId] = { ...(isMapping(current) ? current : {}), ...result };
   } else {
-    status[handlerId] = copyJson(result);
+    status[handlerId] = result;
   }
 }

@@ -125,6 +125,18 @@ export function copyJson<T>(value: T): T {
   return copy as T;
 }
 
+/**
+ * The value as JSON text, or a `TypeError` that begins with `refusal` and says what JSON could not
+ * carry (a BigInt, a cycle): the first line of `JSON.stringify`'s own message.
+ */
+export function jsonText(value: unknown, refusal: string): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`${refusal}: ${String((error as Error).message).split('\n')[0]}`);
+  }
+}
+
 /** Sets a key of JSON data: a `__proto__` key parsed from JSON is data, and stays data. */
 export function setKey(mapping: Mapping, key: string, value: unknown): void {
   // Assigning it would set the mapping's prototype instead.

@@ -47,5 +47,10 @@ export type ErrorsMode = 'temporary' | 'permanent' | 'ignored';
 export function thrownText(value: unknown): string {
   if (value instanceof Error) return value.message;
   if (typeof value === 'string') return value;
+  return inspected(value);
+}
+
+/** A value as Node shows it, on one line: for thrown values that are not Errors. */
+export function inspected(value: unknown): string {
   return inspect(value, { depth: 2, breakLength: Infinity });
 }

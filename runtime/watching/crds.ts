@@ -6,7 +6,7 @@
  */
 import { CustomResourceDefinitions, type CustomResourceDefinition } from '../structs/builtins.ts';
 import {
-  UnresolvedResourceError, isForbidden, parseSelector, resolveResource, watchStream, type DiscoveredResource, type KubeClient,
+  UnresolvedResourceError, isForbidden, isOrWraps, parseSelector, resolveResource, watchStream, type DiscoveredResource, type KubeClient,
 } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 
@@ -33,7 +33,7 @@ export async function serveWhenCreated(
   } catch (error) {
     if (signal.aborted) return;
     // The served resources go on either way: only the late ones are given up.
-    if (isForbidden(error) || isForbidden((error as { cause?: unknown }).cause)) {
+    if (isOrWraps(error, isForbidden)) {
       logger.warning(`Not enough permissions to watch CRDs: these resources will not be served when their CRDs are created: ${[...pending].join(', ')}.`);
     } else {
       logger.error(`Watching CRDs failed: these resources will not be served when their CRDs are created: ${[...pending].join(', ')}.`, error);

@@ -4,7 +4,7 @@
  * namespaces, only the patterns that are plain names are served, as Kopf does.
  */
 import { Namespaces } from '../structs/builtins.ts';
-import { isForbidden, watchStream, type KubeClient } from '../kube/index.ts';
+import { isForbidden, isOrWraps, watchStream, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { isGlob, matchesNamespace } from './namespaces.ts';
 
@@ -24,7 +24,7 @@ export async function observeNamespaces(client: KubeClient, patterns: readonly s
       if (!present && served.has(name)) { served.delete(name); events.removed(name); }
     }
   } catch (error) {
-    if (!isForbidden(error) && !isForbidden((error as { cause?: unknown }).cause)) throw error;
+    if (!isOrWraps(error, isForbidden)) throw error;
     const literal = patterns.filter((p) => !isGlob(p));
     logger.warning(`Not enough permissions to list namespaces. Falling back to the namespaces given literally: ${literal.join(', ') || 'none'}.`);
     for (const name of literal) if (!served.has(name)) { served.add(name); events.added(name); }

@@ -5,7 +5,7 @@
  * resource is served again, re-listing it. Kopf gets the same by watching CRDs and re-scanning;
  * asking for the one resource needs no permission on CRDs.
  */
-import { isNotFound, watchStream, type KubeClient, type StreamEvent, type WatchOptions } from '../kube/index.ts';
+import { isNotFound, isOrWraps, watchStream, type KubeClient, type StreamEvent, type WatchOptions } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
@@ -24,15 +24,10 @@ export async function* watchServed<T extends KubeObject>(
       }
       return;
     } catch (error) {
-      if (options.signal.aborted || !notServed(error)) throw error;
+      if (options.signal.aborted || !isOrWraps(error, isNotFound)) throw error;
       if (!misses) logger.warning(`${what} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
       const delay = backoffs[Math.min(misses++, backoffs.length - 1)]!;
       if (!(await sleep(delay, options.signal))) return;
     }
   }
-}
-
-/** A 404 of the listing (wrapped in a `WatchError`) or of the watch request itself. */
-function notServed(error: unknown): boolean {
-  return isNotFound(error) || isNotFound((error as { cause?: unknown } | undefined)?.cause);
 }

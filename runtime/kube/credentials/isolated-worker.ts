@@ -5,6 +5,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigCredentials, loadDefaultKubeConfig, tokenFileOf, withSource } from './kubeconfig.ts';
 import type { IsolatedResult } from './isolated.ts';
+import { thrownText } from '../../structs/errors.ts';
 
 async function resolveCredentials(): Promise<IsolatedResult> {
   const kc = new KubeConfig();
@@ -12,7 +13,7 @@ async function resolveCredentials(): Promise<IsolatedResult> {
   try {
     source = loadDefaultKubeConfig(kc);
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: thrownText(error) };
   }
   try {
     const { agent, ...credentials } = await kubeConfigCredentials(kc).get();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Agent, RequestOptions } from 'node:https';
 // Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
+import { thrownText } from '../../structs/errors.ts';
 import { CachedCredentials, KubeConfigError } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
 import { runExecPlugin } from './exec-plugin.ts';
@@ -57,7 +58,7 @@ export function loadDefaultKubeConfig(kc: KubeConfig): string {
 
 /** The error as a `KubeConfigError` that says which configuration it is about. */
 export function withSource(source: string, error: unknown): KubeConfigError {
-  return new KubeConfigError(`${source}: ${error instanceof Error ? error.message : String(error)}`);
+  return new KubeConfigError(`${source}: ${thrownText(error)}`);
 }
 
 export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredentialsOptions = {}): CredentialSource {

@@ -83,17 +83,19 @@ test('connections taken again from the idle ones still count against maxSockets'
 
 test('closing the client ends a request in flight on a reused connection', { timeout: 10_000 }, async (t) => {
   let hold: (() => void) | undefined;
+  const held = deferred();
   const server = await startServer((req, res) => {
-    if (req.query.get('hold')) hold = () => sendJson(res, 200, {});
-    else sendJson(res, 200, {});
+    if (!req.query.get('hold')) return sendJson(res, 200, {});
+    hold = () => sendJson(res, 200, {});
+    held.resolve();
   });
   t.after(() => { hold?.(); return server.close(); });
   const client = clientOf(server, { maxSockets: 1 });
   await client.request('GET', '/api'); // the connection is idle now, and taken again below
-  const held = client.request('GET', '/api', { query: { hold: 1 } });
-  while (!hold) await new Promise((resolve) => setImmediate(resolve));
+  const request = client.request('GET', '/api', { query: { hold: 1 } });
+  await held.promise; // the server has it, and holds the answer
   client.close();
-  await assert.rejects(held);
+  await assert.rejects(request);
 });
 
 test('bodies that arrive in many reads on several connections at once come out intact (sockets share one read buffer)', async (t) => {

@@ -211,11 +211,12 @@ test('each retry is announced with the attempt, the attempts in all and the dela
 
 test('a closed client sends nothing more, not even the retry it was waiting for', async (t) => {
   let calls = 0;
-  const server = await startServer((req, res) => { calls++; sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')); });
+  const answered = deferred();
+  const server = await startServer((req, res) => { calls++; sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')); answered.resolve(); });
   t.after(() => server.close());
   const client = clientOf(server, { errorBackoffs: [0.2, 0.2] });
   const waiting = client.request('GET', '/api');
-  while (calls < 1) await new Promise((resolve) => setImmediate(resolve));
+  await answered.promise;
   client.close();
   await assert.rejects(waiting, { name: 'ApiConnectionError', message: 'GET /api: the API client is closed' });
   await assert.rejects(client.request('GET', '/version'), { message: 'GET /version: the API client is closed' });
