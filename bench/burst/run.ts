@@ -26,6 +26,7 @@ import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { Observer } from './observer.ts';
 import { cpuSeconds, peakRssMiB } from './procstat.ts';
+import { countHardware } from './counters.ts';
 import { buildOperator } from './built.ts';
 
 interface Contestant {
@@ -44,6 +45,10 @@ interface Measurement {
   /** First create → all gone. */
   cycleSeconds: number;
   cpuPer1k: number;
+  /** Millions of instructions per object (billions per 1k); null without `perf`. */
+  instructionsPerObject: number | null;
+  /** Instructions per cycle over the burst; null without `perf`. */
+  ipc: number | null;
   apiServerCpuPer1k: number;
   writesPerObject: number;
   conflicts: number;
@@ -142,8 +147,10 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
     const requestsBefore = await requestCounts(cp.credentials, 'kopfexamples');
     const cpuBefore = cpuSeconds(operator.pid);
     const apiServerCpuBefore = cpuSeconds(cp.apiServerPid);
+    const counters = countHardware(operator.pid);
     const { start, handled, gone } = await burst(client, observer, operator, namespace, names);
     const cpu = cpuSeconds(operator.pid) - cpuBefore;
+    const counts = await counters.stop();
     const apiServerCpu = cpuSeconds(cp.apiServerPid) - apiServerCpuBefore;
     const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
     const peak = peakRssMiB(operator.pid);
@@ -155,6 +162,8 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
       handledSeconds: (handled - start) / 1000,
       cycleSeconds: (gone - start) / 1000,
       cpuPer1k: cpu / N * 1000,
+      instructionsPerObject: counts && counts.instructions / N / 1e6,
+      ipc: counts && counts.instructions / counts.cycles,
       apiServerCpuPer1k: apiServerCpu / N * 1000,
       writesPerObject: writes.total / N,
       conflicts: writes.conflicts,
@@ -170,11 +179,11 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 
 function table(results: Measurement[], labels: Map<string, string>): string {
   const rows = [
-    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | instructions / object, M | instructions / cycle | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
+    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
   }
   return rows.join('\n');
 }
@@ -190,6 +199,7 @@ function ratios(results: Measurement[], labels: Map<string, string>): string | n
     ['first create → all handled (time)', (m) => m.handledSeconds, 'lower is better'],
     ['full-cycle objects/s', (m) => m.n / m.cycleSeconds, 'higher is better'],
     ['operator CPU s / 1k objects', (m) => m.cpuPer1k, 'lower is better'],
+    ['operator instructions / object', (m) => m.instructionsPerObject ?? NaN, 'lower is better (steadier than CPU time)'],
     ['writes / object', (m) => m.writesPerObject, 'lower is better'],
     ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
   ];
@@ -198,7 +208,11 @@ function ratios(results: Measurement[], labels: Map<string, string>): string | n
     `|---|${ours.map(() => '---|').join('')}---|`,
   ];
   for (const [title, pick, note] of metrics) {
-    rows.push(`| ${title} | ${ours.map((name) => (mean(name, pick) / mean('kopf', pick)).toFixed(2)).join(' | ')} | ${note} |`);
+    const ratio = (name: string): string => {
+      const value = mean(name, pick) / mean('kopf', pick);
+      return Number.isFinite(value) ? value.toFixed(2) : '–';
+    };
+    rows.push(`| ${title} | ${ours.map(ratio).join(' | ')} | ${note} |`);
   }
   return rows.join('\n');
 }
