@@ -31,15 +31,23 @@ export interface ProgressRecord {
 /** The record's fields in the order Kopf writes them. */
 export const RECORD_FIELDS = ['started', 'stopped', 'delayed', 'purpose', 'retries', 'success', 'failure', 'message', 'subrefs'] as const;
 
-/** The annotation value: compact JSON as Python writes it; `null` fields omitted unless `verbose`. */
-export function encodeRecord(record: ProgressRecord, verbose = false): string {
+/**
+ * The record as a storage keeps it: unset fields left out, and `null` ones too unless `verbose`
+ * (Kubernetes drops `null`s of a merge-patch, and the annotations storage writes none).
+ */
+export function storableRecord(record: ProgressRecord, verbose = false): ProgressRecord {
   const kept: { [key: string]: unknown } = {};
   for (const key in record) {
     const value = record[key as keyof ProgressRecord];
     if (value === undefined) continue;
     if (verbose || value !== null) kept[key] = value;
   }
-  return pythonJson(kept);
+  return kept;
+}
+
+/** The annotation value: compact JSON as Python writes it; `null` fields omitted unless `verbose`. */
+export function encodeRecord(record: ProgressRecord, verbose = false): string {
+  return pythonJson(storableRecord(record, verbose));
 }
 
 /** A record from an annotation value; `null` for a JSON `null` or anything but an object. */

@@ -7,7 +7,7 @@
  */
 import { jsonEqual } from '../structs/diffs.ts';
 import type { Outcome } from './outcomes.ts';
-import type { ProgressRecord } from './records.ts';
+import { storableRecord, type ProgressRecord } from './records.ts';
 import { Timestamp } from './timestamps.ts';
 
 export interface HandlerState {
@@ -69,13 +69,7 @@ export function recordOf(state: HandlerState): ProgressRecord {
 
 /** The record as it looks once stored (Kubernetes and the annotations storage drop `null`s). */
 export function storedRecordOf(state: HandlerState): ProgressRecord {
-  const record = recordOf(state);
-  const stored: { [key: string]: unknown } = {};
-  for (const key in record) {
-    const value = record[key as keyof ProgressRecord];
-    if (value !== null) stored[key] = value;
-  }
-  return stored;
+  return storableRecord(recordOf(state));
 }
 
 /** Whether the state differs from what was read, i.e. must be stored. */
