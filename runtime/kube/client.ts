@@ -121,6 +121,12 @@ export class KubeClient {
 
   /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */
   async request<R = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
+    const body = await this.requestBytes(method, path, options);
+    return (body.length ? JSON.parse(body.toString('utf8')) : undefined) as R;
+  }
+
+  /** Sends a request with retries and returns the body as it came, for callers that read only part of it. */
+  async requestBytes(method: string, path: string, options: RequestOptions = {}): Promise<Buffer> {
     const verb = options.verb ?? VERB_OF_METHOD[method] ?? 'get';
     const body = encodeBody(options.body);
     const schedule = retrySchedule(this.settings.errorBackoffs, options.retries);
@@ -130,7 +136,7 @@ export class KubeClient {
       try {
         const credentials = await this.#credentials.get();
         try {
-          return await this.#attempt<R>(credentials, method, path, body, options, verb);
+          return await this.#attempt(credentials, method, path, body, options, verb);
         } catch (e) {
           if (isUnauthorized(e) && !refreshed) {
             refreshed = true;
@@ -201,9 +207,10 @@ export class KubeClient {
     this.#streams.close();
   }
 
-  async #attempt<R>(credentials: Credentials, method: string, path: string, body: Buffer | string | undefined, options: RequestOptions, verb: Verb): Promise<R> {
+  async #attempt(credentials: Credentials, method: string, path: string, body: Buffer | string | undefined, options: RequestOptions, verb: Verb): Promise<Buffer> {
     this.#count(verb);
     const headers = this.#headers(credentials);
+    if (options.accept) headers.Accept = options.accept;
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     const started = performance.now();
     const trace = this.settings.trace;
@@ -221,7 +228,7 @@ export class KubeClient {
     });
     trace?.({ method, path, status: response.status, ms: performance.now() - started });
     if (!isSuccess(response.status)) throw errorOf(response, method, path);
-    return (response.body.length ? JSON.parse(response.body.toString('utf8')) : undefined) as R;
+    return response.body;
   }
 
   /**

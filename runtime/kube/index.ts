@@ -18,7 +18,7 @@ export {
 export type { ApiStatus, StatusCause, StatusDetails } from './errors.ts';
 export { listObjects, listPages } from './listing.ts';
 export type { ListOptions, ListPage } from './listing.ts';
-export { createObject, deleteObject, getObject, patchObject, replaceObject } from './objects.ts';
+export { createObject, deleteObject, getObject, patchObject, patchObjectVersion, replaceObject } from './objects.ts';
 export type { DeleteOptions, PatchOptions, ReadOptions, WriteOptions } from './objects.ts';
 export type { BufferedResponse, ResponseHead, StreamedResponse } from './transport.ts';
 export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, RequestOptions, StreamEvent, Verb, WatchEventType } from './types.ts';

@@ -83,6 +83,42 @@ export async function patchObject<T extends KubeObject>(client: KubeClient, reso
   return client.request<T>('PATCH', path, { body, contentType: CONTENT_TYPES[type], query, signal: options.signal, verb: 'patch' });
 }
 
+/** What `Accept` asks for to get only an object's metadata back (else the whole object), whatever its kind. */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+/** How the API server's `PartialObjectMetadata` begins; the resourceVersion follows in its metadata. */
+const PARTIAL_METADATA = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{');
+const VERSION_KEY = Buffer.from('"resourceVersion":"');
+
+/**
+ * Patches an object as `patchObject` does and returns only its new resourceVersion, for writers
+ * that need nothing else of the result (the engine's own patches: four per handled object). The
+ * server sends the object's metadata only, and only the version is read from it: parsing the
+ * whole object back on every write was a tenth of the work of a burst.
+ */
+export async function patchObjectVersion<T extends KubeObject>(client: KubeClient, resource: Resource<T>, ref: ObjectRef, patch: MergePatch<T> | readonly JsonPatchOp[], options: PatchOptions & { type?: 'merge' | 'json' } = {}): Promise<string | undefined> {
+  const path = objectPath(resource, ref.namespace, ref.name, options.subresource);
+  const body = await client.requestBytes('PATCH', path, { body: patch, contentType: CONTENT_TYPES[options.type ?? 'merge'], query: writeQuery(options), signal: options.signal, verb: 'patch', accept: METADATA_ONLY });
+  return resourceVersionIn(body);
+}
+
+/**
+ * The resourceVersion of the object in a response. In the API server's `PartialObjectMetadata`,
+ * a typed structure, the metadata comes first, and in it the version follows only name,
+ * generateName, namespace, selfLink and uid, which cannot hold a quote: the first
+ * `"resourceVersion":"` is it. Anything else (a server
+ * that ignored the ask and sent the whole object) is parsed as a whole.
+ */
+export function resourceVersionIn(body: Buffer): string | undefined {
+  if (body.subarray(0, PARTIAL_METADATA.length).equals(PARTIAL_METADATA)) {
+    const at = body.indexOf(VERSION_KEY, PARTIAL_METADATA.length);
+    const start = at + VERSION_KEY.length;
+    const end = at < 0 ? -1 : body.indexOf(0x22, start);
+    if (end > start && !body.subarray(start, end).includes(0x5c)) return body.toString('latin1', start, end);
+  }
+  const parsed: unknown = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+  return (parsed as KubeObject | undefined)?.metadata?.resourceVersion;
+}
+
 /**
  * Deletes an object. Returns the object while finalizers hold it (or as the server reports it
  * deleted), or the server's `Status`, as Kubernetes answers.

@@ -18,6 +18,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Content type of the body; JSON by default. */
   contentType?: string;
+  /** The `Accept` header, if not plain JSON (e.g. to ask for an object's metadata only). */
+  accept?: string;
   /** Abort the request (and its retries). */
   signal?: AbortSignal;
   /** Overrides the client's retry policy for this request (e.g. `0` for none). */

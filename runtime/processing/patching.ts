@@ -9,7 +9,7 @@ import {
   Patch, guardedJsonPatch, isEmptyPatch, patchContent, splitMergePatch, splitStatusOps, toJsonPatch, type JsonPatchOp,
 } from '../structs/patches.ts';
 import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
-import { patchObject } from '../kube/objects.ts';
+import { patchObject, patchObjectVersion } from '../kube/objects.ts';
 import { jsonText } from '../structs/diffs.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceProcessor } from './processing.ts';
@@ -27,6 +27,9 @@ export interface PatchOutcome {
   conflict?: boolean;
 }
 
+/** A merge-patch's content, as `splitMergePatch` gives it. */
+type MergeContent = { [key: string]: unknown };
+
 export function newPatch(body: KubeObject): Patch<KubeObject> {
   return new Patch<KubeObject>({}, { body });
 }
@@ -34,13 +37,22 @@ export function newPatch(body: KubeObject): Patch<KubeObject> {
 export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patch: Patch<KubeObject>, logger: Logger, extraOps: readonly JsonPatchOp[] = []): Promise<PatchOutcome> {
   const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
   const outcome: PatchOutcome = { patched: false };
+  // The JSON-patch operations are computed against the freshest object and guarded by its
+  // version. Transformations read the whole object, so only for them do the merge-patches ask
+  // for it back; otherwise each write brings back its new version alone.
   let fresh = body;
-  const send = async (kind: 'merge' | 'json', run: () => Promise<KubeObject>): Promise<boolean> => {
+  let version = body.metadata?.resourceVersion;
+  const send = async (kind: 'merge' | 'json', content: MergeContent | JsonPatchOp[], subresource?: 'status'): Promise<boolean> => {
     try {
-      fresh = await run();
+      if (kind === 'merge' && patch.fns.length) {
+        fresh = await patchObject(proc.client, proc.resource, ref, content as MergeContent, { subresource });
+        version = fresh.metadata?.resourceVersion ?? version;
+      } else {
+        version = (await patchObjectVersion(proc.client, proc.resource, ref, content, { type: kind, subresource })) ?? version;
+      }
       outcome.patched = true;
       if (kind === 'json') outcome.jsonApplied = true;
-      outcome.resourceVersion = fresh.metadata?.resourceVersion ?? outcome.resourceVersion;
+      outcome.resourceVersion = version;
       return true;
     } catch (error) {
       if (isNotFound(error)) {
@@ -65,24 +77,24 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   if (merge.body && merge.status) jsonText(merge.status, 'The patch of the status cannot be sent as JSON');
   if (merge.body) {
     logger.debug(() => `Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
-    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.body!)))) return outcome;
+    if (!(await send('merge', merge.body))) return outcome;
   }
   if (merge.status) {
     logger.debug(() => `Merge-patching the status with: ${JSON.stringify(merge.status)}`);
-    if (!(await send('merge', () => patchObject(proc.client, proc.resource, ref, merge.status!, { subresource: 'status' })))) return outcome;
+    if (!(await send('merge', merge.status, 'status'))) return outcome;
   }
   // Transformations and finalizer changes, computed against the freshest body we have.
   const transformations = patch.fns.length ? toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns: patch.fns }), fresh) : [];
   const ops = splitStatusOps([...transformations, ...extraOps], hasStatus);
   if (ops.body.length) {
-    const guarded = guardedJsonPatch(ops.body, fresh);
+    const guarded = guardedJsonPatch(ops.body, version);
     logger.debug(() => `JSON-patching the resource with: ${JSON.stringify(guarded)}`);
-    if (!(await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json' })))) return outcome;
+    if (!(await send('json', guarded))) return outcome;
   }
   if (ops.status.length) {
-    const guarded = guardedJsonPatch(ops.status, fresh);
+    const guarded = guardedJsonPatch(ops.status, version);
     logger.debug(() => `JSON-patching the status with: ${JSON.stringify(guarded)}`);
-    await send('json', () => patchObject(proc.client, proc.resource, ref, guarded, { type: 'json', subresource: 'status' }));
+    await send('json', guarded, 'status');
   }
   return outcome;
 }

@@ -268,10 +268,9 @@ export function escapePointer(key: string): string {
  * The ops prefixed with Kopf's optimistic-concurrency guard: a `test` that the object is still at
  * the `resourceVersion` the ops were computed against. No ops, no request: `[]`.
  */
-export function guardedJsonPatch(ops: readonly JsonPatchOp[], body: KubeObject | null | undefined): JsonPatchOp[] {
+export function guardedJsonPatch(ops: readonly JsonPatchOp[], resourceVersion: string | null | undefined): JsonPatchOp[] {
   if (ops.length === 0) return [];
-  const version = body?.metadata?.resourceVersion ?? null;
-  return [{ op: 'test', path: '/metadata/resourceVersion', value: version }, ...ops];
+  return [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion ?? null }, ...ops];
 }
 
 /** Splits ops into those for the main endpoint and those for the `status` subresource. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createObject, deleteObject, getObject, patchObject, replaceObject } from '../../../runtime/kube/index.ts';
+import { createObject, deleteObject, getObject, patchObject, patchObjectVersion, replaceObject } from '../../../runtime/kube/index.ts';
+import { resourceVersionIn } from '../../../runtime/kube/objects.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { ConfigMaps, Namespaces } from '../../../runtime/structs/builtins.ts';
 import { clientOf, sendJson, startServer } from './fake-server.ts';
@@ -77,4 +78,30 @@ test('misuse fails before any request: no namespace for a namespaced kind, apply
   // @ts-expect-error: the types demand a fieldManager for server-side apply; so does the run time.
   await assert.rejects(patchObject(client, Widgets, { namespace: 'ns', name: 'w1' }, { spec: { size: 1 } }, { type: 'apply' }), /fieldManager/);
   assert.equal(server.received.length, 0);
+});
+
+test('a patch that wants only the new version asks for the metadata and reads the version from it', async (t) => {
+  const partial = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"w1","namespace":"ns","uid":"u","resourceVersion":"42","annotations":{"x":"\\"resourceVersion\\":\\"1\\""}}}';
+  const server = await startServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(partial);
+  });
+  t.after(() => server.close());
+  const client = clientOf(server);
+  const version = await patchObjectVersion(client, Widgets, { namespace: 'ns', name: 'w1' }, [{ op: 'remove', path: '/metadata/finalizers' }], { type: 'json', subresource: 'status' });
+  assert.equal(version, '42');
+  const [request] = server.received;
+  assert.equal(request?.path, '/apis/example.com/v1/namespaces/ns/widgets/w1/status');
+  assert.equal(request?.headers['content-type'], 'application/json-patch+json');
+  assert.equal(request?.headers.accept, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json');
+  assert.deepEqual(client.requestCounts(), { patch: 1 });
+});
+
+test('the version of a whole object (a server that ignores the metadata-only ask) is read by parsing it', () => {
+  // Sorted keys, as the API server writes custom resources: a field before metadata may hold the same key.
+  const whole = { apiVersion: 'example.com/v1', config: { resourceVersion: 'not-this' }, kind: 'Widget', metadata: { name: 'w1', resourceVersion: '43' } };
+  assert.equal(resourceVersionIn(Buffer.from(JSON.stringify(whole))), '43');
+  assert.equal(resourceVersionIn(Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"w1","resourceVersion":"44"}}')), '44');
+  assert.equal(resourceVersionIn(Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"w1"}}')), undefined);
+  assert.equal(resourceVersionIn(Buffer.alloc(0)), undefined);
 });
