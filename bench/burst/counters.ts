@@ -1,9 +1,10 @@
 /**
  * A process's instructions and cycles over an interval, counted by the CPU (Linux `perf stat`,
  * where it is installed and allowed). CPU seconds on a shared two-core machine swing by ±20% from
- * run to run: the operator, the apiserver and etcd evict each other's caches, so the same work
- * takes more or fewer cycles. The count of instructions is the work itself and barely moves, so it
- * shows what a change to the operator does; the cycles per instruction show what the machine did.
+ * run to run: the operator shares the cores (and their caches) with the apiserver and etcd, and
+ * the same work takes more or fewer cycles. The count of instructions is the work itself and
+ * barely moves, so it shows what a change to the operator does; the instructions per cycle show
+ * what the machine did.
  */
 import { spawn, spawnSync } from 'node:child_process';
 
