@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../structs/resources.ts';
 import {
-  Patch, guardedJsonPatch, isEmptyPatch, patchContent, splitMergePatch, splitStatusOps, toJsonPatch, type JsonPatchOp,
+  Patch, guardedJsonPatch, isEmptyPatch, patchContent, splitMergePatch, splitStatusOps, toJsonPatch, type Fields, type JsonPatchOp,
 } from '../structs/patches.ts';
 import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject, patchObjectVersion } from '../kube/objects.ts';
@@ -27,9 +27,6 @@ export interface PatchOutcome {
   conflict?: boolean;
 }
 
-/** A merge-patch's content, as `splitMergePatch` gives it. */
-type MergeContent = { [key: string]: unknown };
-
 export function newPatch(body: KubeObject): Patch<KubeObject> {
   return new Patch<KubeObject>({}, { body });
 }
@@ -42,10 +39,10 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   // for it back; otherwise each write brings back its new version alone.
   let fresh = body;
   let version = body.metadata?.resourceVersion;
-  const send = async (kind: 'merge' | 'json', content: MergeContent | JsonPatchOp[], subresource?: 'status'): Promise<boolean> => {
+  const send = async (kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status'): Promise<boolean> => {
     try {
       if (kind === 'merge' && patch.fns.length) {
-        fresh = await patchObject(proc.client, proc.resource, ref, content as MergeContent, { subresource });
+        fresh = await patchObject(proc.client, proc.resource, ref, content as Fields, { subresource });
         version = fresh.metadata?.resourceVersion ?? version;
       } else {
         version = (await patchObjectVersion(proc.client, proc.resource, ref, content, { type: kind, subresource })) ?? version;

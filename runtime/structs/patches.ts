@@ -28,7 +28,8 @@ export interface JsonPatchOp {
  */
 export type PatchFn<T extends KubeObject = KubeObject> = { transform(body: T): void }['transform'];
 
-type Fields = { [key: string]: unknown };
+/** A mapping of a patch's content (a merge patch, or its status part). */
+export type Fields = { [key: string]: unknown };
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? V : unknown;
 /** The merge-patch shape of one section of the object, or open fields if it is not typed. */
 export type PatchSection<V> = unknown extends V ? Fields : NonNullable<MergePatch<V>> extends infer S extends object ? S : Fields;
