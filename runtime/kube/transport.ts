@@ -17,17 +17,10 @@ import type { Credentials } from './credentials/credentials.ts';
 import type { ExchangeSink, Flow } from './http/connection.ts';
 import type { ResponseHead } from './http/parser.ts';
 import { Pool } from './http/pool.ts';
-import type { Outgoing } from './http/pool.ts';
+import type { Exchange } from './http/pool.ts';
 import { sendThroughAgent } from './http/through-agent.ts';
 
 export type { ResponseHead } from './http/parser.ts';
-
-export interface Exchange extends Omit<Outgoing, 'head'> {
-  /** The path from the server's base URL on, with the query: `/api/v1/pods?limit=500`. */
-  path: string;
-  /** Request headers; `Host` and `Content-Length` are the transport's own. */
-  headers: Record<string, string>;
-}
 
 export interface BufferedResponse extends ResponseHead {
   body: Buffer;

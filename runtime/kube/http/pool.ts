@@ -22,6 +22,14 @@ export interface Outgoing {
   timeout?: number;
 }
 
+/** A request as the transport is given it: path and headers, before they are written as a head. */
+export interface Exchange extends Omit<Outgoing, 'head'> {
+  /** The path from the server's base URL on, with the query: `/api/v1/pods?limit=500`. */
+  path: string;
+  /** Request headers; `Host` and `Content-Length` are the transport's own. */
+  headers: Record<string, string>;
+}
+
 export function timeoutError(message: string): Error {
   const error = new Error(message);
   error.name = 'TimeoutError';
@@ -40,7 +48,7 @@ export class Pool {
   readonly #endpoint: Endpoint;
   readonly #limit: number;
   readonly #idle: Connection[] = [];
-  readonly #waiting: Exchange[] = [];
+  readonly #waiting: PooledExchange[] = [];
   #session: Buffer | undefined;
   #closed = false;
   /** Connections carrying an exchange, opening for one, or closing; with the idle ones, all that are open. */
@@ -59,7 +67,7 @@ export class Pool {
   /** Sends a request; its response goes to `sink` (exactly one `end` or `fail`). */
   send(outgoing: Outgoing, sink: ExchangeSink): void {
     if (this.#closed) return sink.fail(closedError());
-    const exchange = new Exchange(outgoing, sink, this.#waiting, (again) => this.#retry(again));
+    const exchange = new PooledExchange(outgoing, sink, this.#waiting, (again) => this.#retry(again));
     if (exchange.done) return;
     const connection = this.#idle.pop();
     if (connection) {
@@ -71,7 +79,7 @@ export class Pool {
   }
 
   /** An exchange whose reused connection turned out to be closed: on a new connection, first in line. */
-  #retry(exchange: Exchange): void {
+  #retry(exchange: PooledExchange): void {
     if (this.#closed) return exchange.fail(closedError());
     if (this.#open < this.#limit) return this.#startFresh(exchange);
     this.#waiting.unshift(exchange);
@@ -86,7 +94,7 @@ export class Pool {
   }
 
   /** Starts the exchange on a new connection; TLS material that Node refuses fails the exchange. */
-  #startFresh(exchange: Exchange): void {
+  #startFresh(exchange: PooledExchange): void {
     let connection: Connection;
     try {
       connection = new Connection(this.#endpoint, this.#session, (c, reusable) => this.#released(c, reusable), (c) => this.#gone(c));
@@ -129,12 +137,12 @@ const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
  * arrived is sent again at once, once, on a new connection, rather than failed into the client's
  * retry schedule (which would wait a second or more for what is not an error of the server's).
  */
-class Exchange implements ExchangeSink {
+class PooledExchange implements ExchangeSink {
   done = false;
   readonly #outgoing: Outgoing;
   readonly #sink: ExchangeSink;
-  readonly #queue: Exchange[];
-  readonly #retry: (exchange: Exchange) => void;
+  readonly #queue: PooledExchange[];
+  readonly #retry: (exchange: PooledExchange) => void;
   #connection: Connection | undefined;
   #reused = false;
   #answered = false;
@@ -144,7 +152,7 @@ class Exchange implements ExchangeSink {
   #connectTimeout: NodeJS.Timeout | undefined;
   readonly #onAbort: (() => void) | undefined;
 
-  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: Exchange[], retry: (exchange: Exchange) => void) {
+  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: PooledExchange[], retry: (exchange: PooledExchange) => void) {
     this.#outgoing = outgoing;
     this.#sink = sink;
     this.#queue = queue;

@@ -11,7 +11,7 @@ import type { Agent } from 'node:http';
 import type { ExchangeSink } from './connection.ts';
 import { hangUpError } from './parser.ts';
 import { timeoutError } from './pool.ts';
-import type { Outgoing } from './pool.ts';
+import type { Exchange } from './pool.ts';
 
 export interface AgentTarget {
   secure: boolean;
@@ -20,7 +20,7 @@ export interface AgentTarget {
   prefix: string;
 }
 
-export function sendThroughAgent(target: AgentTarget, exchange: Omit<Outgoing, 'head'> & { path: string; headers: Record<string, string> }, agent: Agent, sink: ExchangeSink): void {
+export function sendThroughAgent(target: AgentTarget, exchange: Exchange, agent: Agent, sink: ExchangeSink): void {
   const timers: NodeJS.Timeout[] = [];
   let done = false;
   const finish = (error?: Error) => {
