@@ -10,7 +10,8 @@
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
  * create to all gone); the operator's CPU seconds per 1,000 objects (/proc utime+stime); API
  * writes per object (PATCH/PUT on kopfexamples, from the apiserver's apiserver_request_total);
- * peak RSS (VmHWM). Then the ratios this runtime / Kopf. A warm-up of a few objects precedes each
+ * peak RSS (VmHWM); where `perf` is installed, the operator's instructions per object and per
+ * cycle (counters.ts). Then the ratios this runtime / Kopf. A warm-up of a few objects precedes each
  * measured burst. The machine is shared by the apiserver, etcd, the operator and the load: compare
  * contestants within one run, never across runs.
  */

@@ -82,6 +82,11 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
 
 const DEFAULT_MAX_SOCKETS = 32;
 
+/** A response body as JSON; `undefined` if it is empty. */
+export function jsonBody(body: Buffer): unknown {
+  return body.length ? JSON.parse(body.toString('utf8')) : undefined;
+}
+
 const VERB_OF_METHOD: Record<string, Verb> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 export class KubeClient {
@@ -121,8 +126,7 @@ export class KubeClient {
 
   /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */
   async request<R = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
-    const body = await this.requestBytes(method, path, options);
-    return (body.length ? JSON.parse(body.toString('utf8')) : undefined) as R;
+    return jsonBody(await this.requestBytes(method, path, options)) as R;
   }
 
   /** Sends a request with retries and returns the body as it came, for callers that read only part of it. */

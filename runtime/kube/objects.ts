@@ -4,9 +4,9 @@
  */
 import { apiVersionOf, resourceName, resourcePath } from '../structs/resources.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../structs/resources.ts';
-import type { KubeClient } from './client.ts';
+import { jsonBody, type KubeClient } from './client.ts';
 import type { ApiStatus } from './errors.ts';
-import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType } from './types.ts';
+import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType, RequestOptions } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
 
@@ -75,12 +75,18 @@ export function patchObject<T extends KubeObject>(client: KubeClient, resource: 
  * required; `apiVersion` and `kind` are filled in); `type: 'strategic'` for built-in kinds only.
  */
 export async function patchObject<T extends KubeObject>(client: KubeClient, resource: Resource<T>, ref: ObjectRef, patch: unknown, options: PatchOptions & { type?: PatchType } = {}): Promise<T> {
+  const { path, request } = patchRequest(resource, ref, patch, options);
+  return client.request<T>('PATCH', path, request);
+}
+
+/** Where a patch goes and what it sends: the same for `patchObject` and `patchObjectVersion`. */
+function patchRequest(resource: Resource<KubeObject>, ref: ObjectRef, patch: unknown, options: PatchOptions & { type?: PatchType }): { path: string; request: RequestOptions } {
   const type = options.type ?? 'merge';
   if (type === 'apply' && !options.fieldManager) throw new TypeError('Server-side apply needs a fieldManager');
   const body = type === 'apply' ? withTypeMeta(resource, { ...(patch as object), metadata: { ...(patch as KubeObject).metadata, name: ref.name } }) : patch;
   const path = objectPath(resource, ref.namespace, ref.name, options.subresource);
   const query = { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined };
-  return client.request<T>('PATCH', path, { body, contentType: CONTENT_TYPES[type], query, signal: options.signal, verb: 'patch' });
+  return { path, request: { body, contentType: CONTENT_TYPES[type], query, signal: options.signal, verb: 'patch' } };
 }
 
 /** What `Accept` asks for to get only an object's metadata back (else the whole object), whatever its kind. */
@@ -93,20 +99,19 @@ const VERSION_KEY = Buffer.from('"resourceVersion":"');
  * Patches an object as `patchObject` does and returns only its new resourceVersion, for writers
  * that need nothing else of the result (the engine's own patches: four per handled object). The
  * server sends the object's metadata only, and only the version is read from it: parsing the
- * whole object back on every write was a tenth of the work of a burst.
+ * whole object back on every write was about 7% of the instructions of a burst.
  */
 export async function patchObjectVersion<T extends KubeObject>(client: KubeClient, resource: Resource<T>, ref: ObjectRef, patch: MergePatch<T> | readonly JsonPatchOp[], options: PatchOptions & { type?: 'merge' | 'json' } = {}): Promise<string | undefined> {
-  const path = objectPath(resource, ref.namespace, ref.name, options.subresource);
-  const body = await client.requestBytes('PATCH', path, { body: patch, contentType: CONTENT_TYPES[options.type ?? 'merge'], query: writeQuery(options), signal: options.signal, verb: 'patch', accept: METADATA_ONLY });
-  return resourceVersionIn(body);
+  const { path, request } = patchRequest(resource, ref, patch, options);
+  return resourceVersionIn(await client.requestBytes('PATCH', path, { ...request, accept: METADATA_ONLY }));
 }
 
 /**
  * The resourceVersion of the object in a response. In the API server's `PartialObjectMetadata`,
  * a typed structure, the metadata comes first, and in it the version follows only name,
  * generateName, namespace, selfLink and uid, which cannot hold a quote: the first
- * `"resourceVersion":"` is it. Anything else (a server
- * that ignored the ask and sent the whole object) is parsed as a whole.
+ * `"resourceVersion":"` is it. Anything else (a server that ignored the ask and sent the whole
+ * object) is parsed as a whole.
  */
 export function resourceVersionIn(body: Buffer): string | undefined {
   if (body.subarray(0, PARTIAL_METADATA.length).equals(PARTIAL_METADATA)) {
@@ -115,8 +120,7 @@ export function resourceVersionIn(body: Buffer): string | undefined {
     const end = at < 0 ? -1 : body.indexOf(0x22, start);
     if (end > start && !body.subarray(start, end).includes(0x5c)) return body.toString('latin1', start, end);
   }
-  const parsed: unknown = body.length ? JSON.parse(body.toString('utf8')) : undefined;
-  return (parsed as KubeObject | undefined)?.metadata?.resourceVersion;
+  return (jsonBody(body) as KubeObject | undefined)?.metadata?.resourceVersion;
 }
 
 /**

@@ -57,12 +57,6 @@ function inWorker(): Promise<IsolatedResult> {
 /** The rare case of a proxy in the kubeconfig: the library stays loaded, as it must. */
 async function inProcess(): Promise<Credentials> {
   const { KubeConfig } = await import('@kubernetes/client-node');
-  const { kubeConfigCredentials, loadDefaultKubeConfig, withSource } = await import('./kubeconfig.ts');
-  const kc = new KubeConfig();
-  const source = loadDefaultKubeConfig(kc);
-  try {
-    return await kubeConfigCredentials(kc).get();
-  } catch (error) {
-    throw withSource(source, error);
-  }
+  const { defaultKubeConfigCredentials } = await import('./kubeconfig.ts');
+  return defaultKubeConfigCredentials(new KubeConfig());
 }

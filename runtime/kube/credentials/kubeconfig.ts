@@ -37,7 +37,7 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
  * back to `http://localhost:8080` for want of any configuration, this fails instead, as Kopf
  * does: an operator aimed at no cluster is a mistake, better said at once.
  */
-export function loadDefaultKubeConfig(kc: KubeConfig): string {
+function loadDefaultKubeConfig(kc: KubeConfig): string {
   const home = join(homedir(), '.kube', 'config');
   const { KUBECONFIG } = process.env;
   const source = KUBECONFIG ? `kubeconfig ${KUBECONFIG} (KUBECONFIG)`
@@ -56,8 +56,21 @@ export function loadDefaultKubeConfig(kc: KubeConfig): string {
   return source;
 }
 
+/**
+ * The current context's credentials from the default configuration (`loadDefaultKubeConfig`);
+ * whatever fails says which configuration it is about.
+ */
+export async function defaultKubeConfigCredentials(kc: KubeConfig): Promise<Credentials> {
+  const source = loadDefaultKubeConfig(kc);
+  try {
+    return await kubeConfigCredentials(kc).get();
+  } catch (error) {
+    throw withSource(source, error);
+  }
+}
+
 /** The error as a `KubeConfigError` that says which configuration it is about. */
-export function withSource(source: string, error: unknown): KubeConfigError {
+function withSource(source: string, error: unknown): KubeConfigError {
   return new KubeConfigError(`${source}: ${thrownText(error)}`);
 }
 
