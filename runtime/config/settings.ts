@@ -98,6 +98,11 @@ export interface NetworkingSettings {
   errorBackoffs: Iterable<number>;
   /** On 429, obey the server's Retry-After even when it is shorter than our own backoff. */
   enforceRetryAfter: boolean;
+  /**
+   * Not Kopf's: gather the API server's responses for this long before handling them, by sleeping
+   * the thread after a turn that read some; 0: not at all. `kopf run` sets 0.003 (docs/settings.md).
+   */
+  readCoalescing: number;
 }
 
 export interface PersistenceSettings {
@@ -159,7 +164,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
     scanning: { disabled: false },
     admission: { server: null, managed: null },
     execution: { defaultBackoff: 60 },
-    networking: { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false },
+    networking: { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false, readCoalescing: 0 },
     persistence: {
       finalizer: DEFAULT_FINALIZER,
       progressStorage: new SmartProgressStorage(),

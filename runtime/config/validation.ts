@@ -56,7 +56,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   scanning: { disabled: flag },
   admission: { server: anything, managed: optionalText },
   execution: { defaultBackoff: seconds },
-  networking: { requestTimeout: optionalSeconds, connectTimeout: optionalSeconds, errorBackoffs: delays, enforceRetryAfter: flag },
+  networking: { requestTimeout: optionalSeconds, connectTimeout: optionalSeconds, errorBackoffs: delays, enforceRetryAfter: flag, readCoalescing: seconds },
   persistence: { finalizer: text, progressStorage: storage, diffbaseStorage: storage, consistencyTimeout: seconds },
   background: { cancellationPolling: positiveSeconds, instantExitTimeout: optionalSeconds, instantExitZeroTimeCycles: count },
 };

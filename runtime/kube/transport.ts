@@ -34,6 +34,8 @@ export interface StreamedResponse extends ResponseHead {
 export interface TransportOptions {
   /** Connections per pool; unlimited by default, as in Kopf (every watch holds one). */
   maxSockets?: number;
+  /** Milliseconds over which the thread gathers responses before handling them (`http/coalescing.ts`); none if absent. */
+  readCoalescing?: number;
 }
 
 interface Slot {
@@ -117,7 +119,7 @@ export class Transport {
     }
     let slot = this.#slots.get(key);
     if (!slot) {
-      const endpoint = { secure: origin.secure, hostname: origin.hostname, port: origin.port, tls: credentials.tls };
+      const endpoint = { secure: origin.secure, hostname: origin.hostname, port: origin.port, tls: credentials.tls, readCoalescing: this.#options.readCoalescing };
       slot = { pool: new Pool(endpoint, this.#options.maxSockets), active: 0, retired: false };
       this.#slots.set(key, slot);
     }

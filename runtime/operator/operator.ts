@@ -212,6 +212,7 @@ function clientOptions(settings: OperatorSettings, logger: Logger): KubeClientOp
     connectTimeout: n.connectTimeout ?? undefined,
     errorBackoffs: [...n.errorBackoffs],
     enforceRetryAfter: n.enforceRetryAfter,
+    readCoalescing: n.readCoalescing,
     watchReconnectBackoff: w.reconnectBackoff,
     watchInactivityTimeout: w.inactivityTimeout,
   };

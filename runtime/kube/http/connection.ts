@@ -14,6 +14,7 @@ import type { OnReadOpts, Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import type { TlsMaterial } from '../credentials/credentials.ts';
+import { coalescer } from './coalescing.ts';
 import { ResponseParser, hangUpError } from './parser.ts';
 import type { ResponseHead } from './parser.ts';
 
@@ -23,6 +24,8 @@ export interface Endpoint {
   hostname: string;
   port: number;
   tls: Readonly<TlsMaterial>;
+  /** Milliseconds over which the thread gathers this server's responses (`coalescing.ts`); none if absent. */
+  readCoalescing?: number;
 }
 
 /** What a response's receiver can ask of the connection that carries it. */
@@ -59,6 +62,7 @@ export class Connection implements Flow {
   #sink: ExchangeSink | undefined;
   readonly #released: (connection: Connection, reusable: boolean) => void;
   readonly #gone: (connection: Connection) => void;
+  readonly #readCoalescing: number;
 
   /**
    * `released` is called when an exchange ends (reusable: the connection may take another);
@@ -68,6 +72,7 @@ export class Connection implements Flow {
     this.#released = released;
     this.connectEvent = endpoint.secure ? 'secureConnect' : 'connect';
     this.#gone = gone;
+    this.#readCoalescing = endpoint.readCoalescing ?? 0;
     this.socket = openSocket(endpoint, session, (bytes) => this.#data(bytes));
     this.socket.setNoDelay(true);
     this.socket.setKeepAlive(true, KEEP_ALIVE_MS);
@@ -131,6 +136,7 @@ export class Connection implements Flow {
   }
 
   #data(chunk: Buffer): void {
+    coalescer.read(this.#readCoalescing);
     try {
       this.#parser.push(chunk);
     } catch (error) {

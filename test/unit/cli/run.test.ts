@@ -1,7 +1,7 @@
 /**
  * `kopf run` before it reaches a cluster: usage errors exit 2; an operator file that cannot be
  * loaded exits 1 saying where and why; modules are resolved from the current directory; a missing
- * Kubernetes configuration is a message, not a trace.
+ * Kubernetes configuration is a message, not a trace; the settings `kopf run` gives an operator.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
 
@@ -80,4 +80,16 @@ test('modules are resolved from the current directory; no configuration ends the
   const missing = kopfRun(dir, '-m', 'no-such-package');
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /^kopf run: cannot load module no-such-package:\nCannot find package 'no-such-package' imported from /);
+});
+
+test('kopf run gathers API responses over 3 ms (networking.readCoalescing); an embedded operator does not by default', () => {
+  const runtime = pathToFileURL(fileURLToPath(new URL('../../../runtime/index.ts', import.meta.url))).href;
+  const dir = project({
+    'handlers.ts': `import { on, defaultSettings } from ${JSON.stringify(runtime)};\n`
+      + 'on.startup(function report({ settings }) {\n'
+      + '  console.log(`run ${settings.networking.readCoalescing} embedded ${defaultSettings().networking.readCoalescing}`);\n'
+      + '});\n',
+  });
+  const run = kopfRun(dir, 'handlers.ts');
+  assert.match(run.stdout, /^run 0\.003 embedded 0$/m, run.stdout + run.stderr);
 });

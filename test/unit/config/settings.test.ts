@@ -4,7 +4,7 @@ import { defaultSettings, type OperatorSettings } from '../../../runtime/config/
 import { SettingsError, validateSettings } from '../../../runtime/config/validation.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 
-test('defaults are Kopf 1.44\'s, in seconds', () => {
+test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, which is not Kopf\'s), in seconds', () => {
   const s = defaultSettings();
   assert.deepEqual(s.process, { ultimateExitingTimeout: 600 });
   assert.deepEqual(s.posting, {
@@ -16,7 +16,7 @@ test('defaults are Kopf 1.44\'s, in seconds', () => {
   assert.deepEqual(s.scanning, { disabled: false });
   assert.deepEqual(s.admission, { server: null, managed: null });
   assert.deepEqual(s.execution, { defaultBackoff: 60 });
-  assert.deepEqual(s.networking, { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false });
+  assert.deepEqual(s.networking, { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false, readCoalescing: 0 });
   assert.equal(s.persistence.finalizer, 'kopf.zalando.org/KopfFinalizerMarker');
   assert.equal(s.persistence.consistencyTimeout, 5);
   assert.ok(s.persistence.progressStorage instanceof SmartProgressStorage);
