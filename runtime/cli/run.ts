@@ -77,11 +77,12 @@ function parseOptions(argv: string[]) {
 /**
  * Seconds over which `kopf run` gathers the API server's responses (`networking.readCoalescing`).
  * The process is the operator's own, so blocking its thread for this long after a turn that read
- * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects), in
- * six pairs of runs against 0: 6–30% less CPU per object (16% on average), about 10 MiB more peak
- * RSS. 2 ms saved less CPU (11% on average in four pairs) for 2–5 MiB; 5 ms no more than 3 ms.
+ * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects),
+ * against 0 in pairs of runs: 2 ms took 1–26% off the CPU per object (11% on average, five pairs)
+ * for 2–5 MiB more peak RSS; 3 ms took 16% on average (six pairs) but cost about 12 MiB; 5 ms took
+ * no more than 3 ms and cost more. Memory matters as much as CPU for an operator: 2 ms.
  */
-const RUN_READ_COALESCING = 0.003;
+const RUN_READ_COALESCING = 0.002;
 
 async function run(values: ReturnType<typeof parseOptions>['values'], positionals: string[]): Promise<number> {
   if (values.help) { process.stdout.write(HELP); return 0; }

@@ -100,7 +100,7 @@ export interface NetworkingSettings {
   enforceRetryAfter: boolean;
   /**
    * Not Kopf's: gather the API server's responses for this long before handling them, by sleeping
-   * the thread after a turn that read some; 0: not at all. `kopf run` sets 0.003 (docs/settings.md).
+   * the thread after a turn that read some; 0: not at all. `kopf run` sets 0.002 (docs/settings.md).
    */
   readCoalescing: number;
 }
