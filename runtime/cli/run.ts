@@ -79,8 +79,8 @@ function parseOptions(argv: string[]) {
  * The process is the operator's own, so blocking its thread for this long after a turn that read
  * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects),
  * against 0 in pairs of runs: 2 ms took 1–26% off the CPU per object (11% on average, five pairs)
- * for 2–5 MiB more peak RSS; 3 ms took 16% on average (six pairs) but cost about 12 MiB; 5 ms took
- * no more than 3 ms and cost more. Memory matters as much as CPU for an operator: 2 ms.
+ * for 4 MiB more peak RSS on average; 3 ms took 16% on average (six pairs) but cost 13 MiB; 5 ms
+ * took no more than 3 ms and cost more. Memory matters as much as CPU for an operator: 2 ms.
  */
 const RUN_READ_COALESCING = 0.002;
 
