@@ -75,7 +75,7 @@ function parseOptions(argv: string[]) {
 }
 
 /**
- * Seconds over which `kopf run` gathers the API server's responses (`networking.readCoalescing`).
+ * Seconds of read coalescing under `kopf run` (`networking.readCoalescing`).
  * The process is the operator's own, so blocking its thread for this long after a turn that read
  * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects),
  * against 0 in pairs of runs: 2 ms took 1–26% off the CPU per object (11% on average, five pairs)

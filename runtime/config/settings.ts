@@ -99,8 +99,9 @@ export interface NetworkingSettings {
   /** On 429, obey the server's Retry-After even when it is shorter than our own backoff. */
   enforceRetryAfter: boolean;
   /**
-   * Not Kopf's: gather the API server's responses for this long before handling them, by sleeping
-   * the thread after a turn that read some; 0: not at all. `kopf run` sets 0.002 (docs/settings.md).
+   * Not Kopf's: after a turn that read API responses, sleep the thread for the rest of this time, so
+   * that the responses arriving meanwhile are handled together; 0: never. `kopf run` sets 0.002
+   * (docs/settings.md).
    */
   readCoalescing: number;
 }

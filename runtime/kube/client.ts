@@ -38,9 +38,9 @@ export interface KubeClientOptions {
    */
   maxSockets?: number;
   /**
-   * Seconds over which the thread gathers the API server's responses before it handles them: after
-   * a turn of the event loop that read some, it sleeps for the rest of this time (see
-   * `http/coalescing.ts`). Less CPU per response on a busy operator, at the price of blocking the
+   * Seconds of read coalescing: after a turn of the event loop that read responses, the thread
+   * sleeps for the rest of this time, so that the responses arriving meanwhile are handled together
+   * (see `http/coalescing.ts`). Less CPU per response on a busy operator, at the price of blocking the
    * thread for up to this long; 0 (the default) for none.
    */
   readCoalescing?: number;

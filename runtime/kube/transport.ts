@@ -34,7 +34,7 @@ export interface StreamedResponse extends ResponseHead {
 export interface TransportOptions {
   /** Connections per pool; unlimited by default, as in Kopf (every watch holds one). */
   maxSockets?: number;
-  /** Milliseconds over which the thread gathers responses before handling them (`http/coalescing.ts`); none if absent. */
+  /** Milliseconds of read coalescing (`http/coalescing.ts`); none if absent. */
   readCoalescing?: number;
 }
 

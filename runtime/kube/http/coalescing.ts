@@ -7,7 +7,7 @@
  * Each wake-up starts with caches that the API server (or anything else on the machine) has
  * meanwhile filled with its own work, so the same instructions take more cycles; on the burst
  * benchmark the operator retired 0.72–0.86 instructions per cycle. Handling the responses of 2–3 ms
- * in one turn raised that to 0.74–0.94 and took 11–16% off the CPU per object on average.
+ * in one turn raised that to 0.74–0.96 and took 11–16% off the CPU per object on average.
  * A turn that itself took the whole window is not followed by a sleep: a saturated operator
  * gathers responses anyway, and sleeping would only slow it down.
  *

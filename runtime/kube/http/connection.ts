@@ -24,7 +24,7 @@ export interface Endpoint {
   hostname: string;
   port: number;
   tls: Readonly<TlsMaterial>;
-  /** Milliseconds over which the thread gathers this server's responses (`coalescing.ts`); none if absent. */
+  /** Milliseconds of read coalescing for this server's responses (`coalescing.ts`); none if absent. */
   readCoalescing?: number;
 }
 
