@@ -10,8 +10,6 @@
  * cycles are told to cut their sleeps short, no new cycle starts, and events keep arriving into
  * their slots, so that `resume()` goes on with the latest state of each object and nothing else.
  */
-import { Semaphore } from './semaphore.ts';
-
 export interface Work<E> {
   event: E;
   /** Aborted when a newer event for the same object arrives, or when the queue stops. */
@@ -31,12 +29,20 @@ type Processor<E> = (key: string, work: Work<E>) => Promise<void>;
 interface Slot<E> {
   pending: E | undefined;
   current: AbortController | undefined;
-  running: Promise<void>;
+  /** Set while a worker serves the object; a waiting object has only its slot and its place in line. */
+  running: Promise<void> | undefined;
 }
 
 export class ObjectQueues<E> {
   private readonly slots = new Map<string, Slot<E>>();
-  private readonly semaphore: Semaphore;
+  /**
+   * Objects waiting for a worker, oldest first. In a burst most objects wait here, so waiting
+   * costs a key in line rather than a suspended function with its promises.
+   */
+  private readonly line: string[] = [];
+  private lineHead = 0;
+  private workers = 0;
+  private readonly workerLimit: number;
   private stopped = false;
   private paused: { resumed: Promise<void>; resume: () => void } | undefined;
 
@@ -44,7 +50,7 @@ export class ObjectQueues<E> {
 
   constructor(process: Processor<E>, options: { workerLimit?: number | null } = {}) {
     this.process = process;
-    this.semaphore = new Semaphore(options.workerLimit ?? null);
+    this.workerLimit = options.workerLimit ?? Infinity;
   }
 
   /** Queues an event for an object; replaces an event still waiting for the same object. */
@@ -56,9 +62,10 @@ export class ObjectQueues<E> {
       slot.current?.abort(NEWER_EVENT);
       return;
     }
-    const fresh: Slot<E> = { pending: event, current: undefined, running: Promise.resolve() };
+    const fresh: Slot<E> = { pending: event, current: undefined, running: undefined };
     this.slots.set(key, fresh);
-    fresh.running = this.work(key, fresh);
+    if (this.workers < this.workerLimit) this.start(key, fresh);
+    else this.line.push(key);
   }
 
   /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */
@@ -89,6 +96,8 @@ export class ObjectQueues<E> {
   async stop(timeout: number): Promise<string[]> {
     this.stopped = true;
     this.resume(); // paused workers wake up to see that they are stopping
+    for (let i = this.lineHead; i < this.line.length; i++) this.slots.delete(this.line[i]);
+    this.line.length = this.lineHead = 0;
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
     for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
     const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
@@ -98,8 +107,25 @@ export class ObjectQueues<E> {
     return [...this.slots.keys()];
   }
 
+  private start(key: string, slot: Slot<E>): void {
+    this.workers++;
+    slot.running = this.work(key, slot);
+  }
+
+  /** A finished worker takes the object that has waited longest. */
+  private next(): void {
+    while (this.lineHead < this.line.length && this.workers < this.workerLimit) {
+      const key = this.line[this.lineHead++];
+      const slot = this.slots.get(key);
+      if (slot) this.start(key, slot);
+    }
+    if (this.lineHead > 1024 && this.lineHead * 2 > this.line.length) {
+      this.line.splice(0, this.lineHead);
+      this.lineHead = 0;
+    }
+  }
+
   private async work(key: string, slot: Slot<E>): Promise<void> {
-    await this.semaphore.acquire();
     try {
       while (slot.pending !== undefined && !this.stopped) {
         if (this.paused) { await this.paused.resumed; continue; }
@@ -114,7 +140,8 @@ export class ObjectQueues<E> {
       }
     } finally {
       this.slots.delete(key);
-      this.semaphore.release();
+      this.workers--;
+      this.next();
     }
   }
 }

@@ -123,3 +123,23 @@ test('stop() returns the keys of the cycles still running after its timeout', as
   await Promise.all([started.promise, quick.promise]);
   assert.deepEqual(await queues.stop(0.05), ['stuck']);
 });
+
+test('objects waiting for a worker start in the order they came; stop() forgets them and reports only running cycles', async () => {
+  const order: string[] = [];
+  const gates = new Map<string, ReturnType<typeof latch<void>>>();
+  const started = new Map<string, ReturnType<typeof latch<void>>>();
+  for (const k of ['a', 'b', 'c', 'd']) { gates.set(k, latch()); started.set(k, latch()); }
+  const queues = new ObjectQueues<number>(async (key) => {
+    order.push(key);
+    started.get(key)!.open();
+    await gates.get(key)!.promise;
+  }, { workerLimit: 1 });
+  for (const k of ['a', 'c', 'b', 'd']) queues.push(k, 1);
+  await started.get('a')!.promise;
+  gates.get('a')!.open();
+  await started.get('c')!.promise;
+  assert.deepEqual(order, ['a', 'c']);
+  assert.equal(queues.size, 3, 'the running object and the two waiting ones');
+  assert.deepEqual(await queues.stop(0.05), ['c'], 'the waiting objects are not abandoned cycles');
+  assert.deepEqual(order, ['a', 'c'], 'nothing starts after the stop');
+});
