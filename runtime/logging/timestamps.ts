@@ -3,14 +3,17 @@
  * ISO 8601 in UTC with microseconds and `+00:00` for JSON logs and Kubernetes Events.
  * Times are milliseconds since the epoch; a fractional part (from `performance`) gives microseconds.
  */
+import { isoSecond, pad, wallSeconds } from '../structs/seconds.ts';
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+const localSecond = wallSeconds(' ');
 
 /** `2026-11-22 15:39:55,651` in the process's time zone. */
 export function asctime(ms: number): string {
-  const d = new Date(Math.floor(ms));
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} `
-    + `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())},${pad(d.getMilliseconds(), 3)}`;
+  const whole = Math.floor(ms);
+  // The local wall clock, as milliseconds; keyed by it, a change of TZ is a new second.
+  const wall = whole - new Date(whole).getTimezoneOffset() * 60_000;
+  const second = Math.floor(wall / 1000);
+  return `${localSecond(second)},${pad(wall - second * 1000, 3)}`;
 }
 
 /**
@@ -18,8 +21,7 @@ export function asctime(ms: number): string {
  * that a zero fraction is kept (`.000000`): Kubernetes parses an Event's `eventTime` only with it.
  */
 export function isoUtcMicro(ms: number): string {
-  const d = new Date(Math.floor(ms));
-  const micros = Math.min(999_999, Math.round((ms - Math.floor(ms / 1000) * 1000) * 1000));
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T`
-    + `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}+00:00`;
+  const second = Math.floor(ms / 1000);
+  const micros = Math.min(999_999, Math.round((ms - second * 1000) * 1000));
+  return `${isoSecond(second)}.${pad(micros, 6)}+00:00`;
 }

@@ -10,6 +10,7 @@
  * stored back is unchanged. Naive values are taken as UTC for arithmetic (Kopf 1.44 itself fails
  * when it compares them with its aware "now").
  */
+import { isoSecond, pad } from '../structs/seconds.ts';
 
 const MS_PER_MINUTE = 60_000;
 
@@ -82,12 +83,12 @@ export class Timestamp {
    * Kopf stores in records); with `'auto'`, none when they are all zero (Kopf's touch values).
    */
   toIso(timespec: 'microseconds' | 'auto' = 'microseconds'): string {
-    const wall = new Date(this.ms + (this.offset ?? 0) * MS_PER_MINUTE);
-    const micros = wall.getUTCMilliseconds() * 1000 + this.us;
-    const date = `${pad(wall.getUTCFullYear(), 4)}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}`;
-    const time = `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}`;
+    // The wall clock of the written offset, formatted as if it were UTC.
+    const wall = Math.floor(this.ms + (this.offset ?? 0) * MS_PER_MINUTE);
+    const second = Math.floor(wall / 1000);
+    const micros = (wall - second * 1000) * 1000 + this.us;
     const fraction = timespec === 'auto' && micros === 0 ? '' : `.${pad(micros, 6)}`;
-    return `${date}T${time}${fraction}${this.offset === null ? '' : formatOffset(this.offset)}`;
+    return `${isoSecond(second)}${fraction}${this.offset === null ? '' : formatOffset(this.offset)}`;
   }
 
   toString(): string {
@@ -97,10 +98,6 @@ export class Timestamp {
   toJSON(): string {
     return this.toIso();
   }
-}
-
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, '0');
 }
 
 function formatOffset(minutes: number): string {
