@@ -81,7 +81,7 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     try {
       value = parseLine(line);
     } catch (e) {
-      throw new MalformedStreamError(`not JSON: ${line.subarray(0, 200).toString('utf8')}`, e);
+      throw new MalformedStreamError(`not JSON: ${line.slice(0, 200)}`, e);
     }
     if (value !== undefined) queue.push(value);
   });
