@@ -10,6 +10,8 @@
  * cycles are told to cut their sleeps short, no new cycle starts, and events keep arriving into
  * their slots, so that `resume()` goes on with the latest state of each object and nothing else.
  */
+import { Fifo } from '../structs/fifo.ts';
+
 export interface Work<E> {
   event: E;
   /** Aborted when a newer event for the same object arrives, or when the queue stops. */
@@ -39,8 +41,7 @@ export class ObjectQueues<E> {
    * Objects waiting for a worker, oldest first. In a burst most objects wait here, so waiting
    * costs a key in line rather than a suspended function with its promises.
    */
-  private readonly line: string[] = [];
-  private lineHead = 0;
+  private readonly line = new Fifo<string>();
   private workers = 0;
   private readonly workerLimit: number;
   private stopped = false;
@@ -96,8 +97,7 @@ export class ObjectQueues<E> {
   async stop(timeout: number): Promise<string[]> {
     this.stopped = true;
     this.resume(); // paused workers wake up to see that they are stopping
-    for (let i = this.lineHead; i < this.line.length; i++) this.slots.delete(this.line[i]);
-    this.line.length = this.lineHead = 0;
+    for (const key of this.line.drain()) this.slots.delete(key);
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
     for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
     const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
@@ -114,14 +114,10 @@ export class ObjectQueues<E> {
 
   /** A finished worker takes the object that has waited longest. */
   private next(): void {
-    while (this.lineHead < this.line.length && this.workers < this.workerLimit) {
-      const key = this.line[this.lineHead++];
+    while (this.line.size > 0 && this.workers < this.workerLimit) {
+      const key = this.line.shift()!;
       const slot = this.slots.get(key);
       if (slot) this.start(key, slot);
-    }
-    if (this.lineHead > 1024 && this.lineHead * 2 > this.line.length) {
-      this.line.splice(0, this.lineHead);
-      this.lineHead = 0;
     }
   }
 

@@ -14,6 +14,7 @@
  * while the socket is paused for backpressure: that silence is ours, not the server's.
  */
 import type { Readable } from 'node:stream';
+import { Fifo } from '../../structs/fifo.ts';
 import { LineSplitter, parseLine } from './lines.ts';
 
 export interface ReaderOptions {
@@ -48,8 +49,7 @@ function prematureClose(): Error {
  * after yielding everything received before the break. Returns without error if `signal` aborts.
  */
 export async function* readJsonLines(stream: Readable, options: ReaderOptions): AsyncGenerator<unknown, void, undefined> {
-  const queue: unknown[] = [];
-  let head = 0;
+  const queue = new Fifo<unknown>();
   let outcome: { error?: unknown } | undefined;
   let wake: (() => void) | undefined;
   let paused = false;
@@ -94,7 +94,7 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
       stream.destroy();
       return;
     }
-    if (queue.length - head >= options.bufferSize) {
+    if (queue.size >= options.bufferSize) {
       paused = true;
       clearTimeout(timer);
       timer = undefined; // a cleared timer cannot be refreshed: the next arm() makes a new one
@@ -125,14 +125,9 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
   try {
     for (;;) {
       if (options.signal?.aborted) return;
-      if (head < queue.length) {
-        const value = queue[head];
-        queue[head++] = undefined;
-        if (head > 1024 && head * 2 > queue.length) {
-          queue.splice(0, head);
-          head = 0;
-        }
-        if (paused && queue.length - head <= options.bufferSize / 2 && !outcome) {
+      if (queue.size > 0) {
+        const value = queue.shift();
+        if (paused && queue.size <= options.bufferSize / 2 && !outcome) {
           paused = false;
           arm();
           stream.resume();
