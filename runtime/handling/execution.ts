@@ -35,6 +35,11 @@ export interface ExecutionOptions {
   purpose?: string | null;
   /** The ids of sub-handlers registered during the call, for the record's `subrefs`. */
   subrefs?: () => readonly string[];
+  /**
+   * Aborted to cancel the handler (the operator stops). A call that fails once it is aborted was
+   * cancelled: that is no outcome to record, and the error goes on up, as Kopf's cancellation does.
+   */
+  cancelled?: AbortSignal;
 }
 
 export async function executeOnce(
@@ -53,6 +58,10 @@ export async function executeOnce(
       const result = await invoke(attempt);
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
     } catch (error) {
+      if (options.cancelled?.aborted) {
+        logger.warning(`${title} is cancelled. Will escalate.`);
+        throw error;
+      }
       thrown = error;
       outcome = outcomeOf(title, { ok: false, error, subrefs: options.subrefs?.() }, state, policy, now);
     }

@@ -28,6 +28,8 @@ export interface PassEnv {
   now: Timestamp;
   /** Results of succeeded handlers, to be written into `status.<id>`. */
   results: Map<string, unknown>;
+  /** Aborted to cancel the handlers (see `ExecutionOptions.cancelled`). */
+  cancelled?: AbortSignal;
   /** Calls the handler's function with its context; `children` collects its sub-handlers. */
   invoke(handler: ChangingHandler, attempt: Attempt, children: Children): Promise<unknown>;
 }
@@ -62,7 +64,7 @@ export async function runPass(handlers: readonly ChangingHandler[], env: PassEnv
 async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
   const children = new Children(handler, env);
   const executed = await executeOnce(handler, env.states.get(handler.id), {
-    now: env.now, defaultBackoff: env.defaultBackoff, logger: env.logger, purpose: env.reason,
+    now: env.now, defaultBackoff: env.defaultBackoff, logger: env.logger, purpose: env.reason, cancelled: env.cancelled,
     subrefs: () => subrefsOf(children, env.states),
   }, async (attempt) => {
     const result = await env.invoke(handler, attempt, children);

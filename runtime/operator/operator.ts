@@ -19,6 +19,7 @@ import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
+import { within, withinCycles } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
 import { processEvent, type RawEvent, type ResourceProcessor } from '../processing/processing.ts';
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
@@ -57,6 +58,8 @@ export class Operator {
   readonly logger: Logger;
 
   private readonly stopper = new AbortController();
+  /** Cancels the handlers still running when the stop has waited `queueing.exitTimeout` for them. */
+  private readonly canceller = new AbortController();
   private readonly registry: OperatorRegistry;
   private readonly memo: Memo;
   private readyResolve!: () => void;
@@ -126,9 +129,8 @@ export class Operator {
     } finally {
       this.stopper.abort();
       await serving.settled();
-      const exitTimeout = this.settings.queueing.exitTimeout;
-      const abandoned = (await Promise.all(queues.map((q) => q.stop(exitTimeout)))).flat();
-      if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${exitTimeout} s after the stop began, and are left as they are: their handlers run again when the objects are next processed.`);
+      const abandoned = await this.stopQueues(queues, logger);
+      if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       // Cleanup is not guaranteed to finish (as in Kopf), but it must not hold the exit forever.
       const limit = this.settings.process.ultimateExitingTimeout;
@@ -136,6 +138,20 @@ export class Operator {
       await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal: cleanupSignal }).catch((e) => logger.error('Cleanup failed.', e));
       ownClient?.close();
     }
+  }
+
+  /**
+   * Gives the running cycles the exit timeout to end; then cancels their handlers and gives them
+   * as long as Kopf gives a stopped daemon to exit at once. Returns the keys of those still running.
+   */
+  private async stopQueues(queues: readonly ObjectQueues<RawEvent>[], logger: Logger): Promise<string[]> {
+    const running = (await Promise.all(queues.map((q) => q.stop(this.settings.queueing.exitTimeout)))).flat();
+    if (!running.length) return running;
+    logger.debug(`Cancelling the handlers of ${running.length} object(s) still being handled.`);
+    this.canceller.abort(new DOMException('The operator is stopping: its handlers are cancelled.', 'AbortError'));
+    const { instantExitTimeout, instantExitZeroTimeCycles } = this.settings.background;
+    const instantly = (cycles: Promise<unknown>) => instantExitTimeout === null ? withinCycles(cycles, instantExitZeroTimeCycles) : within(cycles, instantExitTimeout);
+    return (await Promise.all(queues.map((q) => q.settle(instantly)))).flat();
   }
 
   /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */
@@ -176,7 +192,7 @@ export class Operator {
     const proc: ResourceProcessor = {
       resource, client, settings: this.settings, changing, watching, poster,
       lifecycle: this.options.lifecycle ?? asap, memories, logger,
-      requeue: (key, event) => queues.push(key, event), stopping: signal,
+      requeue: (key, event) => queues.push(key, event), stopping: signal, cancelled: this.canceller.signal,
     };
     const queues: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
     return queues;

@@ -84,7 +84,7 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const results = new Map<string, unknown>();
   const summary: PassSummary = await runPass(selected, {
     reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
-    logger, now, results,
+    logger, now, results, cancelled: proc.cancelled,
     invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
   });
   state.writeStates(patch);
@@ -102,7 +102,7 @@ function select(
   handlers: readonly ChangingHandler[], reason: Reason, initial: boolean, body: KubeObject,
   old: unknown, current: unknown, diff: Diff, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor,
 ): ChangingHandler[] {
-  const ctx = { ...objectContext(body, memory, logger, patch, proc.resource), reason, diff, old, new: current };
+  const ctx = { ...objectContext(body, memory, logger, patch, proc), reason, diff, old, new: current };
   return handlers.filter((h) => {
     const fits = h.reasons === null
       || h.reasons.includes(reason)

@@ -2,7 +2,7 @@
  * Building the context object a handler receives, and calling the handler inside its operator's
  * context (so `info(body, …)` and friends find the right event queue).
  */
-import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { KubeObject } from '../structs/resources.ts';
 import { reduceDiff, resolveField, type Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
 import type { Logger } from '../logging/index.ts';
@@ -20,7 +20,7 @@ import type { ResourceProcessor } from './processing.ts';
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 /** The part of the context every resource handler and filter gets. */
-export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, resource: ResourceDescriptor): ResourceContext<KubeObject> {
+export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
   const meta = body.metadata ?? {};
   return {
     body,
@@ -32,10 +32,11 @@ export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Lo
     uid: meta.uid ?? '',
     labels: meta.labels ?? EMPTY,
     annotations: meta.annotations ?? EMPTY,
-    resource,
+    resource: proc.resource,
     patch,
     logger,
     memo: memory.memo,
+    signal: proc.cancelled,
   };
 }
 
@@ -62,7 +63,7 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
     if (prematches(child.filters, inv.body, { ...ctx, old: inv.old, new: inv.new, diff: inv.diff })) children.registered.push(child);
   };
   const ctx: ChangingContext<KubeObject, Record<string, unknown>> = {
-    ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc.resource),
+    ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc),
     ...inv.attempt,
     param: handler.param,
     reason: inv.reason,

@@ -17,11 +17,11 @@ import { objectContext } from './contexts.ts';
 
 export async function runEventHandlers(proc: ResourceProcessor, handlers: readonly EventHandler[], event: RawEvent, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>): Promise<void> {
   const type = event.type;
-  const base = objectContext(event.object, memory, logger, patch, proc.resource);
+  const base = objectContext(event.object, memory, logger, patch, proc);
   const ctx: EventContext<KubeObject> = { ...base, type, event: { type, object: event.object }, param: undefined };
   for (const handler of handlers) {
     if (!matchesBody(handler.filters, event.object, ctx)) continue;
-    const executed = await executeOnce(handler, undefined, { now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger }, () =>
+    const executed = await executeOnce(handler, undefined, { now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger, cancelled: proc.cancelled }, () =>
       runWithOperatorContext({ settings: proc.settings, poster: proc.poster, logger, body: event.object }, async () =>
         storableResult(await (handler.fn as (c: EventContext<KubeObject>) => unknown)({ ...ctx, param: handler.param }))));
     deliverResult(patch, handler.id, executed.outcome);

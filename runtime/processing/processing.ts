@@ -50,6 +50,8 @@ export interface ResourceProcessor {
   requeue(key: string, event: RawEvent): void;
   /** The operator is stopping: no new sleeps or wake-ups. */
   stopping: AbortSignal;
+  /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
+  cancelled: AbortSignal;
 }
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
@@ -75,7 +77,7 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
 }
 
 async function processObject(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal): Promise<void> {
-  const { changing, watching, resource } = proc;
+  const { changing, watching } = proc;
   const body = event.object;
 
   const eventPatch = newPatch(body);
@@ -106,7 +108,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
   // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
   const early = changing.some((h) => seesChange(h.filters)) ? detectChange(proc, body, memory, finalizers, event.type) : undefined;
-  const ctx = { ...objectContext(body, memory, logger, eventPatch, resource), ...(early && { reason: isReason(early.kind) ? early.kind : undefined, diff: early.diff, old: early.old, new: early.current }) };
+  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...(early && { reason: isReason(early.kind) ? early.kind : undefined, diff: early.diff, old: early.old, new: early.current }) };
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   const required = interested.some((h) => h.requiresFinalizer);
   if (!interested.length || (!required && finalizers.present)) {

@@ -1,6 +1,7 @@
 /**
  * Interruptible sleep: every wait in the engines ends early when the object gets a newer event
- * (its "pressure" signal) or the operator stops, so stale work is skipped fast.
+ * (its "pressure" signal) or the operator stops, so stale work is skipped fast. And bounded
+ * waits for work that is being stopped: it gets a time, or some turns of the loop, to end.
  */
 
 /** Sleeps `seconds`; resolves `true` if the full time passed, `false` if a signal interrupted it. */
@@ -18,4 +19,26 @@ export function sleep(seconds: number, ...signals: (AbortSignal | undefined)[]):
     const timer = setTimeout(() => done(true), Math.min(seconds, 2_147_483) * 1000);
     for (const s of active) s.addEventListener('abort', interrupt, { once: true });
   });
+}
+
+/** Waits for `promise`, but no longer than `seconds`; resolves either way (and leaves no timer behind). */
+export async function within(promise: Promise<unknown>, seconds: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, Math.min(seconds, 2_147_483) * 1000); });
+  try {
+    await Promise.race([promise.then(undefined, () => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits for `promise`, but no longer than `cycles` turns of the event loop that take no time of
+ * their own: enough for work that is told to end and can end at once (its awaited operation
+ * rejects on an abort) to unwind, and no longer. Kopf gives stopped daemons the same.
+ */
+export async function withinCycles(promise: Promise<unknown>, cycles: number): Promise<void> {
+  let settled = false;
+  void promise.then(() => { settled = true; }, () => { settled = true; });
+  for (let cycle = 0; cycle < cycles && !settled; cycle++) await new Promise((resolve) => setImmediate(resolve));
 }

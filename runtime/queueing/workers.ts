@@ -11,6 +11,7 @@
  * their slots, so that `resume()` goes on with the latest state of each object and nothing else.
  */
 import { Fifo } from '../structs/fifo.ts';
+import { within } from './sleeping.ts';
 
 export interface Work<E> {
   event: E;
@@ -91,8 +92,7 @@ export class ObjectQueues<E> {
 
   /**
    * Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles.
-   * Returns the keys of the cycles still running then: abandoned, since a promise cannot be
-   * cancelled (their handlers run again when the object is next processed, as after a crash).
+   * Returns the keys of the cycles still running then (see `settle()` for what may follow).
    */
   async stop(timeout: number): Promise<string[]> {
     this.stopped = true;
@@ -100,10 +100,16 @@ export class ObjectQueues<E> {
     for (const key of this.line.drain()) this.slots.delete(key);
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
     for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
-    const all = Promise.allSettled([...this.slots.values()].map((s) => s.running));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => { timer = setTimeout(r, timeout * 1000); })]);
-    clearTimeout(timer);
+    return this.settle((running) => within(running, timeout));
+  }
+
+  /**
+   * Waits for the running cycles for as long as `wait` waits for them all, and returns the keys
+   * of those still running after it: abandoned, since a promise cannot be forced to end (their
+   * handlers run again when the object is next processed, as after a crash).
+   */
+  async settle(wait: (running: Promise<unknown>) => Promise<void>): Promise<string[]> {
+    await wait(Promise.allSettled([...this.slots.values()].map((s) => s.running)));
     return [...this.slots.keys()];
   }
 

@@ -40,6 +40,13 @@ export interface ResourceContext<T extends KubeObject> {
   patch: Patch<T>;
   logger: Logger;
   memo: Memo;
+  /**
+   * Aborted when the operator stops and this handler is still running `queueing.exitTimeout`
+   * seconds later; Kopf cancels its handlers' tasks then. Pass it on to what the handler awaits
+   * (`fetch`, `setTimeout` of `node:timers/promises`, this package's API calls), so that it ends
+   * at once: it is reported as cancelled, and runs again when the object is next processed.
+   */
+  signal: AbortSignal;
 }
 
 /** Filter callbacks (`when`, value predicates) see the same, without the invocation details. */

@@ -1,12 +1,14 @@
 /**
  * `kopf run` stops when told to, even with a handler that does not end: after the exit timeout
- * the handler is abandoned (a promise cannot be cancelled), the operator says so, and the
- * process exits 0 rather than wait for the handler's timers or be killed.
+ * the handler is cancelled through its `signal`; one that ends then is reported as cancelled and
+ * nothing is written for it; one that does not is abandoned (a promise cannot be forced to end),
+ * the operator says so, and the process exits 0 rather than wait for the handler's timers or be
+ * killed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createObject } from '../../../runtime/kube/index.ts';
+import { createObject, getObject } from '../../../runtime/kube/index.ts';
 import { runOperator } from '../../../runtime/testing/runner.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from './support.ts';
@@ -31,5 +33,32 @@ test('SIGTERM ends the run with code 0 after the exit timeout, abandoning a hand
   const exit = await operator.stop({ timeout: 60_000 });
   assert.equal(exit.exitCode, 0, exit.output);
   assert.match(exit.output, /Signal SIGTERM is received\. Operator is stopping\./);
-  assert.match(exit.output, /1 object\(s\) were still being handled 2 s after the stop began, and are left as they are: their handlers run again when the objects are next processed\./);
+  assert.match(exit.output, /1 object\(s\) were still being handled 2 s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed\./);
+});
+
+test('SIGTERM cancels a handler that is still running after the exit timeout: it ends, and nothing is written for it', async () => {
+  const operator = runOperator({
+    files: [join(import.meta.dirname, 'fixtures', 'cancellable.ts')],
+    args: ['--standalone', '-n', 'default', '--verbose'],
+    kubeconfigPath: cluster.cp.kubeconfigPath,
+  });
+  try {
+    await operator.waitFor('Starting the watch-stream for kopfexamples', { timeout: 30_000 });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'cancellable', namespace: 'default' }, spec: {} });
+    await operator.waitFor('[default/cancellable] The cancellable handler has started.', { timeout: 30_000 });
+  } catch (error) {
+    await operator.stop();
+    throw error;
+  }
+  const exit = await operator.stop({ timeout: 60_000 });
+  assert.equal(exit.exitCode, 0, exit.output);
+  assert.match(exit.output, /\[default\/cancellable\] The cancellable handler ends: AbortError: The operator is stopping: its handlers are cancelled\./);
+  assert.match(exit.output, /\[default\/cancellable\] Handler 'cancellable_fn' is cancelled\. Will escalate\./);
+  assert.doesNotMatch(exit.output, /failed with an exception/);
+  assert.doesNotMatch(exit.output, /were still being handled/);
+  // A cancellation is no outcome: no retry is recorded, and the handler runs again when the
+  // object is next processed (its state is as before the attempt: none).
+  const object = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'cancellable' });
+  assert.deepEqual(Object.keys(object.metadata?.annotations ?? {}).filter((key) => key.startsWith('kopf.zalando.org/')), []);
+  assert.equal(object.status, undefined);
 });

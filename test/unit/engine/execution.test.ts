@@ -81,3 +81,22 @@ test('a permanent error fails at once; an exhausted timeout fails before calling
   assert.equal(r.state.message, "Handler 'fn' has timed out after 0:01:01.");
 });
 
+
+test('a handler that fails once cancelled is not failed: the cancellation goes on up, with no outcome', async () => {
+  const canceller = new AbortController();
+  const { logger: l, messages } = logger();
+  const cancellable = async () => {
+    await new Promise((_, reject) => canceller.signal.addEventListener('abort', () => reject(canceller.signal.reason), { once: true }));
+  };
+  const running = executeOnce(handler(), undefined, { defaultBackoff: 60, logger: l, now, cancelled: canceller.signal }, cancellable);
+  canceller.abort(new Error('stop now'));
+  await assert.rejects(running, /stop now/);
+  assert.deepEqual(messages(), ["Handler 'fn' is invoked.", "Handler 'fn' is cancelled. Will escalate."]);
+
+  // The same signal, not aborted: the same failure is an ordinary one, retried after the backoff.
+  const idle = new AbortController();
+  const { logger: l2, messages: m2 } = logger();
+  const r = await executeOnce(handler({ backoff: 2 }), undefined, { defaultBackoff: 60, logger: l2, now, cancelled: idle.signal }, async () => { throw new Error('stop now'); });
+  assert.equal(r.state.delayed?.toIso(), at(2));
+  assert.equal(m2().at(-1), "Handler 'fn' failed with an exception and will try again in 2 seconds: stop now");
+});

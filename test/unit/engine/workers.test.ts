@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
-import { sleep } from '../../../runtime/queueing/sleeping.ts';
+import { sleep, within, withinCycles } from '../../../runtime/queueing/sleeping.ts';
 
 /** A latch: a promise resolved from outside. */
 function latch<T = void>() {
@@ -142,4 +142,40 @@ test('objects waiting for a worker start in the order they came; stop() forgets 
   assert.equal(queues.size, 3, 'the running object and the two waiting ones');
   assert.deepEqual(await queues.stop(0.05), ['c'], 'the waiting objects are not abandoned cycles');
   assert.deepEqual(order, ['a', 'c'], 'nothing starts after the stop');
+});
+
+test('after stop(), settle() waits again for the cycles that were still running, and returns those that still are', async () => {
+  const told = new AbortController();
+  const started = { a: latch(), b: latch() };
+  const queues = new ObjectQueues<number>(async (key) => {
+    started[key as 'a' | 'b'].open();
+    if (key === 'a') await new Promise((resolve) => told.signal.addEventListener('abort', resolve, { once: true }));
+    else await new Promise(() => undefined); // deaf to being told
+  });
+  queues.push('a', 1);
+  queues.push('b', 1);
+  await Promise.all([started.a.promise, started.b.promise]);
+  assert.deepEqual((await queues.stop(0.01)).sort(), ['a', 'b']);
+  told.abort();
+  assert.deepEqual(await queues.settle((running) => withinCycles(running, 10)), ['b']);
+});
+
+test('within() and withinCycles() end with the promise, or after their time or turns of the loop', async () => {
+  // A clock of loop turns, ticking alongside the waits.
+  let turns = 0, ticking = true;
+  const clock = (async () => { while (ticking) { await new Promise((r) => setImmediate(r)); turns++; } })();
+  const afterTurns = async (n: number) => { for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r)); };
+  const turnsOf = async (wait: Promise<void>) => { const t0 = turns; await wait; return turns - t0; };
+
+  const early = await turnsOf(withinCycles(afterTurns(3), 10));
+  assert.ok(early >= 3 && early <= 4, `a promise settled in the third turn ends the wait there: ${early}`);
+  const full = await turnsOf(withinCycles(new Promise(() => undefined), 5));
+  assert.ok(full >= 4 && full <= 6, `one that never settles gets the turns asked for: ${full}`);
+  ticking = false;
+  await clock;
+
+  const t0 = performance.now();
+  await within(new Promise(() => undefined), 0.05);
+  assert.ok(performance.now() - t0 >= 45, 'the time is waited out');
+  await within(Promise.reject(new Error('rejected')), 60); // a rejection ends the wait too, quietly
 });
