@@ -7,7 +7,7 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
-import { executeOnce, type HandlerState } from '../handling/execution.ts';
+import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 
@@ -20,7 +20,8 @@ export interface ActivityEnv {
   settings: OperatorSettings;
   logger: Logger;
   memo: Memo;
-  signal?: AbortSignal;
+  /** Ends the activity: no more retries, and the running handler is cancelled. */
+  signal: AbortSignal;
 }
 
 /**
@@ -31,16 +32,20 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
   const logger = env.logger.child(`kopf.activities.${activity}`);
   const states = new Map<string, HandlerState>();
   const pending = () => handlers.filter((h) => { const s = states.get(h.id); return !s || !(s.success || s.failure); });
-  while (pending().length && !env.signal?.aborted) {
+  const { signal } = env;
+  while (pending().length && !signal.aborted) {
     for (const handler of pending()) {
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
-      const executed = await executeOnce(handler, state, { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity' },
-        async (attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, ...attempt }));
+      const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
+      const invoke = async (attempt: Attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, signal, ...attempt });
+      // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
+      const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
+      if (!executed) return;
       states.set(handler.id, executed.state);
     }
     const delays = pending().map((h) => Math.max(0, states.get(h.id)?.delayed?.secondsSince(Timestamp.now()) ?? 0));
-    if (delays.length) await sleep(Math.min(...delays), env.signal);
+    if (delays.length) await sleep(Math.min(...delays), signal);
   }
   const failures = handlers.filter((h) => states.get(h.id)?.failure).map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
   if (failures.length && activity === 'startup') {

@@ -134,8 +134,11 @@ export class Operator {
       await poster?.close();
       // Cleanup is not guaranteed to finish (as in Kopf), but it must not hold the exit forever.
       const limit = this.settings.process.ultimateExitingTimeout;
-      const cleanupSignal = limit === null ? undefined : AbortSignal.timeout(limit * 1000);
-      await runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal: cleanupSignal }).catch((e) => logger.error('Cleanup failed.', e));
+      const cleanupSignal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
+      const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal: cleanupSignal })
+        .then(() => true, (e: unknown) => { logger.error('Cleanup failed.', e); return true; });
+      const ended = await Promise.race([cleanup, aborted(cleanupSignal).then(() => this.exitInstantly(cleanup)).then(() => false)]);
+      if (!ended) logger.warning(`The cleanup handlers were still running ${limit} s after the cleanup began, and did not end when cancelled: they are left as they are.`);
       ownClient?.close();
     }
   }
@@ -149,9 +152,13 @@ export class Operator {
     if (!running.length) return running;
     logger.debug(`Cancelling the handlers of ${running.length} object(s) still being handled.`);
     this.canceller.abort(new DOMException('The operator is stopping: its handlers are cancelled.', 'AbortError'));
+    return (await Promise.all(queues.map((q) => q.settle((cycles) => this.exitInstantly(cycles))))).flat();
+  }
+
+  /** Waits for work told to end for as long as Kopf waits for a stopped daemon to exit at once. */
+  private exitInstantly(work: Promise<unknown>): Promise<void> {
     const { instantExitTimeout, instantExitZeroTimeCycles } = this.settings.background;
-    const instantly = (cycles: Promise<unknown>) => instantExitTimeout === null ? withinCycles(cycles, instantExitZeroTimeCycles) : within(cycles, instantExitTimeout);
-    return (await Promise.all(queues.map((q) => q.settle(instantly)))).flat();
+    return instantExitTimeout === null ? withinCycles(work, instantExitZeroTimeCycles) : within(work, instantExitTimeout);
   }
 
   /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */

@@ -107,6 +107,12 @@ export interface ActivityContext {
   started: Date;
   runtime: number;
   param: unknown;
+  /**
+   * Startup: aborted when the operator is stopped while it starts. Cleanup: aborted when
+   * `process.ultimateExitingTimeout` has passed since the cleanup began. An activity that fails
+   * once it is aborted is cancelled, as a resource handler is (see `ResourceContext.signal`).
+   */
+  signal: AbortSignal;
 }
 
 type Result = unknown;

@@ -62,3 +62,21 @@ test('SIGTERM cancels a handler that is still running after the exit timeout: it
   assert.deepEqual(Object.keys(object.metadata?.annotations ?? {}).filter((key) => key.startsWith('kopf.zalando.org/')), []);
   assert.equal(object.status, undefined);
 });
+
+test('SIGTERM is not held by a cleanup handler past process.ultimateExitingTimeout: it is cancelled, then left', async () => {
+  const operator = runOperator({
+    files: [join(import.meta.dirname, 'fixtures', 'stubborn-cleanup.ts')],
+    args: ['--standalone', '-n', 'default', '--verbose'],
+    kubeconfigPath: cluster.cp.kubeconfigPath,
+  });
+  try {
+    await operator.waitFor("Activity 'configure' succeeded.", { timeout: 30_000 });
+  } catch (error) {
+    await operator.stop();
+    throw error;
+  }
+  const exit = await operator.stop({ timeout: 60_000 });
+  assert.equal(exit.exitCode, 0, exit.output);
+  assert.match(exit.output, /The stubborn cleanup has started\./);
+  assert.match(exit.output, /The cleanup handlers were still running 0\.5 s after the cleanup began, and did not end when cancelled: they are left as they are\./);
+});

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import { runActivity } from '../../../runtime/activities/activities.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+
+function env(signal: AbortSignal) {
+  const capture = captureLogs();
+  const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
+  return { env: { settings: defaultSettings(), logger, memo: {}, signal }, messages: () => capture.messages() };
+}
+
+test('an activity gets the signal that ends it; failing once it is aborted, it is cancelled and the rest do not run', async () => {
+  const registry = new OperatorRegistry();
+  const seen: AbortSignal[] = [];
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => { started = resolve; });
+  registry.on.cleanup(async function release_fn({ signal }) {
+    seen.push(signal);
+    started();
+    await delay(3_600_000, undefined, { signal });
+  });
+  registry.on.cleanup(async function after_fn() { seen.push(new AbortController().signal); });
+  const limit = new AbortController();
+  const { env: e, messages } = env(limit.signal);
+  const cleanup = runActivity(registry.activityHandlers, 'cleanup', e);
+  await running;
+  limit.abort(new Error('the time for cleanup is over'));
+  await cleanup; // does not reject: a cancellation is no failure of the cleanup
+  assert.deepEqual(seen, [limit.signal], 'the handler got the signal, and the next one was not started');
+  assert.deepEqual(messages(), ["Activity 'release_fn' is invoked.", "Activity 'release_fn' is cancelled. Will escalate."]);
+});
+
+test('a startup activity that fails while its signal is not aborted fails as before', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.startup(async function broken_fn() { throw new Error('boom'); }, { errors: 'permanent' });
+  const { env: e, messages } = env(new AbortController().signal);
+  await assert.rejects(runActivity(registry.activityHandlers, 'startup', e), /One or more startup handlers failed: broken_fn: boom/);
+  assert.equal(messages().at(-1), "Activity 'broken_fn' failed with an exception and will stop now: boom");
+});
