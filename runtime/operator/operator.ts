@@ -96,6 +96,12 @@ export class Operator {
     const queues: ObjectQueues<RawEvent>[] = [];
     try {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      // Stopped while starting (say, a startup handler waited for something that never came): the
+      // stop ends here, before the first request, which might only retry against an absent server.
+      if (signal.aborted) {
+        this.readyReject(new Error('The operator was stopped while it was starting.'));
+        return;
+      }
       validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
       const client = this.options.client ?? (ownClient = this.options.kubeconfig
