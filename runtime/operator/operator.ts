@@ -14,7 +14,7 @@ import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
-import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
+import type { ActivityHandler, ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
@@ -138,13 +138,7 @@ export class Operator {
       const abandoned = await this.stopQueues(queues, logger);
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
-      // Cleanup is not guaranteed to finish (as in Kopf), but it must not hold the exit forever.
-      const limit = this.settings.process.ultimateExitingTimeout;
-      const cleanupSignal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
-      const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal: cleanupSignal })
-        .then(() => true, (e: unknown) => { logger.error('Cleanup failed.', e); return true; });
-      const ended = await Promise.race([cleanup, aborted(cleanupSignal).then(() => this.exitInstantly(cleanup)).then(() => false)]);
-      if (!ended) logger.warning(`The cleanup handlers were still running ${limit} s after the cleanup began, and did not end when cancelled: they are left as they are.`);
+      await this.cleanUp(cleanups, logger);
       ownClient?.close();
     }
   }
@@ -159,6 +153,21 @@ export class Operator {
     logger.debug(`Cancelling the handlers of ${running.length} object(s) still being handled.`);
     this.canceller.abort(new DOMException('The operator is stopping: its handlers are cancelled.', 'AbortError'));
     return (await Promise.all(queues.map((q) => q.settle((cycles) => this.exitInstantly(cycles))))).flat();
+  }
+
+  /**
+   * Runs the cleanup handlers. They are not guaranteed to finish (as in Kopf), but they must not
+   * hold the exit forever: past the limit they are cancelled, and then left if they do not end.
+   */
+  private async cleanUp(cleanups: readonly ActivityHandler[], logger: Logger): Promise<void> {
+    const limit = this.settings.process.ultimateExitingTimeout;
+    const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
+    let ended = false;
+    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal })
+      .catch((e: unknown) => logger.error('Cleanup failed.', e))
+      .finally(() => { ended = true; });
+    await Promise.race([cleanup, aborted(signal).then(() => this.exitInstantly(cleanup))]);
+    if (!ended) logger.warning(`The cleanup handlers were still running ${limit} s after the cleanup began, and did not end when cancelled: they are left as they are.`);
   }
 
   /** Waits for work told to end for as long as Kopf waits for a stopped daemon to exit at once. */

@@ -19,12 +19,11 @@ export function processorOf(registry: OperatorRegistry, env: {
   settings: OperatorSettings;
   logger: Logger;
   stopping: AbortSignal;
-  cancelled?: AbortSignal;
   requeue?: (key: string, event: RawEvent) => void;
 }): ResourceProcessor {
   const { client, settings, logger, stopping } = env;
   return {
-    resource: KopfExample, client, settings, lifecycle: asap, logger, stopping, cancelled: env.cancelled ?? new AbortController().signal,
+    resource: KopfExample, client, settings, lifecycle: asap, logger, stopping, cancelled: new AbortController().signal,
     changing: registry.resourceHandlers as ChangingHandler[], watching: [],
     memories: new Memories(() => ({})),
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
