@@ -87,11 +87,10 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
     logger, now, results, cancelled: proc.cancelled,
     invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
   });
-  state.writeStates(patch);
+  state.writeStates(patch, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
   if (summary.done) {
     logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
-    state.purge(proc.changing, patch);
     state.storeDiffBase(current, patch);
     memory.initial = false;
   }

@@ -12,7 +12,7 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
 import type { StateBook } from '../handling/running.ts';
-import { hasChanged, isFinished, recordOf, stateFromRecord, type Essence, type HandlerState, type Timestamp } from '../progress/index.ts';
+import { hasChanged, isFinished, recordOf, stateFromRecord, storePurged, type Essence, type HandlerState, type Timestamp } from '../progress/index.ts';
 import { TITLES } from './causes.ts';
 
 export class ObjectState {
@@ -73,26 +73,38 @@ export class ObjectState {
     this.purgeIds(stale.map((h) => h.id), patch);
   }
 
-  /** Writes the changed states into the patch. */
-  writeStates(patch: Patch<KubeObject>): void {
+  /**
+   * Writes the changed states into the patch. When the cycle is done (`done`: the resource's
+   * changing handlers), their states and their sub-handlers' go away (Kopf's purge): a state
+   * changed in this very pass is stored and purged in one step, so that it is not written into
+   * the patch only to be taken out again.
+   */
+  writeStates(patch: Patch<KubeObject>, done?: readonly ChangingHandler[]): void {
     const storage = this.settings.persistence.progressStorage;
+    const purged = done ? this.idsOf(done) : undefined;
     for (const id of this.dirty) {
       const state = this.states.get(id);
-      if (state && hasChanged(state)) storage.store(id, recordOf(state), this.body, patch);
+      if (!state || !hasChanged(state)) continue;
+      if (!purged?.has(id)) storage.store(id, recordOf(state), this.body, patch);
+      else {
+        storePurged(storage, id, recordOf(state), this.body, patch);
+        purged.delete(id);
+        this.states.set(id, undefined);
+      }
     }
-    storage.flush();
     this.dirty.clear();
+    if (purged) this.purgeIds([...purged], patch);
+    storage.flush();
   }
 
-  /** All handlers of the cycle are done: their states (and their sub-handlers') go away. */
-  purge(handlers: readonly ChangingHandler[], patch: Patch<KubeObject>): void {
+  /** The handlers' ids and their sub-handlers'. */
+  private idsOf(handlers: readonly ChangingHandler[]): Set<string> {
     const ids = new Set<string>();
     for (const h of handlers) {
       ids.add(h.id);
       for (const ref of this.load(h.id)?.subrefs ?? []) ids.add(ref);
     }
-    this.purgeIds([...ids], patch);
-    this.settings.persistence.progressStorage.flush();
+    return ids;
   }
 
   private purgeIds(ids: readonly string[], patch: Patch<KubeObject>): void {

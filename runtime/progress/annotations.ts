@@ -69,6 +69,12 @@ export class AnnotationsProgressStorage implements ProgressStorage {
     }
   }
 
+  /** A record stored and purged leaves only the marker (for prefixes that get one). */
+  storePurged(key: string, _record: ProgressRecord, body: KubeObject, patch: Patch): void {
+    storeMarker(this.prefix, patch, body);
+    this.purge(key, body, patch);
+  }
+
   touch(body: KubeObject, patch: Patch, value: string | null): void {
     for (const full of this.keys(this.touchKey, body)) {
       if ((resolveField(body, ['metadata', 'annotations', full], null) ?? null) !== value) {

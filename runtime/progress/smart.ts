@@ -9,7 +9,7 @@ import { AnnotationsProgressStorage, type AnnotationsProgressOptions } from './a
 import type { Essence } from './essence.ts';
 import type { ProgressRecord } from './records.ts';
 import { NoWriteStatusProgressStorage, type StatusProgressOptions } from './status.ts';
-import type { ProgressStorage } from './storage.ts';
+import { storePurged, type ProgressStorage } from './storage.ts';
 
 export class MultiProgressStorage implements ProgressStorage {
   readonly storages: readonly ProgressStorage[];
@@ -32,6 +32,10 @@ export class MultiProgressStorage implements ProgressStorage {
 
   purge(key: string, body: KubeObject, patch: Patch): void {
     for (const storage of this.storages) storage.purge(key, body, patch);
+  }
+
+  storePurged(key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void {
+    for (const storage of this.storages) storePurged(storage, key, record, body, patch);
   }
 
   touch(body: KubeObject, patch: Patch, value: string | null): void {

@@ -74,6 +74,7 @@ export function storedRecordOf(state: HandlerState): ProgressRecord {
 
 /** Whether the state differs from what was read, i.e. must be stored. */
 export function hasChanged(state: HandlerState): boolean {
+  if (state.origin === null) return true; // never stored: no record equals null
   return !jsonEqual(storedRecordOf(state), state.origin);
 }
 

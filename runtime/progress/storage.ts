@@ -22,6 +22,19 @@ export interface ProgressStorage {
   clear(essence: Essence): Essence;
   /** For storages that batch writes; Kopf's own do nothing. */
   flush(): void;
+  /**
+   * Optional: `store` then `purge` of one record, for a cycle that ends in the pass that changed
+   * the record. The result must be the same as the two calls'; a storage can leave out the work
+   * of writing a record only to take it out again. Without it, the two are called.
+   */
+  storePurged?(key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void;
+}
+
+/** Stores a record and purges it at once: what is left is what storing leaves besides the record. */
+export function storePurged(storage: ProgressStorage, key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void {
+  if (storage.storePurged) return storage.storePurged(key, record, body, patch);
+  storage.store(key, record, body, patch);
+  storage.purge(key, body, patch);
 }
 
 /** Where the last handled essence lives on the object (Kopf's `DiffBaseStorage`). */

@@ -10,7 +10,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
 
@@ -35,10 +35,11 @@ export function processorOf(registry: OperatorRegistry, env: {
 export const FRESH: KubeObject = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: { field: 'v' } };
 
 /**
- * Processes one event of `body` with the handlers `register` adds; returns the bodies of the
- * patches sent (each answered with resourceVersion 2) and the log messages.
+ * Processes one event of `body` with the handlers `register` adds (and the `persistence`
+ * settings given); returns the bodies of the patches sent (each answered with resourceVersion 2)
+ * and the log messages.
  */
-export async function processOnce(register: (registry: OperatorRegistry) => void, body: KubeObject): Promise<{ patches: unknown[]; messages: string[] }> {
+export async function processOnce(register: (registry: OperatorRegistry) => void, body: KubeObject, persistence: SettingsOverrides['persistence'] = {}): Promise<{ patches: unknown[]; messages: string[] }> {
   const patches: unknown[] = [];
   const server = await startServer((req, res) => {
     patches.push(JSON.parse(req.body));
@@ -47,7 +48,7 @@ export async function processOnce(register: (registry: OperatorRegistry) => void
   const client = clientOf(server);
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
-  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0 } });
+  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } });
   const registry = new OperatorRegistry();
   register(registry);
   const stop = new AbortController();

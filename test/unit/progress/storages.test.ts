@@ -4,7 +4,7 @@ import { AnnotationsProgressStorage } from '../../../runtime/progress/annotation
 import type { ProgressRecord } from '../../../runtime/progress/records.ts';
 import { MultiProgressStorage, SmartProgressStorage } from '../../../runtime/progress/smart.ts';
 import { NoWriteStatusProgressStorage, StatusProgressStorage } from '../../../runtime/progress/status.ts';
-import type { ProgressStorage } from '../../../runtime/progress/storage.ts';
+import { storePurged, type ProgressStorage } from '../../../runtime/progress/storage.ts';
 import { Patch, patchContent } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { kopfFixture } from './kopf-fixtures.ts';
@@ -98,4 +98,39 @@ test('a multi-storage reads the first record found and writes everywhere', () =>
 
 test('storages refuse an empty prefix', () => {
   assert.throws(() => new AnnotationsProgressStorage({ prefix: '' }), /prefixed/);
+});
+
+test('storing and purging a record in one step leaves the patch as storing, then purging, does', () => {
+  const purges = fixture.cases.filter((c): c is Extract<StorageCase, { op: 'store' | 'purge' }> => c.op === 'purge');
+  assert.ok(purges.length > 50);
+  for (const c of purges) {
+    const body = fixture.bodies[c.body];
+    const expected = new Patch(structuredClone(fixture.pending[c.patch]));
+    const storage = storages[c.storage]();
+    storage.store(c.key, { ...fixture.record }, body, expected);
+    storage.purge(c.key, body, expected);
+    const patch = new Patch(structuredClone(fixture.pending[c.patch]));
+    storePurged(storages[c.storage](), c.key, { ...fixture.record }, body, patch);
+    assert.deepEqual(patchContent(patch), patchContent(expected), JSON.stringify({ ...c, result: undefined }));
+  }
+});
+
+test('a custom prefix’s marker stays when its record is stored and purged at once, as in Kopf', () => {
+  const patch = new Patch();
+  storePurged(new SmartProgressStorage({ prefix: 'my-op.example.com' }), 'fn', { ...fixture.record }, {}, patch);
+  assert.deepEqual(patchContent(patch), { metadata: { annotations: { 'my-op.example.com/kopf-managed': 'yes' } } });
+});
+
+test('a storage without its own one-step store-and-purge gets both calls', () => {
+  const calls: string[] = [];
+  const storage: ProgressStorage = {
+    fetch: () => null,
+    store: (key) => void calls.push(`store ${key}`),
+    purge: (key) => void calls.push(`purge ${key}`),
+    touch: () => undefined,
+    clear: (essence) => essence,
+    flush: () => undefined,
+  };
+  storePurged(new MultiProgressStorage([storage]), 'fn', { ...fixture.record }, {}, new Patch());
+  assert.deepEqual(calls, ['store fn', 'purge fn']);
 });
