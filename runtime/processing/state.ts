@@ -75,9 +75,8 @@ export class ObjectState {
 
   /**
    * Writes the changed states into the patch. When the cycle is done (`done`: the resource's
-   * changing handlers), their states and their sub-handlers' go away (Kopf's purge): a state
-   * changed in this very pass is stored and purged in one step, so that it is not written into
-   * the patch only to be taken out again.
+   * changing handlers), their states and their sub-handlers' are then purged (Kopf's order); the
+   * storage is told which records it stores only to purge, so that it need not write them.
    */
   writeStates(patch: Patch<KubeObject>, done?: readonly ChangingHandler[]): void {
     const storage = this.settings.persistence.progressStorage;
@@ -85,15 +84,13 @@ export class ObjectState {
     for (const id of this.dirty) {
       const state = this.states.get(id);
       if (!state || !hasChanged(state)) continue;
-      if (!purged?.has(id)) storage.store(id, recordOf(state), this.body, patch);
-      else {
-        storePurged(storage, id, recordOf(state), this.body, patch);
-        purged.delete(id);
-        this.states.set(id, undefined);
-      }
+      if (purged?.has(id)) storePurged(storage, id, recordOf(state), this.body, patch);
+      else storage.store(id, recordOf(state), this.body, patch);
     }
+    storage.flush();
     this.dirty.clear();
-    if (purged) this.purgeIds([...purged], patch);
+    if (!purged) return;
+    this.purgeIds([...purged], patch);
     storage.flush();
   }
 

@@ -69,10 +69,9 @@ export class AnnotationsProgressStorage implements ProgressStorage {
     }
   }
 
-  /** A record stored and purged leaves only the marker (for prefixes that get one). */
-  storePurged(key: string, _record: ProgressRecord, body: KubeObject, patch: Patch): void {
+  /** Of a record stored and then purged, only the marker stays (for prefixes that get one). */
+  storePurged(_key: string, _record: ProgressRecord, body: KubeObject, patch: Patch): void {
     storeMarker(this.prefix, patch, body);
-    this.purge(key, body, patch);
   }
 
   touch(body: KubeObject, patch: Patch, value: string | null): void {

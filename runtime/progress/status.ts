@@ -53,10 +53,8 @@ export class StatusProgressStorage implements ProgressStorage {
     else if (hasField(content, path)) removeField(content, path);
   }
 
-  /** A record stored and purged leaves nothing. */
-  storePurged(key: string, _record: ProgressRecord, body: KubeObject, patch: Patch): void {
-    this.purge(key, body, patch);
-  }
+  /** Of a record stored and then purged, nothing stays. */
+  storePurged(_key: string, _record: ProgressRecord, _body: KubeObject, _patch: Patch): void {}
 
   touch(body: KubeObject, patch: Patch, value: string | null): void {
     if ((resolveField(body, this.touchField, null) ?? null) !== value) ensureField(patchContent(patch), this.touchField, value);

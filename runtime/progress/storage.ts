@@ -23,18 +23,18 @@ export interface ProgressStorage {
   /** For storages that batch writes; Kopf's own do nothing. */
   flush(): void;
   /**
-   * Optional: `store` then `purge` of one record, for a cycle that ends in the pass that changed
-   * the record. The result must be the same as the two calls'; a storage can leave out the work
-   * of writing a record only to take it out again. Without it, the two are called.
+   * Optional: `store` for a record that is purged right after (its cycle ends in the pass that
+   * changed it). After the purge, the patch must be what `store` would have left; a storage can
+   * leave out the work of writing the record only to take it out again. Without it, `store` is
+   * called.
    */
   storePurged?(key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void;
 }
 
-/** Stores a record and purges it at once: what is left is what storing leaves besides the record. */
+/** Stores a record that the same patch purges right after: by the storage's shortcut, if it has one. */
 export function storePurged(storage: ProgressStorage, key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void {
-  if (storage.storePurged) return storage.storePurged(key, record, body, patch);
-  storage.store(key, record, body, patch);
-  storage.purge(key, body, patch);
+  if (storage.storePurged) storage.storePurged(key, record, body, patch);
+  else storage.store(key, record, body, patch);
 }
 
 /** Where the last handled essence lives on the object (Kopf's `DiffBaseStorage`). */

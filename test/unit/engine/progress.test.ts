@@ -1,13 +1,15 @@
 /**
  * Handler progress on the object within one cycle: a cycle that ends in the pass that ran its
  * handlers leaves no progress record (Kopf stores it and purges it in the same patch), while one
- * that goes on stores it; a custom prefix still gets its marker, as Kopf's storing leaves it.
+ * that goes on stores it; a custom prefix still gets its marker, as Kopf's storing leaves it; a
+ * storage of the user's own is called as Kopf calls it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import { AnnotationsProgressStorage } from '../../../runtime/progress/annotations.ts';
+import type { ProgressStorage } from '../../../runtime/progress/storage.ts';
 import { FRESH, processOnce } from './processor.ts';
 
 type Json = { [key: string]: unknown };
@@ -39,4 +41,20 @@ test('with a custom prefix, a cycle done in its first pass leaves the prefix’s
     registry.on.create(KopfExample, function create_fn() {});
   }, FRESH, { progressStorage: new AnnotationsProgressStorage({ prefix: 'my-op.example.com' }) });
   assert.deepEqual(Object.keys(annotationsOf(patches)).sort(), ['kopf.zalando.org/last-handled-configuration', 'my-op.example.com/kopf-managed']);
+});
+
+test('a storage of the user’s own sees Kopf’s order: the records stored and flushed, then purged and flushed', async () => {
+  const calls: string[] = [];
+  const storage: ProgressStorage = {
+    fetch: () => null,
+    store: (key) => void calls.push(`store ${key}`),
+    purge: (key) => void calls.push(`purge ${key}`),
+    touch: () => undefined,
+    clear: (essence) => essence,
+    flush: () => void calls.push('flush'),
+  };
+  await processOnce((registry) => {
+    registry.on.create(KopfExample, function create_fn() {});
+  }, FRESH, { progressStorage: storage });
+  assert.deepEqual(calls, ['store create_fn', 'flush', 'purge create_fn', 'flush']);
 });
