@@ -7,9 +7,9 @@
  * benchmark (10,000 objects), the two size settings below took the peak RSS from about 230 to 150
  * MiB; the CPU per object stayed within the benchmark's run-to-run spread (about ±10%). Both
  * semi-spaces are resident at the peak, so each MiB of the cap is two of RSS: 8 MiB instead of 16
- * took 12–16 MiB more off the peak (115–120 against 130–134) for 3–4% more instructions per
- * object, spent copying the objects that outlive the more frequent young collections; 4 MiB would
- * cost about 20% more.
+ * took about 13 MiB more off the peak (115–122 against 128–134 over seven pairs) for 3–6% more
+ * instructions per object, spent copying the objects that outlive the more frequent young
+ * collections; 4 MiB would cost about 20% more.
  *
  * V8 also collects garbage and compiles hot code on helper threads, in parallel with the main
  * thread. That shortens pauses on a machine with idle cores; an operator is rarely on one (two

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import { AnnotationsProgressStorage } from '../../../runtime/progress/annotations.ts';
-import type { ProgressStorage } from '../../../runtime/progress/storage.ts';
+import { recordingStorage } from '../progress/recording-storage.ts';
 import { FRESH, processOnce } from './processor.ts';
 
 type Json = { [key: string]: unknown };
@@ -44,15 +44,7 @@ test('with a custom prefix, a cycle done in its first pass leaves the prefix’s
 });
 
 test('a storage of the user’s own sees Kopf’s order: the records stored and flushed, then purged and flushed', async () => {
-  const calls: string[] = [];
-  const storage: ProgressStorage = {
-    fetch: () => null,
-    store: (key) => void calls.push(`store ${key}`),
-    purge: (key) => void calls.push(`purge ${key}`),
-    touch: () => undefined,
-    clear: (essence) => essence,
-    flush: () => void calls.push('flush'),
-  };
+  const { storage, calls } = recordingStorage();
   await processOnce((registry) => {
     registry.on.create(KopfExample, function create_fn() {});
   }, FRESH, { progressStorage: storage });

@@ -8,6 +8,7 @@ import { storePurged, type ProgressStorage } from '../../../runtime/progress/sto
 import { Patch, patchContent } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { kopfFixture } from './kopf-fixtures.ts';
+import { recordingStorage } from './recording-storage.ts';
 
 type Json = { [key: string]: unknown };
 type StorageCase =
@@ -126,15 +127,7 @@ test('a custom prefix’s marker stays when a record is stored only to be purged
 });
 
 test('a storage without the shortcut stores the record, also inside a multi-storage', () => {
-  const calls: string[] = [];
-  const storage: ProgressStorage = {
-    fetch: () => null,
-    store: (key) => void calls.push(`store ${key}`),
-    purge: (key) => void calls.push(`purge ${key}`),
-    touch: () => undefined,
-    clear: (essence) => essence,
-    flush: () => undefined,
-  };
+  const { storage, calls } = recordingStorage();
   storePurged(storage, 'a', { ...fixture.record }, {}, new Patch());
   storePurged(new MultiProgressStorage([storage]), 'b', { ...fixture.record }, {}, new Patch());
   assert.deepEqual(calls, ['store a', 'store b']);
