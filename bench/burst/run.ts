@@ -4,7 +4,11 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…']
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
+ *
+ * `--operator-cpus` pins the operators to those CPUs and everything else (the control plane, the
+ * load) to the others, as in a cluster where the operator runs on a node of its own: the operator
+ * does not share its caches with the API server, and the API server, with fewer CPUs, goes slower.
  *
  * Per run: seconds from the first create to all handled (handled = seen by a watch with the
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
@@ -15,6 +19,8 @@
  * measured burst. The machine is shared by the apiserver, etcd, the operator and the load: compare
  * contestants within one run, never across runs.
  */
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
@@ -68,6 +74,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '20' },
     'operator-args': { type: 'string', default: '' },
     'node-args': { type: 'string', default: '' },
+    'operator-cpus': { type: 'string', default: '' },
   },
 });
 const N = Number(values.n);
@@ -78,6 +85,18 @@ const WARMUP = Number(values.warmup);
 const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
 /** Node's options for this runtime's contestants (for experiments, e.g. V8's heap flags). */
 const NODE_ARGS = values['node-args'].split(' ').filter(Boolean);
+const OPERATOR_CPUS = values['operator-cpus'];
+if (OPERATOR_CPUS) {
+  // Set before the control plane starts: its processes inherit this process's CPUs.
+  const pinned = new Set(OPERATOR_CPUS.split(',').map(Number));
+  const others = Array.from({ length: availableParallelism() }, (_, cpu) => cpu).filter((cpu) => !pinned.has(cpu));
+  if (!others.length) throw new Error(`--operator-cpus ${OPERATOR_CPUS} leaves no CPU for the control plane`);
+  execFileSync('taskset', ['-p', '-c', others.join(','), String(process.pid)], { stdio: 'ignore' });
+}
+/** The operator's command, on its own CPUs if asked (`taskset` execs it: the pid stays the operator's). */
+function onOperatorCpus(command: string[]): string[] {
+  return OPERATOR_CPUS ? ['taskset', '-c', OPERATOR_CPUS, ...command] : command;
+}
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 
 function isHandled(object: KopfExample): boolean {
@@ -86,13 +105,13 @@ function isHandled(object: KopfExample): boolean {
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
-    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: [process.execPath, ...NODE_ARGS, CLI, 'run'] }),
+    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: onOperatorCpus([process.execPath, ...NODE_ARGS, CLI, 'run']) }),
     built: async () => {
       const built = buildOperator();
       process.once('exit', built.remove);
-      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: [process.execPath, ...NODE_ARGS, built.cli, 'run'] };
+      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: onOperatorCpus([process.execPath, ...NODE_ARGS, built.cli, 'run']) };
     },
-    kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
+    kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: onOperatorCpus(await kopfRunCommand()) }),
   };
   return Promise.all(values.contestants.split(',').map((name) => {
     const make = all[name.trim()];
