@@ -88,8 +88,11 @@ const NODE_ARGS = values['node-args'].split(' ').filter(Boolean);
 const OPERATOR_CPUS = values['operator-cpus'];
 if (OPERATOR_CPUS) {
   // Set before the control plane starts: its processes inherit this process's CPUs.
+  const all = Array.from({ length: availableParallelism() }, (_, cpu) => cpu);
   const pinned = new Set(OPERATOR_CPUS.split(',').map(Number));
-  const others = Array.from({ length: availableParallelism() }, (_, cpu) => cpu).filter((cpu) => !pinned.has(cpu));
+  // A CPU that is not a number here (a range, say) would leave the operators beside the control plane unnoticed.
+  if ([...pinned].some((cpu) => !all.includes(cpu))) throw new Error(`--operator-cpus takes CPU numbers from 0 to ${all.length - 1}, separated by commas; got '${OPERATOR_CPUS}'`);
+  const others = all.filter((cpu) => !pinned.has(cpu));
   if (!others.length) throw new Error(`--operator-cpus ${OPERATOR_CPUS} leaves no CPU for the control plane`);
   execFileSync('taskset', ['-p', '-c', others.join(','), String(process.pid)], { stdio: 'ignore' });
 }
