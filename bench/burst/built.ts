@@ -16,6 +16,8 @@ export interface BuiltOperator {
   cli: string;
   /** The operator as JavaScript. */
   file: string;
+  /** The benchmark's floor (floor.ts) as JavaScript, on the built runtime's modules. */
+  floor: string;
   /** Removes the temporary project. */
   remove(): void;
 }
@@ -36,9 +38,12 @@ export function buildOperator(): BuiltOperator {
   const strip = (from: string, to: string, imports: Record<string, string> = {}): void => {
     let code = stripTypeScriptTypes(readFileSync(join(root, from), 'utf8'));
     for (const [before, after] of Object.entries(imports)) code = code.replaceAll(`'${before}'`, `'${after}'`);
+    // The runtime's own modules, by path (the floor's): the built package's JavaScript.
+    code = code.replaceAll(/'\.\.\/\.\.\/runtime\/([\w/.-]+)\.ts'/g, "'./node_modules/kopf/$1.js'");
     writeFileSync(join(dir, to), code);
   };
   strip('examples/kopfexample.ts', 'kopfexample.js');
   strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
-  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  strip('bench/burst/floor.ts', 'floor.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
+  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js'), floor: join(dir, 'floor.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -4,7 +4,11 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
+ *
+ * `floor` is no operator but the least a Node process does for the same writes on this runtime's
+ * API layer (floor.ts): what the runtime's engines add shows against it, and what it costs itself
+ * is the part of the aims that no framework code can take away.
  *
  * `--operator-cpus` pins the operators to those CPUs and everything else (the control plane, the
  * load) to the others, as in a cluster where the operator runs on a node of its own: the operator
@@ -34,7 +38,7 @@ import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { Observer } from './observer.ts';
 import { cpuSeconds, peakRssMiB } from './procstat.ts';
 import { countHardware } from './counters.ts';
-import { buildOperator } from './built.ts';
+import { buildOperator, type BuiltOperator } from './built.ts';
 
 interface Contestant {
   name: string;
@@ -106,14 +110,24 @@ function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
 }
 
+let built: BuiltOperator | undefined;
+/** The built runtime, shared by the contestants that run on it; removed when the benchmark exits. */
+function builtOnce(): BuiltOperator {
+  if (!built) {
+    built = buildOperator();
+    process.once('exit', built.remove);
+  }
+  return built;
+}
+
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
     ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: onOperatorCpus([process.execPath, ...NODE_ARGS, CLI, 'run']) }),
     built: async () => {
-      const built = buildOperator();
-      process.once('exit', built.remove);
+      const built = builtOnce();
       return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: onOperatorCpus([process.execPath, ...NODE_ARGS, built.cli, 'run']) };
     },
+    floor: async () => ({ name: 'floor', label: `floor: API layer and queue only, built (Node ${process.versions.node})`, files: [], command: onOperatorCpus([process.execPath, ...NODE_ARGS, builtOnce().floor]) }),
     kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: onOperatorCpus(await kopfRunCommand()) }),
   };
   return Promise.all(values.contestants.split(',').map((name) => {

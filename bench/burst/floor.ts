@@ -1,0 +1,69 @@
+/**
+ * The burst benchmark's floor: the least a Node process does to serve the burst as the operators
+ * do, written straight against this runtime's API layer and its per-object queue. The same four
+ * writes per object (the finalizer, the diff-base annotation, the status with the result, the
+ * finalizer's removal), the same watch, worker limit, read coalescing and heap settings as
+ * `kopf run`; none of the framework: no handlers, causes, progress records, diff-base essence,
+ * logging, or posting of events.
+ *
+ * What the operator costs above this floor is the framework's; the floor's own cost is Node's,
+ * TLS's, HTTP's and JSON's for the same requests and events. Run as the operators are:
+ * `node floor.ts --namespace NS` (other options are ignored), with KUBECONFIG set.
+ */
+import { parseArgs } from 'node:util';
+import { tuneHeap } from '../../runtime/cli/heap.ts';
+import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream, type JsonPatchOp } from '../../runtime/kube/index.ts';
+import { ObjectQueues } from '../../runtime/queueing/workers.ts';
+import { DEFAULT_FINALIZER } from '../../runtime/config/settings.ts';
+import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
+import { KopfExample } from '../../examples/kopfexample.ts';
+
+// As `kopf run` does: the process re-executes itself with the same heap settings.
+tuneHeap();
+
+const DIFF_BASE = 'kopf.zalando.org/last-handled-configuration';
+/** `kopf run`'s worker limit (`settings.queueing.workerLimit`). */
+const WORKER_LIMIT = 64;
+/** `kopf run`'s read coalescing, in seconds (`RUN_READ_COALESCING` in runtime/cli/run.ts). */
+const READ_COALESCING = 0.002;
+
+const { values } = parseArgs({ options: { namespace: { type: 'string', short: 'n' } }, strict: false });
+const namespace = typeof values.namespace === 'string' ? values.namespace : 'default';
+const client = KubeClient.fromDefault({ readCoalescing: READ_COALESCING });
+const stopping = new AbortController();
+
+/** One step of the object's cycle per event; the write's own event brings the next step. */
+async function serve(body: KopfExample): Promise<void> {
+  const ref = { namespace, name: body.metadata?.name ?? '' };
+  const finalizers = body.metadata?.finalizers ?? [];
+  const guarded = (op: JsonPatchOp) => guardedJsonPatch([op], body.metadata?.resourceVersion);
+  if (body.metadata?.deletionTimestamp) {
+    const index = finalizers.indexOf(DEFAULT_FINALIZER);
+    if (index >= 0) await patchObjectVersion(client, KopfExample, ref, guarded({ op: 'remove', path: `/metadata/finalizers/${index}` }), { type: 'json' });
+  } else if (!finalizers.includes(DEFAULT_FINALIZER)) {
+    const add: JsonPatchOp = finalizers.length
+      ? { op: 'add', path: '/metadata/finalizers/-', value: DEFAULT_FINALIZER }
+      : { op: 'add', path: '/metadata/finalizers', value: [DEFAULT_FINALIZER] };
+    await patchObjectVersion(client, KopfExample, ref, guarded(add), { type: 'json' });
+  } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
+    await patchObjectVersion(client, KopfExample, ref, { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } });
+    await patchObjectVersion(client, KopfExample, ref, { status: { create_fn: { message: 'hello world' } } }, { subresource: 'status' });
+  }
+}
+
+const queues = new ObjectQueues<KopfExample>(async (_key, { event }) => {
+  try {
+    await serve(event);
+  } catch (error) {
+    // A newer event than the one served has come or will come (a failed test, a vanished object).
+    if (!isConflict(error) && !isInvalid(error) && !isNotFound(error)) throw error;
+  }
+}, { workerLimit: WORKER_LIMIT });
+
+process.once('SIGTERM', () => stopping.abort());
+process.once('SIGINT', () => stopping.abort());
+for await (const event of watchStream(client, KopfExample, { namespace, signal: stopping.signal })) {
+  if ('object' in event && event.type !== 'DELETED') queues.push(keyOf(event.object), event.object);
+}
+await queues.stop(1);
+client.close();
