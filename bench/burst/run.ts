@@ -19,9 +19,9 @@
  * create to all gone); the operator's CPU seconds per 1,000 objects (/proc utime+stime); API
  * writes per object (PATCH/PUT on kopfexamples, from the apiserver's apiserver_request_total);
  * peak RSS (VmHWM); where `perf` is installed, the operator's instructions per object and per
- * cycle (counters.ts). Then the ratios this runtime / Kopf. A warm-up of a few objects precedes each
- * measured burst. The machine is shared by the apiserver, etcd, the operator and the load: compare
- * contestants within one run, never across runs.
+ * cycle (counters.ts). Then the ratios to Kopf, and to the floor if it ran. A warm-up of a few
+ * objects precedes each measured burst. The machine is shared by the apiserver, etcd, the operator
+ * and the load: compare contestants within one run, never across runs.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -225,13 +225,17 @@ function table(results: Measurement[], labels: Map<string, string>): string {
   return rows.join('\n');
 }
 
-function ratios(results: Measurement[], labels: Map<string, string>): string | null {
+/**
+ * The means of each contestant's runs over the baseline's (Kopf's; the floor's, for what the
+ * runtime adds to it), one column per contestant; `null` if the baseline or the others did not run.
+ */
+function ratios(results: Measurement[], labels: Map<string, string>, baseline: { name: string; short: string }, skip: readonly string[] = []): string | null {
   const mean = (name: string, pick: (m: Measurement) => number): number => {
     const picked = results.filter((m) => m.contestant === name).map(pick);
     return picked.reduce((a, b) => a + b, 0) / picked.length;
   };
-  const ours = [...new Set(results.map((m) => m.contestant))].filter((name) => name !== 'kopf');
-  if (!ours.length || !results.some((m) => m.contestant === 'kopf')) return null;
+  const others = [...new Set(results.map((m) => m.contestant))].filter((name) => name !== baseline.name && !skip.includes(name));
+  if (!others.length || !results.some((m) => m.contestant === baseline.name)) return null;
   const metrics: [string, (m: Measurement) => number, string][] = [
     ['first create → all handled (time)', (m) => m.handledSeconds, 'lower is better'],
     ['full-cycle objects/s', (m) => m.n / m.cycleSeconds, 'higher is better'],
@@ -241,15 +245,15 @@ function ratios(results: Measurement[], labels: Map<string, string>): string | n
     ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
   ];
   const rows = [
-    `| metric (means) | ${ours.map((name) => `${labels.get(name)} / Kopf`).join(' | ')} | |`,
-    `|---|${ours.map(() => '---|').join('')}---|`,
+    `| metric (means) | ${others.map((name) => `${labels.get(name)} / ${baseline.short}`).join(' | ')} | |`,
+    `|---|${others.map(() => '---|').join('')}---|`,
   ];
   for (const [title, pick, note] of metrics) {
     const ratio = (name: string): string => {
-      const value = mean(name, pick) / mean('kopf', pick);
+      const value = mean(name, pick) / mean(baseline.name, pick);
       return Number.isFinite(value) ? value.toFixed(2) : '–';
     };
-    rows.push(`| ${title} | ${ours.map(ratio).join(' | ')} | ${note} |`);
+    rows.push(`| ${title} | ${others.map(ratio).join(' | ')} | ${note} |`);
   }
   return rows.join('\n');
 }
@@ -277,8 +281,9 @@ async function main(): Promise<void> {
   }
   console.log(`\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one local control plane.\n`);
   console.log(table(results, labels));
-  const summary = ratios(results, labels);
-  if (summary) console.log(`\n${summary}`);
+  for (const summary of [ratios(results, labels, { name: 'kopf', short: 'Kopf' }), ratios(results, labels, { name: 'floor', short: 'floor' }, ['kopf'])]) {
+    if (summary) console.log(`\n${summary}`);
+  }
 }
 
 await main();
