@@ -14,16 +14,18 @@ import { parseArgs } from 'node:util';
 import { tuneHeap } from '../../runtime/cli/heap.ts';
 import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream, type JsonPatchOp } from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
-import { DEFAULT_FINALIZER } from '../../runtime/config/settings.ts';
+import { defaultSettings } from '../../runtime/config/settings.ts';
 import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 
 // As `kopf run` does: the process re-executes itself with the same heap settings.
 tuneHeap();
 
+// The operators' defaults: Kopf's finalizer, the worker limit.
+const { persistence, queueing } = defaultSettings();
+const FINALIZER = persistence.finalizer;
+/** Kopf's diff-base annotation, the default storage's (a name fixed by compatibility with Kopf). */
 const DIFF_BASE = 'kopf.zalando.org/last-handled-configuration';
-/** `kopf run`'s worker limit (`settings.queueing.workerLimit`). */
-const WORKER_LIMIT = 64;
 /** `kopf run`'s read coalescing, in seconds (`RUN_READ_COALESCING` in runtime/cli/run.ts). */
 const READ_COALESCING = 0.002;
 
@@ -38,12 +40,12 @@ async function serve(body: KopfExample): Promise<void> {
   const finalizers = body.metadata?.finalizers ?? [];
   const guarded = (op: JsonPatchOp) => guardedJsonPatch([op], body.metadata?.resourceVersion);
   if (body.metadata?.deletionTimestamp) {
-    const index = finalizers.indexOf(DEFAULT_FINALIZER);
+    const index = finalizers.indexOf(FINALIZER);
     if (index >= 0) await patchObjectVersion(client, KopfExample, ref, guarded({ op: 'remove', path: `/metadata/finalizers/${index}` }), { type: 'json' });
-  } else if (!finalizers.includes(DEFAULT_FINALIZER)) {
+  } else if (!finalizers.includes(FINALIZER)) {
     const add: JsonPatchOp = finalizers.length
-      ? { op: 'add', path: '/metadata/finalizers/-', value: DEFAULT_FINALIZER }
-      : { op: 'add', path: '/metadata/finalizers', value: [DEFAULT_FINALIZER] };
+      ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER }
+      : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER] };
     await patchObjectVersion(client, KopfExample, ref, guarded(add), { type: 'json' });
   } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
     await patchObjectVersion(client, KopfExample, ref, { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } });
@@ -58,7 +60,7 @@ const queues = new ObjectQueues<KopfExample>(async (_key, { event }) => {
     // A newer event than the one served has come or will come (a failed test, a vanished object).
     if (!isConflict(error) && !isInvalid(error) && !isNotFound(error)) throw error;
   }
-}, { workerLimit: WORKER_LIMIT });
+}, { workerLimit: queueing.workerLimit });
 
 process.once('SIGTERM', () => stopping.abort());
 process.once('SIGINT', () => stopping.abort());
