@@ -3,8 +3,8 @@
  * do, written straight against this runtime's API layer and its per-object queue. The same four
  * writes per object (the finalizer, the diff-base annotation, the status with the result, the
  * finalizer's removal), the same watch, worker limit, read coalescing and heap settings as
- * `kopf run`; none of the framework: no handlers, causes, progress records, diff-base essence,
- * logging, or posting of events.
+ * `kopf run`, and the runtime's own finalizer operations; none of the rest of the framework: no
+ * handlers, causes, progress records, diff-base essence, logging, or posting of events.
  *
  * What the operator costs above this floor is the framework's; the floor's own cost is Node's,
  * TLS's, HTTP's and JSON's for the same requests and events. Run as the operators are:
@@ -12,20 +12,20 @@
  */
 import { parseArgs } from 'node:util';
 import { tuneHeap } from '../../runtime/cli/heap.ts';
-import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream, type JsonPatchOp } from '../../runtime/kube/index.ts';
+import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream } from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
 import { defaultSettings } from '../../runtime/config/settings.ts';
 import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
+import { Finalizers } from '../../runtime/processing/finalizers.ts';
+import { AnnotationsDiffBaseStorage } from '../../runtime/progress/diffbase.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 
 // As `kopf run` does: the process re-executes itself with the same heap settings.
 tuneHeap();
 
-// The operators' defaults: Kopf's finalizer, the worker limit.
+// The operators' defaults: Kopf's finalizer and diff-base annotation, the worker limit.
 const { persistence, queueing } = defaultSettings();
-const FINALIZER = persistence.finalizer;
-/** Kopf's diff-base annotation, the default storage's (a name fixed by compatibility with Kopf). */
-const DIFF_BASE = 'kopf.zalando.org/last-handled-configuration';
+const DIFF_BASE = new AnnotationsDiffBaseStorage().keys()[0]!;
 /** `kopf run`'s read coalescing, in seconds (`RUN_READ_COALESCING` in runtime/cli/run.ts). */
 const READ_COALESCING = 0.002;
 
@@ -37,16 +37,12 @@ const stopping = new AbortController();
 /** One step of the object's cycle per event; the write's own event brings the next step. */
 async function serve(body: KopfExample): Promise<void> {
   const ref = { namespace, name: body.metadata?.name ?? '' };
-  const finalizers = body.metadata?.finalizers ?? [];
-  const guarded = (op: JsonPatchOp) => guardedJsonPatch([op], body.metadata?.resourceVersion);
-  if (body.metadata?.deletionTimestamp) {
-    const index = finalizers.indexOf(FINALIZER);
-    if (index >= 0) await patchObjectVersion(client, KopfExample, ref, guarded({ op: 'remove', path: `/metadata/finalizers/${index}` }), { type: 'json' });
-  } else if (!finalizers.includes(FINALIZER)) {
-    const add: JsonPatchOp = finalizers.length
-      ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER }
-      : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER] };
-    await patchObjectVersion(client, KopfExample, ref, guarded(add), { type: 'json' });
+  const finalizers = new Finalizers(persistence.finalizer, body);
+  const version = body.metadata?.resourceVersion;
+  if (finalizers.deleting) {
+    if (finalizers.present) await patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(finalizers.removeOps(), version), { type: 'json' });
+  } else if (!finalizers.present) {
+    await patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(finalizers.addOps(), version), { type: 'json' });
   } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
     await patchObjectVersion(client, KopfExample, ref, { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } });
     await patchObjectVersion(client, KopfExample, ref, { status: { create_fn: { message: 'hello world' } } }, { subresource: 'status' });

@@ -110,14 +110,14 @@ function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
 }
 
-let built: BuiltOperator | undefined;
+let builtRuntime: BuiltOperator | undefined;
 /** The built runtime, shared by the contestants that run on it; removed when the benchmark exits. */
 function builtOnce(): BuiltOperator {
-  if (!built) {
-    built = buildOperator();
-    process.once('exit', built.remove);
+  if (!builtRuntime) {
+    builtRuntime = buildOperator();
+    process.once('exit', builtRuntime.remove);
   }
-  return built;
+  return builtRuntime;
 }
 
 async function contestants(): Promise<Contestant[]> {
