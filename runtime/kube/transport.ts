@@ -62,7 +62,7 @@ export class Transport {
       this.#send(credentials, exchange, {
         head: (h) => { head = h; },
         data: (chunk) => chunks.push(chunk),
-        end: () => resolve({ status: head!.status, headers: head!.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+        end: () => resolve(new WholeResponse(head!, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))),
         fail: reject,
       });
     });
@@ -197,6 +197,25 @@ function requestHead(origin: Origin, exchange: Exchange): string {
   const { body } = exchange;
   if (body !== undefined) head += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n`;
   return `${head}\r\n`;
+}
+
+/** A whole response, whose headers are read from its head only if they are asked for (`parser.ts`). */
+class WholeResponse implements BufferedResponse {
+  readonly body: Buffer;
+  readonly #head: ResponseHead;
+
+  constructor(head: ResponseHead, body: Buffer) {
+    this.#head = head;
+    this.body = body;
+  }
+
+  get status(): number {
+    return this.#head.status;
+  }
+
+  get headers(): Record<string, string> {
+    return this.#head.headers;
+  }
 }
 
 /** A streamed body: pushes what arrives, and stops reading the socket while nobody reads it. */

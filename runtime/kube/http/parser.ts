@@ -137,18 +137,17 @@ export class ResponseParser {
     }
     this.#pending = undefined;
     const consumed = at + end + 4 - before;
-    const head = parseHead(bytes.toString('latin1', 0, end));
+    const { head, framing } = parseHead(bytes.toString('latin1', 0, end));
     if (head.status < 200) return consumed; // 1xx: the real response follows
-    this.#keepAlive = !/(?:^|,)\s*close\s*(?:,|$)/i.test(head.headers.connection ?? '');
+    this.#keepAlive = !/(?:^|,)\s*close\s*(?:,|$)/i.test(framing.connection ?? '');
     this.#events.head(head);
-    this.#frame(head);
+    this.#frame(head.status, framing);
     return consumed;
   }
 
-  #frame(head: ResponseHead): void {
-    const { status, headers } = head;
+  #frame(status: number, framing: Framing): void {
     if (this.#bodyless || status === 204 || status === 304) return this.#finish();
-    const encoding = headers['transfer-encoding'];
+    const encoding = framing.transferEncoding;
     if (encoding !== undefined) {
       if (!/(?:^|,)\s*chunked\s*$/i.test(encoding)) {
         this.#keepAlive = false;
@@ -158,7 +157,7 @@ export class ResponseParser {
       this.#state = State.ChunkSize;
       return;
     }
-    const length = headers['content-length'];
+    const length = framing.contentLength;
     if (length !== undefined) {
       if (!/^\d+$/.test(length)) throw new ProtocolError(`Content-Length: ${length}`);
       this.#remaining = Number(length);
@@ -216,19 +215,70 @@ export class ResponseParser {
   }
 }
 
-function parseHead(text: string): ResponseHead {
+/** What the parser needs of the headers to frame the body. */
+interface Framing {
+  contentLength?: string;
+  transferEncoding?: string;
+  connection?: string;
+}
+
+/**
+ * A response's status and headers. The headers are made into a record on first use: most
+ * responses are read for their status and body only, and turning every header of every response
+ * into a lower-case key was a twentieth of a request's instructions.
+ */
+class ParsedHead implements ResponseHead {
+  readonly status: number;
+  readonly #lines: string[];
+  #headers: Record<string, string> | undefined;
+
+  constructor(status: number, lines: string[]) {
+    this.status = status;
+    this.#lines = lines;
+  }
+
+  get headers(): Record<string, string> {
+    return (this.#headers ??= headersOf(this.#lines));
+  }
+
+  toJSON(): ResponseHead {
+    return { status: this.status, headers: this.headers };
+  }
+}
+
+/** Lengths of the names that frame a body: `connection`, `content-length`, `transfer-encoding`. */
+const FRAMING_NAME_LENGTHS = new Set([10, 14, 17]);
+
+function parseHead(text: string): { head: ResponseHead; framing: Framing } {
   const lines = text.split('\r\n');
   const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!);
   if (!match) throw new ProtocolError(`a status line of ${JSON.stringify(lines[0]!.slice(0, 100))}`);
-  const headers: Record<string, string> = {};
+  const framing: Framing = {};
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     const colon = line.indexOf(':');
     if (colon <= 0) throw new ProtocolError(`a header line of ${JSON.stringify(line.slice(0, 100))}`);
+    if (!FRAMING_NAME_LENGTHS.has(colon)) continue;
+    const name = line.slice(0, colon).toLowerCase();
+    const key = name === 'content-length' ? 'contentLength' : name === 'transfer-encoding' ? 'transferEncoding' : name === 'connection' ? 'connection' : undefined;
+    if (key === undefined) continue;
+    const value = line.slice(colon + 1).trim();
+    const before = framing[key];
+    framing[key] = before === undefined ? value : `${before}, ${value}`;
+  }
+  return { head: new ParsedHead(Number(match[1]), lines), framing };
+}
+
+/** The header lines (after the status line) as a record: names in lower case, repeated ones joined. */
+function headersOf(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(':');
     const name = line.slice(0, colon).toLowerCase();
     const value = line.slice(colon + 1).trim();
     const before = headers[name];
     headers[name] = before === undefined ? value : `${before}, ${value}`;
   }
-  return { status: Number(match[1]), headers };
+  return headers;
 }

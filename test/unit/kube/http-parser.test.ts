@@ -12,7 +12,8 @@ interface Parsed {
 function parserOf(): { parser: ResponseParser; parsed: Parsed } {
   const parsed: Parsed = { heads: [], body: '', ends: [] };
   const parser = new ResponseParser({
-    head: (head) => parsed.heads.push(head),
+    // The head as a plain record: its headers are read only here, after the body was framed.
+    head: (head) => parsed.heads.push({ status: head.status, headers: head.headers }),
     data: (chunk) => { parsed.body += chunk.toString('latin1'); },
     end: (reusable) => parsed.ends.push(reusable),
   });
@@ -92,6 +93,26 @@ test('a connection closed mid-response is a hang-up, retryable like other networ
   assert.equal((error as { code?: string } | undefined)?.code, 'ECONNRESET');
   const idle = parserOf().parser;
   assert.equal(idle.close(), undefined);
+});
+
+test('the body is framed by its headers in any letter case, and repeated lengths are joined and refused', () => {
+  const mixed = feed('HTTP/1.1 200 OK\r\ncontent-LENGTH: 2\r\nCONNECTION: Close\r\n\r\n{}', []);
+  assert.equal(mixed.body, '{}');
+  assert.deepEqual(mixed.ends, [false]);
+  const chunked = feed('HTTP/1.1 200 OK\r\nTRANSFER-encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', []);
+  assert.equal(chunked.body, '{}');
+  assert.deepEqual(chunked.ends, [true]);
+  assert.throws(() => feed('HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\n{}', []), /Content-Length: 2, 3/);
+});
+
+test('headers are read as they came when asked for, after the response is framed', () => {
+  let head: ResponseHead | undefined;
+  const lazy = new ResponseParser({ head: (h) => { head = h; }, data: () => {}, end: () => {} });
+  lazy.expect('GET');
+  lazy.push(Buffer.from('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nX-A: 1\r\nx-a: 2\r\nContent-Length: 0\r\n\r\n'));
+  assert.equal(head?.status, 429);
+  assert.deepEqual(head?.headers, { 'retry-after': '3', 'x-a': '1, 2', 'content-length': '0' });
+  assert.equal(head?.headers, head?.headers, 'parsed once');
 });
 
 test('what is not HTTP is a ProtocolError: a bad status line, a bad chunk, bytes nobody asked for', () => {
