@@ -152,6 +152,25 @@ test('a header or path that would break out of its line is refused before anythi
   client.close();
 });
 
+test('headers found safe before are not taken as safe in another role, nor forgotten ones as unsafe', async (t) => {
+  const server = await startServer((req, res) => sendJson(res, 200, {}));
+  t.after(() => server.close());
+  const send = async (headers: Record<string, string>) => {
+    const client = new KubeClient(staticCredentials({ server: server.url, headers, tls: {} }), { errorBackoffs: [] });
+    try {
+      return await client.request('GET', '/api');
+    } finally {
+      client.close();
+    }
+  };
+  await send({ 'X-Note': 'two words' });
+  await assert.rejects(send({ 'two words': 'X-Note' }), TypeError, 'a safe value is not a safe name');
+  for (let i = 0; i < 300; i++) await send({ [`X-Note-${i}`]: `value ${i}` });
+  await send({ 'X-Note': 'two words' });
+  await assert.rejects(send({ 'X-Note': 'two\r\nwords' }), TypeError);
+  assert.equal(server.received.length, 302);
+});
+
 test('headers go out as Latin-1, as Node sends them, and a body beside them as UTF-8', async (t) => {
   const server = await startServer((req, res) => sendJson(res, 200, { user: req.headers['impersonate-user'], body: req.body }));
   t.after(() => server.close());
