@@ -6,7 +6,6 @@
  *
  *   node client.ts <ours|node> <kubeconfig> <namespace> <objects> <warmup> <requests> <concurrency> <callgrind: 0|1>
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { parse } from 'yaml';
@@ -14,6 +13,7 @@ import { KubeClient } from '../../runtime/kube/index.ts';
 import { patchObjectVersion, resourceVersionIn } from '../../runtime/kube/objects.ts';
 import { staticCredentials } from '../../runtime/kube/credentials/credentials.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
+import { instrument } from '../callgrind.ts';
 
 const [contestant, kubeconfigPath, namespace, objectsArg, warmupArg, requestsArg, concurrencyArg, callgrindArg] = process.argv.slice(2);
 const OBJECTS = Number(objectsArg);
@@ -68,22 +68,14 @@ async function run(count: number): Promise<void> {
   }));
 }
 
-/** Switches callgrind's instrumentation of this process; the tool answers once the process has. */
-function instrument(on: boolean): Promise<void> {
-  if (callgrindArg !== '1') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    execFile('callgrind_control', ['--instr=' + (on ? 'on' : 'off'), String(process.pid)], (error) => (error ? reject(error) : resolve()));
-  });
-}
-
 await run(Number(warmupArg));
 const requests = Number(requestsArg);
-await instrument(true);
+await instrument(callgrindArg === '1', true);
 const cpu = process.cpuUsage();
 const started = performance.now();
 await run(requests);
 const used = process.cpuUsage(cpu);
 const seconds = (performance.now() - started) / 1000;
-await instrument(false);
+await instrument(callgrindArg === '1', false);
 console.log(JSON.stringify({ cpuMicrosPerRequest: (used.user + used.system) / requests, requestsPerSecond: requests / seconds }));
 process.exit(0);

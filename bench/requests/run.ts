@@ -10,9 +10,9 @@
  *
  * Per run: CPU microseconds per request and requests per second of the measured phase. With
  * `--callgrind` (valgrind installed), each contestant runs under callgrind, instrumented for the
- * measured phase only, and the table gives instructions per request: unlike CPU time, the count
- * does not depend on what else the machine is doing, so changes of a few percent show (the same
- * count twice to within 0.5% here). Then the ratios of this runtime to Node's client.
+ * measured phase only, and the table gives instructions per request, in all and without V8's
+ * compilers and collector (`../callgrind.ts`): unlike CPU time, the latter repeats to within a few
+ * percent whatever else the machine is doing, so changes of a few percent show. Then the ratios of this runtime to Node's client.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
+import { countOf, underCallgrind } from '../callgrind.ts';
 
 const { values } = parseArgs({
   options: {
@@ -49,6 +50,8 @@ interface Measurement {
   requestsPerSecond: number;
   /** Thousands of instructions per request; null without `--callgrind`. */
   kiloInstructions: number | null;
+  /** The same without V8's compilers and collector: the code's own work; null without `--callgrind`. */
+  kiloInstructionsOwn: number | null;
 }
 
 function runClient(contestant: string, kubeconfigPath: string, run: number, scratch: string): Promise<Measurement> {
@@ -56,16 +59,19 @@ function runClient(contestant: string, kubeconfigPath: string, run: number, scra
     '--single-threaded', join(import.meta.dirname, 'client.ts'), contestant, kubeconfigPath, NAMESPACE,
     values.objects, values.warmup, values.requests, values.concurrency, values.callgrind ? '1' : '0',
   ];
-  const [command, argv] = values.callgrind
-    ? ['valgrind', ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(scratch, 'callgrind.%p')}`, process.execPath, ...args]]
-    : [process.execPath, args];
+  const profile = `callgrind-${contestant}-${run}.out`;
+  const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [process.execPath, args];
   return new Promise((resolve, reject) => {
     execFile(command, argv, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`${contestant} failed: ${error.message}\n${stderr.slice(-2000)}`));
-      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Omit<Measurement, 'contestant' | 'run' | 'kiloInstructions'>;
-      const collected = /Collected : (\d+)/.exec(stderr)?.[1];
-      const kiloInstructions = collected === undefined ? null : Number(collected) / Number(values.requests) / 1000;
-      resolve({ contestant, run, ...result, kiloInstructions });
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Pick<Measurement, 'cpuMicrosPerRequest' | 'requestsPerSecond'>;
+      const count = values.callgrind ? countOf(stderr, scratch, profile) : undefined;
+      const perRequest = (instructions: number) => instructions / Number(values.requests) / 1000;
+      resolve({
+        contestant, run, ...result,
+        kiloInstructions: count ? perRequest(count.total) : null,
+        kiloInstructionsOwn: count ? perRequest(count.total - count.compiling - count.collecting) : null,
+      });
     });
   });
 }
@@ -75,9 +81,9 @@ const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFi
 
 function report(results: Measurement[]): string {
   const lines = [
-    '| contestant | run | CPU µs / request | requests / s | instructions / request, k |',
-    '|---|---|---|---|---|',
-    ...results.map((m) => `| ${LABELS[m.contestant]} | ${m.run} | ${fixed(m.cpuMicrosPerRequest, 1)} | ${fixed(m.requestsPerSecond, 0)} | ${fixed(m.kiloInstructions, 1)} |`),
+    '| contestant | run | CPU µs / request | requests / s | instructions / request, k | own work, k |',
+    '|---|---|---|---|---|---|',
+    ...results.map((m) => `| ${LABELS[m.contestant]} | ${m.run} | ${fixed(m.cpuMicrosPerRequest, 1)} | ${fixed(m.requestsPerSecond, 0)} | ${fixed(m.kiloInstructions, 1)} | ${fixed(m.kiloInstructionsOwn, 1)} |`),
   ];
   const of = (name: string, pick: (m: Measurement) => number | null) => {
     const xs = results.filter((m) => m.contestant === name).map(pick).filter((x): x is number => x !== null);
@@ -93,6 +99,7 @@ function report(results: Measurement[]): string {
     lines.push(`| CPU per request | ${fixed(ratio((m) => m.cpuMicrosPerRequest), 2)} | lower is better |`);
     lines.push(`| requests / s | ${fixed(ratio((m) => m.requestsPerSecond), 2)} | higher is better |`);
     lines.push(`| instructions per request | ${fixed(ratio((m) => m.kiloInstructions), 2)} | lower is better |`);
+    lines.push(`| own work (without V8's compilers and collector) | ${fixed(ratio((m) => m.kiloInstructionsOwn), 2)} | lower is better |`);
   }
   return lines.join('\n');
 }

@@ -5,7 +5,6 @@
  * its time limits and its abort signal here, where the connection it occupies is known.
  */
 import { Connection } from './connection.ts';
-import { deadlines, type Deadline } from './deadlines.ts';
 import type { Endpoint, ExchangeSink, Flow } from './connection.ts';
 import type { ResponseHead } from './parser.ts';
 
@@ -148,9 +147,9 @@ class PooledExchange implements ExchangeSink {
   #reused = false;
   #answered = false;
   #retried = false;
-  #timeout: Deadline | undefined;
-  #headersTimeout: Deadline | undefined;
-  #connectTimeout: Deadline | undefined;
+  #timeout: NodeJS.Timeout | undefined;
+  #headersTimeout: NodeJS.Timeout | undefined;
+  #connectTimeout: NodeJS.Timeout | undefined;
   readonly #onAbort: (() => void) | undefined;
 
   constructor(outgoing: Outgoing, sink: ExchangeSink, queue: PooledExchange[], retry: (exchange: PooledExchange) => void) {
@@ -176,7 +175,7 @@ class PooledExchange implements ExchangeSink {
     const { connectTimeout, headersTimeout } = this.#outgoing;
     if (fresh && connectTimeout !== undefined) {
       this.#connectTimeout = this.#limit(connectTimeout, 'connecting');
-      connection.socket.once(connection.connectEvent, () => deadlines.cancel(this.#connectTimeout));
+      connection.socket.once(connection.connectEvent, () => clearTimeout(this.#connectTimeout));
     }
     if (headersTimeout !== undefined) this.#headersTimeout = this.#limit(headersTimeout, 'waiting for the response');
     connection.send(this.#outgoing.method, this.#outgoing.head, this.#outgoing.body, this);
@@ -184,7 +183,7 @@ class PooledExchange implements ExchangeSink {
 
   head(head: ResponseHead, flow: Flow): void {
     this.#answered = true;
-    deadlines.cancel(this.#headersTimeout);
+    clearTimeout(this.#headersTimeout);
     this.#sink.head(head, flow);
   }
 
@@ -200,7 +199,7 @@ class PooledExchange implements ExchangeSink {
     if (this.#reused && !this.#answered && !this.#retried && !this.done && DROPPED.has((error as { code?: string }).code ?? '')) {
       this.#retried = true;
       this.#connection = undefined;
-      deadlines.cancel(this.#headersTimeout);
+      clearTimeout(this.#headersTimeout);
       return this.#retry(this);
     }
     if (this.#finish()) this.#sink.fail(error);
@@ -217,16 +216,16 @@ class PooledExchange implements ExchangeSink {
     this.fail(error);
   }
 
-  #limit(ms: number, what: string): Deadline {
-    return deadlines.add(ms, () => this.#stop(timeoutError(`${what} timed out after ${ms} ms`)));
+  #limit(ms: number, what: string): NodeJS.Timeout {
+    return setTimeout(() => this.#stop(timeoutError(`${what} timed out after ${ms} ms`)), ms);
   }
 
   #finish(): boolean {
     if (this.done) return false;
     this.done = true;
-    deadlines.cancel(this.#timeout);
-    deadlines.cancel(this.#headersTimeout);
-    deadlines.cancel(this.#connectTimeout);
+    clearTimeout(this.#timeout);
+    clearTimeout(this.#headersTimeout);
+    clearTimeout(this.#connectTimeout);
     if (this.#onAbort) this.#outgoing.signal?.removeEventListener('abort', this.#onAbort);
     return true;
   }
