@@ -65,6 +65,9 @@ const proc: ResourceProcessor = {
   requeue: () => undefined,
 };
 
+/** The queue's pressure once a newer event of the object waits (aborted with a reason, as the queue does). */
+const SUPERSEDED = AbortSignal.abort(new Error('a newer event is waiting'));
+
 /**
  * One object's whole life. Each event is parsed from its text, as the watch parses it. An event
  * that the operator's next write will supersede is processed with its pressure already on, as
@@ -77,9 +80,7 @@ async function lifeOf(n: number): Promise<void> {
     const event = JSON.parse(line) as RawEvent;
     event.object.metadata!.name = `kex-${n}`;
     event.object.metadata!.uid = key;
-    const pressure = new AbortController();
-    pressure.abort();
-    await processEvent(proc, key, event, pressure.signal);
+    await processEvent(proc, key, event, SUPERSEDED);
   }
 }
 
