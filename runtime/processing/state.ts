@@ -24,6 +24,8 @@ export class ObjectState {
   private readonly extra: string[][];
 
   private readonly now: Timestamp;
+  /** The fetched diff-base, parsed once per cycle: the cause's detection and its storing both read it. */
+  private stored: { essence: Essence | undefined } | undefined;
 
   constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][], now: Timestamp) {
     this.now = now;
@@ -38,7 +40,8 @@ export class ObjectState {
 
   /** The last handled essence; `undefined` if the object was never handled. */
   diffBase(): Essence | undefined {
-    return this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined;
+    this.stored ??= { essence: this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined };
+    return this.stored.essence;
   }
 
   /** The essence of the object now: what handlers react to. */
