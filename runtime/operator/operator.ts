@@ -21,6 +21,7 @@ import { runActivity } from '../activities/activities.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
 import { within, withinCycles } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
+import { KeptFields } from '../processing/inconsistencies.ts';
 import { processEvent, type RawEvent, type ResourceProcessor } from '../processing/processing.ts';
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
 import { WatcherSet } from '../watching/watchers.ts';
@@ -213,7 +214,7 @@ export class Operator {
     const memories = new Memories(() => this.memo);
     const proc: ResourceProcessor = {
       resource, client, settings: this.settings, changing, watching, poster,
-      lifecycle: this.options.lifecycle ?? asap, memories, logger,
+      lifecycle: this.options.lifecycle ?? asap, memories, kept: new KeptFields(), logger,
       requeue: (key, event) => queues.push(key, event), stopping: signal, cancelled: this.canceller.signal,
     };
     const queues: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });

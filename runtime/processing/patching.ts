@@ -11,6 +11,7 @@ import {
 import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject, patchObjectVersion } from '../kube/objects.ts';
 import { jsonText } from '../structs/diffs.ts';
+import { mergeInconsistencies } from './inconsistencies.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -35,14 +36,16 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
   const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
   const outcome: PatchOutcome = { patched: false };
   // The JSON-patch operations are computed against the freshest object and guarded by its
-  // version. Transformations read the whole object, so only for them do the merge-patches ask
-  // for it back; otherwise each write brings back its new version alone.
+  // version. Transformations read the whole object, and so does the check of what the merge-patch
+  // set (`inconsistencies.ts`): only for them do the merge-patches ask for it back; otherwise each
+  // write brings back its new version alone.
   let fresh = body;
+  let merged: KubeObject | undefined;
   let version = body.metadata?.resourceVersion;
-  const send = async (kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status'): Promise<boolean> => {
+  const send = async (kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status', whole = false): Promise<boolean> => {
     try {
-      if (kind === 'merge' && patch.fns.length) {
-        fresh = await patchObject(proc.client, proc.resource, ref, content as Fields, { subresource });
+      if (kind === 'merge' && (whole || patch.fns.length)) {
+        fresh = merged = await patchObject(proc.client, proc.resource, ref, content as Fields, { subresource });
         version = fresh.metadata?.resourceVersion ?? version;
       } else {
         version = (await patchObjectVersion(proc.client, proc.resource, ref, content, { type: kind, subresource })) ?? version;
@@ -68,17 +71,27 @@ export async function applyPatch(proc: ResourceProcessor, body: KubeObject, patc
 
   if (isEmptyPatch(patch) && !extraOps.length) return outcome;
   const hasStatus = proc.resource.subresources?.includes('status') ?? false;
-  const merge = splitMergePatch(patchContent(patch), hasStatus);
+  const content = patchContent(patch);
+  const merge = splitMergePatch(content, hasStatus);
+  // The last merge-patch's answer shows the effect of both; only it needs to be the whole object,
+  // and only while some of the patch's fields were not seen kept before.
+  const unconfirmed = proc.kept.unconfirmed(content);
+  const checked = unconfirmed.length > 0;
   // The status goes second: if it cannot be sent, the object must not get the rest (say, a
   // handler's success without its result). A failure before the first request writes nothing.
   if (merge.body && merge.status) jsonText(merge.status, 'The patch of the status cannot be sent as JSON');
   if (merge.body) {
     logger.debug(() => `Merge-patching the resource with: ${JSON.stringify(merge.body)}`);
-    if (!(await send('merge', merge.body))) return outcome;
+    if (!(await send('merge', merge.body, undefined, checked && !merge.status))) return outcome;
   }
   if (merge.status) {
     logger.debug(() => `Merge-patching the status with: ${JSON.stringify(merge.status)}`);
-    if (!(await send('merge', merge.status, 'status'))) return outcome;
+    if (!(await send('merge', merge.status, 'status', checked))) return outcome;
+  }
+  if (checked && merged) {
+    const inconsistencies = mergeInconsistencies(content, merged);
+    if (inconsistencies.length) logger.warning(`Merge-patching finished with inconsistencies: ${JSON.stringify(inconsistencies)}`);
+    else proc.kept.confirm(unconfirmed);
   }
   // Transformations and finalizer changes, computed against the freshest body we have.
   const transformations = patch.fns.length ? toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns: patch.fns }), fresh) : [];

@@ -17,6 +17,7 @@ import { prematches, seesChange } from '../registry/filters.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { Memories, ObjectMemory } from './memories.ts';
+import type { KeptFields } from './inconsistencies.ts';
 import { runEventHandlers } from './events.ts';
 import { detectChange, handleCause } from './changing.ts';
 import { isReason } from './causes.ts';
@@ -43,6 +44,8 @@ export interface ResourceProcessor {
   watching: readonly EventHandler[];
   lifecycle: Lifecycle;
   memories: Memories;
+  /** The fields that this resource's merge-patches were seen to keep (`inconsistencies.ts`). */
+  kept: KeptFields;
   /** The operator's logger; object loggers derive from it. */
   logger: Logger;
   poster: EventPoster;

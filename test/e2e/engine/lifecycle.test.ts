@@ -2,7 +2,7 @@
  * The engine end to end, embedded in the test's own process (`operator()`), on a real control
  * plane: the Kopf lifecycle of one object — finalizer, create handler, result in status, progress
  * purged, diff-base stored, update, deletion through the delete handler — and two operators with
- * separate registries in one process.
+ * separate registries in one process; a result that the schema prunes is reported.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,8 @@ import { createObject, deleteObject, getObject, patchObject } from '../../../run
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { WARNING } from '../../../runtime/logging/index.ts';
+import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { startOperator, useCluster } from './support.ts';
 
 const cluster = useCluster();
@@ -136,6 +138,42 @@ test('a name that nothing serves is reported, and the operator serves the rest',
     assert.ok(capture.messages().some((m) => m.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'nosuchthings'")), capture.messages().join('\n'));
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e6', namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e6' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+  } finally {
+    await op.stop();
+  }
+});
+
+/** A KopfExample-like resource whose status schema declares some fields only: the API server prunes the rest. */
+const PrunedExample: ResourceDescriptor = { group: 'kopf.dev', version: 'v1', plural: 'prunedexamples', kind: 'PrunedExample', scope: 'Namespaced', subresources: ['status'] };
+const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const PRUNING_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'prunedexamples.kopf.dev' },
+  spec: {
+    group: 'kopf.dev', scope: 'Namespaced', names: { kind: 'PrunedExample', plural: 'prunedexamples', singular: 'prunedexample' },
+    versions: [{
+      name: 'v1', served: true, storage: true, subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: 'object', properties: { spec: OPEN, status: { type: 'object', properties: { kopf: OPEN, kept_fn: OPEN } } } } },
+    }],
+  },
+};
+
+test('a handler result that the schema prunes from the status is reported as Kopf reports it; a declared one is kept silently', async () => {
+  await cluster.cp.installCrds([PRUNING_CRD]);
+  const registry = new OperatorRegistry();
+  registry.on.create(PrunedExample, async function kept_fn() { return { message: 'kept' }; });
+  registry.on.create(PrunedExample, async function pruned_fn() { return { message: 'lost' }; });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await createObject(cluster.client, PrunedExample, { metadata: { name: 'p1', namespace: 'default' } });
+    await capture.waitFor((r) => r.ref?.name === 'p1' && r.message === 'Creation is processed: 2 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'p1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    const warnings = capture.records.filter((r) => r.message.startsWith('Merge-patching finished with inconsistencies'));
+    assert.deepEqual(warnings.map((r) => [r.ref?.name, r.level, r.message]), [
+      ['p1', WARNING, 'Merge-patching finished with inconsistencies: [["remove",["status","pruned_fn"],{"message":"lost"},null]]'],
+    ]);
+    const obj = await getObject(cluster.client, PrunedExample, { namespace: 'default', name: 'p1' });
+    assert.deepEqual(obj.status, { kept_fn: { message: 'kept' } }, 'the API server pruned the undeclared result, and only it');
   } finally {
     await op.stop();
   }

@@ -4,6 +4,7 @@ import type { KubeClient } from '../../../runtime/kube/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { asap } from '../../../runtime/handling/lifecycles.ts';
 import { Memories } from '../../../runtime/processing/memories.ts';
+import { KeptFields } from '../../../runtime/processing/inconsistencies.ts';
 import type { RawEvent, ResourceProcessor } from '../../../runtime/processing/processing.ts';
 import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -12,7 +13,9 @@ import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
-import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
+import { clientOf, sendJson, startServer, type Received } from '../kube/fake-server.ts';
+import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
+import { copyJson } from '../../../runtime/structs/diffs.ts';
 
 export function processorOf(registry: OperatorRegistry, env: {
   client: KubeClient;
@@ -20,12 +23,14 @@ export function processorOf(registry: OperatorRegistry, env: {
   logger: Logger;
   stopping: AbortSignal;
   requeue?: (key: string, event: RawEvent) => void;
+  kept?: KeptFields;
 }): ResourceProcessor {
   const { client, settings, logger, stopping } = env;
   return {
     resource: KopfExample, client, settings, lifecycle: asap, logger, stopping, cancelled: new AbortController().signal,
     changing: registry.resourceHandlers as ChangingHandler[], watching: [],
     memories: new Memories(() => ({})),
+    kept: env.kept ?? new KeptFields(),
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
     requeue: env.requeue ?? (() => undefined),
   };
@@ -36,14 +41,26 @@ export const FRESH: KubeObject = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample
 
 /**
  * Processes one event of `body` with the handlers `register` adds (and the `persistence`
- * settings given); returns the bodies of the patches sent (each answered with resourceVersion 2)
- * and the log messages.
+ * settings given); returns the bodies of the patches sent and the log messages. Each merge-patch
+ * is applied to the object, which is answered whole with resourceVersion 2, after `prune` (if
+ * given) has removed from it what the API server would drop. `kept` carries what the resource's
+ * patches were seen to keep from one call to the next.
  */
-export async function processOnce(register: (registry: OperatorRegistry) => void, body: KubeObject, persistence: SettingsOverrides['persistence'] = {}): Promise<{ patches: unknown[]; messages: string[] }> {
+export async function processOnce(
+  register: (registry: OperatorRegistry) => void,
+  body: KubeObject,
+  persistence: SettingsOverrides['persistence'] = {},
+  options: { prune?: (object: Fields) => void; kept?: KeptFields } = {},
+): Promise<{ patches: unknown[]; messages: string[]; requests: Received[] }> {
   const patches: unknown[] = [];
+  const object = copyJson(body) as Fields;
   const server = await startServer((req, res) => {
-    patches.push(JSON.parse(req.body));
-    sendJson(res, 200, { metadata: { resourceVersion: '2' } });
+    const patch = JSON.parse(req.body) as unknown;
+    patches.push(patch);
+    if (req.headers['content-type'] === 'application/merge-patch+json') applyMergePatch(object, patch);
+    options.prune?.(object);
+    applyMergePatch(object, { metadata: { resourceVersion: '2' } });
+    sendJson(res, 200, object);
   });
   const client = clientOf(server);
   const capture = captureLogs();
@@ -52,10 +69,10 @@ export async function processOnce(register: (registry: OperatorRegistry) => void
   const registry = new OperatorRegistry();
   register(registry);
   const stop = new AbortController();
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, kept: options.kept });
   try {
     await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
-    return { patches, messages: capture.messages() };
+    return { patches, messages: capture.messages(), requests: server.received };
   } finally {
     stop.abort();
     proc.memories.clear();
