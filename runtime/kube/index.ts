@@ -9,7 +9,7 @@ export { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 export type { KubeConfigCredentialsOptions } from './credentials/kubeconfig.ts';
 export { Discovery } from './discovery/discovery.ts';
 export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts';
-export { UnresolvedResourceError, parseSelector, resolveResource } from './discovery/resolve.ts';
+export { UnresolvedResourceError, missingVerbs, parseSelector, resolveResource } from './discovery/resolve.ts';
 export type { ResourceSelector } from './discovery/resolve.ts';
 export {
   ApiConnectionError, ApiError, WatchError, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,

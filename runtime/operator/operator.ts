@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { ApiError, KubeClient, UnresolvedResourceError, keyOf, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -117,6 +117,7 @@ export class Operator {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
         const watching = own.filter((h): h is EventHandler => h.kind === 'event');
+        if (!servable(ref, resource, changing.length > 0, logger)) return;
         const queue = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
         queues.push(queue);
         serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
@@ -231,6 +232,18 @@ export class Operator {
     }
     logger.debug(`Stopping the watch-stream for ${watchName(resource)} ${where}.`);
   }
+}
+
+/**
+ * Whether a resource resolved by name can be served, as Kopf decides: it must be listed and watched,
+ * and patched too if changing handlers (which write progress and results) are registered for it.
+ */
+function servable(ref: ResourceRef, resource: ResourceDescriptor, patching: boolean, logger: Logger): boolean {
+  const unwatchable = missingVerbs(resource, ['list', 'watch']);
+  if (unwatchable.length) logger.warning(`Non-watchable resources will not be served: ${describe(ref)} (it cannot be ${unwatchable.map((verb) => `${verb}ed`).join(' or ')}).`);
+  else if (patching && missingVerbs(resource, ['patch']).length) logger.warning(`Non-patchable resources will not be served: ${describe(ref)} (it has changing handlers, which write to the objects).`);
+  else return true;
+  return false;
 }
 
 /** The API client's knobs, from Kopf's networking and watching settings; its requests logged with `--debug`. */

@@ -5,7 +5,7 @@
  * match in the core group wins over matches elsewhere (`pods` is `v1/pods`, not metrics'); several
  * matches or none are errors that list the candidates.
  */
-import { resourceName } from '../../structs/resources.ts';
+import { resourceName, type ResourceDescriptor } from '../../structs/resources.ts';
 import type { KubeClient } from '../client.ts';
 import type { DiscoveredResource } from './discovery.ts';
 
@@ -72,6 +72,15 @@ export async function resolveResource(client: KubeClient, selector: string | Res
   if (matches.length > 1) throw new UnresolvedResourceError(text, 'ambiguous', matches, found.unreadable);
   const near = parsed.version === undefined ? (await search(client, parsed, true)).matches : [];
   throw new UnresolvedResourceError(text, 'absent', near, found.unreadable);
+}
+
+/**
+ * The verbs of `needed` that a resource lacks, as discovery reports its verbs; none for a
+ * descriptor that did not come from discovery (a generated one), whose verbs are not known.
+ */
+export function missingVerbs(resource: ResourceDescriptor, needed: readonly string[]): string[] {
+  const verbs = (resource as Partial<DiscoveredResource>).verbs;
+  return verbs ? needed.filter((verb) => !verbs.includes(verb)) : [];
 }
 
 export function matchesName(resource: DiscoveredResource, name: string): boolean {

@@ -143,6 +143,22 @@ test('a name that nothing serves is reported, and the operator serves the rest',
   }
 });
 
+test('a resource that cannot be watched (componentstatuses: get and list only) is reported and not served', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.event('componentstatuses', async function never() {});
+  registry.on.create(KopfExample, async function served() {});
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    assert.ok(capture.messages().includes("Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched)."), capture.messages().join('\n'));
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e7', namespace: 'default' }, spec: {} });
+    await capture.waitFor((r) => r.ref?.name === 'e7' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    assert.ok(!capture.messages().some((m) => m.includes('watch-stream for componentstatuses')), capture.messages().join('\n'));
+  } finally {
+    await op.stop();
+  }
+});
+
 /** A KopfExample-like resource whose status schema declares some fields only: the API server prunes the rest. */
 const PrunedExample: ResourceDescriptor = { group: 'kopf.dev', version: 'v1', plural: 'prunedexamples', kind: 'PrunedExample', scope: 'Namespaced', subresources: ['status'] };
 const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };

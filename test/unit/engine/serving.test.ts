@@ -1,53 +1,62 @@
 /**
- * Which watch streams run: a stream per served resource and served namespace, whichever of the
- * two arrives first; cluster-scoped resources and cluster-wide operators watch once; a stream that
- * fails fails the operator.
+ * Resources named by string are served only if discovery says they can be, as Kopf decides: listed
+ * and watched always, patched too when changing handlers are registered for them. The others are
+ * reported by Kopf's words, and the operator serves the rest.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Serving } from '../../../runtime/watching/serving.ts';
-import { WatcherSet } from '../../../runtime/watching/watchers.ts';
-import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { operator } from '../../../runtime/operator/operator.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
+import { deferred, sendJson, startServer, status } from '../kube/fake-server.ts';
 
-const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
-const Globals: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'globals', kind: 'Global', scope: 'Cluster' };
+const CORE = [
+  { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
+  { name: 'componentstatuses', singularName: 'componentstatus', namespaced: false, kind: 'ComponentStatus', verbs: ['get', 'list'] },
+  { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'patch'] },
+];
 
-/** A set of streams that records which ones run (a stream runs until its signal is aborted). */
-function recorded(stop: AbortSignal, running: Set<string>, name: string): WatcherSet {
-  return new WatcherSet(async (namespace, signal) => {
-    const key = `${name}@${namespace ?? '*'}`;
-    running.add(key);
-    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-    running.delete(key);
-  }, stop);
-}
-
-test('streams start for each resource and namespace, whichever comes first, and stop with the namespace', async () => {
-  const stop = new AbortController();
-  const running = new Set<string>();
-  const serving = new Serving(false);
-  serving.addNamespace('a');
-  serving.add(Things, recorded(stop.signal, running, 'things'));
-  serving.add(Globals, recorded(stop.signal, running, 'globals'));
-  serving.addNamespace('b');
-  serving.addNamespace('b');
-  assert.deepEqual([...running].sort(), ['globals@*', 'things@a', 'things@b']);
-  await serving.removeNamespace('a');
-  assert.deepEqual([...running].sort(), ['globals@*', 'things@b']);
-  stop.abort();
-  await serving.settled();
-  assert.deepEqual([...running], []);
-});
-
-test('cluster-wide, every resource is watched once; a failing stream fails the whole', async () => {
-  const stop = new AbortController();
-  const running = new Set<string>();
-  const serving = new Serving(true);
-  serving.add(Things, recorded(stop.signal, running, 'things'));
-  serving.addNamespace('ignored');
-  assert.deepEqual([...running], ['things@*']);
-  serving.add(Globals, new WatcherSet(async () => { throw new Error('the watch broke'); }, stop.signal));
-  await assert.rejects(serving.failed, /the watch broke/);
-  stop.abort();
-  await serving.settled();
+test('non-watchable resources, and non-patchable ones with changing handlers, are not served; the rest are', async (t) => {
+  const requests: string[] = [];
+  const listed = deferred();
+  const server = await startServer((req, res) => {
+    requests.push(`${req.method} ${req.path}`);
+    if (req.path === '/api') return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'] });
+    if (req.path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', groups: [] });
+    if (req.path === '/api/v1') return sendJson(res, 200, { kind: 'APIResourceList', resources: CORE });
+    if (req.path === '/api/v1/namespaces/default/configmaps' && !req.query.has('watch')) {
+      listed.resolve();
+      return sendJson(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
+    }
+    if (req.query.has('watch')) return; // held open until the operator stops
+    sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
+  });
+  t.after(() => server.close());
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  const registry = new OperatorRegistry();
+  registry.on.create('pods', async function create_fn() {});
+  registry.on.event('pods', async function seen_fn() {});
+  registry.on.event('componentstatuses', async function status_fn() {});
+  registry.on.event('configmaps', async function config_fn() {});
+  const capture = captureLogs();
+  const op = operator({
+    registry, kubeconfig, namespaces: ['default'],
+    settings: defaultSettings({ posting: { enabled: false } }),
+    logs: new LogConfig({ verbosity: 'normal', sinks: [capture.sink] }),
+  });
+  try {
+    await op.ready;
+    await listed.promise;
+  } finally {
+    await op.stop();
+  }
+  const warnings = capture.messages().filter((m) => m.startsWith('Non-'));
+  assert.deepEqual(warnings, [
+    "Non-patchable resources will not be served: 'pods' (it has changing handlers, which write to the objects).",
+    "Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched).",
+  ]);
+  assert.ok(!requests.some((r) => r.includes('/pods') || r.includes('/componentstatuses')), requests.join('\n'));
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UnresolvedResourceError, parseSelector, resolveResource } from '../../../runtime/kube/index.ts';
+import { UnresolvedResourceError, missingVerbs, parseSelector, resolveResource } from '../../../runtime/kube/index.ts';
 import { clientOf, sendJson, startServer, status } from './fake-server.ts';
 
 test('selectors in every written form', () => {
@@ -135,4 +135,14 @@ test('discovery is cached per client; a miss refreshes it, so CRDs added at run 
   client.discovery.invalidate();
   await resolveResource(client, 'kex');
   assert.ok(server.received.length > before, 'invalidate() makes the next lookup ask the server');
+});
+
+test('the verbs a discovered resource lacks are named; a descriptor from elsewhere lacks none that is known', async (t) => {
+  const server = await discoveryServer();
+  t.after(() => server.close());
+  const client = clientOf(server);
+  assert.deepEqual(missingVerbs(await resolveResource(client, 'kex'), ['list', 'watch', 'patch']), []);
+  assert.deepEqual(missingVerbs(await resolveResource(client, 'pods'), ['list', 'watch', 'patch']), ['patch']);
+  assert.deepEqual(missingVerbs(await resolveResource(client, 'ns'), ['list', 'watch']), ['watch']);
+  assert.deepEqual(missingVerbs({ group: 'kopf.dev', version: 'v1', plural: 'kopfexamples', kind: 'KopfExample', scope: 'Namespaced' }, ['list', 'watch', 'patch']), []);
 });
