@@ -204,7 +204,8 @@ export class Operator {
         serve(ref, await resolveResource(client, ref));
       } catch (error) {
         if (!(error instanceof UnresolvedResourceError)) throw error; // an outage is not a missing CRD
-        logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${error.message}`);
+        if (error.reason === 'ambiguous') logger.warning(`Ambiguous resources will not be served (try specifying API groups): ${describe(ref)}: ${error.message}`);
+        else logger.warning(`Unresolved resources cannot be served (try creating their CRDs): ${describe(ref)}: ${error.message}`);
         unresolved.push(ref);
       }
     }

@@ -1,7 +1,8 @@
 /**
  * Resources named by string are served only if discovery says they can be, as Kopf decides: listed
- * and watched always, patched too when changing handlers are registered for them. The others are
- * reported by Kopf's words, and the operator serves the rest.
+ * and watched always, patched too when changing handlers are registered for them. The others, and
+ * names that match several resources or none, are reported in Kopf's words, and the operator
+ * serves the rest.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,14 +19,20 @@ const CORE = [
   { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'patch'] },
 ];
 
-test('non-watchable resources, and non-patchable ones with changing handlers, are not served; the rest are', async (t) => {
+/** Two groups that both serve `widgets`: the bare name is ambiguous. */
+const GROUPS = ['one.example.com', 'two.example.com'];
+const WIDGETS = { name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list', 'watch', 'patch'] };
+const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } });
+
+test('non-watchable resources, non-patchable ones with changing handlers, ambiguous and absent names are not served; the rest are', async (t) => {
   const requests: string[] = [];
   const listed = deferred();
   const server = await startServer((req, res) => {
     requests.push(`${req.method} ${req.path}`);
     if (req.path === '/api') return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'] });
-    if (req.path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', groups: [] });
+    if (req.path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', groups: GROUPS.map(group) });
     if (req.path === '/api/v1') return sendJson(res, 200, { kind: 'APIResourceList', resources: CORE });
+    if (GROUPS.some((name) => req.path === `/apis/${name}/v1`)) return sendJson(res, 200, { kind: 'APIResourceList', resources: [WIDGETS] });
     if (req.path === '/api/v1/namespaces/default/configmaps' && !req.query.has('watch')) {
       listed.resolve();
       return sendJson(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
@@ -41,6 +48,8 @@ test('non-watchable resources, and non-patchable ones with changing handlers, ar
   registry.on.event('pods', async function seen_fn() {});
   registry.on.event('componentstatuses', async function status_fn() {});
   registry.on.event('configmaps', async function config_fn() {});
+  registry.on.event('widgets', async function widget_fn() {});
+  registry.on.event('gadgets', async function gadget_fn() {});
   const capture = captureLogs();
   const op = operator({
     registry, kubeconfig, namespaces: ['default'],
@@ -53,10 +62,12 @@ test('non-watchable resources, and non-patchable ones with changing handlers, ar
   } finally {
     await op.stop();
   }
-  const warnings = capture.messages().filter((m) => m.startsWith('Non-'));
+  const warnings = capture.messages().filter((m) => / resources (will not|cannot) be served/.test(m)).map((m) => m.replace(/(: '\w+'): .*/, '$1: …'));
   assert.deepEqual(warnings, [
     "Non-patchable resources will not be served: 'pods' (it has changing handlers, which write to the objects).",
     "Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched).",
+    "Ambiguous resources will not be served (try specifying API groups): 'widgets': …",
+    "Unresolved resources cannot be served (try creating their CRDs): 'gadgets': …",
   ]);
-  assert.ok(!requests.some((r) => r.includes('/pods') || r.includes('/componentstatuses')), requests.join('\n'));
+  assert.ok(!requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')), requests.join('\n'));
 });
