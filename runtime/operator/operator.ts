@@ -26,7 +26,7 @@ import { processEvent, type RawEvent, type ResourceProcessor } from '../processi
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
 import { WatcherSet } from '../watching/watchers.ts';
 import { observeNamespaces } from '../watching/observation.ts';
-import { watchServed } from '../watching/served.ts';
+import { watchServed, type ServedResource } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
@@ -118,9 +118,13 @@ export class Operator {
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
         const watching = own.filter((h): h is EventHandler => h.kind === 'event');
         if (!servable(ref, resource, changing.length > 0, logger)) return;
-        const queue = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
+        const { queue, proc } = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
         queues.push(queue);
-        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, resource, namespace, queue, stop, logger), signal));
+        const served: ServedResource = {
+          current: () => proc.resource,
+          relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
+        };
+        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, served, namespace, queue, stop, logger), signal));
       };
       const unresolved = await this.serveResources(client, serve, logger);
       const late = serveWhenCreated(client, unresolved, (name, resource) => {
@@ -217,21 +221,21 @@ export class Operator {
     const proc: ResourceProcessor = {
       resource, client, settings: this.settings, changing, watching, poster,
       lifecycle: this.options.lifecycle ?? asap, memories, kept: new KeptFields(), logger,
-      requeue: (key, event) => queues.push(key, event), stopping: signal, cancelled: this.canceller.signal,
+      requeue: (key, event) => queue.push(key, event), stopping: signal, cancelled: this.canceller.signal,
     };
-    const queues: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
-    return queues;
+    const queue: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
+    return { queue, proc };
   }
 
-  private async watch(client: KubeClient, resource: ResourceDescriptor, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
+  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
-    logger.debug(`Starting the watch-stream for ${watchName(resource)} ${where}.`);
+    logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = { namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined };
-    for await (const event of watchServed<KubeObject>(client, resource, options, logger, `The resource ${watchName(resource)} ${where}`)) {
+    for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
       if ('object' in event) queues.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
-    logger.debug(`Stopping the watch-stream for ${watchName(resource)} ${where}.`);
+    logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }
 }
 
@@ -276,6 +280,39 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
+/**
+ * For a resource named by a string whose descriptor is not served any more: resolves the name
+ * again, as Kopf re-scans, and serves the objects where the name is served now (another group, or
+ * another version), if it can be served the same way. Each place it cannot be served is reported
+ * once.
+ */
+function relocator(client: KubeClient, name: string, proc: ResourceProcessor, patching: boolean, logger: Logger): (was: ResourceDescriptor) => Promise<boolean> {
+  const refused = new Set<string>();
+  return async (was) => {
+    if (proc.resource !== was) return true; // another stream of the resource followed it already
+    let found: ResourceDescriptor;
+    try {
+      client.discovery.invalidate(); // it still lists what is not served
+      found = await resolveResource(client, name);
+    } catch (error) {
+      if (error instanceof UnresolvedResourceError) return false;
+      throw error;
+    }
+    if (proc.resource !== was) return true;
+    if (sameResource(found, was) || refused.has(watchName(found))) return false;
+    if (found.scope !== was.scope) {
+      logger.warning(`The resource ${describe(name)} is served as ${watchName(found)} now, which is ${found.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced'}: serving it takes a restart.`);
+    } else if (servable(name, found, patching, logger)) {
+      logger.info(`The resource ${describe(name)} is served as ${watchName(found)} now, not as ${watchName(was)}.`);
+      proc.resource = found;
+      proc.kept = new KeptFields(); // another schema
+      return true;
+    }
+    refused.add(watchName(found));
+    return false;
+  };
+}
+
 function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
 }

@@ -4,28 +4,43 @@
  * tries again with the client's error backoffs (the last one repeating), and goes on when the
  * resource is served again, re-listing it. Kopf gets the same by watching CRDs and re-scanning;
  * asking for the one resource needs no permission on CRDs.
+ *
+ * A resource named by a string may be served elsewhere meanwhile (its CRD re-created with another
+ * group, or its old version no longer served): `relocate` looks for it, and the stream follows.
  */
 import { isNotFound, isOrWraps, watchStream, type KubeClient, type StreamEvent, type WatchOptions } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 
+export interface ServedResource {
+  /** The descriptor to watch now. */
+  current(): ResourceDescriptor;
+  /**
+   * Called when `was` is not served: finds where the resource is served now. True if `current()`
+   * is another descriptor afterwards (found now, or by another stream of the resource before).
+   */
+  relocate?(was: ResourceDescriptor): Promise<boolean>;
+}
+
 /** `what` names the stream in the messages: `The resource kopfexamples.v1.kopf.dev in 'default'`. */
 export async function* watchServed<T extends KubeObject>(
-  client: KubeClient, resource: ResourceDescriptor<T>, options: WatchOptions & { signal: AbortSignal }, logger: Logger, what: string,
+  client: KubeClient, served: ServedResource, options: WatchOptions & { signal: AbortSignal }, logger: Logger, what: (resource: ResourceDescriptor) => string,
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
   const backoffs = client.settings.errorBackoffs.length ? client.settings.errorBackoffs : [1];
   for (let misses = 0; !options.signal.aborted;) {
+    const resource = served.current();
     try {
-      for await (const event of watchStream<T>(client, resource, options)) {
-        if (misses) logger.info(`${what} is served again.`);
+      for await (const event of watchStream<T>(client, resource as ResourceDescriptor<T>, options)) {
+        if (misses) logger.info(`${what(resource)} is served again.`);
         misses = 0;
         yield event;
       }
       return;
     } catch (error) {
       if (options.signal.aborted || !isOrWraps(error, isNotFound)) throw error;
-      if (!misses) logger.warning(`${what} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
+      if (await served.relocate?.(resource)) { misses = 0; continue; }
+      if (!misses) logger.warning(`${what(resource)} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
       const delay = backoffs[Math.min(misses++, backoffs.length - 1)]!;
       if (!(await sleep(delay, options.signal))) return;
     }

@@ -3,8 +3,8 @@
  * handled resumes it (resume handlers only, no re-creation, no writes), an object changed while
  * it was down gets one update cycle with the resume handlers mixed in, namespace globs serve
  * namespaces that appear after the start, a resource whose CRD is missing is waited for, one
- * named by a string is served once its CRD is created, and an operator with no resource handlers
- * says so.
+ * named by a string is served once its CRD is created and follows its name to another group, and
+ * an operator with no resource handlers says so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,6 +121,34 @@ test('a resource named by a string is served once its CRD is created', async () 
     await createObject(cluster.client, Widgets, { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } });
     await capture.waitFor((r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['w1']);
+  } finally {
+    await op.stop();
+  }
+});
+
+test('a resource named by a string follows its name when its CRD is re-created in another group', async () => {
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create('things', async function create_fn({ name, resource }) { calls.push(`${name} ${resource.group}`); });
+  const settings = defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.2] } });
+  const thingsIn = (group: string) => ({
+    ...GIZMO_CRD, metadata: { name: `things.${group}` }, spec: { ...GIZMO_CRD.spec, group, names: { plural: 'things', singular: 'thing', kind: 'Thing' } },
+  });
+  const thingIn = (group: string, name: string) => createObject(cluster.client, { group, version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' }, { apiVersion: `${group}/v1`, kind: 'Thing', metadata: { name, namespace: 'default' } });
+  await cluster.cp.installCrds([thingsIn('first.kopf.dev')]);
+  const { op, capture } = startOperator(cluster, registry, { settings });
+  await op.ready;
+  try {
+    await thingIn('first.kopf.dev', 't1');
+    await capture.waitFor((r) => r.ref?.name === 't1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'things.first.kopf.dev' });
+    await capture.waitFor("The resource things.v1.first.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD deleted, or not created yet?", { timeout: 60 });
+    await cluster.cp.installCrds([thingsIn('second.kopf.dev')]);
+    await capture.waitFor("The resource 'things' is served as things.v1.second.kopf.dev now, not as things.v1.first.kopf.dev.", { timeout: 30 });
+    await thingIn('second.kopf.dev', 't2');
+    await capture.waitFor((r) => r.ref?.name === 't2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    assert.deepEqual(calls, ['t1 first.kopf.dev', 't2 second.kopf.dev']);
+    assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
   } finally {
     await op.stop();
   }
