@@ -1,9 +1,10 @@
 /**
- * What a merge-patch set that the object does not show once it is applied (Kopf §4.5). The API
+ * What a merge patch set but the object does not show once it is applied (Kopf §4.5). The API
  * server drops, without an error, the fields that a structural schema does not declare (pruning):
  * a handler's result stored into such a status, or a status without a subresource patched through
  * the object, is lost silently. Kopf warns about it ("Merge-patching finished with
- * inconsistencies"), and so does this runtime, with the same rules.
+ * inconsistencies"), and so does this runtime, with Kopf's items and exceptions; but a field path
+ * is checked only until it was seen kept (`KeptFields`).
  *
  * JSON patches are not checked: they are guarded by the resourceVersion and are applied whole or
  * refused.
