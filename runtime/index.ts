@@ -59,4 +59,4 @@ export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/inde
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.
-export { Operator, operator, type OperatorOptions } from './operator/operator.ts';
+export { Operator, STOP_ANNOUNCED, operator, type OperatorOptions } from './operator/operator.ts';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings } from '../config/settings.ts';
-import { operator } from '../operator/operator.ts';
+import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { thrownText } from '../structs/errors.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
@@ -127,7 +127,7 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       logger.info(`Signal ${sig} is received. Operator is stopping.`);
-      stop.abort();
+      stop.abort(STOP_ANNOUNCED);
     });
   }
   let code = 0;

@@ -50,6 +50,13 @@ export interface OperatorOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The reason to abort an operator's `signal` with when the application has said why it stops (as
+ * `kopf run` says "Signal SIGTERM is received. Operator is stopping."): the operator does not add
+ * Kopf's "Stop-flag is raised." then.
+ */
+export const STOP_ANNOUNCED: unique symbol = Symbol('kopf.stop-announced');
+
 export class Operator {
   /** Resolves when startup handlers succeeded and watching has begun; rejects if startup failed. */
   readonly ready: Promise<void>;
@@ -74,7 +81,8 @@ export class Operator {
     this.settings = options.settings ?? defaultSettings();
     this.memo = options.memo ?? {};
     this.logger = new Logger(options.logs ?? new LogConfig(), 'kopf');
-    if (options.signal) options.signal.addEventListener('abort', () => this.stopper.abort(), { once: true });
+    const external = options.signal;
+    if (external) external.addEventListener('abort', () => this.requestStop(external.reason !== STOP_ANNOUNCED), { once: true });
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
@@ -82,8 +90,15 @@ export class Operator {
 
   /** Stops gracefully; resolves when everything has stopped. */
   async stop(): Promise<void> {
-    this.stopper.abort();
+    this.requestStop(true);
     await this.done.catch(() => undefined);
+  }
+
+  /** The embedding application stops the operator (Kopf's stop-flag); said once, as Kopf says it. */
+  private requestStop(announce: boolean): void {
+    if (this.stopper.signal.aborted) return;
+    if (announce) this.logger.child('kopf.operator').info('Stop-flag is raised. Operator is stopping.');
+    this.stopper.abort();
   }
 
   private async run(): Promise<void> {

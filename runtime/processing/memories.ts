@@ -19,6 +19,8 @@ export interface ObjectMemory {
   released?: boolean;
   /** A scheduled re-processing (for delayed handlers or the end of throttling). */
   wakeup?: NodeJS.Timeout;
+  /** When the delayed handlers' wake-up is due (ms since the epoch): a newer event cuts it short. */
+  sleepingUntil?: number;
 }
 
 export class Memories {

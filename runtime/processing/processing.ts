@@ -61,7 +61,13 @@ export interface ResourceProcessor {
 export async function processEvent(proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
-  if (memory.wakeup) { clearTimeout(memory.wakeup); memory.wakeup = undefined; }
+  if (memory.wakeup) {
+    clearTimeout(memory.wakeup);
+    memory.wakeup = undefined;
+    // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
+    if (memory.sleepingUntil !== undefined) logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
+  }
+  memory.sleepingUntil = undefined;
 
   if (memory.throttle && Date.now() < memory.throttle.until) {
     schedule(proc, key, memory, event.object, (memory.throttle.until - Date.now()) / 1000);
@@ -132,6 +138,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   const change = early ?? detectChange(proc, body, memory, finalizers, event.type);
   const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change });
   if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
+  if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
 
   let jsonOps = undefined;
   if (finalizers.deleting && finalizers.present && cycle.done) {
@@ -150,6 +157,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
       const seconds = Math.min(cycle.delay, 600);
       logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
       schedule(proc, key, memory, body, seconds);
+      memory.sleepingUntil = Date.now() + seconds * 1000;
     }
   }
 }
@@ -181,6 +189,11 @@ function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchO
  * Re-processes the object later with the body seen now — still the latest one when the time
  * comes, since any newer event cancels the wake-up (and is processed instead).
  */
+/** Seconds until `until`, to the millisecond, never negative. */
+function secondsLeft(until: number): number {
+  return Math.max(0, Math.round(until - Date.now()) / 1000);
+}
+
 function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, seconds: number): void {
   if (proc.stopping.aborted) return;
   if (memory.wakeup) clearTimeout(memory.wakeup);

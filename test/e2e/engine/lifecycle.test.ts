@@ -11,6 +11,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { WARNING } from '../../../runtime/logging/index.ts';
+import { STOP_ANNOUNCED } from '../../../runtime/operator/operator.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { startOperator, useCluster } from './support.ts';
 
@@ -67,6 +68,45 @@ test('a temporary error is retried after its delay, and its progress is on the o
   }
 });
 
+test('a sleep for a delayed handler is cut short by a new change, as Kopf says', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function slow() { throw new TemporaryError('later', { delay: 60 }); });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  try {
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'e8', namespace: 'default' }, spec: {} });
+    await capture.waitFor((r) => r.ref?.name === 'e8' && /^Sleeping for [\d.]+ seconds for the delayed handlers\.$/.test(r.message), { timeout: 30 });
+    await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'e8' }, { spec: { field: 'changed' } });
+    const interrupted = await capture.waitFor((r) => r.ref?.name === 'e8' && r.message.startsWith('Sleeping was interrupted by new changes, '), { timeout: 30 });
+    const left = Number(/, ([\d.]+) seconds left\.$/.exec(interrupted.message)?.[1]);
+    assert.ok(left > 30 && left < 60, interrupted.message);
+  } finally {
+    await op.stop();
+    await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e8' }).catch(() => undefined);
+  }
+});
+
+test('the deletion of an object without our finalizer is noted and left alone', async () => {
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function create_fn() { calls.push('create'); });
+  registry.on.delete(KopfExample, async function delete_fn() { calls.push('delete'); }, { optional: true });
+  const { op, capture } = startOperator(cluster, registry);
+  await op.ready;
+  const ref = { namespace: 'default', name: 'e9' };
+  try {
+    // Another party's finalizer keeps the object while it is being deleted.
+    await createObject(cluster.client, KopfExample, { metadata: { ...ref, finalizers: ['example.com/other'] }, spec: {} });
+    await capture.waitFor((r) => r.ref?.name === 'e9' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await deleteObject(cluster.client, KopfExample, ref);
+    await capture.waitFor((r) => r.ref?.name === 'e9' && r.message === 'Deletion, but we are done with it, and we do not care.', { timeout: 30 });
+    assert.deepEqual(calls, ['create']);
+  } finally {
+    await patchObject(cluster.client, KopfExample, ref, { metadata: { finalizers: null } }).catch(() => undefined);
+    await op.stop();
+  }
+});
+
 test('execute() runs sub-handlers in place, each once, under the parent\'s id', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
@@ -111,6 +151,22 @@ test('patch transformations (patch.fns) are applied as a JSON patch against the 
   } finally {
     await op.stop();
   }
+});
+
+test('an embedded operator stopped by its application says so as Kopf does, once; a stop whose reason was announced is not said again', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function quiet() {});
+  const first = startOperator(cluster, registry);
+  await first.op.ready;
+  await Promise.all([first.op.stop(), first.op.stop()]);
+  assert.deepEqual(first.capture.messages().filter((m) => m.startsWith('Stop-flag')), ['Stop-flag is raised. Operator is stopping.']);
+
+  const application = new AbortController();
+  const second = startOperator(cluster, registry, { signal: application.signal });
+  await second.op.ready;
+  application.abort(STOP_ANNOUNCED);
+  await second.op.done;
+  assert.ok(!second.capture.messages().some((m) => m.startsWith('Stop-flag')), second.capture.messages().join('\n'));
 });
 
 test('a resource named by a string is resolved by discovery (a short name here) and served', async () => {
