@@ -246,7 +246,12 @@ export class Operator {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = { namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined };
+    let streaming = false;
     for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
+      // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
+      if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
+      if (event.type === 'LISTED') streaming = false;
+      else if (event.type === 'LISTED_DONE') streaming = true;
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
       if ('object' in event) queues.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }

@@ -2,7 +2,7 @@
  * Resources named by string are served only if discovery says they can be, as Kopf decides: listed
  * and watched always, patched too when changing handlers are registered for them. The others, and
  * names that match several resources or none, are reported in Kopf's words, and the operator
- * serves the rest.
+ * serves the rest. A stream that must list again says it restarts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,13 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { deferred, sendJson, startServer, status } from '../kube/fake-server.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+
+function kubeconfigOf(server: string): KubeConfig {
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  return kubeconfig;
+}
 
 const CORE = [
   { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
@@ -41,8 +48,6 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
     sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
   });
   t.after(() => server.close());
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
   const registry = new OperatorRegistry();
   registry.on.create('pods', async function create_fn() {});
   registry.on.event('pods', async function seen_fn() {});
@@ -52,7 +57,7 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
   registry.on.event('gadgets', async function gadget_fn() {});
   const capture = captureLogs();
   const op = operator({
-    registry, kubeconfig, namespaces: ['default'],
+    registry, kubeconfig: kubeconfigOf(server.url), namespaces: ['default'],
     settings: defaultSettings({ posting: { enabled: false } }),
     logs: new LogConfig({ verbosity: 'normal', sinks: [capture.sink] }),
   });
@@ -70,4 +75,42 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
     "Unresolved resources cannot be served (try creating their CRDs): 'gadgets': …",
   ]);
   assert.ok(!requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')), requests.join('\n'));
+});
+
+test('a watch-stream that must list again (410 Gone) says it restarts, once per restart', async (t) => {
+  let lists = 0;
+  const relisted = deferred();
+  const server = await startServer((req, res) => {
+    if (req.query.has('watch')) {
+      if (lists > 1) return; // held open until the operator stops
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(`${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version') })}\n`);
+      return;
+    }
+    lists++;
+    const items = [{ apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'k1', namespace: 'default', uid: 'u1', resourceVersion: String(lists) } }];
+    sendJson(res, 200, { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: String(10 * lists) }, items });
+    if (lists === 2) relisted.resolve();
+  });
+  t.after(() => server.close());
+  const registry = new OperatorRegistry();
+  registry.on.event(KopfExample, async function seen_fn() {});
+  const capture = captureLogs();
+  const op = operator({
+    registry, kubeconfig: kubeconfigOf(server.url), namespaces: ['default'],
+    settings: defaultSettings({ posting: { enabled: false } }),
+    logs: new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }),
+  });
+  try {
+    await op.ready;
+    await relisted.promise;
+    await capture.waitFor((r) => r.message.startsWith('Restarting the watch-stream'), { timeout: 10 });
+  } finally {
+    await op.stop();
+  }
+  assert.deepEqual(capture.messages().filter((m) => /^(Starting|Restarting|Stopping) the watch-stream/.test(m)), [
+    "Starting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
+    "Restarting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
+    "Stopping the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
+  ]);
 });
