@@ -245,7 +245,10 @@ export class Operator {
   private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
-    const options = { namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined };
+    const options = {
+      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
+      onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
+    };
     let streaming = false;
     for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
       // A listing after the stream has begun is a restart (410 Gone, or the resource served again).

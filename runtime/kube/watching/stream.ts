@@ -52,6 +52,8 @@ export interface WatchOptions {
   synthesizeDeletions?: boolean;
   /** Start watching from this resourceVersion instead of listing first. */
   resourceVersion?: string;
+  /** Told of each event of a type this stream does not know (it is skipped), for a warning. */
+  onUnsupported?: (raw: unknown) => void;
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
@@ -127,7 +129,7 @@ export async function* watchStream<T extends KubeObject>(
       for await (const raw of reader) {
         const event = toEvent<T>(raw, path);
         failures = 0;
-        if (!event) continue;
+        if (!event) { options.onUnsupported?.(raw); continue; }
         if (event.type === 'BOOKMARK') {
           resourceVersion = event.resourceVersion || resourceVersion;
         } else {

@@ -2,7 +2,7 @@
  * Resources named by string are served only if discovery says they can be, as Kopf decides: listed
  * and watched always, patched too when changing handlers are registered for them. The others, and
  * names that match several resources or none, are reported in Kopf's words, and the operator
- * serves the rest. A stream that must list again says it restarts.
+ * serves the rest. A stream that must list again says it restarts; an unknown event type is warned of.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -77,13 +77,14 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
   assert.ok(!requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')), requests.join('\n'));
 });
 
-test('a watch-stream that must list again (410 Gone) says it restarts, once per restart', async (t) => {
+test('a watch-stream that must list again (410 Gone) says it restarts, once per restart; an unknown event type is a warning', async (t) => {
   let lists = 0;
   const relisted = deferred();
   const server = await startServer((req, res) => {
     if (req.query.has('watch')) {
       if (lists > 1) return; // held open until the operator stops
       res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'RENAMED', object: { metadata: { name: 'k1' } } })}\n`);
       res.end(`${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version') })}\n`);
       return;
     }
@@ -113,4 +114,5 @@ test('a watch-stream that must list again (410 Gone) says it restarts, once per 
     "Restarting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
     "Stopping the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
   ]);
+  assert.deepEqual(capture.messages().filter((m) => m.startsWith('Ignoring')), ['Ignoring an unsupported event type: {"type":"RENAMED","object":{"metadata":{"name":"k1"}}}']);
 });

@@ -99,6 +99,26 @@ test('list in pages, then watch from the listing; bookmarks move the resume poin
   assert.deepEqual(client.requestCounts(), { list: 2, watch: 2 });
 });
 
+test('an event of an unknown type is skipped, and told to whoever asked', async (t) => {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => {
+    if (req.query.get('watch')) return watches.push({ req, res });
+    sendJson(res, 200, listOf([], '10'));
+  });
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const unsupported: unknown[] = [];
+  const it = watchStream(clientOf(server), Things, { signal: controller.signal, onUnsupported: (raw) => unsupported.push(raw) })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
+  const events = take(it, 2);
+  const first = await watches.next();
+  startWatch(first.res);
+  first.res.write(line('ADDED', obj('a', '11')) + line('RENAMED', obj('a', '12')) + line('MODIFIED', obj('a', '13')));
+  assert.deepEqual(await events, ['ADDED a', 'MODIFIED a']);
+  assert.deepEqual(unsupported, [{ type: 'RENAMED', object: obj('a', '12') }]);
+});
+
 test('a watch line longer than a socket chunk arrives whole', async (t) => {
   const big = 'x'.repeat(3 * 1024 * 1024);
   const server = await startServer((req, res) => {
