@@ -5,13 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
 import { operator } from '../../../runtime/operator/operator.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { sendJson, startServer, status } from '../kube/fake-server.ts';
+import { kubeconfigOf, sendJson, startServer, status } from '../kube/fake-server.ts';
 
 test('failed requests that will be retried are logged as warnings, with the attempt and the delay', async (t) => {
   let listings = 0;
@@ -21,8 +20,7 @@ test('failed requests that will be retried are logged as warnings, with the atte
     sendJson(res, 200, { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: '1' }, items: [] });
   });
   t.after(() => server.close());
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  const kubeconfig = kubeconfigOf(server);
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn() {});
   const capture = captureLogs();

@@ -1,118 +1,53 @@
 /**
- * Resources named by string are served only if discovery says they can be, as Kopf decides: listed
- * and watched always, patched too when changing handlers are registered for them. The others, and
- * names that match several resources or none, are reported in Kopf's words, and the operator
- * serves the rest. A stream that must list again says it restarts; an unknown event type is warned of.
+ * Which watch streams run: a stream per served resource and served namespace, whichever of the
+ * two arrives first; cluster-scoped resources and cluster-wide operators watch once; a stream that
+ * fails fails the operator.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeConfig } from '@kubernetes/client-node';
-import { operator } from '../../../runtime/operator/operator.ts';
-import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
-import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
-import { deferred, sendJson, startServer, status } from '../kube/fake-server.ts';
-import { KopfExample } from '../../../examples/kopfexample.ts';
+import { Serving } from '../../../runtime/watching/serving.ts';
+import { WatcherSet } from '../../../runtime/watching/watchers.ts';
+import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 
-function kubeconfigOf(server: string): KubeConfig {
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-  return kubeconfig;
+const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
+const Globals: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'globals', kind: 'Global', scope: 'Cluster' };
+
+/** A set of streams that records which ones run (a stream runs until its signal is aborted). */
+function recorded(stop: AbortSignal, running: Set<string>, name: string): WatcherSet {
+  return new WatcherSet(async (namespace, signal) => {
+    const key = `${name}@${namespace ?? '*'}`;
+    running.add(key);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    running.delete(key);
+  }, stop);
 }
 
-const CORE = [
-  { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
-  { name: 'componentstatuses', singularName: 'componentstatus', namespaced: false, kind: 'ComponentStatus', verbs: ['get', 'list'] },
-  { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'patch'] },
-];
-
-/** Two groups that both serve `widgets`: the bare name is ambiguous. */
-const GROUPS = ['one.example.com', 'two.example.com'];
-const WIDGETS = { name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list', 'watch', 'patch'] };
-const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } });
-
-test('non-watchable resources, non-patchable ones with changing handlers, ambiguous and absent names are not served; the rest are', async (t) => {
-  const requests: string[] = [];
-  const listed = deferred();
-  const server = await startServer((req, res) => {
-    requests.push(`${req.method} ${req.path}`);
-    if (req.path === '/api') return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'] });
-    if (req.path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', groups: GROUPS.map(group) });
-    if (req.path === '/api/v1') return sendJson(res, 200, { kind: 'APIResourceList', resources: CORE });
-    if (GROUPS.some((name) => req.path === `/apis/${name}/v1`)) return sendJson(res, 200, { kind: 'APIResourceList', resources: [WIDGETS] });
-    if (req.path === '/api/v1/namespaces/default/configmaps' && !req.query.has('watch')) {
-      listed.resolve();
-      return sendJson(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
-    }
-    if (req.query.has('watch')) return; // held open until the operator stops
-    sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
-  });
-  t.after(() => server.close());
-  const registry = new OperatorRegistry();
-  registry.on.create('pods', async function create_fn() {});
-  registry.on.event('pods', async function seen_fn() {});
-  registry.on.event('componentstatuses', async function status_fn() {});
-  registry.on.event('configmaps', async function config_fn() {});
-  registry.on.event('widgets', async function widget_fn() {});
-  registry.on.event('gadgets', async function gadget_fn() {});
-  const capture = captureLogs();
-  const op = operator({
-    registry, kubeconfig: kubeconfigOf(server.url), namespaces: ['default'],
-    settings: defaultSettings({ posting: { enabled: false } }),
-    logs: new LogConfig({ verbosity: 'normal', sinks: [capture.sink] }),
-  });
-  try {
-    await op.ready;
-    await listed.promise;
-  } finally {
-    await op.stop();
-  }
-  const warnings = capture.messages().filter((m) => / resources (will not|cannot) be served/.test(m)).map((m) => m.replace(/(: '\w+'): .*/, '$1: …'));
-  assert.deepEqual(warnings, [
-    "Non-patchable resources will not be served: 'pods' (it has changing handlers, which write to the objects).",
-    "Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched).",
-    "Ambiguous resources will not be served (try specifying API groups): 'widgets': …",
-    "Unresolved resources cannot be served (try creating their CRDs): 'gadgets': …",
-  ]);
-  assert.ok(!requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')), requests.join('\n'));
+test('streams start for each resource and namespace, whichever comes first, and stop with the namespace', async () => {
+  const stop = new AbortController();
+  const running = new Set<string>();
+  const serving = new Serving(false);
+  serving.addNamespace('a');
+  serving.add(Things, recorded(stop.signal, running, 'things'));
+  serving.add(Globals, recorded(stop.signal, running, 'globals'));
+  serving.addNamespace('b');
+  serving.addNamespace('b');
+  assert.deepEqual([...running].sort(), ['globals@*', 'things@a', 'things@b']);
+  await serving.removeNamespace('a');
+  assert.deepEqual([...running].sort(), ['globals@*', 'things@b']);
+  stop.abort();
+  await serving.settled();
+  assert.deepEqual([...running], []);
 });
 
-test('a watch-stream that must list again (410 Gone) says it restarts, once per restart; an unknown event type is a warning', async (t) => {
-  let lists = 0;
-  const relisted = deferred();
-  const server = await startServer((req, res) => {
-    if (req.query.has('watch')) {
-      if (lists > 1) return; // held open until the operator stops
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.write(`${JSON.stringify({ type: 'RENAMED', object: { metadata: { name: 'k1' } } })}\n`);
-      res.end(`${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version') })}\n`);
-      return;
-    }
-    lists++;
-    const items = [{ apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'k1', namespace: 'default', uid: 'u1', resourceVersion: String(lists) } }];
-    sendJson(res, 200, { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: String(10 * lists) }, items });
-    if (lists === 2) relisted.resolve();
-  });
-  t.after(() => server.close());
-  const registry = new OperatorRegistry();
-  registry.on.event(KopfExample, async function seen_fn() {});
-  const capture = captureLogs();
-  const op = operator({
-    registry, kubeconfig: kubeconfigOf(server.url), namespaces: ['default'],
-    settings: defaultSettings({ posting: { enabled: false } }),
-    logs: new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }),
-  });
-  try {
-    await op.ready;
-    await relisted.promise;
-    await capture.waitFor((r) => r.message.startsWith('Restarting the watch-stream'), { timeout: 10 });
-  } finally {
-    await op.stop();
-  }
-  assert.deepEqual(capture.messages().filter((m) => /^(Starting|Restarting|Stopping) the watch-stream/.test(m)), [
-    "Starting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
-    "Restarting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
-    "Stopping the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
-  ]);
-  assert.deepEqual(capture.messages().filter((m) => m.startsWith('Ignoring')), ['Ignoring an unsupported event type: {"type":"RENAMED","object":{"metadata":{"name":"k1"}}}']);
+test('cluster-wide, every resource is watched once; a failing stream fails the whole', async () => {
+  const stop = new AbortController();
+  const running = new Set<string>();
+  const serving = new Serving(true);
+  serving.add(Things, recorded(stop.signal, running, 'things'));
+  serving.addNamespace('ignored');
+  assert.deepEqual([...running], ['things@*']);
+  serving.add(Globals, new WatcherSet(async () => { throw new Error('the watch broke'); }, stop.signal));
+  await assert.rejects(serving.failed, /the watch broke/);
+  stop.abort();
+  await serving.settled();
 });

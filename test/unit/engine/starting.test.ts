@@ -6,13 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { operator } from '../../../runtime/operator/operator.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { sendJson, startServer, status } from '../kube/fake-server.ts';
+import { kubeconfigOf, sendJson, startServer, status } from '../kube/fake-server.ts';
 
 test('stopped during startup, the operator cancels the startup handler and ends before any request', async (t) => {
   const requests: string[] = [];
@@ -21,8 +20,7 @@ test('stopped during startup, the operator cancels the startup handler and ends 
     sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy'));
   });
   t.after(() => server.close());
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  const kubeconfig = kubeconfigOf(server);
   const registry = new OperatorRegistry();
   let started!: () => void;
   const starting = new Promise<void>((resolve) => { started = resolve; });

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, staticCredentials } from '../../../runtime/kube/index.ts';
 import type { KubeClientOptions } from '../../../runtime/kube/index.ts';
 
@@ -53,6 +54,13 @@ export async function startServer(handler: Handler): Promise<FakeServer> {
       server.close(() => resolve());
     }),
   };
+}
+
+/** A kubeconfig for a fake server (a token user), for operators that make their own client. */
+export function kubeconfigOf(server: { url: string }): KubeConfig {
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  return kubeconfig;
 }
 
 /** A client of a fake server with fast retries, unless the test says otherwise. */
