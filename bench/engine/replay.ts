@@ -34,6 +34,9 @@ interface Recording {
 const recording = JSON.parse(readFileSync(eventsPath!, 'utf8')) as Recording;
 const lines = recording.events.map((event) => JSON.stringify(event));
 
+/** The recorded object at each version, as the API server sent it. */
+const wholeObjects = new Map(recording.events.map(({ object }) => [object.metadata!.resourceVersion!, Buffer.from(JSON.stringify(object))]));
+
 /**
  * Answers patches at once, with the versions the recording's patches got, in the same order: as
  * the metadata alone when asked so, else as the whole object the recording holds at that version.
@@ -52,7 +55,6 @@ class ReplayClient extends KubeClient {
     return whole ?? Buffer.from(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${version}"}}`);
   }
 }
-const wholeObjects = new Map(recording.events.map(({ object }) => [object.metadata!.resourceVersion!, Buffer.from(JSON.stringify(object))]));
 
 // The burst benchmark's operator (bench/burst/operator.ts) and `kopf run`'s log format, written nowhere.
 const registry = new OperatorRegistry();

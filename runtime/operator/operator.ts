@@ -242,7 +242,7 @@ export class Operator {
     return { queue, proc };
   }
 
-  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queues: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
+  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = {
@@ -256,7 +256,7 @@ export class Operator {
       if (event.type === 'LISTED') streaming = false;
       else if (event.type === 'LISTED_DONE') streaming = true;
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
-      if ('object' in event) queues.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+      if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
     logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }

@@ -185,15 +185,15 @@ function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchO
   if (outcome.resourceVersion && timeout > 0) memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
 }
 
-/**
- * Re-processes the object later with the body seen now — still the latest one when the time
- * comes, since any newer event cancels the wake-up (and is processed instead).
- */
 /** Seconds until `until`, to the millisecond, never negative. */
 function secondsLeft(until: number): number {
   return Math.max(0, Math.round(until - Date.now()) / 1000);
 }
 
+/**
+ * Re-processes the object later with the body seen now — still the latest one when the time
+ * comes, since any newer event cancels the wake-up (and is processed instead).
+ */
 function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, seconds: number): void {
   if (proc.stopping.aborted) return;
   if (memory.wakeup) clearTimeout(memory.wakeup);

@@ -1,7 +1,8 @@
 /**
- * What a merge-patch set and the object does not show afterwards is reported as Kopf reports it
- * ("Merge-patching finished with inconsistencies"), with Kopf's exceptions; the engine's own
- * bookkeeping (annotations only) is not asked back whole to be checked.
+ * What a merge patch set but the object does not show afterwards is reported as Kopf reports it
+ * ("Merge-patching finished with inconsistencies"), with Kopf's exceptions. Field paths seen kept
+ * are not checked again until the record is dropped, and the engine's own bookkeeping (annotations
+ * only) is never asked back whole to be checked.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,16 @@ test('the kept paths are forgotten when there are too many', () => {
   const kept = new KeptFields();
   kept.confirm(kept.unconfirmed({ status: { first: 1 } }));
   for (let n = 0; n < 300; n++) kept.confirm(kept.unconfirmed({ status: { [`f${n}`]: 1 } }));
+  assert.deepEqual(kept.unconfirmed({ status: { first: 1 } }), [['status', 'first']]);
+});
+
+test('the kept paths are forgotten after ten minutes, so that a changed schema is noticed', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 0 });
+  const kept = new KeptFields();
+  kept.confirm(kept.unconfirmed({ status: { first: 1 } }));
+  t.mock.timers.tick(10 * 60_000);
+  assert.deepEqual(kept.unconfirmed({ status: { first: 1 } }), [], 'still kept at ten minutes');
+  t.mock.timers.tick(1);
   assert.deepEqual(kept.unconfirmed({ status: { first: 1 } }), [['status', 'first']]);
 });
 
