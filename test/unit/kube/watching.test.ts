@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { ApiError, WatchError, listObjects, watchStream } from '../../../runtime/kube/index.ts';
 import type { RetryNotice, StreamEvent } from '../../../runtime/kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
@@ -40,6 +41,19 @@ class Arrivals {
   }
 }
 
+/**
+ * A server whose listings `list` answers and whose watch requests wait in `watches` for the test to
+ * answer; when the test ends, it is closed and the streams' signal is aborted.
+ */
+async function watchServer(t: TestContext, list: (req: Received, res: ServerResponse) => void) {
+  const watches = new Arrivals();
+  const server = await startServer((req, res) => (req.query.get('watch') ? watches.push({ req, res }) : list(req, res)));
+  t.after(() => server.close());
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  return { server, watches, controller, signal: controller.signal, client: clientOf(server) };
+}
+
 function describeEvent(e: StreamEvent<KubeObject>): string {
   if (e.type === 'LISTED_DONE' || e.type === 'BOOKMARK') return `${e.type} ${e.resourceVersion}`;
   return `${e.type}${e.type === 'DELETED' && e.synthetic ? '*' : ''} ${e.object.metadata?.name}`;
@@ -56,15 +70,10 @@ async function take(it: AsyncIterator<StreamEvent<KubeObject>>, n: number): Prom
 }
 
 test('list in pages, then watch from the listing; bookmarks move the resume point', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
+  const { server, watches, controller, client } = await watchServer(t, (req, res) => {
     if (!req.query.get('continue')) sendJson(res, 200, listOf([obj('a', '5'), obj('b', '6')], '10', 'page-2'));
     else sendJson(res, 200, listOf([obj('c', '7')], '10'));
   });
-  t.after(() => server.close());
-  const client = clientOf(server);
-  const controller = new AbortController();
   const it = watchStream(client, Things, { namespace: 'ns', pageSize: 2, signal: controller.signal })[Symbol.asyncIterator]();
 
   const listed = await it.next();
@@ -100,16 +109,9 @@ test('list in pages, then watch from the listing; bookmarks move the resume poin
 });
 
 test('an event of an unknown type is skipped, and told to whoever asked', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
-    sendJson(res, 200, listOf([], '10'));
-  });
-  t.after(() => server.close());
-  const controller = new AbortController();
-  t.after(() => controller.abort());
+  const { watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '10')));
   const unsupported: unknown[] = [];
-  const it = watchStream(clientOf(server), Things, { signal: controller.signal, onUnsupported: (raw) => unsupported.push(raw) })[Symbol.asyncIterator]();
+  const it = watchStream(client, Things, { signal, onUnsupported: (raw) => unsupported.push(raw) })[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
   const events = take(it, 2);
   const first = await watches.next();
@@ -140,15 +142,8 @@ test('a watch line longer than a socket chunk arrives whole', async (t) => {
 });
 
 test('a silent stream is re-established after the inactivity timeout, from the last resourceVersion', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
-    sendJson(res, 200, listOf([], '10'));
-  });
-  t.after(() => server.close());
-  const controller = new AbortController();
-  t.after(() => controller.abort());
-  const it = watchStream(clientOf(server), Things, { inactivityTimeout: 0.2, signal: controller.signal })[Symbol.asyncIterator]();
+  const { server, watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '10')));
+  const it = watchStream(client, Things, { inactivityTimeout: 0.2, signal })[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
 
   const added = take(it, 1);
@@ -170,18 +165,13 @@ test('a silent stream is re-established after the inactivity timeout, from the l
 });
 
 test('an in-stream 410 re-lists, with synthetic DELETED for objects gone meanwhile', async (t) => {
-  const watches = new Arrivals();
   let lists = 0;
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
+  const { watches, signal, client } = await watchServer(t, (_req, res) => {
     lists++;
     if (lists === 1) sendJson(res, 200, listOf([obj('a', '5'), obj('b', '6')], '10'));
     else sendJson(res, 200, listOf([obj('a', '30'), obj('c', '31')], '40'));
   });
-  t.after(() => server.close());
-  const controller = new AbortController();
-  t.after(() => controller.abort());
-  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(client, Things, { signal })[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 3), ['LISTED a', 'LISTED b', 'LISTED_DONE 10']);
 
   const added = take(it, 1);
@@ -310,14 +300,8 @@ test('429 on the watch request waits for Retry-After, then resumes', async (t) =
 });
 
 test('the signal ends the iteration cleanly and closes the connection', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
-    sendJson(res, 200, listOf([], '1'));
-  });
-  t.after(() => server.close());
-  const controller = new AbortController();
-  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  const { watches, controller, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '1')));
+  const it = watchStream(client, Things, { signal: controller.signal })[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
   const pending = it.next();
   const open = await watches.next();
@@ -329,14 +313,9 @@ test('the signal ends the iteration cleanly and closes the connection', async (t
 });
 
 test('leaving the loop early closes the connection', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
-    sendJson(res, 200, listOf([], '1'));
-  });
-  t.after(() => server.close());
+  const { watches, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '1')));
   const consumer = (async () => {
-    for await (const e of watchStream(clientOf(server), Things)) if (e.type === 'ADDED') break;
+    for await (const e of watchStream(client, Things)) if (e.type === 'ADDED') break;
   })();
   const open = await watches.next();
   startWatch(open.res);
@@ -406,15 +385,8 @@ test('a watch request that gets no response headers in time counts as a failure'
 });
 
 test('a malformed line is a failure: the watch resumes from the last good event', async (t) => {
-  const watches = new Arrivals();
-  const server = await startServer((req, res) => {
-    if (req.query.get('watch')) return watches.push({ req, res });
-    sendJson(res, 200, listOf([], '1'));
-  });
-  t.after(() => server.close());
-  const controller = new AbortController();
-  t.after(() => controller.abort());
-  const it = watchStream(clientOf(server), Things, { signal: controller.signal })[Symbol.asyncIterator]();
+  const { watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '1')));
+  const it = watchStream(client, Things, { signal })[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 1), ['LISTED_DONE 1']);
   const events = take(it, 2);
   const broken = await watches.next();
