@@ -7,15 +7,19 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
-/** User + system CPU seconds the process has used so far (all its threads). */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds the process has used so far (all its threads), in user space and in the kernel. */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may contain spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  return (utime + stime) / ticksPerSecond;
+  return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
+}
+
+/** User + system CPU seconds the process has used so far (all its threads). */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Peak resident memory (VmHWM) in MiB. */

@@ -16,12 +16,13 @@
  *
  * Per run: seconds from the first create to all handled (handled = seen by a watch with the
  * creation result in status, the finalizer, and the diff-base); full-cycle objects/s (first
- * create to all gone); the operator's CPU seconds per 1,000 objects (/proc utime+stime); API
- * writes per object (PATCH/PUT on kopfexamples, from the apiserver's apiserver_request_total);
- * peak RSS (VmHWM); where `perf` is installed, the operator's instructions per object and per
- * cycle (counters.ts). Then the ratios to Kopf, and to the floor if it ran. A warm-up of a few
- * objects precedes each measured burst. The machine is shared by the apiserver, etcd, the operator
- * and the load: compare contestants within one run, never across runs.
+ * create to all gone); the operator's CPU seconds per 1,000 objects (/proc utime+stime) and the
+ * kernel's share of it (system calls, loopback TCP); API writes per object (PATCH/PUT on
+ * kopfexamples, from the apiserver's apiserver_request_total); peak RSS (VmHWM); where `perf` is
+ * installed, the operator's instructions per object and per cycle (counters.ts). Then the ratios
+ * to Kopf, and to the floor if it ran. A warm-up of a few objects precedes each measured burst.
+ * The machine is shared by the apiserver, etcd, the operator and the load: compare contestants
+ * within one run, never across runs.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -36,7 +37,7 @@ import { CRD_YAML, DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { Observer } from './observer.ts';
-import { cpuSeconds, peakRssMiB } from './procstat.ts';
+import { cpuSeconds, cpuTimes, peakRssMiB } from './procstat.ts';
 import { countHardware } from './counters.ts';
 import { buildOperator, type BuiltOperator } from './built.ts';
 
@@ -56,6 +57,8 @@ interface Measurement {
   /** First create → all gone. */
   cycleSeconds: number;
   cpuPer1k: number;
+  /** The kernel's part of the operator's CPU (system time), 0–1: what its system calls cost. */
+  kernelShare: number;
   /** Millions of instructions per object (billions per 1k); null without `perf`. */
   instructionsPerObject: number | null;
   /** Instructions per cycle over the burst; null without `perf`. */
@@ -182,11 +185,13 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 
     const names = Array.from({ length: N }, (_, i) => `kex-${String(i).padStart(5, '0')}`);
     const requestsBefore = await requestCounts(cp.credentials, 'kopfexamples');
-    const cpuBefore = cpuSeconds(operator.pid);
+    const cpuBefore = cpuTimes(operator.pid);
     const apiServerCpuBefore = cpuSeconds(cp.apiServerPid);
     const counters = countHardware(operator.pid);
     const { start, handled, gone } = await burst(client, observer, operator, namespace, names);
-    const cpu = cpuSeconds(operator.pid) - cpuBefore;
+    const cpuAfter = cpuTimes(operator.pid);
+    const [user, system] = [cpuAfter.user - cpuBefore.user, cpuAfter.system - cpuBefore.system];
+    const cpu = user + system;
     const counts = await counters.stop();
     const apiServerCpu = cpuSeconds(cp.apiServerPid) - apiServerCpuBefore;
     const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
@@ -199,6 +204,7 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
       handledSeconds: (handled - start) / 1000,
       cycleSeconds: (gone - start) / 1000,
       cpuPer1k: cpu / N * 1000,
+      kernelShare: system / cpu,
       instructionsPerObject: counts && counts.instructions / N / 1e6,
       ipc: counts && counts.instructions / counts.cycles,
       apiServerCpuPer1k: apiServerCpu / N * 1000,
@@ -216,11 +222,11 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 
 function table(results: Measurement[], labels: Map<string, string>): string {
   const rows = [
-    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | instructions / object, M | instructions / cycle | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | of it kernel | instructions / object, M | instructions / cycle | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
+    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${(r.kernelShare * 100).toFixed(0)}% | ${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
   }
   return rows.join('\n');
 }
