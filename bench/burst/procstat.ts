@@ -9,10 +9,14 @@ let ticksPerSecond: number | undefined;
 
 /** CPU seconds the process has used so far (all its threads), in user space and in the kernel. */
 export function cpuTimes(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may contain spaces: count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return cpuTimesOf(readFileSync(`/proc/${pid}/stat`, 'utf8'), ticksPerSecond);
+}
+
+/** User and system seconds from the text of `/proc/<pid>/stat` (fields 14 and 15, in clock ticks). */
+export function cpuTimesOf(stat: string, ticksPerSecond: number): { user: number; system: number } {
+  // The command name (field 2) may contain spaces and parentheses: count fields after its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
 }
 
