@@ -13,7 +13,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { WARNING } from '../../../runtime/logging/index.ts';
 import { STOP_ANNOUNCED } from '../../../runtime/operator/operator.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
-import { startOperator, useCluster } from './support.ts';
+import { startOperator, useCluster, withOperator } from './support.ts';
 
 const cluster = useCluster();
 
@@ -23,9 +23,7 @@ test('create, update and delete go through the handlers once each, with Kopf\'s 
   registry.on.create(KopfExample, async function create_fn({ spec }) { calls.push(`create:${spec.field}`); return { message: 'created' }; });
   registry.on.update(KopfExample, async function update_fn({ diff }) { calls.push(`update:${JSON.stringify(diff)}`); });
   registry.on.delete(KopfExample, async function delete_fn() { calls.push('delete'); });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e1', namespace: 'default' }, spec: { field: 'a' } });
     await capture.waitFor("Creation is processed: 1 succeeded; 0 failed.", { timeout: 30 });
     await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 }); // after the patch
@@ -43,68 +41,54 @@ test('create, update and delete go through the handlers once each, with Kopf\'s 
     assert.deepEqual(calls, ['create:a', 'update:[["change",["spec","field"],"a","b"]]', 'delete']);
     assert.ok(capture.messages().includes('Adding the finalizer, thus preventing the actual deletion.'));
     assert.ok(capture.messages().includes('Removing the finalizer, thus allowing the actual deletion.'));
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
-test('a temporary error is retried after its delay, and its progress is on the object meanwhile', async () => {
+test('a temporary error is retried after its delay, and its progress is on the object meanwhile', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e2' }).catch(() => undefined));
   let attempts = 0;
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function flaky() {
     attempts++;
     if (attempts < 2) throw new TemporaryError('not yet', { delay: 1 });
   });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e2', namespace: 'default' }, spec: {} });
     await capture.waitFor("Handler 'flaky' failed temporarily: not yet", { timeout: 30 });
     await capture.waitFor("Creation is processed: 1 succeeded; 0 failed.", { timeout: 30 });
     assert.equal(attempts, 2);
-  } finally {
-    await op.stop();
-    await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e2' }).catch(() => undefined);
-  }
+  });
 });
 
-test('a sleep for a delayed handler is cut short by a new change, as Kopf says', async () => {
+test('a sleep for a delayed handler is cut short by a new change, as Kopf says', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e8' }).catch(() => undefined));
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function slow() { throw new TemporaryError('later', { delay: 60 }); });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e8', namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e8' && /^Sleeping for [\d.]+ seconds for the delayed handlers\.$/.test(r.message), { timeout: 30 });
     await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'e8' }, { spec: { field: 'changed' } });
     const interrupted = await capture.waitFor((r) => r.ref?.name === 'e8' && r.message.startsWith('Sleeping was interrupted by new changes, '), { timeout: 30 });
     const left = Number(/, ([\d.]+) seconds left\.$/.exec(interrupted.message)?.[1]);
     assert.ok(left > 30 && left < 60, interrupted.message);
-  } finally {
-    await op.stop();
-    await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'e8' }).catch(() => undefined);
-  }
+  });
 });
 
-test('the deletion of an object without our finalizer is noted and left alone', async () => {
+test('the deletion of an object without our finalizer is noted and left alone', async (t) => {
+  const ref = { namespace: 'default', name: 'e9' };
+  t.after(() => patchObject(cluster.client, KopfExample, ref, { metadata: { finalizers: null } }).catch(() => undefined));
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn() { calls.push('create'); });
   registry.on.delete(KopfExample, async function delete_fn() { calls.push('delete'); }, { optional: true });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  const ref = { namespace: 'default', name: 'e9' };
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     // Another party's finalizer keeps the object while it is being deleted.
     await createObject(cluster.client, KopfExample, { metadata: { ...ref, finalizers: ['example.com/other'] }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e9' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     await deleteObject(cluster.client, KopfExample, ref);
     await capture.waitFor((r) => r.ref?.name === 'e9' && r.message === 'Deletion, but we are done with it, and we do not care.', { timeout: 30 });
     assert.deepEqual(calls, ['create']);
-  } finally {
-    await patchObject(cluster.client, KopfExample, ref, { metadata: { finalizers: null } }).catch(() => undefined);
-    await op.stop();
-  }
+  });
 });
 
 test('execute() runs sub-handlers in place, each once, under the parent\'s id', async () => {
@@ -115,9 +99,7 @@ test('execute() runs sub-handlers in place, each once, under the parent\'s id', 
     await execute({ a: async () => { calls.push('a'); }, b: async () => { calls.push('b'); return { done: true }; } });
     return { all: 'done' };
   });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e3', namespace: 'default' }, spec: {} });
     await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
@@ -129,9 +111,7 @@ test('execute() runs sub-handlers in place, each once, under the parent\'s id', 
     assert.deepEqual(obj.status?.parent, { all: 'done' });
     const leftovers = Object.keys(obj.metadata?.annotations ?? {}).filter((k) => k.startsWith('kopf.zalando.org/') && !k.endsWith('last-handled-configuration'));
     assert.deepEqual(leftovers, [], 'the parent\'s and the children\'s progress is purged');
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('patch transformations (patch.fns) are applied as a JSON patch against the fresh body', async () => {
@@ -139,18 +119,14 @@ test('patch transformations (patch.fns) are applied as a JSON patch against the 
   registry.on.create(KopfExample, async function transform({ patch }) {
     patch.fns.push((body) => { body.metadata ??= {}; body.metadata.labels = { ...body.metadata.labels, transformed: 'yes' }; });
   });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e4', namespace: 'default', labels: { kept: 'too' } }, spec: {} });
     await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     await capture.waitFor((r) => r.ref?.name === 'e4' && r.message.startsWith('JSON-patching the resource with:'), { timeout: 30 });
     await capture.waitFor((r) => r.ref?.name === 'e4' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
     const obj = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'e4' });
     assert.deepEqual(obj.metadata?.labels, { kept: 'too', transformed: 'yes' });
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('an embedded operator stopped by its application says so as Kopf does, once; a stop whose reason was announced is not said again', async () => {
@@ -173,46 +149,34 @@ test('a resource named by a string is resolved by discovery (a short name here) 
   const seen: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create('kex', async function by_name({ name, resource }) { seen.push(`${name} ${resource.plural}.${resource.group}/${resource.version}`); });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e5', namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e5' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(seen, ['e5 kopfexamples.kopf.dev/v1']);
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('a name that nothing serves is reported, and the operator serves the rest', async () => {
   const registry = new OperatorRegistry();
   registry.on.create('nosuchthings', async function never() {});
   registry.on.create(KopfExample, async function served() {});
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     assert.ok(capture.messages().some((m) => m.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'nosuchthings'")), capture.messages().join('\n'));
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e6', namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e6' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('a resource that cannot be watched (componentstatuses: get and list only) is reported and not served', async () => {
   const registry = new OperatorRegistry();
   registry.on.event('componentstatuses', async function never() {});
   registry.on.create(KopfExample, async function served() {});
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     assert.ok(capture.messages().includes("Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched)."), capture.messages().join('\n'));
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e7', namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'e7' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.ok(!capture.messages().some((m) => m.includes('watch-stream for componentstatuses')), capture.messages().join('\n'));
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 /** A KopfExample-like resource whose status schema declares some fields only: the API server prunes the rest. */
@@ -234,9 +198,7 @@ test('a handler result that the schema prunes from the status is reported as Kop
   const registry = new OperatorRegistry();
   registry.on.create(PrunedExample, async function kept_fn() { return { message: 'kept' }; });
   registry.on.create(PrunedExample, async function pruned_fn() { return { message: 'lost' }; });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, PrunedExample, { metadata: { name: 'p1', namespace: 'default' } });
     await capture.waitFor((r) => r.ref?.name === 'p1' && r.message === 'Creation is processed: 2 succeeded; 0 failed.', { timeout: 30 });
     await capture.waitFor((r) => r.ref?.name === 'p1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
@@ -246,7 +208,5 @@ test('a handler result that the schema prunes from the status is reported as Kop
     ]);
     const obj = await getObject(cluster.client, PrunedExample, { namespace: 'default', name: 'p1' });
     assert.deepEqual(obj.status, { kept_fn: { message: 'kept' } }, 'the API server pruned the undeclared result, and only it');
-  } finally {
-    await op.stop();
-  }
+  });
 });

@@ -14,7 +14,7 @@ import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { startOperator, useCluster } from './support.ts';
+import { useCluster, withOperator } from './support.ts';
 
 const cluster = useCluster();
 
@@ -28,38 +28,31 @@ function registryWith(calls: string[]): OperatorRegistry {
 
 test('a restarted operator resumes what it handled, and updates what changed while it was down', async () => {
   const calls: string[] = [];
-  const first = startOperator(cluster, registryWith(calls));
-  await first.op.ready;
-  await createObject(cluster.client, KopfExample, { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } });
-  await createObject(cluster.client, KopfExample, { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } });
-  await first.capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
-  await first.capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
-  await first.op.stop();
+  await withOperator(cluster, registryWith(calls), async ({ capture }) => {
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } });
+    await capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+  });
   assert.deepEqual(calls, ['create', 'create']);
 
   calls.length = 0;
   await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'r2' }, { spec: { field: 'b' } });
   const r1Before = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
-  const second = startOperator(cluster, registryWith(calls));
-  await second.op.ready;
-  try {
-    await second.capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.', { timeout: 30 });
-    await second.capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.', { timeout: 30 });
+  await withOperator(cluster, registryWith(calls), async ({ capture }) => {
+    await capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls.sort(), ['resume:resume', 'resume:update', 'update:update']);
     const r1After = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
     assert.equal(r1After.metadata?.resourceVersion, r1Before.metadata?.resourceVersion, 'resuming an unchanged object writes nothing');
-  } finally {
-    await second.op.stop();
-  }
+  });
 });
 
 test('namespace globs serve matching namespaces that appear after the start, and no others', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn({ namespace }) { calls.push(namespace ?? ''); });
-  const { op, capture } = startOperator(cluster, registry, { namespaces: ['team-*,!team-skip'] });
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, { namespaces: ['team-*,!team-skip'] }, async ({ capture }) => {
     for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, Namespaces, { metadata: { name: ns } });
     // Whether a namespace's watch starts before or after its object exists, its listing sees it.
     for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, KopfExample, { metadata: { name: 'g1', namespace: ns }, spec: {} });
@@ -68,9 +61,7 @@ test('namespace globs serve matching namespaces that appear after the start, and
     await createObject(cluster.client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
     await capture.waitFor((r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['team-a', 'team-a']);
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 const Gizmos: ResourceDescriptor = { group: 'served.kopf.dev', version: 'v1', plural: 'gizmos', kind: 'Gizmo', scope: 'Namespaced' };
@@ -87,10 +78,8 @@ test('a resource whose CRD is missing is waited for, served once the CRD is ther
   const registry = new OperatorRegistry();
   registry.on.create(Gizmos, async function create_fn({ name }) { calls.push(name); });
   const settings = defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.2] } });
-  const { op, capture } = startOperator(cluster, registry, { settings });
   const missing = "The resource gizmos.v1.served.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD deleted, or not created yet?";
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, { settings }, async ({ capture }) => {
     await capture.waitFor((r) => r.message === missing, { timeout: 30 });
     await cluster.cp.installCrds([GIZMO_CRD]);
     await createObject(cluster.client, Gizmos, { apiVersion: 'served.kopf.dev/v1', kind: 'Gizmo', metadata: { name: 'z1', namespace: 'default' } });
@@ -102,18 +91,14 @@ test('a resource whose CRD is missing is waited for, served once the CRD is ther
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'gizmos.served.kopf.dev' });
     await capture.waitFor((r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before, { timeout: 60 });
     assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('a resource named by a string is served once its CRD is created', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create('widgets.late.kopf.dev', async function create_fn({ name }) { calls.push(name); });
-  const { op, capture } = startOperator(cluster, registry);
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await capture.waitFor((r) => r.message.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'widgets.late.kopf.dev'"), { timeout: 30 });
     await cluster.cp.installCrds([{ ...GIZMO_CRD, metadata: { name: 'widgets.late.kopf.dev' }, spec: { ...GIZMO_CRD.spec, group: 'late.kopf.dev', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } } }]);
     await capture.waitFor("The resource 'widgets.late.kopf.dev' is served now: its CRD was created.", { timeout: 30 });
@@ -121,9 +106,7 @@ test('a resource named by a string is served once its CRD is created', async () 
     await createObject(cluster.client, Widgets, { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } });
     await capture.waitFor((r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['w1']);
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('a resource named by a string follows its name when its CRD is re-created in another group', async () => {
@@ -136,9 +119,7 @@ test('a resource named by a string follows its name when its CRD is re-created i
   });
   const thingIn = (group: string, name: string) => createObject(cluster.client, { group, version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' }, { apiVersion: `${group}/v1`, kind: 'Thing', metadata: { name, namespace: 'default' } });
   await cluster.cp.installCrds([thingsIn('first.kopf.dev')]);
-  const { op, capture } = startOperator(cluster, registry, { settings });
-  await op.ready;
-  try {
+  await withOperator(cluster, registry, { settings }, async ({ capture }) => {
     await thingIn('first.kopf.dev', 't1');
     await capture.waitFor((r) => r.ref?.name === 't1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'things.first.kopf.dev' });
@@ -149,17 +130,11 @@ test('a resource named by a string follows its name when its CRD is re-created i
     await capture.waitFor((r) => r.ref?.name === 't2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     assert.deepEqual(calls, ['t1 first.kopf.dev', 't2 second.kopf.dev']);
     assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
-  } finally {
-    await op.stop();
-  }
+  });
 });
 
 test('an operator without resource handlers says it has nothing to serve', async () => {
-  const { op, capture } = startOperator(cluster, new OperatorRegistry());
-  await op.ready;
-  try {
+  await withOperator(cluster, new OperatorRegistry(), async ({ capture }) => {
     await capture.waitFor((r) => r.level === 30 && r.message === 'No resource handlers are registered: there is nothing to serve.', { timeout: 10 });
-  } finally {
-    await op.stop();
-  }
+  });
 });

@@ -42,3 +42,21 @@ export function startOperator(cluster: Cluster, registry: OperatorRegistry, opti
   });
   return { op, capture };
 }
+
+type Running = ReturnType<typeof startOperator>;
+
+/**
+ * Runs `body` once an embedded operator (as `startOperator` makes it, with `options`) is ready,
+ * and stops the operator after it, whether the body passed or failed, and also if the operator
+ * never got ready.
+ */
+export async function withOperator<R>(cluster: Cluster, registry: OperatorRegistry, ...args: [body: (running: Running) => Promise<R>] | [options: Partial<OperatorOptions>, body: (running: Running) => Promise<R>]): Promise<R> {
+  const [options, body] = args.length === 1 ? [{}, args[0]] : args;
+  const running = startOperator(cluster, registry, options);
+  try {
+    await running.op.ready;
+    return await body(running);
+  } finally {
+    await running.op.stop();
+  }
+}
