@@ -190,8 +190,8 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
     const counters = countHardware(operator.pid);
     const { start, handled, gone } = await burst(client, observer, operator, namespace, names);
     const cpuAfter = cpuTimes(operator.pid);
-    const [user, system] = [cpuAfter.user - cpuBefore.user, cpuAfter.system - cpuBefore.system];
-    const cpu = user + system;
+    const system = cpuAfter.system - cpuBefore.system;
+    const cpu = cpuAfter.user - cpuBefore.user + system;
     const counts = await counters.stop();
     const apiServerCpu = cpuSeconds(cp.apiServerPid) - apiServerCpuBefore;
     const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
