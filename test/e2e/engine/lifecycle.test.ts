@@ -13,7 +13,8 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { WARNING } from '../../../runtime/logging/index.ts';
 import { STOP_ANNOUNCED } from '../../../runtime/operator/operator.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
-import { startOperator, useCluster, withOperator } from './support.ts';
+import { useCluster } from '../use-cluster.ts';
+import { startOperator, withOperator } from './support.ts';
 
 const cluster = useCluster();
 

@@ -14,7 +14,8 @@ import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { useCluster, withOperator } from './support.ts';
+import { useCluster } from '../use-cluster.ts';
+import { withOperator } from './support.ts';
 
 const cluster = useCluster();
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createObject, getObject } from '../../../runtime/kube/index.ts';
 import { runOperator, type OperatorExit, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { useCluster } from './support.ts';
+import { useCluster } from '../use-cluster.ts';
 
 const cluster = useCluster();
 

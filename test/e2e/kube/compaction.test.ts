@@ -5,42 +5,27 @@
  * a compaction is what makes a resourceVersion too old (with the cache, its own window decides).
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { KubeClient, createObject, deleteObject, listObjects, patchObject, watchStream } from '../../../runtime/kube/index.ts';
+import { test } from 'node:test';
+import { createObject, deleteObject, listObjects, patchObject, watchStream } from '../../../runtime/kube/index.ts';
 import type { StreamEvent } from '../../../runtime/kube/index.ts';
-import { Namespaces } from '../../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import { startControlPlane } from '../../../runtime/testing.ts';
-import type { ControlPlane } from '../../../runtime/testing.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { useCluster } from '../use-cluster.ts';
 
-const CRD = new URL('../../../examples/crd.yaml', import.meta.url).pathname;
 const NS = 'compaction';
-let cp: ControlPlane;
-let client: KubeClient;
 
-before(async () => {
-  cp = await startControlPlane({ apiServerArgs: ['--watch-cache=false'] });
-  await cp.installCrds([CRD]);
-  client = KubeClient.fromKubeConfig(cp.kubeconfig);
-  await createObject(client, Namespaces, { metadata: { name: NS } });
-});
-
-after(async () => {
-  client?.close();
-  await cp?.stop();
-});
+const cluster = useCluster({ apiServerArgs: ['--watch-cache=false'], namespace: NS });
 
 /** Compacts etcd's history up to `revision` through its HTTP gateway. */
 async function compact(revision: string): Promise<void> {
-  const response = await fetch(`${cp.etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  const response = await fetch(`${cluster.cp.etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
   assert.equal(response.status, 200, await response.text());
 }
 
 test('a watch from a compacted resourceVersion re-lists and reports what it missed', { timeout: 60_000 }, async () => {
-  for (const name of ['k1', 'k2', 'k3', 'k4']) await createObject(client, KopfExample, { metadata: { name, namespace: NS } });
+  for (const name of ['k1', 'k2', 'k3', 'k4']) await createObject(cluster.client, KopfExample, { metadata: { name, namespace: NS } });
   const controller = new AbortController();
-  const it = watchStream(client, KopfExample, { namespace: NS, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(cluster.client, KopfExample, { namespace: NS, signal: controller.signal })[Symbol.asyncIterator]();
   const state = new Map<string, KubeObject>();
   const events: string[] = [];
   const pull = async (until: (e: StreamEvent<KubeObject>) => boolean) => {
@@ -59,26 +44,26 @@ test('a watch from a compacted resourceVersion re-lists and reports what it miss
     assert.deepEqual([...state.keys()].sort(), ['k1', 'k2', 'k3', 'k4']);
 
     // The consumer does not ask for more meanwhile, so the watch request is not yet made.
-    await patchObject(client, KopfExample, { namespace: NS, name: 'k1' }, { spec: { field: 'changed' } });
-    await deleteObject(client, KopfExample, { namespace: NS, name: 'k2' });
-    await deleteObject(client, KopfExample, { namespace: NS, name: 'k3' });
-    const latest = await createObject(client, KopfExample, { metadata: { name: 'k5', namespace: NS } });
+    await patchObject(cluster.client, KopfExample, { namespace: NS, name: 'k1' }, { spec: { field: 'changed' } });
+    await deleteObject(cluster.client, KopfExample, { namespace: NS, name: 'k2' });
+    await deleteObject(cluster.client, KopfExample, { namespace: NS, name: 'k3' });
+    const latest = await createObject(cluster.client, KopfExample, { metadata: { name: 'k5', namespace: NS } });
     await compact(latest.metadata?.resourceVersion ?? '');
 
     events.length = 0;
     await pull((e) => e.type === 'LISTED_DONE');
     assert.deepEqual(events.filter((e) => !e.startsWith('LISTED ')), ['DELETED* k2', 'DELETED* k3', 'LISTED_DONE']);
     assert.deepEqual(events.filter((e) => e.startsWith('LISTED ')).sort(), ['LISTED k1', 'LISTED k4', 'LISTED k5']);
-    const server = (await listObjects(client, KopfExample, { namespace: NS })).items;
+    const server = (await listObjects(cluster.client, KopfExample, { namespace: NS })).items;
     assert.deepEqual([...state.keys()].sort(), server.map((o) => o.metadata?.name).sort());
     assert.equal((state.get('k1')?.spec as { field?: string } | undefined)?.field, 'changed');
 
     // And the watch goes on from the new listing.
     const next = pull((e) => e.type === 'ADDED');
-    await createObject(client, KopfExample, { metadata: { name: 'k6', namespace: NS } });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'k6', namespace: NS } });
     await next;
     assert.ok(state.has('k6'));
-    assert.equal(client.requestCounts().list, 3, 'two listings by the watch, one by the test');
+    assert.equal(cluster.client.requestCounts().list, 3, 'two listings by the watch, one by the test');
   } finally {
     controller.abort();
   }

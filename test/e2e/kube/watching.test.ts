@@ -3,32 +3,19 @@
  * initial listing, and recovery from a restarted kube-apiserver.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { KubeClient, createObject, deleteObject, listObjects, patchObject, watchStream } from '../../../runtime/kube/index.ts';
 import type { StreamEvent } from '../../../runtime/kube/index.ts';
 import { ConfigMaps, Namespaces } from '../../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import { startControlPlane } from '../../../runtime/testing.ts';
-import type { ControlPlane } from '../../../runtime/testing.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { useCluster } from '../use-cluster.ts';
 
-const CRD = new URL('../../../examples/crd.yaml', import.meta.url).pathname;
-let cp: ControlPlane;
-let client: KubeClient;
 
-before(async () => {
-  cp = await startControlPlane();
-  await cp.installCrds([CRD]);
-  client = KubeClient.fromKubeConfig(cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
-});
-
-after(async () => {
-  client?.close();
-  await cp?.stop();
-});
+const cluster = useCluster({ client: { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] } });
 
 async function namespace(name: string): Promise<string> {
-  await createObject(client, Namespaces, { metadata: { name } });
+  await createObject(cluster.client, Namespaces, { metadata: { name } });
   return name;
 }
 
@@ -50,15 +37,15 @@ test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', 
   const ns = await namespace('watch-order');
   const controller = new AbortController();
   // A short server timeout makes the API server send a bookmark ~2 s before it ends each stream.
-  const it = watchStream(client, KopfExample, { namespace: ns, serverTimeout: 5, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(cluster.client, KopfExample, { namespace: ns, serverTimeout: 5, signal: controller.signal })[Symbol.asyncIterator]();
   await until(it, (e) => e.type === 'LISTED_DONE');
 
   const ref = { namespace: ns, name: 'kex-w' };
   const pending = until(it, (e) => e.type === 'DELETED');
-  await createObject(client, KopfExample, { metadata: { name: 'kex-w', namespace: ns }, spec: { field: 'a' } });
-  await patchObject(client, KopfExample, ref, { spec: { field: 'b' } });
-  await patchObject(client, KopfExample, ref, { status: { done: true } }, { subresource: 'status' });
-  await deleteObject(client, KopfExample, ref);
+  await createObject(cluster.client, KopfExample, { metadata: { name: 'kex-w', namespace: ns }, spec: { field: 'a' } });
+  await patchObject(cluster.client, KopfExample, ref, { spec: { field: 'b' } });
+  await patchObject(cluster.client, KopfExample, ref, { status: { done: true } }, { subresource: 'status' });
+  await deleteObject(cluster.client, KopfExample, ref);
   const events = (await pending).filter((e) => e.type !== 'BOOKMARK');
   assert.deepEqual(events.map(nameOf), ['ADDED kex-w', 'MODIFIED kex-w', 'MODIFIED kex-w', 'DELETED kex-w']);
   const modified = events[1];
@@ -73,9 +60,9 @@ test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', 
 test('the initial listing is paginated and complete; so is listObjects', { timeout: 60_000 }, async () => {
   const ns = await namespace('paging');
   const names = Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
-  await Promise.all(names.map((name) => createObject(client, ConfigMaps, { metadata: { name, namespace: ns }, data: { i: name } })));
+  await Promise.all(names.map((name) => createObject(cluster.client, ConfigMaps, { metadata: { name, namespace: ns }, data: { i: name } })));
 
-  const pagedClient = KubeClient.fromKubeConfig(cp.kubeconfig, { listPageSize: 5 });
+  const pagedClient = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { listPageSize: 5 });
   try {
     const listed = await listObjects(pagedClient, ConfigMaps, { namespace: ns, labelSelector: undefined });
     assert.deepEqual(listed.items.map((o) => o.metadata?.name).filter((n) => n?.startsWith('cm-')).sort(), names);
@@ -95,7 +82,7 @@ test('the initial listing is paginated and complete; so is listObjects', { timeo
 
 test('kube-apiserver restarted mid-watch: the watch resumes and the final object set matches', { timeout: 120_000 }, async () => {
   const ns = await namespace('restart');
-  const own = KubeClient.fromKubeConfig(cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
+  const own = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
   const controller = new AbortController();
   const it = watchStream(own, KopfExample, { namespace: ns, signal: controller.signal })[Symbol.asyncIterator]();
   const state = new Map<string, KubeObject>();
@@ -106,19 +93,19 @@ test('kube-apiserver restarted mid-watch: the watch resumes and the final object
   try {
     (await until(it, (e) => e.type === 'LISTED_DONE')).forEach(apply);
     const watched = until(it, (e) => e.type === 'ADDED' && e.object.metadata?.name === 'before-2');
-    await createObject(client, KopfExample, { metadata: { name: 'before-1', namespace: ns } });
-    await createObject(client, KopfExample, { metadata: { name: 'before-2', namespace: ns } });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'before-1', namespace: ns } });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'before-2', namespace: ns } });
     (await watched).forEach(apply);
 
     // The consumer keeps asking while the apiserver is down: the watch retries with backoff meanwhile.
     const seen: StreamEvent<KubeObject>[] = [];
     const resumed = until(it, (e) => (e.type === 'ADDED' || e.type === 'LISTED') && e.object.metadata?.name === 'marker', seen);
-    await cp.restartApiServer();
-    await createObject(client, KopfExample, { metadata: { name: 'after-1', namespace: ns } });
-    await patchObject(client, KopfExample, { namespace: ns, name: 'before-1' }, { spec: { field: 'after the restart' } });
-    await deleteObject(client, KopfExample, { namespace: ns, name: 'before-2' });
-    await createObject(client, KopfExample, { metadata: { name: 'marker', namespace: ns } });
-    const expected = (await listObjects(client, KopfExample, { namespace: ns })).items;
+    await cluster.cp.restartApiServer();
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'after-1', namespace: ns } });
+    await patchObject(cluster.client, KopfExample, { namespace: ns, name: 'before-1' }, { spec: { field: 'after the restart' } });
+    await deleteObject(cluster.client, KopfExample, { namespace: ns, name: 'before-2' });
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'marker', namespace: ns } });
+    const expected = (await listObjects(cluster.client, KopfExample, { namespace: ns })).items;
 
     (await resumed).forEach(apply);
     // If the old resourceVersion was gone after the restart, the marker came in a re-list: finish it.
