@@ -1,6 +1,8 @@
 /**
  * One local control plane for a test file: started before the file's tests, with its CRDs
- * installed and an API client, and stopped after them.
+ * installed and an API client, and stopped after them. A file that must create objects before its
+ * tests cannot do it in a root `before()` of its own: Node starts root before-hooks without
+ * waiting for the earlier ones (its after-hooks do run one after another, in order).
  */
 import { after, before } from 'node:test';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions, type CrdSource } from '../../runtime/testing.ts';

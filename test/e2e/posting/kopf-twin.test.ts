@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
-import { KubeClient, createObject, listObjects, watchStream } from '../../../runtime/kube/index.ts';
+import { createObject, listObjects, watchStream } from '../../../runtime/kube/index.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
 import { runWithOperatorContext } from '../../../runtime/posting/context.ts';
@@ -15,26 +15,16 @@ import { postEventVia } from '../../../runtime/posting/kube.ts';
 import { EventPoster } from '../../../runtime/posting/poster.ts';
 import { ConfigMaps, Events, type ConfigMap, type Event } from '../../../runtime/structs/builtins.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
-import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
+import { useCluster } from '../use-cluster.ts';
 import { kopfRunCommand } from '../pykopf.ts';
 
-let plane: ControlPlane;
-let client: KubeClient;
 let kopf: RunningOperator | undefined;
-
-before(async () => {
-  plane = await startControlPlane();
-  client = KubeClient.fromKubeConfig(plane.kubeconfig);
-});
-
-after(async () => {
-  await kopf?.stop();
-  client?.close();
-  await plane?.stop();
-});
+// Registered before the cluster's own hooks: Kopf stops before its control plane does.
+after(async () => { await kopf?.stop(); });
+const cluster = useCluster({ crds: [] });
 
 async function eventsAbout(subject: ConfigMap): Promise<Event[]> {
-  const { items } = await listObjects(client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}` });
+  const { items } = await listObjects(cluster.client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}` });
   return items;
 }
 
@@ -56,7 +46,7 @@ function comparable(e: Event): Record<string, unknown> {
 async function awaitEvents(subject: ConfigMap, count: number, timeoutMs: number): Promise<void> {
   const seen = new Set<string>();
   const signal = AbortSignal.timeout(timeoutMs);
-  const stream = watchStream(client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}`, signal });
+  const stream = watchStream(cluster.client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}`, signal });
   for await (const change of stream) {
     if ((change.type === 'LISTED' || change.type === 'ADDED') && change.object.metadata?.name) seen.add(change.object.metadata.name);
     if (seen.size >= count) return;
@@ -67,14 +57,14 @@ async function awaitEvents(subject: ConfigMap, count: number, timeoutMs: number)
 const byReason = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.reason).localeCompare(String(b.reason));
 
 test('our events are field for field those of Python Kopf', { timeout: 300_000 }, async () => {
-  const theirs = await createObject(client, ConfigMaps, { metadata: { name: 'kopf-subject', namespace: 'default', labels: { 'events-twin': 'kopf' } } });
-  const ours = await createObject(client, ConfigMaps, { metadata: { name: 'our-subject', namespace: 'default' } });
+  const theirs = await createObject(cluster.client, ConfigMaps, { metadata: { name: 'kopf-subject', namespace: 'default', labels: { 'events-twin': 'kopf' } } });
+  const ours = await createObject(cluster.client, ConfigMaps, { metadata: { name: 'our-subject', namespace: 'default' } });
 
   kopf = runOperator({
     command: await kopfRunCommand(),
     args: ['--standalone', '-n', 'default'],
     files: [join(import.meta.dirname, 'kopf_events.py')],
-    kubeconfigPath: plane.kubeconfigPath,
+    kubeconfigPath: cluster.cp.kubeconfigPath,
   });
   await kopf.waitFor("Handler 'twin' succeeded.", { timeout: 120_000 });
   // Kopf posts in the background, and a loaded machine slows it: say what it said if it falls short.
@@ -86,7 +76,7 @@ test('our events are field for field those of Python Kopf', { timeout: 300_000 }
 
   class OutOfRange extends Error {}
   const settings = defaultSettings();
-  const poster = new EventPoster({ post: postEventVia(client), settings, logger: new Logger(new LogConfig({ sinks: [] })) });
+  const poster = new EventPoster({ post: postEventVia(cluster.client), settings, logger: new Logger(new LogConfig({ sinks: [] })) });
   runWithOperatorContext({ settings, poster }, () => {
     info(ours, { reason: 'Hello', message: 'Info message.' });
     warn(ours, { reason: 'Careful', message: 'Warning message.' });
