@@ -69,7 +69,9 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
   }
   memory.sleepingUntil = undefined;
 
-  if (memory.throttle && Date.now() < memory.throttle.until) {
+  // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
+  // even if it fires a millisecond before the wall clock says so, as Node's timers may.
+  if (memory.throttle && !event.wakeup && Date.now() < memory.throttle.until) {
     schedule(proc, key, memory, event.object, (memory.throttle.until - Date.now()) / 1000);
     return;
   }

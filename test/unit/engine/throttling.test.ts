@@ -13,43 +13,70 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
 import { processorOf } from './processor.ts';
 
-test('an unexpected error throttles the object, then processing resumes', { timeout: 10_000 }, async () => {
-  let failing = true;
+/**
+ * The real processing of one object against a fake API server that refuses every patch while
+ * `refusing` is set, with `errorDelays` for throttling; wake-ups are collected in `requeued`.
+ */
+async function refusedObject(errorDelays: number[]) {
+  const state = { refusing: true, calls: 0, wake: (): void => undefined };
   const server = await startServer((req, res) => {
-    if (req.method === 'PATCH' && failing) sendJson(res, 400, { kind: 'Status', code: 400, reason: 'BadRequest', message: 'refused on purpose' });
+    if (req.method === 'PATCH' && state.refusing) sendJson(res, 400, { kind: 'Status', code: 400, reason: 'BadRequest', message: 'refused on purpose' });
     else sendJson(res, 200, { metadata: { resourceVersion: '2' } });
   });
   const client = clientOf(server, { errorBackoffs: [] });
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
-  const settings = defaultSettings({ posting: { enabled: false }, queueing: { errorDelays: [0.2, 0.3] }, persistence: { consistencyTimeout: 0 } });
+  const settings = defaultSettings({ posting: { enabled: false }, queueing: { errorDelays }, persistence: { consistencyTimeout: 0 } });
   const registry = new OperatorRegistry();
-  let calls = 0;
-  registry.on.create(KopfExample, async function create_fn() { calls++; });
+  registry.on.create(KopfExample, async function create_fn() { state.calls++; });
   const stop = new AbortController();
   const requeued: RawEvent[] = [];
-  let wake: () => void = () => undefined;
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => { requeued.push(event); wake(); } });
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => { requeued.push(event); state.wake(); } });
   const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: {} };
-  try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
-    assert.ok(capture.messages().some((m) => m.startsWith('Throttling for 0.2 seconds due to an unexpected error:')), capture.messages().join('\n'));
-
-    // While throttled, events are not processed; the wake-up brings the object back.
-    const woken = new Promise<void>((resolve) => { wake = resolve; });
-    failing = false;
-    await woken;
-    assert.equal(requeued.length, 1);
-    assert.equal(requeued[0].wakeup, true);
-    await processEvent(proc, 'u1', requeued[0], new AbortController().signal);
-    assert.ok(capture.messages().includes('Throttling is over. Switching back to normal operations.'));
-    assert.ok(calls >= 1, 'the handler ran once throttling was over');
-    assert.ok(capture.messages().includes('Creation is processed: 1 succeeded; 0 failed.'));
-  } finally {
+  const process = (event: RawEvent) => processEvent(proc, 'u1', event, new AbortController().signal);
+  const close = async (): Promise<void> => {
     stop.abort();
     proc.memories.clear();
     client.close();
     await server.close();
+  };
+  return { state, capture, requeued, body, process, close };
+}
+
+test('an unexpected error throttles the object, then processing resumes', { timeout: 10_000 }, async () => {
+  const { state, capture, requeued, body, process, close } = await refusedObject([0.2, 0.3]);
+  try {
+    await process({ type: 'ADDED', object: body });
+    assert.ok(capture.messages().some((m) => m.startsWith('Throttling for 0.2 seconds due to an unexpected error:')), capture.messages().join('\n'));
+
+    // While throttled, events are not processed; the wake-up brings the object back.
+    const woken = new Promise<void>((resolve) => { state.wake = resolve; });
+    state.refusing = false;
+    await woken;
+    assert.equal(requeued.length, 1);
+    assert.equal(requeued[0].wakeup, true);
+    await process(requeued[0]);
+    assert.ok(capture.messages().includes('Throttling is over. Switching back to normal operations.'));
+    assert.ok(state.calls >= 1, 'the handler ran once throttling was over');
+    assert.ok(capture.messages().includes('Creation is processed: 1 succeeded; 0 failed.'));
+  } finally {
+    await close();
+  }
+});
+
+test('the throttle\'s wake-up ends the throttling even when it comes before the wall clock says so', { timeout: 10_000 }, async () => {
+  const { state, capture, requeued, body, process, close } = await refusedObject([60]);
+  try {
+    await process({ type: 'ADDED', object: body });
+    assert.ok(capture.messages().some((m) => m.startsWith('Throttling for 60 seconds')), capture.messages().join('\n'));
+    // A timer that fires early (Node's may, by a millisecond): here, all of the 60 seconds early.
+    state.refusing = false;
+    await process({ type: 'MODIFIED', object: body, wakeup: true });
+    assert.ok(capture.messages().includes('Throttling is over. Switching back to normal operations.'), capture.messages().join('\n'));
+    assert.ok(capture.messages().includes('Creation is processed: 1 succeeded; 0 failed.'));
+    assert.deepEqual(requeued, [], 'not throttled again');
+  } finally {
+    await close();
   }
 });
 
