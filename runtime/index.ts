@@ -19,11 +19,12 @@ export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
 export { RegistrationError, type HandlerId } from './registry/ids.ts';
 export type {
-  ActivityContext, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
-  SpecOf, StatusOf,
+  ActivityContext, ChangingContext, DaemonContext, EventContext, FieldContext, FilterContext, Memo, Reason,
+  ResourceContext, SpawningContext, SpecOf, StatusOf, Stopped, StopReason, TimerContext,
 } from './registry/contexts.ts';
 export type {
-  ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
+  ActivityOptions, ChangingOptions, DaemonOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions,
+  TimerOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
 
@@ -34,7 +35,8 @@ export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
  */
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
-  field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+  field: delegate('field'), event: delegate('event'), timer: delegate('timer'), daemon: delegate('daemon'),
+  startup: delegate('startup'), cleanup: delegate('cleanup'),
 };
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */

@@ -14,7 +14,7 @@ import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
-import type { ActivityHandler, ChangingHandler, EventHandler } from '../registry/handlers.ts';
+import type { ActivityHandler, ChangingHandler, EventHandler, SpawningHandler } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
@@ -30,6 +30,8 @@ import { watchServed, type ServedResource } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
+import { Spawner } from '../daemons/spawning.ts';
+import { Pausing } from '../daemons/pausing.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -64,6 +66,8 @@ export class Operator {
   readonly done: Promise<void>;
   readonly settings: OperatorSettings;
   readonly logger: Logger;
+  /** Pauses and resumes this operator's timers and daemons (what peering does; see docs/architecture.md). */
+  readonly pausing = new Pausing();
 
   private readonly stopper = new AbortController();
   /** Cancels the handlers still running when the stop has waited `queueing.exitTimeout` for them. */
@@ -110,6 +114,7 @@ export class Operator {
     let ownClient: KubeClient | undefined;
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
+    const spawners: Spawner[] = [];
     try {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
@@ -132,9 +137,11 @@ export class Operator {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
         const watching = own.filter((h): h is EventHandler => h.kind === 'event');
-        if (!servable(ref, resource, changing.length > 0, logger)) return;
+        const spawning = own.filter((h): h is SpawningHandler => h.kind === 'timer' || h.kind === 'daemon');
+        if (!servable(ref, resource, changing.length + spawning.length > 0, logger)) return;
         const { queue, proc } = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
         queues.push(queue);
+        if (spawning.length) spawners.push(proc.spawner = new Spawner(spawning, proc, this.pausing));
         const served: ServedResource = {
           current: () => proc.resource,
           relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
@@ -156,7 +163,8 @@ export class Operator {
     } finally {
       this.stopper.abort();
       await serving.settled();
-      const abandoned = await this.stopQueues(queues, logger);
+      // Timers and daemons are told to stop at once, while the running cycles get their exit timeout.
+      const [abandoned] = await Promise.all([this.stopQueues(queues, logger), ...spawners.map((spawner) => spawner.stopAll())]);
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       await this.cleanUp(cleanups, logger);
@@ -264,7 +272,8 @@ export class Operator {
 
 /**
  * Whether a resource resolved by name can be served, as Kopf decides: it must be listed and watched,
- * and patched too if changing handlers (which write progress and results) are registered for it.
+ * and patched too if changing handlers, timers or daemons (which write progress, results and the
+ * finalizer) are registered for it.
  */
 function servable(ref: ResourceRef, resource: ResourceDescriptor, patching: boolean, logger: Logger): boolean {
   const unwatchable = missingVerbs(resource, ['list', 'watch']);

@@ -26,6 +26,7 @@ import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { Spawner } from '../daemons/spawning.ts';
 
 export interface RawEvent {
   /** `null` for objects from a listing, as in Kopf. */
@@ -55,6 +56,8 @@ export interface ResourceProcessor {
   stopping: AbortSignal;
   /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
   cancelled: AbortSignal;
+  /** This resource's timers and daemons, if it has any. */
+  spawner?: Spawner;
 }
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
@@ -96,10 +99,11 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
 
   if (event.type === 'DELETED') {
     if (changing.length) logger.debug('Deleted, really deleted, and we are notified.');
+    proc.spawner?.forget(key);
     proc.memories.forget(key);
     return;
   }
-  if (!changing.length || memory.released) {
+  if ((!changing.length && !proc.spawner) || memory.released) {
     // No changing handlers; or we let the object go at its deletion, and this event predates that.
     await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
     return;
@@ -118,14 +122,20 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
   // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
-  const early = changing.some((h) => seesChange(h.filters)) ? detectChange(proc, body, memory, finalizers, event.type) : undefined;
-  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...(early && { reason: isReason(early.kind) ? early.kind : undefined, diff: early.diff, old: early.old, new: early.current }) };
+  let change = changing.some((h) => seesChange(h.filters)) ? detectChange(proc, body, memory, finalizers, event.type) : undefined;
+  const changeNow = () => change ??= detectChange(proc, body, memory, finalizers, event.type);
+  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...(change && { reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current }) };
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
-  const required = interested.some((h) => h.requiresFinalizer);
-  if (!interested.length || (!required && finalizers.present)) {
+  // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
+  // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
+  const spawning = proc.spawner?.handle({
+    key, body, memo: memory.memo, deleting: finalizers.deleting, ctx, changed: () => changeNow().diff.length > 0,
+  });
+  const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
+  if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
     // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
     await applyPatch(proc, body, eventPatch, logger);
-    if (finalizers.present) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
+    if (finalizers.present && !spawning?.holding) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
     return;
   }
   if (required && !finalizers.present && !finalizers.deleting) {
@@ -134,16 +144,24 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
     return;
   }
+  if (!interested.length) {
+    // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
+    await applyPatch(proc, body, eventPatch, logger);
+    if (finalizers.deleting && finalizers.present && !spawning?.holding) {
+      const outcome = await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, thus allowing the actual deletion.', memory);
+      if (outcome.jsonApplied) memory.released = true;
+    }
+    return;
+  }
 
   if (!(await consistent(proc, memory, body, pressure))) return;
 
-  const change = early ?? detectChange(proc, body, memory, finalizers, event.type);
-  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change });
+  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() });
   if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
   if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
 
   let jsonOps = undefined;
-  if (finalizers.deleting && finalizers.present && cycle.done) {
+  if (finalizers.deleting && finalizers.present && cycle.done && !spawning?.holding) {
     logger.info('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }
@@ -164,9 +182,11 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
 }
 
-async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {
+async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<PatchOutcome> {
   logger.info(message);
-  remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps()));
+  const outcome = await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps());
+  remember(proc, memory, outcome);
+  return outcome;
 }
 
 /** After our own patch, hold state-dependent handling until the watch shows our version (§5.4). */

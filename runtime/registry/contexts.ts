@@ -99,6 +99,35 @@ export type EventContext<T extends KubeObject> = ResourceContext<T> & {
   param: unknown;
 };
 
+/** Why a timer or daemon is told to stop (Kopf's `DaemonStoppingReason`). */
+export type StopReason = 'resource deleted' | 'no longer matching' | 'operator exiting' | 'operator pausing';
+
+/**
+ * The stop flag of a timer or daemon (Kopf's `stopped`). `signal` is aborted when it is told to
+ * stop, for what the handler awaits (`fetch`, `setTimeout` of `node:timers/promises`, this
+ * package's API calls); `wait(seconds)` sleeps, but ends as soon as it is told to stop.
+ */
+export interface Stopped {
+  readonly signal: AbortSignal;
+  /** Whether it has been told to stop. */
+  readonly stopped: boolean;
+  /** Why it has been told to stop; `undefined` while it has not. */
+  readonly reason: StopReason | undefined;
+  /** Sleeps `seconds` (forever if not given); resolves `true` if told to stop meanwhile, else `false`. */
+  wait(seconds?: number): Promise<boolean>;
+}
+
+/**
+ * What a timer or a daemon gets. The object's parts are a live view: they show the latest body
+ * the operator has seen, replaced on every watch event, as Kopf's are. `signal` is aborted when
+ * the handler is cancelled by force (a daemon's `cancellationTimeout`, or the operator's exit).
+ */
+export type SpawningContext<T extends KubeObject> = ResourceContext<T> & InvocationContext & {
+  stopped: Stopped;
+};
+export type TimerContext<T extends KubeObject> = SpawningContext<T>;
+export type DaemonContext<T extends KubeObject> = SpawningContext<T>;
+
 export interface ActivityContext {
   settings: OperatorSettings;
   logger: Logger;
@@ -119,5 +148,7 @@ type Result = unknown;
 export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
 export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> = (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
+export type TimerFn<T extends KubeObject> = (ctx: TimerContext<T>) => Result | Promise<Result>;
+export type DaemonFn<T extends KubeObject> = (ctx: DaemonContext<T>) => Result | Promise<Result>;
 export type ActivityFn = (ctx: ActivityContext) => Result | Promise<Result>;
 

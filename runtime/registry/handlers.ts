@@ -50,6 +50,33 @@ export type ResumeOptions<T extends KubeObject, F extends FieldMap, P extends ke
 export type EventOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
   FilterOptions<T> & FieldOptions<T, F, P> & { id?: string; param?: unknown };
 export type SubhandlerOptions<T extends KubeObject> = RetryOptions & FilterOptions<T>;
+
+/** Timers and daemons: the filters of watch-level handlers (a `field` must be present) and retries. */
+export type SpawningOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  RetryOptions & FilterOptions<T> & FieldOptions<T, F, P> & {
+    /** Seconds before the first call, counted from the spawning; interrupted by a stop. */
+    initialDelay?: number;
+  };
+
+export type TimerOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  SpawningOptions<T, F, P> & {
+    /** Seconds between calls (after a success); without it and without `idle`, the timer runs once. */
+    interval?: number;
+    /** Call only when the object's essence has not changed for this many seconds. */
+    idle?: number;
+    /** Keep the calls on the interval's grid (counted from the first call), whatever they take. */
+    sharp?: boolean;
+  };
+
+export type DaemonOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  SpawningOptions<T, F, P> & {
+    /** Seconds between `stopped` and the cancellation (the `signal` of the context); none by default. */
+    cancellationBackoff?: number;
+    /** Seconds to wait after the cancellation before the daemon is abandoned; never cancelled without it. */
+    cancellationTimeout?: number;
+    /** Seconds between the checks of a stopped daemon that is never cancelled; `background.cancellationPolling` by default. */
+    cancellationPolling?: number;
+  };
 export type ActivityOptions = RetryOptions;
 
 /** What a resource selector is before it is resolved: a descriptor, or a name for discovery. */
@@ -105,4 +132,27 @@ export interface ActivityHandler extends HandlerBase {
   fn: ActivityFn;
 }
 
-export type ResourceHandler = ChangingHandler | EventHandler;
+/** Timers and daemons (Kopf's "spawning" handlers): a task per matching object. */
+export interface SpawningBase extends HandlerBase {
+  resource: ResourceRef;
+  filters: HandlerFilters;
+  initialDelay: number | undefined;
+}
+
+export interface TimerHandler extends SpawningBase {
+  kind: 'timer';
+  interval: number | undefined;
+  idle: number | undefined;
+  sharp: boolean;
+}
+
+export interface DaemonHandler extends SpawningBase {
+  kind: 'daemon';
+  cancellationBackoff: number | undefined;
+  cancellationTimeout: number | undefined;
+  cancellationPolling: number | undefined;
+}
+
+export type SpawningHandler = TimerHandler | DaemonHandler;
+
+export type ResourceHandler = ChangingHandler | EventHandler | SpawningHandler;

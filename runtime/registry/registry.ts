@@ -4,10 +4,11 @@
  * can create their own, so several operators in one process share nothing.
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type { ActivityFn, ChangingFn, EventFn, FieldFn, Reason } from './contexts.ts';
+import type { ActivityFn, ChangingFn, DaemonFn, EventFn, FieldFn, Reason, TimerFn } from './contexts.ts';
 import type {
-  ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DeleteOptions, EventHandler, EventOptions,
-  HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, SubhandlerOptions, UpdateOptions,
+  ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
+  EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions,
+  SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions,
 } from './handlers.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
 
@@ -27,6 +28,10 @@ export interface On {
   field(resource: string, fn: FieldFn<KubeObject, UntypedFields, string>, options: UpdateOptions<KubeObject, UntypedFields> & { field: string }): void;
   event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>): void;
   event(resource: string, fn: EventFn<KubeObject>, options?: EventOptions<KubeObject, UntypedFields>): void;
+  timer<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: TimerFn<T>, options?: TimerOptions<T, F, P>): void;
+  timer(resource: string, fn: TimerFn<KubeObject>, options?: TimerOptions<KubeObject, UntypedFields>): void;
+  daemon<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: DaemonFn<T>, options?: DaemonOptions<T, F, P>): void;
+  daemon(resource: string, fn: DaemonFn<KubeObject>, options?: DaemonOptions<KubeObject, UntypedFields>): void;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
 }
@@ -35,6 +40,8 @@ type LooseOptions = RetryOptions & {
   labels?: HandlerFilters['labels']; annotations?: HandlerFilters['annotations']; when?: HandlerFilters['when'];
   field?: string; value?: unknown; old?: unknown; new?: unknown; optional?: boolean; deleted?: boolean;
 };
+type LooseTimerOptions = LooseOptions & TimerOptions<KubeObject, UntypedFields>;
+type LooseDaemonOptions = LooseOptions & DaemonOptions<KubeObject, UntypedFields>;
 
 export class OperatorRegistry {
   readonly resourceHandlers: ResourceHandler[] = [];
@@ -55,6 +62,8 @@ export class OperatorRegistry {
         this.addChanging(resource, fn, options, null, 'on.field');
       },
       event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
+      timer: (resource: ResourceRef, fn: Function, options: LooseTimerOptions = {}) => this.addTimer(resource, fn, options),
+      daemon: (resource: ResourceRef, fn: Function, options: LooseDaemonOptions = {}) => this.addDaemon(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
     } as On;
@@ -98,6 +107,42 @@ export class OperatorRegistry {
     const handler: EventHandler = { kind: 'event', ...base(fn, options, 'on.event'), errors: 'ignored', resource, filters: filtersOf(options, 'on.event') };
     this.checkUnique(handler, 'on.event');
     this.resourceHandlers.push(handler);
+  }
+
+  private addTimer(resource: ResourceRef, fn: Function, options: LooseTimerOptions): void {
+    const what = 'on.timer';
+    const handler: TimerHandler = {
+      kind: 'timer', ...this.spawning(resource, fn, options, what),
+      interval: seconds(options.interval, 'interval', what), idle: seconds(options.idle, 'idle', what), sharp: Boolean(options.sharp),
+    };
+    if (handler.interval === 0) throw new RegistrationError(`${what} '${handler.id}': the \`interval\` must be above 0.`);
+    this.checkUnique(handler, what);
+    this.resourceHandlers.push(handler);
+  }
+
+  private addDaemon(resource: ResourceRef, fn: Function, options: LooseDaemonOptions): void {
+    const what = 'on.daemon';
+    const handler: DaemonHandler = {
+      kind: 'daemon', ...this.spawning(resource, fn, options, what),
+      cancellationBackoff: seconds(options.cancellationBackoff, 'cancellationBackoff', what),
+      cancellationTimeout: seconds(options.cancellationTimeout, 'cancellationTimeout', what),
+      cancellationPolling: seconds(options.cancellationPolling, 'cancellationPolling', what),
+    };
+    this.checkUnique(handler, what);
+    this.resourceHandlers.push(handler);
+  }
+
+  /** What timers and daemons share: a resource, the filters of watch-level handlers, retries, a delay. */
+  private spawning(resource: ResourceRef, fn: Function, options: LooseTimerOptions & LooseDaemonOptions, what: string) {
+    checkResource(resource, what);
+    checkFunction(fn, what);
+    if (options.old !== undefined || options.new !== undefined) {
+      throw new RegistrationError(`${what}: \`old\`/\`new\` filters apply only to on.update and on.field.`);
+    }
+    return {
+      ...base(fn, options, what), resource, filters: filtersOf(options, what),
+      initialDelay: seconds(options.initialDelay, 'initialDelay', what),
+    };
   }
 
   private addActivity(activity: 'startup' | 'cleanup', fn: ActivityFn, options: ActivityOptions): void {
@@ -160,6 +205,15 @@ function filtersOf(options: LooseOptions, what: string): HandlerFilters {
     field: options.field ? options.field.split('.') : undefined,
     value: options.value, old: options.old, new: options.new, has,
   };
+}
+
+/** A duration option: absent, or a finite number of seconds, not negative. */
+function seconds(value: unknown, name: string, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RegistrationError(`${what}: \`${name}\` must be a number of seconds (0 or more), got ${String(value)}.`);
+  }
+  return value;
 }
 
 function checkFunction(fn: unknown, what: string): void {

@@ -1,0 +1,147 @@
+/**
+ * The tasks behind timers and daemons (Kopf §5.11). Each calls its handler as other handlers are
+ * called (limits, retries, Kopf's messages; the state is kept in memory), and after every call
+ * applies its own patch: the result into `status.<id>`, and whatever the handler put into `patch`.
+ *
+ *   daemon: initial delay → call until it succeeds or fails for good, sleeping the retry delays.
+ *   timer:  initial delay → [wait for idleness] → call → sleep the interval (or to the next point
+ *           of its grid, if sharp; or the retry delay after an error) → again, until stopped.
+ * Every sleep ends when the task is told to stop.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import { Patch, type PatchFn } from '../structs/patches.ts';
+import { thrownText } from '../structs/errors.ts';
+import type { DaemonHandler, TimerHandler } from '../registry/handlers.ts';
+import type { SpawningContext } from '../registry/contexts.ts';
+import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
+import { deliverResult, storableResult, Timestamp } from '../progress/index.ts';
+import { runWithOperatorContext } from '../posting/index.ts';
+import { applyPatch } from '../processing/patching.ts';
+import { objectContext } from '../processing/contexts.ts';
+import type { ResourceProcessor } from '../processing/processing.ts';
+import type { ObjectDaemons, Spawned } from './spawned.ts';
+
+/** What one task works with: its record, its object's memory, and the resource's processor. */
+export interface TaskEnv {
+  spawned: Spawned;
+  object: ObjectDaemons;
+  proc: ResourceProcessor;
+}
+
+export async function runDaemon(env: TaskEnv, handler: DaemonHandler): Promise<void> {
+  const { stopper, logger, title } = env.spawned;
+  if (handler.initialDelay) await stopper.wait(handler.initialDelay);
+  const call = new Call(env);
+  while (!stopper.stopped) {
+    const state = await call.once();
+    if (state.success || state.failure) break;
+    await stopper.wait(secondsUntil(state));
+  }
+  const how = stopper.stopped ? 'on request' : 'on its own';
+  logger.debug(`${title} has exited ${how} and will not be retried or restarted.`);
+}
+
+export async function runTimer(env: TaskEnv, handler: TimerHandler): Promise<void> {
+  const { stopper } = env.spawned;
+  const { interval, idle, sharp } = handler;
+  if (handler.initialDelay) await stopper.wait(handler.initialDelay);
+  const call = new Call(env);
+  while (!stopper.stopped) {
+    if (idle !== undefined && !(await idled(env, idle))) break;
+    const started = performance.now();
+    const state = await call.once();
+    // An error to retry keeps the count and sleeps its delay; a final outcome starts the retries anew.
+    if (!state.success && !state.failure) {
+      await stopper.wait(secondsUntil(state));
+      continue;
+    }
+    call.reset();
+    if (interval !== undefined && sharp) await stopper.wait(interval - ((performance.now() - started) / 1000) % interval);
+    else if (interval !== undefined) await stopper.wait(interval);
+    else if (idle !== undefined) await nextChange(env, idle, started);
+    else break; // neither interval nor idle: once
+  }
+}
+
+/** Waits until the essence has not changed for `idle` seconds; `false` if stopped meanwhile. */
+async function idled(env: TaskEnv, idle: number): Promise<boolean> {
+  const { stopper } = env.spawned;
+  for (;;) {
+    const left = env.object.idleResetAt + idle * 1000 - performance.now();
+    if (stopper.stopped) return false;
+    if (left <= 0) return true;
+    await stopper.wait(left / 1000);
+  }
+}
+
+/** An idle timer without an interval runs again only after the next change (checked every `idle` s). */
+async function nextChange(env: TaskEnv, idle: number, since: number): Promise<void> {
+  while (env.object.idleResetAt <= since && !env.spawned.stopper.stopped) await env.spawned.stopper.wait(idle);
+}
+
+function secondsUntil(state: HandlerState): number {
+  return state.delayed ? Math.max(0, state.delayed.secondsSince(Timestamp.now())) : 0;
+}
+
+/** Calls one handler for one object, attempt after attempt, with its state and leftover patch in memory. */
+class Call {
+  private readonly env: TaskEnv;
+  private state: HandlerState | undefined;
+  /** Transformations refused by a conflict: tried again with the next patch, as Kopf does. */
+  private leftover: PatchFn[] = [];
+
+  constructor(env: TaskEnv) { this.env = env; }
+
+  reset(): void { this.state = undefined; }
+
+  async once(): Promise<HandlerState> {
+    const { spawned, object, proc } = this.env;
+    const { handler, logger } = spawned;
+    const patch = new Patch<KubeObject>({}, { body: object.body, fns: this.leftover });
+    const options = {
+      now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger,
+      noun: handler.kind === 'timer' ? 'Timer' : 'Daemon', cancelled: spawned.canceller.signal,
+    };
+    const executed = await executeOnce(handler, this.state, options, (attempt) => this.invoke(attempt, patch));
+    this.state = executed.state;
+    deliverResult(patch, handler.id, executed.outcome);
+    try {
+      const outcome = await applyPatch(proc, object.body, patch, logger);
+      this.leftover = outcome.conflict ? [...patch.fns] : [];
+    } catch (error) {
+      logger.error(`${spawned.title} could not write its results and patch: ${thrownText(error)}`, error);
+    }
+    return executed.state;
+  }
+
+  private async invoke(attempt: Attempt, patch: Patch<KubeObject>): Promise<unknown> {
+    const { spawned, object, proc } = this.env;
+    const ctx = liveContext(this.env, patch, attempt);
+    const context = { settings: proc.settings, poster: proc.poster, logger: spawned.logger, body: object.body };
+    const result = await runWithOperatorContext(context, () => (spawned.handler.fn as (c: typeof ctx) => unknown)(ctx));
+    return storableResult(result);
+  }
+}
+
+const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+/** The handler's context, whose object parts show the latest body seen (a live view, as in Kopf). */
+function liveContext(env: TaskEnv, patch: Patch<KubeObject>, attempt: Attempt): SpawningContext<KubeObject> {
+  const { spawned, object, proc } = env;
+  const memory = { memo: object.memo, initial: false };
+  const ctx: SpawningContext<KubeObject> = {
+    ...objectContext(object.body, memory, spawned.logger, patch, proc),
+    ...attempt, param: spawned.handler.param, stopped: spawned.stopper, signal: spawned.canceller.signal,
+  };
+  const live = (read: () => unknown) => ({ get: read, enumerable: true });
+  const meta = () => object.body.metadata ?? {};
+  Object.defineProperties(ctx, {
+    body: live(() => object.body),
+    spec: live(() => object.body.spec ?? EMPTY),
+    status: live(() => object.body.status ?? EMPTY),
+    meta: live(meta),
+    labels: live(() => meta().labels ?? EMPTY),
+    annotations: live(() => meta().annotations ?? EMPTY),
+  });
+  return ctx;
+}

@@ -1,0 +1,156 @@
+/**
+ * The timers and daemons of one served resource: spawned, matched and stopped per object on every
+ * event (Kopf §5.11), stopped all at once when the operator exits or pauses.
+ *
+ * Per event, `handle()`:
+ *   - refreshes the live body, and the idle time when the essence has changed;
+ *   - object being deleted: tells every task to stop ('resource deleted'); the object's finalizer
+ *     is held until they have exited, and the object is processed again then;
+ *   - otherwise: spawns the matching handlers not running yet (never two of one handler for one
+ *     object; none while paused or exiting), and stops the running ones that no longer match.
+ * A task that ends on its own (success, failure for good) is never spawned again for its object in
+ * this process; one stopped by a mismatch or a pause is spawned again on a later event.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import { thrownText } from '../structs/errors.ts';
+import type { FilterContext, Memo, StopReason } from '../registry/contexts.ts';
+import type { SpawningHandler } from '../registry/handlers.ts';
+import { matchesBody } from '../registry/filters.ts';
+import type { ResourceProcessor } from '../processing/processing.ts';
+import { ObjectDaemons, Spawned } from './spawned.ts';
+import { runDaemon, runTimer } from './loops.ts';
+import { stopForDeletion, stopInMemory } from './stopping.ts';
+import type { Pausable, Pausing } from './pausing.ts';
+
+/** What the per-event processing needs to know for the object's finalizer. */
+export interface SpawningVerdict {
+  /** Handlers match that need the finalizer (not those ended for good). */
+  required: boolean;
+  /** The object is being deleted and some of its tasks have not exited yet. */
+  holding: boolean;
+}
+
+const NOTHING: SpawningVerdict = Object.freeze({ required: false, holding: false });
+
+export interface EventView {
+  key: string;
+  body: KubeObject;
+  memo: Memo;
+  deleting: boolean;
+  /** Filter callbacks see this. */
+  ctx: FilterContext<KubeObject>;
+  /** Whether the essence differs from the diff-base (asked only if an idle timer needs it). */
+  changed: () => boolean;
+}
+
+export class Spawner implements Pausable {
+  readonly handlers: readonly SpawningHandler[];
+  private readonly proc: ResourceProcessor;
+  private readonly pausing: Pausing | undefined;
+  private readonly objects = new Map<string, ObjectDaemons>();
+  /** Every task not exited yet, also of objects forgotten already (the exit waits for them too). */
+  private readonly tasks = new Set<Spawned>();
+  private readonly idling: boolean;
+  private exiting = false;
+
+  constructor(handlers: readonly SpawningHandler[], proc: ResourceProcessor, pausing?: Pausing) {
+    this.handlers = handlers;
+    this.proc = proc;
+    this.pausing = pausing;
+    this.idling = handlers.some((h) => h.kind === 'timer' && h.idle !== undefined);
+    pausing?.join(this);
+  }
+
+  handle(event: EventView): SpawningVerdict {
+    const matching = this.matching(event);
+    let object = this.objects.get(event.key);
+    if (!object && !matching.length) return NOTHING;
+    if (!object) this.objects.set(event.key, object = new ObjectDaemons(event.body, event.memo));
+    object.body = event.body;
+    if (this.idling && event.changed()) object.idleResetAt = performance.now();
+    const required = matching.some((h) => !object.foreverStopped.has(h.id));
+    if (event.deleting) {
+      this.stopForDeletion(event.key, object);
+      return { required, holding: object.holding };
+    }
+    for (const spawned of object.running.values()) {
+      if (!matching.includes(spawned.handler) && !spawned.stopper.stopped) void this.stop(spawned, 'no longer matching', stopForDeletion);
+    }
+    if (!this.exiting && !this.pausing?.paused) {
+      for (const handler of matching) {
+        if (!object.running.has(handler.id) && !object.foreverStopped.has(handler.id)) this.spawn(object, handler);
+      }
+    }
+    if (!object.running.size && !object.foreverStopped.size && !matching.length) this.objects.delete(event.key);
+    return { required, holding: false };
+  }
+
+  /** The object is gone from the cluster: its tasks are told to stop, and it is forgotten. */
+  forget(key: string): void {
+    const object = this.objects.get(key);
+    if (!object) return;
+    this.objects.delete(key);
+    for (const spawned of object.running.values()) {
+      if (!spawned.stopper.stopped) void this.stop(spawned, 'resource deleted', stopForDeletion);
+    }
+  }
+
+  /** The operator exits: every task is stopped (within its limits); none is spawned any more. */
+  async stopAll(): Promise<void> {
+    this.exiting = true;
+    await Promise.all([...this.tasks].map((spawned) => this.stop(spawned, 'operator exiting', stopInMemory)));
+  }
+
+  async pause(): Promise<void> {
+    await Promise.all([...this.tasks].map((spawned) => this.stop(spawned, 'operator pausing', stopInMemory)));
+  }
+
+  /** After a pause: the objects are processed again, which spawns what matches. */
+  resume(): void {
+    for (const [key, object] of this.objects) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+  }
+
+  /** How many tasks are running now (for tests and the benchmark). */
+  get size(): number { return this.tasks.size; }
+
+  private matching(event: EventView): SpawningHandler[] {
+    return this.handlers.filter((h) => matchesBody(h.filters, event.body, event.ctx));
+  }
+
+  private spawn(object: ObjectDaemons, handler: SpawningHandler): void {
+    const spawned = new Spawned(handler, this.proc.logger.forObject(object.body));
+    object.running.set(handler.id, spawned);
+    this.tasks.add(spawned);
+    const env = { spawned, object, proc: this.proc };
+    spawned.exited = (handler.kind === 'daemon' ? runDaemon(env, handler) : runTimer(env, handler))
+      .catch((error: unknown) => {
+        // A cancelled handler has said so ("… is cancelled. Will escalate."); anything else is unexpected.
+        if (!spawned.canceller.signal.aborted) spawned.logger.error(`${spawned.title} failed unexpectedly: ${thrownText(error)}`, error);
+      })
+      .finally(() => this.exited(object, spawned));
+  }
+
+  private exited(object: ObjectDaemons, spawned: Spawned): void {
+    spawned.done = true;
+    this.tasks.delete(spawned);
+    // Ended on its own (returned, failed for good): never again for this object in this process.
+    if (!spawned.stopper.stopped) object.foreverStopped.add(spawned.handler.id);
+    if (object.running.get(spawned.handler.id) === spawned) object.running.delete(spawned.handler.id);
+  }
+
+  /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */
+  private stopForDeletion(key: string, object: ObjectDaemons): void {
+    if (object.deletion || !object.running.size) return;
+    const stops = [...object.running.values()].map((spawned) => this.stop(spawned, 'resource deleted', stopForDeletion));
+    object.deletion = Promise.all(stops).then(() => {
+      object.deletion = undefined;
+      if (this.objects.get(key) === object && !this.exiting) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+    });
+  }
+
+  private stop(spawned: Spawned, reason: StopReason, how: typeof stopInMemory): Promise<void> {
+    return how(spawned, reason, this.proc.settings).catch((error: unknown) => {
+      spawned.logger.error(`${spawned.title} could not be stopped: ${thrownText(error)}`, error);
+    });
+  }
+}
