@@ -1,0 +1,210 @@
+/**
+ * Timers and daemons end to end, embedded in the test's process, on a real control plane: a daemon
+ * is stopped on deletion (its object keeps the finalizer until it has exited), on a mismatch (a
+ * label removed; spawned again when it matches again), on its own exit (never spawned again) and
+ * on the operator's exit; a timer never overlaps itself, idles until the object has not changed,
+ * writes its results, and retries its errors. Everything awaited is an event: a handler's call
+ * (a journal), a log line, or an object's state seen by a watch — never a time.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createObject, deleteObject, patchObject } from '../../../runtime/kube/index.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { TemporaryError } from '../../../runtime/structs/errors.ts';
+import type { StopReason } from '../../../runtime/registry/contexts.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { Cluster } from '../cluster.ts';
+import { FINALIZER } from '../rules.ts';
+import { useCluster } from '../use-cluster.ts';
+import { withOperator } from './support.ts';
+
+const cluster = useCluster();
+
+/** What handlers did, in order; a test awaits entries instead of time. */
+class Journal {
+  readonly entries: string[] = [];
+  private readonly waiters = new Set<() => void>();
+  add(entry: string): void {
+    this.entries.push(entry);
+    for (const waiter of [...this.waiters]) waiter();
+  }
+  count(entry: string): number { return this.entries.filter((e) => e === entry).length; }
+  /** Resolves when `entry` has been added `count` times; rejects after `timeout` seconds. */
+  until(entry: string, count = 1, timeout = 60): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = () => { if (this.count(entry) >= count) { done(); resolve(); } };
+      const timer = setTimeout(() => { done(); reject(new Error(`no ${count}× '${entry}' within ${timeout} s; journal: ${JSON.stringify(this.entries)}`)); }, timeout * 1000);
+      const done = () => { clearTimeout(timer); this.waiters.delete(check); };
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+/** A gate a handler waits at until the test opens it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => { open = resolve; });
+  return { wait, open };
+}
+
+const ref = (name: string) => ({ namespace: 'default', name });
+const watcher = () => new Cluster(cluster.cp.kubeconfigPath);
+
+async function create(name: string, extra: { labels?: Record<string, string>; field?: string } = {}): Promise<void> {
+  await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default', labels: extra.labels }, spec: { field: extra.field ?? 'a' } });
+}
+
+test('a deleted object keeps its finalizer until its daemon has exited; the daemon is told why', async (t) => {
+  const journal = new Journal();
+  const release = gate();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, async function holder({ stopped }) {
+    journal.add('started');
+    await stopped.wait();
+    journal.add(`stopped: ${stopped.reason satisfies StopReason | undefined}`);
+    await release.wait;
+  });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async ({ capture }) => {
+    await create('d1');
+    await journal.until('started');
+    await observer.waitFor(KopfExample, ref('d1'), (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)));
+    await deleteObject(cluster.client, KopfExample, ref('d1'));
+    await journal.until('stopped: resource deleted');
+    const held = await observer.read(KopfExample, ref('d1'));
+    assert.ok(held.metadata?.deletionTimestamp, 'the deletion is requested');
+    assert.deepEqual(held.metadata?.finalizers, [FINALIZER], 'the exiting daemon holds the finalizer');
+    release.open();
+    await observer.waitFor(KopfExample, ref('d1'), (o) => o === null);
+    await capture.waitFor("Daemon 'holder' has exited on request and will not be retried or restarted.");
+    assert.ok(capture.messages().includes('Removing the finalizer, thus allowing the actual deletion.'));
+  });
+});
+
+test('a daemon whose object no longer matches is stopped, and spawned again when it matches again', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('d2')).catch(() => undefined));
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, async function follower({ stopped }) {
+    journal.add('started');
+    await stopped.wait();
+    journal.add(`stopped: ${stopped.reason}`);
+  }, { labels: { follow: 'yes' } });
+  await withOperator(cluster, registry, async ({ capture }) => {
+    await create('d2', { labels: { follow: 'yes' } });
+    await journal.until('started');
+    await patchObject(cluster.client, KopfExample, ref('d2'), { metadata: { labels: { follow: null } } } as never);
+    await journal.until('stopped: no longer matching');
+    await capture.waitFor("Daemon 'follower' has exited on request and will not be retried or restarted.");
+    await patchObject(cluster.client, KopfExample, ref('d2'), { metadata: { labels: { follow: 'yes' } } });
+    await journal.until('started', 2);
+  });
+  assert.deepEqual(journal.entries, ['started', 'stopped: no longer matching', 'started', 'stopped: operator exiting']);
+});
+
+test('a daemon that returns writes its result and is not spawned again for its object', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('d3')).catch(() => undefined));
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, function once({ patch }) {
+    journal.add('ran');
+    patch.status = { ...patch.status, note: 'patched' };
+    return { done: true };
+  }, {
+    // Filters are evaluated on every event just before spawning: they show each event was seen.
+    when: ({ spec }) => { journal.add(`seen ${spec.field}`); return true; },
+  });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async ({ capture }) => {
+    await create('d3');
+    await journal.until('ran');
+    const done = await observer.waitFor(KopfExample, ref('d3'), (o) => Boolean(o?.status?.once));
+    assert.deepEqual(done?.status?.once, { done: true });
+    assert.equal(done?.status?.note, 'patched');
+    await capture.waitFor("Daemon 'once' has exited on its own and will not be retried or restarted.");
+    // It no longer needs the finalizer: it goes, and a change later spawns nothing.
+    await observer.waitFor(KopfExample, ref('d3'), (o) => !o?.metadata?.finalizers?.length);
+    await patchObject(cluster.client, KopfExample, ref('d3'), { spec: { field: 'b' } });
+    await journal.until('seen b');
+    await new Promise((resolve) => setImmediate(resolve)); // the spawning follows the filters in the same turn
+    assert.equal(journal.count('ran'), 1);
+  });
+});
+
+test('a timer never runs twice at once, and writes each result to status.<id>', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('t1')).catch(() => undefined));
+  const journal = new Journal();
+  let running = false;
+  let calls = 0;
+  const registry = new OperatorRegistry();
+  registry.on.timer(KopfExample, async function counter({ stopped }) {
+    if (running) journal.add('overlap');
+    running = true;
+    calls++;
+    journal.add('call');
+    await stopped.wait(0.3); // longer than the interval
+    running = false;
+    return { calls };
+  }, { interval: 0.1 });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async () => {
+    await create('t1');
+    await journal.until('call', 3);
+    const seen = await observer.waitFor(KopfExample, ref('t1'), (o) => Number((o?.status?.counter as { calls?: number } | undefined)?.calls) >= 3);
+    assert.ok(seen);
+  });
+  assert.equal(journal.count('overlap'), 0);
+});
+
+test('an idle timer runs when the object has not changed for a while, and again only after the next change', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('t2')).catch(() => undefined));
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.timer(KopfExample, function idler({ spec }) {
+    journal.add(`idle call: ${spec.field}`);
+  }, { idle: 0.5, when: ({ spec }) => { journal.add(`seen ${spec.field}`); return true; } });
+  await withOperator(cluster, registry, async () => {
+    await create('t2', { field: 'a' });
+    await journal.until('idle call: a');
+    await patchObject(cluster.client, KopfExample, ref('t2'), { spec: { field: 'b' } });
+    await journal.until('idle call: b');
+    await patchObject(cluster.client, KopfExample, ref('t2'), { spec: { field: 'c' } });
+    await journal.until('idle call: c');
+  });
+  const calls = journal.entries.filter((e) => e.startsWith('idle call'));
+  assert.deepEqual(calls, ['idle call: a', 'idle call: b', 'idle call: c'], 'one call per quiet period, with the latest body');
+  // Each call comes after the change it reports: the essence's change restarted the idling.
+  assert.ok(journal.entries.indexOf('seen b') < journal.entries.indexOf('idle call: b'));
+  assert.ok(journal.entries.indexOf('seen c') < journal.entries.indexOf('idle call: c'));
+});
+
+test('a timer retries its errors with their delays, and starts the retries anew after a success', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('t3')).catch(() => undefined));
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  let attempts = 0;
+  registry.on.timer(KopfExample, function flaky({ retry }) {
+    journal.add(`retry ${retry}`);
+    if (++attempts < 3) throw new TemporaryError('not yet', { delay: 0.1 });
+  }, { interval: 0.1 });
+  registry.on.daemon(KopfExample, function doomed() {
+    journal.add('doomed');
+    throw new Error('boom');
+  }, { retries: 2, backoff: 0.1 });
+  await withOperator(cluster, registry, async ({ capture }) => {
+    await create('t3');
+    await journal.until('retry 0', 2);
+    await journal.until('doomed', 2);
+    await capture.waitFor("Daemon 'doomed' has exited on its own and will not be retried or restarted.");
+    assert.ok(capture.messages().includes("Timer 'flaky' failed temporarily: not yet"));
+    assert.ok(capture.messages().includes("Timer 'flaky' succeeded."));
+    assert.ok(capture.messages().includes("Daemon 'doomed' failed with an exception and will stop now (it would exceed 2 retries on the next attempt): boom"), capture.messages().join('\n'));
+  });
+  const timer = journal.entries.filter((e) => e.startsWith('retry'));
+  assert.deepEqual(timer.slice(0, 4), ['retry 0', 'retry 1', 'retry 2', 'retry 0']);
+  assert.equal(journal.count('doomed'), 2, 'a daemon that failed for good is not spawned again');
+});
