@@ -6,6 +6,7 @@ const MATCHING = [
   'Label is matching.', 'Label is present.', 'Label is absent.', 'Label callback matching.',
   'Annotation is matching.', 'Annotation is present.', 'Annotation is absent.',
   'Filter satisfied.', 'Field value is satisfied.', 'Field presence is satisfied.', 'Field change is satisfied.',
+  'Field daemon is satisfied.',
 ];
 const NOT_MATCHING = ['Annotation callback mismatch.', 'Filter not satisfied.', 'Field value is not satisfied.', 'Field presence is not satisfied.'];
 

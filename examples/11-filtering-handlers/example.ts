@@ -1,8 +1,8 @@
 /**
  * Handlers that run only for matching objects: by labels and annotations (a value, present,
  * absent, or a callback), by an arbitrary `when` predicate, by a field's value or presence, and
- * updates by a field's old and new values. Only the handlers whose filters match log anything.
- * (Kopf's version also has a daemon filtered by a field: daemons are not in this runtime yet.)
+ * updates by a field's old and new values, and a daemon by a field's value (it is stopped when
+ * the value changes). Only the handlers whose filters match log anything.
  */
 import { ABSENT, on, PRESENT, type FilterContext } from 'kopf';
 import { KopfExample } from '../kopfexample.ts';
@@ -74,3 +74,10 @@ on.create(KopfExample, function create_with_field_presence_not_satisfied({ logge
 on.update(KopfExample, function update_with_field_change_satisfied({ logger }) {
   logger.info('Field change is satisfied.');
 }, { field: 'spec.field', old: 'value', new: 'changed' });
+
+on.daemon(KopfExample, async function daemon_with_field({ stopped, logger }) {
+  while (!stopped.stopped) {
+    logger.info('Field daemon is satisfied.');
+    await stopped.wait(1);
+  }
+}, { field: 'spec.field', value: 'value' });

@@ -1,5 +1,4 @@
 # The Python Kopf operator that example.ts ports: same handler ids, same filters.
-# (Kopf's own example also has a field-filtered daemon; example.ts has none yet, so neither has this twin.)
 import kopf
 
 
@@ -84,3 +83,10 @@ def create_with_field_presence_not_satisfied(logger, **_):
 @kopf.on.update('kopfexamples', field='spec.field', old='value', new='changed')
 def update_with_field_change_satisfied(logger, **_):
     logger.info("Field change is satisfied.")
+
+
+@kopf.daemon('kopfexamples', field='spec.field', value='value')
+async def daemon_with_field(stopped, logger, **_):
+    while not stopped:
+        logger.info("Field daemon is satisfied.")
+        await stopped.wait(1)

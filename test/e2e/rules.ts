@@ -7,8 +7,9 @@
  * handled; stop the operator with SIGTERM. The rules, on the operator's output and the object:
  *   - the operator exits with 0, by itself, after SIGTERM;
  *   - "Creation is in progress:" when the example has a create handler;
- *   - "Adding the finalizer" and "Deletion is in progress:" exactly when it has a mandatory delete
- *     handler, and the finalizer is on the object then and only then;
+ *   - "Adding the finalizer" exactly when it has a mandatory delete handler, a timer or a daemon, and
+ *     the finalizer is on the object then and only then; "Deletion is in progress:" exactly when it
+ *     has a mandatory delete handler;
  *   - "Deleted, really deleted" when it has create/update/delete handlers;
  *   - no tracebacks unless allowed;
  *   - every handler that succeeded, succeeded exactly once (or as often as the example declares);
@@ -43,6 +44,13 @@ export interface ExampleHandlers {
   changing: boolean;
   /** A delete handler that is not `optional`: the finalizer is needed. */
   mandatoryOnDelete: boolean;
+  /** Timers or daemons: the finalizer is needed too (they are stopped before the object goes). */
+  spawning: boolean;
+}
+
+/** Whether the example's operator puts its finalizer on the object. */
+export function needsFinalizer(handlers: ExampleHandlers): boolean {
+  return handlers.mandatoryOnDelete || handlers.spawning;
 }
 
 export interface ExampleRules {
@@ -122,7 +130,9 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
     // The log line comes before the patch that ends the cycle: wait for the object to show it.
     const created = rules.handlers.changing
       ? await cluster.waitFor(KopfExample, ref, (o) => o !== null && isHandled(o), { timeout: stepTimeout })
-      : await cluster.read(KopfExample, ref);
+      : needsFinalizer(rules.handlers)
+        ? await cluster.waitFor(KopfExample, ref, (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)), { timeout: stepTimeout })
+        : await cluster.read(KopfExample, ref);
     assert.ok(created, 'the object vanished before it was deleted');
     if (options.afterCreation) await options.afterCreation({ operator, cluster, ref, waitForAll: (p) => { mark = operator.lines.length; return waitForAll(p); } });
 
@@ -193,9 +203,10 @@ export function checkExampleRules(result: ScenarioResult, rules: ExampleRules): 
   assert.equal(result.exitCode, 0, `the operator exited with ${result.exitCode}${context}`);
 
   const has = (text: string): boolean => output.includes(OBJECT_PREFIX + text);
-  assert.equal(has('Adding the finalizer'), handlers.mandatoryOnDelete, `"Adding the finalizer" ${handlers.mandatoryOnDelete ? 'missing' : 'unexpected'}${context}`);
+  const finalizer = needsFinalizer(handlers);
+  assert.equal(has('Adding the finalizer'), finalizer, `"Adding the finalizer" ${finalizer ? 'missing' : 'unexpected'}${context}`);
   const finalizers = result.created.metadata?.finalizers ?? [];
-  assert.equal(finalizers.includes(FINALIZER), handlers.mandatoryOnDelete, `finalizers on the created object: ${JSON.stringify(finalizers)}`);
+  assert.equal(finalizers.includes(FINALIZER), finalizer, `finalizers on the created object: ${JSON.stringify(finalizers)}`);
   if (handlers.onCreate) assert.ok(has('Creation is in progress:'), `"Creation is in progress:" missing${context}`);
   assert.equal(has('Deletion is in progress:'), handlers.mandatoryOnDelete, `"Deletion is in progress:" ${handlers.mandatoryOnDelete ? 'missing' : 'unexpected'}${context}`);
   if (handlers.changing) assert.ok(has('Deleted, really deleted'), `"Deleted, really deleted" missing${context}`);
@@ -236,8 +247,8 @@ export function isHandled(object: KubeObject): boolean {
 
 /**
  * Which kinds of handlers an example registers, read from its source as Kopf's test reads
- * decorators from the Python AST: `on.create(`, `on.update(`, `on.delete(` calls, and whether a
- * delete handler's call says `optional: true`.
+ * decorators from the Python AST: `on.create(`, `on.update(`, `on.delete(`, `on.timer(`,
+ * `on.daemon(` calls, and whether a delete handler's call says `optional: true`.
  */
 export function handlersOf(source: string): ExampleHandlers {
   const calls = (kind: string): string[] => {
@@ -253,6 +264,7 @@ export function handlersOf(source: string): ExampleHandlers {
     onCreate: creates.length > 0,
     changing: creates.length + updates.length + deletes.length > 0,
     mandatoryOnDelete: deletes.some((call) => !/\boptional\s*:\s*true\b/.test(call)),
+    spawning: calls('timer').length + calls('daemon').length > 0,
   };
 }
 

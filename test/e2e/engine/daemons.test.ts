@@ -110,7 +110,7 @@ test('a daemon that returns writes its result and is not spawned again for its o
   const registry = new OperatorRegistry();
   registry.on.daemon(KopfExample, function once({ patch }) {
     journal.add('ran');
-    patch.status = { ...patch.status, note: 'patched' };
+    patch.status.note = 'patched';
     return { done: true };
   }, {
     // Filters are evaluated on every event just before spawning: they show each event was seen.

@@ -10,7 +10,7 @@ function result(output: string, created: KubeObject = handled): ScenarioResult {
   return { exitCode: 0, signal: null, output, created };
 }
 
-const MINIMAL: ExampleRules = { handlers: { onCreate: true, changing: true, mandatoryOnDelete: false } };
+const MINIMAL: ExampleRules = { handlers: { onCreate: true, changing: true, mandatoryOnDelete: false, spawning: false } };
 const MINIMAL_OUTPUT = [
   "[default/kopf-example-1] Creation is in progress: {...}",
   "[default/kopf-example-1] Handler 'create_fn' succeeded.",
@@ -19,11 +19,22 @@ const MINIMAL_OUTPUT = [
 ].join('\n');
 
 test('reads the kinds of handlers from an example source', () => {
-  assert.deepEqual(handlersOf(`on.create(KopfExample, async function create_fn() {});`), { onCreate: true, changing: true, mandatoryOnDelete: false });
-  assert.deepEqual(handlersOf(`on.event(KopfExample, function normal_event_fn() {});`), { onCreate: false, changing: false, mandatoryOnDelete: false });
-  assert.deepEqual(handlersOf(`on.delete(KopfExample, async function delete_fn() { f(1, (2)); }, { optional: true });`), { onCreate: false, changing: true, mandatoryOnDelete: false });
+  assert.deepEqual(handlersOf(`on.create(KopfExample, async function create_fn() {});`), { onCreate: true, changing: true, mandatoryOnDelete: false, spawning: false });
+  assert.deepEqual(handlersOf(`on.event(KopfExample, function normal_event_fn() {});`), { onCreate: false, changing: false, mandatoryOnDelete: false, spawning: false });
+  assert.deepEqual(handlersOf(`on.delete(KopfExample, async function delete_fn() { f(1, (2)); }, { optional: true });`), { onCreate: false, changing: true, mandatoryOnDelete: false, spawning: false });
   assert.deepEqual(handlersOf(`on.delete(KopfExample, async function a() {}, { optional: true });\non.delete(KopfExample, async function b() {});`).mandatoryOnDelete, true);
-  assert.deepEqual(handlersOf(`on.update(KopfExample, async function update_fn() {});`), { onCreate: false, changing: true, mandatoryOnDelete: false });
+  assert.deepEqual(handlersOf(`on.update(KopfExample, async function update_fn() {});`), { onCreate: false, changing: true, mandatoryOnDelete: false, spawning: false });
+  assert.deepEqual(handlersOf(`on.timer(KopfExample, function tick() {}, { interval: 1 });`), { onCreate: false, changing: false, mandatoryOnDelete: false, spawning: true });
+  assert.equal(handlersOf(`on.daemon(KopfExample, async function watch() {});`).spawning, true);
+});
+
+test('timers and daemons need the finalizer: an example with them passes only with it', () => {
+  const rules: ExampleRules = { handlers: { onCreate: false, changing: false, mandatoryOnDelete: false, spawning: true }, successCounts: {} };
+  const output = "[default/kopf-example-1] Adding the finalizer, thus preventing the actual deletion.\n[default/kopf-example-1] Timer 'tick' succeeded.";
+  const withFinalizer = { metadata: { name: 'kopf-example-1', finalizers: ['kopf.zalando.org/KopfFinalizerMarker'] } };
+  checkExampleRules(result(output, withFinalizer), rules);
+  assert.throws(() => checkExampleRules(result(output, { metadata: { name: 'kopf-example-1' } }), rules), /finalizers/);
+  assert.throws(() => checkExampleRules(result(output.split('\n')[1]!, withFinalizer), rules), /Adding the finalizer/);
 });
 
 test('finds Python tracebacks and JavaScript stack frames, not ordinary lines', () => {
