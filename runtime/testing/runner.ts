@@ -5,11 +5,16 @@
  * registry of handlers loaded from files. The same runner drives Python Kopf
  * (`command: [python, '-m', 'kopf', 'run']`), so one test can hold both to the same rules.
  *
- * Tests wait for log lines (`waitFor`), never for time. The child dies with the test process:
+ * Tests wait for log lines (`waitFor`) and for the objects' states (`waitForObject`: a timer's or a
+ * daemon's writes, seen through a watch), never for time. The child dies with the test process:
  * on Linux through the parent-death signal (`setpriv --pdeathsig`, kept across `exec`, so the
  * child's pid is the operator's own and /proc figures are its own), elsewhere on the parent's exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../kube/index.ts';
+import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import { waitForObject } from './objects.ts';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +64,12 @@ export interface RunningOperator {
    * the process exits first, with the pattern and the output's last lines in the message.
    */
   waitFor(pattern: RegExp | string, options?: WaitOptions): Promise<string>;
+  /**
+   * Resolves with the object once `predicate` holds for it (`null`: absent), watching it with the
+   * operator's own credentials (`kubeconfigPath`): e.g. until a timer has written its result into
+   * the status. Rejects after `timeout` ms (30 s), or when the process exits first.
+   */
+  waitForObject<T extends KubeObject>(resource: ResourceDescriptor<T, FieldMap>, ref: { namespace?: string | null; name: string }, predicate: (object: T | null) => boolean, options?: { timeout?: number }): Promise<T | null>;
   /** SIGTERM (or `signal`), then SIGKILL after `timeout` ms (10 s); resolves when it has exited. */
   stop(options?: { signal?: NodeJS.Signals; timeout?: number }): Promise<OperatorExit>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -79,7 +90,7 @@ export function runOperator(options: OperatorRunOptions = {}): RunningOperator {
   const guard = deathSignalGuard();
   const [file, ...argv] = guard ? [guard, '--pdeathsig', 'SIGKILL', '--', ...command] : command;
   const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new OperatorProcess(child, command, options.echo ?? process.env.KOPF_TEST_ECHO === '1');
+  return new OperatorProcess(child, command, options.echo ?? process.env.KOPF_TEST_ECHO === '1', options.kubeconfigPath);
 }
 
 class OperatorProcess implements RunningOperator {
@@ -91,11 +102,15 @@ class OperatorProcess implements RunningOperator {
   private readonly waiters = new Set<() => void>();
   private exit: OperatorExit | null = null;
   private readonly killOnExit = (): void => { this.child.kill('SIGKILL'); };
+  private readonly kubeconfigPath: string | undefined;
+  /** The client of `waitForObject`, made on first use and closed when the process exits. */
+  private client: KubeClient | undefined;
 
-  constructor(child: ChildProcess, command: readonly string[], echo: boolean) {
+  constructor(child: ChildProcess, command: readonly string[], echo: boolean, kubeconfigPath?: string) {
     this.child = child;
     this.command = command;
     this.echo = echo;
+    this.kubeconfigPath = kubeconfigPath;
     const partial = { stdout: '', stderr: '' };
     for (const name of ['stdout', 'stderr'] as const) {
       const stream = child[name];
@@ -113,6 +128,7 @@ class OperatorProcess implements RunningOperator {
         process.off('exit', this.killOnExit);
         this.append([partial.stdout, partial.stderr].filter(Boolean));
         this.exit = { exitCode, signal, output: this.output };
+        this.client?.close();
         this.notify();
         resolve(this.exit);
       };
@@ -137,9 +153,9 @@ class OperatorProcess implements RunningOperator {
         for (let i = since; i < this.lines.length; i++) {
           if (matches(this.lines[i]!) && ++seen >= count) return done(() => resolve(this.lines[i]!));
         }
-        if (this.exit) done(() => reject(this.failure(`exited (code ${this.exit!.exitCode}, signal ${this.exit!.signal}) before`, pattern, count)));
+        if (this.exit) done(() => reject(this.failure(`exited (code ${this.exit!.exitCode}, signal ${this.exit!.signal}) before`, lineWanted(pattern, count))));
       };
-      const timer = setTimeout(() => done(() => reject(this.failure(`did not print within ${timeout} ms`, pattern, count))), timeout);
+      const timer = setTimeout(() => done(() => reject(this.failure(`did not print within ${timeout} ms`, lineWanted(pattern, count)))), timeout);
       const done = (settle: () => void): void => {
         clearTimeout(timer);
         this.waiters.delete(check);
@@ -148,6 +164,19 @@ class OperatorProcess implements RunningOperator {
       this.waiters.add(check);
       check();
     });
+  }
+
+  async waitForObject<T extends KubeObject>(resource: ResourceDescriptor<T, FieldMap>, ref: { namespace?: string | null; name: string }, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
+    if (!this.kubeconfigPath) throw new Error('runOperator: waitForObject() needs the `kubeconfigPath` option.');
+    if (!this.client) {
+      const kc = new KubeConfig();
+      kc.loadFromFile(this.kubeconfigPath);
+      this.client = KubeClient.fromKubeConfig(kc);
+    }
+    const namespace = resource.scope === 'Namespaced' ? ref.namespace ?? 'default' : null;
+    const exited = new AbortController();
+    void this.exited.then((exit) => exited.abort(this.failure(`exited (code ${exit.exitCode}, signal ${exit.signal}) before`, `the expected state of ${resource.kind} ${ref.name}`)));
+    return waitForObject(this.client, resource, { namespace, name: ref.name }, predicate, { timeout: options.timeout, signal: exited.signal });
   }
 
   async stop(options: { signal?: NodeJS.Signals; timeout?: number } = {}): Promise<OperatorExit> {
@@ -181,11 +210,15 @@ class OperatorProcess implements RunningOperator {
     for (const waiter of [...this.waiters]) waiter();
   }
 
-  private failure(what: string, pattern: RegExp | string, count: number): Error {
-    const times = count > 1 ? ` ${count} times` : '';
+  /** Why a wait failed: `what` happened before `awaited` came; with the output's last lines. */
+  private failure(what: string, awaited: string): Error {
     const tail = this.lines.slice(-TAIL).map((line) => `  | ${line}`).join('\n');
-    return new Error(`The operator (${this.command.join(' ')}) ${what} a line matching ${String(pattern)}${times}. Last lines:\n${tail}`);
+    return new Error(`The operator (${this.command.join(' ')}) ${what} ${awaited}. Last lines:\n${tail}`);
   }
+}
+
+function lineWanted(pattern: RegExp | string, count: number): string {
+  return `a line matching ${String(pattern)}${count > 1 ? ` ${count} times` : ''}`;
 }
 
 let guardPath: string | null | undefined;

@@ -10,6 +10,7 @@ import {
   KubeClient, createObject, deleteObject, getObject, isNotFound, keyOf, kubeConfigCredentials, patchObject, watchStream,
 } from '../../runtime/kube/index.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../../runtime/structs/resources.ts';
+import { waitForObject } from '../../runtime/testing/objects.ts';
 
 /** Which object: its name, and its namespace for namespaced kinds (`default` if not given). */
 export interface ObjectRef {
@@ -72,23 +73,7 @@ export class Cluster {
    * the object rather than polling. Rejects after `timeout` ms with the last state seen.
    */
   async waitFor<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
-    const { timeout = 30_000 } = options;
-    const { namespace, name } = fullRef(resource, ref);
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), timeout);
-    let last: T | null = null;
-    try {
-      for await (const event of watchStream(this.client, resource, { namespace, fieldSelector: `metadata.name=${name}`, signal: stop.signal })) {
-        if (event.type === 'BOOKMARK') continue;
-        if (event.type === 'LISTED') { last = event.object; continue; }
-        if (event.type !== 'LISTED_DONE') last = event.type === 'DELETED' ? null : event.object;
-        if (predicate(last)) return last;
-      }
-    } finally {
-      clearTimeout(timer);
-      stop.abort();
-    }
-    throw new Error(`${resource.kind} ${namespace ?? ''}/${name} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify(last, null, 2)}`);
+    return waitForObject(this.client, resource, fullRef(resource, ref), predicate, options);
   }
 
   /**
