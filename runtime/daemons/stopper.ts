@@ -1,15 +1,27 @@
 /**
  * The stop flag of one timer or daemon (Kopf's `DaemonStopper`/`stopped`): set once, with the
  * reason why, and awaitable. Handlers see it as `stopped`; the engine sets it.
+ *
+ * Its sleeps are woken through a set of its own rather than listeners on its signal: a timer or
+ * daemon sleeps once a second or so for every object, and each listener on an `AbortSignal` costs
+ * more to add and remove than the sleep's own timer. The signal is made when someone asks for it.
  */
 import type { Stopped, StopReason } from '../registry/contexts.ts';
-import { sleep } from '../queueing/sleeping.ts';
+
+/** The longest delay Node's timers take (about 24.8 days); longer sleeps are cut there and go on. */
+const LONGEST = 2_147_483_647;
 
 export class Stopper implements Stopped {
-  private readonly controller = new AbortController();
+  private controller: AbortController | undefined;
   private why: StopReason | undefined;
+  private readonly wakers = new Set<() => void>();
 
-  get signal(): AbortSignal { return this.controller.signal; }
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.why !== undefined) this.abort();
+    return this.controller.signal;
+  }
+
   get stopped(): boolean { return this.why !== undefined; }
   get reason(): StopReason | undefined { return this.why; }
 
@@ -17,13 +29,35 @@ export class Stopper implements Stopped {
   stop(reason: StopReason): boolean {
     if (this.why !== undefined) return false;
     this.why = reason;
-    this.controller.abort(new DOMException(`The handler is stopped: ${reason}.`, 'AbortError'));
+    this.abort();
+    for (const wake of [...this.wakers]) wake();
     return true;
   }
 
   /** Arrow-bound: `const { wait } = stopped` works too. */
-  readonly wait = async (seconds?: number): Promise<boolean> => {
-    await sleep(seconds ?? Infinity, this.controller.signal);
-    return this.stopped;
+  readonly wait = (seconds = Infinity): Promise<boolean> => {
+    if (this.why !== undefined) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let left = Math.max(0, seconds * 1000);
+      let timer: NodeJS.Timeout;
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve(this.why !== undefined);
+      };
+      const tick = (): void => {
+        if (left <= LONGEST) { timer = setTimeout(wake, left); return; }
+        left -= LONGEST;
+        timer = setTimeout(tick, LONGEST);
+      };
+      this.wakers.add(wake);
+      tick();
+    });
   };
+
+  private abort(): void {
+    if (this.controller && !this.controller.signal.aborted) {
+      this.controller.abort(new DOMException(`The handler is stopped: ${this.why}.`, 'AbortError'));
+    }
+  }
 }

@@ -167,6 +167,7 @@ test('a daemon that ignores its stop is cancelled through its signal after cance
 
 test('stopped.wait() ends early with true when stopped, and with false when the time is up', async () => {
   const stopper = new Stopper();
+  const early = stopper.signal; // taken before the stop, as `fetch(url, { signal })` would
   assert.equal(await stopper.wait(0.001), false);
   const waiting = stopper.wait(3600);
   assert.equal(stopper.stop('operator exiting'), true);
@@ -174,6 +175,8 @@ test('stopped.wait() ends early with true when stopped, and with false when the 
   assert.equal(await waiting, true);
   assert.equal(stopper.reason, 'operator exiting');
   assert.equal(stopper.signal.aborted, true);
+  assert.equal(early.aborted, true);
+  assert.equal(await stopper.wait(3600), true, 'a wait after the stop ends at once');
 });
 
 test('timers and daemons register with their options; bad durations and old/new filters are refused', () => {
