@@ -36,6 +36,7 @@ import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML, DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
+import { exampleObject, pool } from './objects.ts';
 import { Observer } from './observer.ts';
 import { cpuSeconds, cpuTimes, peakRssMiB } from './procstat.ts';
 import { countHardware } from './counters.ts';
@@ -138,18 +139,6 @@ async function contestants(): Promise<Contestant[]> {
     if (!make) throw new Error(`Unknown contestant '${name}': use ${Object.keys(all).join(', ')}`);
     return make();
   }));
-}
-
-/** Runs `fn` over the items with at most `limit` at a time. */
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
-function exampleObject(name: string): KopfExample {
-  return { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] } };
 }
 
 /** The condition, unless the operator exits first (then its last lines explain why). */

@@ -21,7 +21,6 @@
  * run, never across runs.
  */
 import { performance } from 'node:perf_hooks';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -31,8 +30,9 @@ import { startControlPlane, runOperator, type ControlPlane, type RunningOperator
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
+import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
-import { cpuSeconds } from '../burst/procstat.ts';
+import { cpuSeconds, rssMiB } from '../burst/procstat.ts';
 
 interface Contestant { name: string; label: string; files: string[]; command?: string[] }
 
@@ -73,22 +73,6 @@ async function contestants(): Promise<Contestant[]> {
     if (!make) throw new Error(`Unknown contestant '${name}': use ${Object.keys(all).join(', ')}`);
     return make();
   }));
-}
-
-function rssMiB(pid: number): number {
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
-function exampleObject(name: string): KopfExample {
-  return { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] } };
 }
 
 function countTicks(operator: RunningOperator, from: number): number {
