@@ -154,6 +154,13 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     return;
   }
 
+  if (finalizers.deleting && spawning?.holding) {
+    // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
+    // object): their cycle ends in the finalizer's removal, which must not come before that.
+    await applyPatch(proc, body, eventPatch, logger);
+    return;
+  }
+
   if (!(await consistent(proc, memory, body, pressure))) return;
 
   const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() });
@@ -161,7 +168,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
 
   let jsonOps = undefined;
-  if (finalizers.deleting && finalizers.present && cycle.done && !spawning?.holding) {
+  if (finalizers.deleting && finalizers.present && cycle.done) {
     logger.info('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }

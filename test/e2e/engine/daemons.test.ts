@@ -83,6 +83,32 @@ test('a deleted object keeps its finalizer until its daemon has exited; the daem
   });
 });
 
+test('the delete handlers of an object run once, after its daemon has exited', async (t) => {
+  const journal = new Journal();
+  const release = gate();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, async function lingering({ stopped }) {
+    journal.add('started');
+    await stopped.wait();
+    await release.wait;
+    journal.add('exited');
+  });
+  registry.on.delete(KopfExample, function cleanup() { journal.add('delete handler'); });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async ({ capture }) => {
+    await create('d4');
+    await journal.until('started');
+    await observer.waitFor(KopfExample, ref('d4'), (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)));
+    await deleteObject(cluster.client, KopfExample, ref('d4'));
+    await capture.waitFor(/^Daemon 'lingering' is still exiting\. The next check is in 60 seconds\.$/);
+    assert.equal(journal.count('delete handler'), 0, 'the delete handler waits for the daemon');
+    release.open();
+    await observer.waitFor(KopfExample, ref('d4'), (o) => o === null);
+  });
+  assert.deepEqual(journal.entries, ['started', 'exited', 'delete handler']);
+});
+
 test('a daemon whose object no longer matches is stopped, and spawned again when it matches again', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d2')).catch(() => undefined));
   const journal = new Journal();
