@@ -11,7 +11,7 @@
  */
 import type { OperatorSettings } from '../config/settings.ts';
 import type { StopReason } from '../registry/contexts.ts';
-import { within, withinCycles } from '../queueing/sleeping.ts';
+import { exitInstantly, within } from '../queueing/sleeping.ts';
 import type { Spawned } from './spawned.ts';
 
 /** Stops a task of a deleted object (or one that no longer matches): polls when there is no timeout. */
@@ -74,7 +74,5 @@ function limitsOf(spawned: Spawned, settings: OperatorSettings) {
 
 /** Kopf's "instant exit": a bounded time, or a few turns of the loop that take no time. */
 function instantExit(spawned: Spawned, settings: OperatorSettings): Promise<void> {
-  const { instantExitTimeout, instantExitZeroTimeCycles } = settings.background;
-  if (spawned.done) return Promise.resolve();
-  return instantExitTimeout === null ? withinCycles(spawned.exited, instantExitZeroTimeCycles) : within(spawned.exited, instantExitTimeout);
+  return spawned.done ? Promise.resolve() : exitInstantly(spawned.exited, settings.background);
 }

@@ -19,7 +19,7 @@ import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
-import { within, withinCycles } from '../queueing/sleeping.ts';
+import { exitInstantly } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
 import { KeptFields } from '../processing/inconsistencies.ts';
 import { processEvent, type RawEvent, type ResourceProcessor } from '../processing/processing.ts';
@@ -181,7 +181,7 @@ export class Operator {
     if (!running.length) return running;
     logger.debug(`Cancelling the handlers of ${running.length} object(s) still being handled.`);
     this.canceller.abort(new DOMException('The operator is stopping: its handlers are cancelled.', 'AbortError'));
-    return (await Promise.all(queues.map((q) => q.settle((cycles) => this.exitInstantly(cycles))))).flat();
+    return (await Promise.all(queues.map((q) => q.settle((cycles) => exitInstantly(cycles, this.settings.background))))).flat();
   }
 
   /**
@@ -195,14 +195,8 @@ export class Operator {
     const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal })
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });
-    await Promise.race([cleanup, aborted(signal).then(() => this.exitInstantly(cleanup))]);
+    await Promise.race([cleanup, aborted(signal).then(() => exitInstantly(cleanup, this.settings.background))]);
     if (!ended) logger.warning(`The cleanup handlers were still running ${limit} s after the cleanup began, and did not end when cancelled: they are left as they are.`);
-  }
-
-  /** Waits for work told to end for as long as Kopf waits for a stopped daemon to exit at once. */
-  private exitInstantly(work: Promise<unknown>): Promise<void> {
-    const { instantExitTimeout, instantExitZeroTimeCycles } = this.settings.background;
-    return instantExitTimeout === null ? withinCycles(work, instantExitZeroTimeCycles) : within(work, instantExitTimeout);
   }
 
   /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */

@@ -4,6 +4,8 @@
  * waits for work that is being stopped: it gets a time, or some turns of the loop, to end.
  */
 
+import type { BackgroundSettings } from '../config/settings.ts';
+
 /** Sleeps `seconds`; resolves `true` if the full time passed, `false` if a signal interrupted it. */
 export function sleep(seconds: number, ...signals: (AbortSignal | undefined)[]): Promise<boolean> {
   const active = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -41,4 +43,13 @@ export async function withinCycles(promise: Promise<unknown>, cycles: number): P
   let settled = false;
   void promise.then(() => { settled = true; }, () => { settled = true; });
   for (let cycle = 0; cycle < cycles && !settled; cycle++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Waits for work told to end for as long as Kopf waits for a stopped daemon to exit at once:
+ * `background.instantExitTimeout` seconds if set, else `instantExitZeroTimeCycles` turns.
+ */
+export function exitInstantly(work: Promise<unknown>, background: BackgroundSettings): Promise<void> {
+  const { instantExitTimeout, instantExitZeroTimeCycles } = background;
+  return instantExitTimeout === null ? withinCycles(work, instantExitZeroTimeCycles) : within(work, instantExitTimeout);
 }
