@@ -31,12 +31,12 @@ Logging:
       --no-log-prefix     Do not.
       --log-refkey KEY    The JSON key of the object reference (default: object).
 
-Peering (the machinery arrives in a later release: these options are accepted and checked, but
-not acted upon yet — the operator runs as if standalone):
+Peering (pausing while another operator of a higher priority serves the same resources; docs/peering.md):
       --standalone        No peering with other operators.
   -p, --priority N        This operator's priority among its peers (default 0).
-  -P, --peering NAME      The peering object's name; makes peering mandatory.
+  -P, --peering NAME      The peering object's name; makes peering mandatory (no object, no processing).
       --dev               Priority 666, for a developer's local operator.
+  Without these, the peering object \`default\` is used if the peering CRDs exist.
 
 Health (arrives in a later release; accepted):
   -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz.
