@@ -33,6 +33,7 @@ import { serveWhenCreated } from '../watching/crds.ts';
 import { ToggleSet } from '../structs/toggles.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
+import { LeaderElection } from '../peering/leases.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -51,6 +52,8 @@ export interface OperatorOptions {
   peering?: string;
   /** This operator's name among its peers; `POD_ID`, else `user@host/started/xyz`. */
   identity?: string;
+  /** Elect a leader among replicas on the Lease of this name (`settings.leaderElection.name`). */
+  leaderElection?: string;
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
@@ -129,6 +132,10 @@ export class Operator {
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
     let peering: Peering | undefined;
+    let election: LeaderElection | undefined;
+    // Peering and the election outlive the processing: a replica that lets others take over must
+    // have stopped its own work first.
+    const coordination = new AbortController();
     const unpausing = this.pauses.subscribe((on) => { for (const queue of queues) if (on) queue.pause(); else queue.resume(); });
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
@@ -153,10 +160,12 @@ export class Operator {
       if (!this.settings.peering.standalone) {
         const peeringLogger = this.logger.child('kopf.peering');
         peering = new Peering({
-          client, settings: this.settings.peering, identity: this.identity, paused: this.pauses, logger: peeringLogger, signal,
+          client, settings: this.settings.peering, identity: this.identity, paused: this.pauses, logger: peeringLogger,
+          signal: coordination.signal,
         });
         await peering.ready; // nothing is processed before peering has had its say
       }
+      election = this.elect(client, defaultNamespace);
       const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
@@ -186,14 +195,28 @@ export class Operator {
     } finally {
       this.stopper.abort();
       await serving.settled();
-      await peering?.settled();
-      unpausing();
       const abandoned = await this.stopQueues(queues, logger);
+      coordination.abort();
+      await Promise.all([peering?.settled(), election?.stop()]);
+      unpausing();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       await this.cleanUp(cleanups, logger);
       ownClient?.close();
     }
+  }
+
+  /** Starts the leader election if asked for: until this replica holds the Lease, it is paused. */
+  private elect(client: KubeClient, credentialsNamespace: string | undefined): LeaderElection | undefined {
+    const settings = this.settings.leaderElection;
+    if (settings.name === null) return undefined;
+    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
+    const logger = this.logger.child('kopf.leadership');
+    const election = new LeaderElection({
+      client, settings: { ...settings, name: settings.name }, namespace, identity: this.identity, paused: this.pauses, logger,
+    });
+    election.start();
+    return election;
   }
 
   /**
@@ -405,6 +428,7 @@ function applyPeeringOptions(settings: OperatorSettings, options: OperatorOption
   }
   if (options.standalone !== undefined) settings.peering.standalone = options.standalone;
   if (options.priority !== undefined) settings.peering.priority = options.priority;
+  if (options.leaderElection !== undefined) settings.leaderElection.name = options.leaderElection;
 }
 
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */
