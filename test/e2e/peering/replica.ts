@@ -1,7 +1,8 @@
 /**
- * The replicas of the leader-election tests: short leases (so that failovers take seconds), and a
- * create handler that journals when it starts and ends, and by whom, so that a test can check
- * that no two replicas ever ran handlers at the same time.
+ * The replicas of the failover tests: short leases and peer lifetimes (so that failovers take
+ * seconds; `PEERING_LIFETIME` overrides the peering's), and a create handler that journals when it
+ * starts and ends, and by whom, so that a test can check that no two replicas ever ran handlers at
+ * the same time.
  */
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +17,7 @@ on.startup(function configure({ settings }) {
   settings.leaderElection.leaseDuration = 3;
   settings.leaderElection.renewDeadline = 2;
   settings.leaderElection.retryPeriod = 0.5;
+  settings.peering.lifetime = Number(process.env.PEERING_LIFETIME ?? 3);
 });
 
 on.create(KopfExample, async function create_fn({ name }) {
