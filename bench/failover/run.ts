@@ -90,9 +90,10 @@ try {
 async function measure(contestant: Contestant, signal: NodeJS.Signals, round: number): Promise<number> {
   const tag = `${contestant.name}-${signal.toLowerCase()}-${round}`;
   const first = contestant.start(`${tag}-a`, 20);
-  const second = contestant.start(`${tag}-b`, 10);
+  let second: RunningOperator | undefined;
   try {
     await first.waitFor(contestant.active, { timeout: 120_000 });
+    second = contestant.start(`${tag}-b`, 10);
     await second.waitFor(contestant.standby, { timeout: 120_000 });
     const started = performance.now();
     await first.stop({ signal });
@@ -101,7 +102,7 @@ async function measure(contestant: Contestant, signal: NodeJS.Signals, round: nu
     await handled(name, 600_000);
     return (performance.now() - started) / 1000;
   } finally {
-    await Promise.all([first.stop(), second.stop()]);
+    await Promise.all([first.stop(), second?.stop()]);
   }
 }
 
