@@ -6,13 +6,13 @@
  *   we last saw its record change, not from the holder's timestamps (clocks differ between nodes).
  * - The holder renews every `retryPeriod`; if it cannot renew for `renewDeadline` (shorter than the
  *   lease's duration), it pauses itself before the others may take over.
- * - A clean stop releases the Lease (no holder, a 1-second duration), so a standby takes over at
- *   its next attempt instead of waiting out the lease.
+ * - A clean stop releases the Lease (no holder, a 1-second duration); the standbys watch the Lease
+ *   and try at once when it changes, so one takes over without waiting for its next attempt.
  * - Writes are guarded by the resourceVersion: two replicas never both win the same Lease.
  */
 import type { LeaderElectionSettings } from '../config/settings.ts';
 import {
-  createObject, getObject, isAlreadyExists, isConflict, isNotFound, replaceObject, type KubeClient,
+  createObject, getObject, isAlreadyExists, isConflict, isNotFound, replaceObject, watchStream, type KubeClient,
 } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
@@ -54,6 +54,8 @@ export class LeaderElection {
   #observed: { version: string | undefined; holder: string; duration: number; at: number } | undefined;
   #lease: Lease | undefined;
   #done: Promise<void> = Promise.resolve();
+  /** Aborted when the Lease changes: a standby's wait for its next attempt ends early. */
+  #changed = new AbortController();
 
   constructor(options: ElectionOptions) {
     this.#options = options;
@@ -65,6 +67,7 @@ export class LeaderElection {
 
   start(): void {
     this.#done = this.#run().catch((error: unknown) => this.#options.logger.error('Leader election failed.', error));
+    void this.#watch(this.#stop.signal);
   }
 
   /** Stops electing; releases the Lease if held, so that a standby takes over at once. */
@@ -107,9 +110,26 @@ export class LeaderElection {
         logger.info(`The lease ${this.#where()} is held by ${this.#observed?.holder}: standing by.`);
         announced = true;
       }
-      if (!(await sleep(settings.retryPeriod, signal))) return false;
+      await sleep(settings.retryPeriod, signal, this.#changed.signal);
+      if (this.#changed.signal.aborted) this.#changed = new AbortController();
     }
     return false;
+  }
+
+  /**
+   * Watches the Lease for changes (a release, above all), so that a standby tries at once. Only a
+   * shortcut: without it (a watch refused or failing), the attempts every `retryPeriod` still come.
+   */
+  async #watch(signal: AbortSignal): Promise<void> {
+    const { client, namespace, settings } = this.#options;
+    const options = { namespace, fieldSelector: `metadata.name=${settings.name}`, signal };
+    try {
+      for await (const event of watchStream<Lease>(client, Leases, options)) {
+        if (event.type === 'MODIFIED' || event.type === 'DELETED') this.#changed.abort();
+      }
+    } catch (error) {
+      if (!signal.aborted) this.#options.logger.debug(`Watching the lease ${this.#where()} failed: ${thrownText(error)}`);
+    }
   }
 
   /**
