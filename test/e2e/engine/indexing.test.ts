@@ -1,0 +1,133 @@
+/**
+ * Indexes end to end on a real control plane: an index of ConfigMaps follows their creation,
+ * changes, relabelling out of the filter and deletion, and a handler of another resource reads
+ * it; objects that exist before the operator starts are all indexed before any resource handler
+ * runs, even with fewer workers than objects.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createObject, deleteObject, patchObject } from '../../../runtime/kube/index.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { ConfigMaps } from '../../../runtime/structs/builtins.ts';
+import type { Index, Indices } from '../../../runtime/indexing/indices.ts';
+import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { useCluster } from '../use-cluster.ts';
+import { withOperator } from './support.ts';
+
+const cluster = useCluster();
+const NAMESPACE = 'default';
+
+/** Values pushed by handlers, and a wait for the first (past or future) one that matches. */
+function observed<T>() {
+  const items: T[] = [];
+  const waiters: Array<{ match: (item: T) => boolean; resolve: (item: T) => void }> = [];
+  return {
+    items,
+    push(item: T): void {
+      items.push(item);
+      for (const waiter of [...waiters]) {
+        if (waiter.match(item)) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(item); }
+      }
+    },
+    next(match: (item: T) => boolean, what: string): Promise<T> {
+      const found = items.find(match);
+      if (found !== undefined) return Promise.resolve(found);
+      const timeout = AbortSignal.timeout(60_000);
+      return new Promise<T>((resolve, reject) => {
+        waiters.push({ match, resolve });
+        timeout.addEventListener('abort', () => reject(new Error(`Not seen in 60 s: ${what}; seen: ${JSON.stringify(items)}`)));
+      });
+    },
+  };
+}
+
+/** An index as sorted plain data: [key, sorted values]. */
+function dump(index: Index<string, string>): Array<[string, string[]]> {
+  return [...index].map(([key, store]) => [key, [...store].sort()] as [string, string[]]).sort(([a], [b]) => a.localeCompare(b));
+}
+
+test('an index follows its objects\' changes, relabelling and deletion, and a handler of another resource reads it', async (t) => {
+  const configMaps = ['ix-a', 'ix-b', 'ix-c'];
+  t.after(async () => {
+    for (const name of configMaps) await deleteObject(cluster.client, ConfigMaps, { namespace: NAMESPACE, name }).catch(() => undefined);
+    await patchObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'ix-reader' }, { metadata: { finalizers: null } }).catch(() => undefined);
+    await deleteObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'ix-reader' }).catch(() => undefined);
+  });
+  const indexed = observed<{ name: string; type: string | null; value?: string; app?: string; filter?: string }>();
+  const reads = observed<{ field: string; index: Array<[string, string[]]> }>();
+  const registry = new OperatorRegistry();
+  const byApp = registry.on.index(ConfigMaps, function by_app({ labels, body }) {
+    return { [labels.app ?? '']: body.data?.value ?? '' };
+  }, { labels: { indexed: 'yes' } });
+  // Event handlers run after the event's indexing: when one has seen an event, the index shows it.
+  registry.on.event(ConfigMaps, function cm_seen({ name, type, body, labels }) {
+    indexed.push({ name, type, value: body.data?.value, app: labels.app, filter: labels.indexed });
+  }, { labels: { ix: 'test' } });
+  const readIndex = (field: string | undefined, indices: Indices) => reads.push({ field: field ?? '', index: dump(indices.get(byApp)) });
+  registry.on.create(KopfExample, function read_on_create({ spec, indices }) { readIndex(spec.field, indices); });
+  registry.on.update(KopfExample, function read_on_update({ spec, indices }) { readIndex(spec.field, indices); });
+
+  await withOperator(cluster, registry, async () => {
+    const cm = (name: string, app: string, value: string) => ({ metadata: { name, namespace: NAMESPACE, labels: { ix: 'test', indexed: 'yes', app } }, data: { value } });
+    const ref = (name: string) => ({ namespace: NAMESPACE, name });
+    let step = 0;
+    /** Makes the KopfExample's update handler read the index now, and returns what it read. */
+    const read = async () => {
+      const field = `step-${++step}`;
+      await patchObject(cluster.client, KopfExample, ref('ix-reader'), { spec: { field } });
+      return (await reads.next((r) => r.field === field, `the index read at ${field}`)).index;
+    };
+    await createObject(cluster.client, KopfExample, { metadata: { name: 'ix-reader', namespace: NAMESPACE }, spec: { field: 'step-0' } });
+    assert.deepEqual((await reads.next((r) => r.field === 'step-0', 'the creation')).index, []);
+
+    await createObject(cluster.client, ConfigMaps, cm('ix-a', 'web', '1'));
+    await createObject(cluster.client, ConfigMaps, cm('ix-b', 'web', '2'));
+    await createObject(cluster.client, ConfigMaps, cm('ix-c', 'db', '3'));
+    for (const name of configMaps) await indexed.next((e) => e.name === name, `${name} indexed`);
+    assert.deepEqual(await read(), [['db', ['3']], ['web', ['1', '2']]]);
+
+    await patchObject(cluster.client, ConfigMaps, ref('ix-a'), { data: { value: '5' } });
+    await indexed.next((e) => e.name === 'ix-a' && e.value === '5', 'ix-a changed');
+    assert.deepEqual(await read(), [['db', ['3']], ['web', ['2', '5']]], 'the value is replaced');
+
+    await patchObject(cluster.client, ConfigMaps, ref('ix-a'), { metadata: { labels: { app: 'api' } } });
+    await indexed.next((e) => e.name === 'ix-a' && e.app === 'api', 'ix-a relabelled');
+    assert.deepEqual(await read(), [['api', ['5']], ['db', ['3']], ['web', ['2']]], 'the key is replaced with the label');
+
+    await patchObject(cluster.client, ConfigMaps, ref('ix-b'), { metadata: { labels: { indexed: 'no' } } });
+    await indexed.next((e) => e.name === 'ix-b' && e.filter === 'no', 'ix-b relabelled');
+    assert.deepEqual(await read(), [['api', ['5']], ['db', ['3']]], 'out of the filter, out of the index');
+
+    await deleteObject(cluster.client, ConfigMaps, ref('ix-c'));
+    await indexed.next((e) => e.name === 'ix-c' && e.type === 'DELETED', 'ix-c deleted');
+    assert.deepEqual(await read(), [['api', ['5']]], 'deleted, out of the index');
+  });
+});
+
+test('objects that exist before the start are all indexed before any resource handler runs, with fewer workers than objects', async (t) => {
+  const names = Array.from({ length: 12 }, (_, i) => `gate-${i}`);
+  t.after(async () => {
+    for (const name of names) await deleteObject(cluster.client, ConfigMaps, { namespace: NAMESPACE, name }).catch(() => undefined);
+    await patchObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'gate-reader' }, { metadata: { finalizers: null } }).catch(() => undefined);
+    await deleteObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'gate-reader' }).catch(() => undefined);
+  });
+  for (const name of names) await createObject(cluster.client, ConfigMaps, { metadata: { name, namespace: NAMESPACE, labels: { gate: 'yes' } } });
+  await createObject(cluster.client, KopfExample, { metadata: { name: 'gate-reader', namespace: NAMESPACE }, spec: { field: 'x' } });
+
+  const sizes = observed<{ who: string; size: number }>();
+  const registry = new OperatorRegistry();
+  const byGate = registry.on.index(ConfigMaps, function by_gate({ name }) { return { all: name }; }, { labels: { gate: 'yes' } });
+  registry.on.event(ConfigMaps, function cm_event({ name, indices }) {
+    sizes.push({ who: name, size: indices.get(byGate).get('all')?.size ?? 0 });
+  }, { labels: { gate: 'yes' } });
+  registry.on.create(KopfExample, function first_sight({ name, indices }) {
+    sizes.push({ who: name, size: indices.get(byGate).get('all')?.size ?? 0 });
+  });
+  const settings = defaultSettings({ posting: { enabled: false }, queueing: { workerLimit: 2 } });
+  await withOperator(cluster, registry, { settings }, async () => {
+    await sizes.next((s) => s.who === 'gate-reader', 'the create handler');
+    for (const name of names) await sizes.next((s) => s.who === name, `the event handler of ${name}`);
+    assert.deepEqual(sizes.items.filter((s) => s.size !== names.length), [], 'every handler saw the whole index');
+  });
+});
