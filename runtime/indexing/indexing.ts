@@ -99,7 +99,7 @@ export class ResourceIndexing {
       this.indexers.discard(handler.id, key); // excluded: for good, or until its retry is due
       return;
     }
-    const options = { now, defaultBackoff: env.settings.execution.defaultBackoff, logger, cancelled: env.cancelled };
+    const options = { now, defaultBackoff: env.settings.execution.defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer' };
     const operatorContext = { settings: env.settings, poster: env.poster, logger, body: event.body };
     const invoke = (attempt: Attempt) => runWithOperatorContext(operatorContext, async () => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };

@@ -106,7 +106,7 @@ test('an index function gets the object\'s context and its attempt; its patch is
     { name: 'x', namespace: 'default', retry: 0, param: 'p', indexes: ['indexer'] },
   ]);
   assert.deepEqual(env.patches, []);
-  assert.ok(env.messages().includes("Handler 'indexer' succeeded."), 'logged tersely, at debug level');
+  assert.ok(env.messages().includes("Indexer 'indexer' succeeded."), 'logged tersely, at debug level');
 });
 
 test('errors are ignored by default: the old values stay, and the function is called again on the next event', async (t) => {
@@ -123,7 +123,7 @@ test('errors are ignored by default: the old values stay, and the function is ca
   fail = false;
   await env.process({ type: 'MODIFIED', object: withLabels({}, '3') });
   assert.deepEqual(dump(env.indices.get('flaky')), [[null, [3]]]);
-  assert.ok(env.messages().includes("Handler 'flaky' failed with an exception and will ignore it: boom"));
+  assert.ok(env.messages().includes("Indexer 'flaky' failed with an exception and will ignore it: boom"));
 });
 
 test('a permanent error removes the object\'s values and excludes it from that index for good', async (t) => {
@@ -150,9 +150,9 @@ test('a temporary error removes the values until the retry is due; retries are l
   for (const version of ['1', '2', '3']) await env.process({ type: 'MODIFIED', object: withLabels({}, version) });
   assert.equal(calls, 1, 'the retry is an hour away');
   const messages = env.messages();
-  assert.ok(messages.includes("Handler 'again' failed temporarily: now"), messages.join('\n'));
-  assert.ok(messages.includes("Handler 'again' failed temporarily but will exceed 2 retries: now"), messages.join('\n'));
-  assert.equal(messages.filter((m) => m.startsWith("Handler 'again' failed")).length, 2, 'not called after its last retry');
+  assert.ok(messages.includes("Indexer 'again' failed temporarily: now"), messages.join('\n'));
+  assert.ok(messages.includes("Indexer 'again' failed temporarily but will exceed 2 retries: now"), messages.join('\n'));
+  assert.equal(messages.filter((m) => m.startsWith("Indexer 'again' failed")).length, 2, 'not called after its last retry');
 });
 
 test('other handlers see the index as it is after the event\'s own indexing', async (t) => {
