@@ -73,6 +73,7 @@ export class ResourceIndexing {
    * unless a newer event of the object has been parked instead.
    */
   admit(key: string, resume: () => void): boolean {
+    this.readiness.release(key); // indexed (or nothing to index): the object holds the gate no longer
     if (this.readiness.open) return true;
     this.parked.set(key, resume);
     this.unsubscribe ??= this.readiness.whenOpen(() => this.resumeAll());

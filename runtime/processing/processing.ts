@@ -181,12 +181,11 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
 async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory): Promise<boolean> {
   const indexing = proc.indexing;
   if (!indexing) return true;
-  if (!event.indexed) {
+  if (!event.indexed && indexing.handlers.length) {
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });
     const context = objectContext(event.object, memory, logger, newPatch(event.object), proc);
-    const states = indexing.handlers.length ? (memory.indexing ??= new Map()) : new Map();
-    await indexing.index(proc, { key, type: event.type, body: event.object, context, states }, logger);
+    await indexing.index(proc, { key, type: event.type, body: event.object, context, states: memory.indexing ??= new Map() }, logger);
   }
   const waited: RawEvent = { ...event, indexed: true };
   return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
