@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout } from 'node:timers/promises';
 import { createObject, deleteObject, patchObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { ConfigMaps } from '../../../runtime/structs/builtins.ts';
@@ -105,7 +106,7 @@ test('an index follows its objects\' changes, relabelling and deletion, and a ha
   });
 });
 
-test('objects that exist before the start are all indexed before any resource handler runs, with fewer workers than objects', async (t) => {
+test('objects that exist before the start are all indexed before any resource handler runs, however slow, with fewer workers than objects', async (t) => {
   const names = Array.from({ length: 12 }, (_, i) => `gate-${i}`);
   t.after(async () => {
     for (const name of names) await deleteObject(cluster.client, ConfigMaps, { namespace: NAMESPACE, name }).catch(() => undefined);
@@ -117,7 +118,11 @@ test('objects that exist before the start are all indexed before any resource ha
 
   const sizes = observed<{ who: string; size: number }>();
   const registry = new OperatorRegistry();
-  const byGate = registry.on.index(ConfigMaps, function by_gate({ name }) { return { all: name }; }, { labels: { gate: 'yes' } });
+  // A slow index function: the listing is over long before its objects are indexed.
+  const byGate = registry.on.index(ConfigMaps, async function by_gate({ name }) {
+    await setTimeout(20);
+    return { all: name };
+  }, { labels: { gate: 'yes' } });
   registry.on.event(ConfigMaps, function cm_event({ name, indices }) {
     sizes.push({ who: name, size: indices.get(byGate).get('all')?.size ?? 0 });
   }, { labels: { gate: 'yes' } });
