@@ -2,7 +2,8 @@
  * Indexes end to end on a real control plane: an index of ConfigMaps follows their creation,
  * changes, relabelling out of the filter and deletion, and a handler of another resource reads
  * it; objects that exist before the operator starts are all indexed before any resource handler
- * runs, even with fewer workers than objects.
+ * runs, even with fewer workers than objects; two operators with one registry keep their own indexes,
+ * which their cleanup handlers see too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +17,9 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 import { withOperator } from './support.ts';
 
-const cluster = useCluster();
 const NAMESPACE = 'default';
+const OTHER = 'ix-other';
+const cluster = useCluster({ namespace: OTHER });
 
 /** Values pushed by handlers, and a wait for the first (past or future) one that matches. */
 function observed<T>() {
@@ -135,4 +137,35 @@ test('objects that exist before the start are all indexed before any resource ha
     for (const name of names) await sizes.next((s) => s.who === name, `the event handler of ${name}`);
     assert.deepEqual(sizes.items.filter((s) => s.size !== names.length), [], 'every handler saw the whole index');
   });
+});
+
+test('two operators with one registry keep indexes of their own, and their cleanup handlers see them', async (t) => {
+  const places = [{ name: 'own-a', namespace: NAMESPACE }, { name: 'own-b', namespace: OTHER }];
+  t.after(async () => {
+    for (const ref of places) await deleteObject(cluster.client, ConfigMaps, ref).catch(() => undefined);
+  });
+  for (const { name, namespace } of places) await createObject(cluster.client, ConfigMaps, { metadata: { name, namespace, labels: { own: 'yes' } } });
+
+  const seen = observed<{ namespace: string | null; names: string[] }>();
+  const cleanups = observed<{ namespaces: string[] }>();
+  const registry = new OperatorRegistry();
+  const byNamespace = registry.on.index(ConfigMaps, function by_namespace({ namespace, name }) {
+    return { [namespace ?? '']: name };
+  }, { labels: { own: 'yes' } });
+  registry.on.event(ConfigMaps, function own_seen({ namespace, indices }) {
+    seen.push({ namespace, names: [...indices.get(byNamespace).values()].flatMap((store) => [...store]) });
+  }, { labels: { own: 'yes' } });
+  registry.on.cleanup(function report({ indices }) {
+    cleanups.push({ namespaces: [...indices.get(byNamespace).keys()] });
+  });
+  await withOperator(cluster, registry, { namespaces: [NAMESPACE] }, async () => {
+    await withOperator(cluster, registry, { namespaces: [OTHER] }, async () => {
+      await seen.next((s) => s.namespace === OTHER, 'the other namespace\'s object');
+      await seen.next((s) => s.namespace === NAMESPACE, 'the default namespace\'s object');
+    });
+    assert.deepEqual(cleanups.items, [{ namespaces: [OTHER] }], 'the operator of the other namespace has stopped');
+  });
+  assert.deepEqual(cleanups.items, [{ namespaces: [OTHER] }, { namespaces: [NAMESPACE] }]);
+  const own = (namespace: string | null) => (namespace === OTHER ? 'own-b' : 'own-a');
+  for (const item of seen.items) assert.deepEqual(item.names, [own(item.namespace)], 'each operator\'s index holds its namespace only');
 });
