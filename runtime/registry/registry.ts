@@ -121,7 +121,6 @@ export class OperatorRegistry {
     if (this.resourceHandlers.some((h) => h.kind === 'index' && h.id === id)) {
       throw new RegistrationError(`on.index: two indexes share the id '${id}'; an index is named by its id. Rename one function or pass a distinct \`id\`.`);
     }
-    this.checkUnique(handler, 'on.index');
     this.resourceHandlers.push(handler);
     return { id };
   }
@@ -136,7 +135,8 @@ export class OperatorRegistry {
   }
 
   private checkUnique(handler: ResourceHandler, what: string): void {
-    const clash = this.resourceHandlers.find((h) => h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
+    // Indexes store no progress: their ids are the indexes' names, checked on their own (addIndex).
+    const clash = this.resourceHandlers.find((h) => h.kind !== 'index' && h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
     if (clash) {
       throw new RegistrationError(
         `${what}: two handlers share the id '${handler.id}' for ${describe(handler.resource)}; ` +
