@@ -6,14 +6,18 @@ import { Pods, type Pod } from '../../runtime/structs/builtins.ts';
 import { KopfExample } from '../kopfexample.ts';
 
 /** Pods are never run on the local control plane: one is made to look running through its status. */
-const PODS: Array<{ name: string; phase: string }> = [{ name: 'kopf-pod-running', phase: 'Running' }, { name: 'kopf-pod-pending', phase: 'Pending' }];
+const PODS: Array<{ name: string; phase: string }> = [
+  { name: 'kopf-pod-running', phase: 'Running' },
+  { name: 'kopf-pod-pending', phase: 'Pending' },
+];
 
 async function createPods(cluster: Cluster): Promise<void> {
   for (const { name, phase } of PODS) {
     const ref = { namespace: 'default', name };
     await cluster.purge(Pods, ref);
     const labels = { app: 'kopf-demo', phase: phase.toLowerCase() };
-    const pod: Pod = { metadata: { name, namespace: 'default', labels }, spec: { containers: [{ name: 'main', image: 'busybox' }] } };
+    const spec = { containers: [{ name: 'main', image: 'busybox' }] };
+    const pod: Pod = { metadata: { name, namespace: 'default', labels }, spec };
     await cluster.create(Pods, pod);
     await patchObject(cluster.client, Pods, ref, { status: { phase } }, { subresource: 'status' });
   }
@@ -30,8 +34,9 @@ testExample(import.meta.dirname, {
     assert.deepEqual(running(object), ['default::kopf-pod-running']);
   },
   check: ({ output }) => {
-    const labelled = 'app=kopf-demo: kopf-pod-pending, kopf-pod-running; phase=pending: kopf-pod-pending; phase=running: kopf-pod-running';
-    assert.ok(output.includes(`[default/kopf-example-1] Pods by label: ${labelled}`), 'the label index as the handler logged it');
+    const labelled = 'app=kopf-demo: kopf-pod-pending, kopf-pod-running; '
+      + 'phase=pending: kopf-pod-pending; phase=running: kopf-pod-running';
+    assert.ok(output.includes(`[default/kopf-example-1] Pods by label: ${labelled}`), 'the label index as logged');
     assert.match(output, /\[default\/kopf-pod-running\] Indexer 'is_running' succeeded\./);
   },
 });

@@ -22,7 +22,8 @@ export const byLabel = on.index(builtins.Pods, function by_label({ labels, name 
 });
 
 on.create(KopfExample, function running_pods({ indices, patch, logger }) {
-  const labelled = [...indices.get(byLabel)].map(([[label, value], names]) => `${label}=${value}: ${[...names].sort().join(', ')}`);
+  const labelled = [...indices.get(byLabel)]
+    .map(([[label, value], names]) => `${label}=${value}: ${[...names].sort().join(', ')}`);
   logger.info(`Pods by label: ${labelled.sort().join('; ')}`);
   patch.status['running-pods'] = [...indices.get(isRunning)]
     .filter(([[namespace], running]) => (namespace === 'kube-system' || namespace === 'default') && running.has(true))

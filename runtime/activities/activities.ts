@@ -45,7 +45,9 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
-      const invoke = async (attempt: Attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, signal, indices: env.indices ?? NO_INDICES, ...attempt });
+      const indices = env.indices ?? NO_INDICES;
+      const context = { settings: env.settings, logger, memo: env.memo, param: handler.param, signal, indices };
+      const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
       if (!executed) return;

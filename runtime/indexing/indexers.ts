@@ -3,7 +3,9 @@
  * without a handler has no index: asking for it is an error, as Kopf's KeyError is).
  * The indexers write; handlers get the read-only view, `indices`.
  */
-import { indexEntries, MutableIndex, type Index, type IndexHandle, type IndexKey, type Indices, type ObjectKey } from './indices.ts';
+import {
+  indexEntries, MutableIndex, type Index, type IndexHandle, type IndexKey, type Indices, type ObjectKey,
+} from './indices.ts';
 
 export class OperatorIndexers {
   private readonly byId = new Map<string, MutableIndex>();
@@ -49,7 +51,8 @@ class IndicesView implements Indices {
     const id = typeof which === 'string' ? which : which.id;
     const index = this.byId.get(id);
     if (!index) {
-      throw new Error(`There is no index '${id}' in this operator: register it with on.index() in the operator's registry.`);
+      throw new Error(`There is no index '${id}' in this operator: ` +
+        'register it with on.index() in the operator\'s registry.');
     }
     return index;
   }

@@ -87,7 +87,9 @@ export class ResourceIndexing {
     for (const resume of parked) resume();
   }
 
-  private async runHandler(env: IndexingEnv, handler: IndexingHandler, event: IndexedEvent, logger: Logger): Promise<void> {
+  private async runHandler(
+    env: IndexingEnv, handler: IndexingHandler, event: IndexedEvent, logger: Logger,
+  ): Promise<void> {
     const { key, states } = event;
     const filtering: FilterContext<KubeObject> = { ...event.context, type: event.type };
     if (!matchesBody(handler.filters, event.body, filtering)) {
@@ -100,7 +102,8 @@ export class ResourceIndexing {
       this.indexers.discard(handler.id, key); // excluded: for good, or until its retry is due
       return;
     }
-    const options = { now, defaultBackoff: env.settings.execution.defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer' };
+    const { defaultBackoff } = env.settings.execution;
+    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer' };
     const operatorContext = { settings: env.settings, poster: env.poster, logger, body: event.body };
     const invoke = (attempt: Attempt) => runWithOperatorContext(operatorContext, async () => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };
@@ -108,7 +111,9 @@ export class ResourceIndexing {
     });
     const { outcome, state } = await executeOnce(handler, previous, options, invoke);
     if (outcome.exception) this.indexers.discard(handler.id, key);
-    else if (outcome.result !== null && outcome.result !== undefined) this.indexers.replace(handler.id, key, outcome.result);
+    else if (outcome.result !== null && outcome.result !== undefined) {
+      this.indexers.replace(handler.id, key, outcome.result);
+    }
     // Successes (and ignored errors) are called afresh on the next event; failures are remembered.
     if (outcome.final && !outcome.exception) states.delete(handler.id);
     else states.set(handler.id, state);

@@ -140,7 +140,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 type Primitive = string | number | boolean | bigint | symbol;
 /** What a result is, per Kopf's rule, with "nothing" (null, undefined) left out. */
 type Indexed<R> = Exclude<R, null | undefined | void>;
-type Plain<X> = X extends Primitive | readonly unknown[] | Date | RegExp | Function ? false : X extends object ? true : false;
+type Plain<X> = X extends Primitive | readonly unknown[] | Date | RegExp | Function ? false
+  : X extends object ? true : false;
 
 /** The key type of an index whose function returns `R`. */
 export type IndexKeyOf<R> = Indexed<R> extends infer X

@@ -87,7 +87,8 @@ export class Operator {
     this.registry = options.registry ?? getDefaultRegistry();
     this.settings = options.settings ?? defaultSettings();
     this.memo = options.memo ?? {};
-    this.indexers = new OperatorIndexers(this.registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => h.id));
+    const indexIds = this.registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => h.id);
+    this.indexers = new OperatorIndexers(indexIds);
     this.logger = new Logger(options.logs ?? new LogConfig(), 'kopf');
     const external = options.signal;
     if (external) external.addEventListener('abort', () => this.requestStop(external.reason !== STOP_ANNOUNCED), { once: true });
@@ -120,7 +121,8 @@ export class Operator {
     const queues: ObjectQueues<RawEvent>[] = [];
     try {
       const indices = this.indexers.indices;
-      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices });
+      const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, indices };
+      await runActivity(startups, 'startup', { ...activityEnv, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -151,7 +153,9 @@ export class Operator {
           current: () => proc.resource,
           relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
         };
-        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, served, namespace, queue, stop, logger, gate), signal));
+        const watch = (namespace: string | null, stop: AbortSignal) =>
+          this.watch(client, served, namespace, queue, stop, logger, gate);
+        serving.add(resource, new WatcherSet(watch, signal));
       };
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
@@ -199,7 +203,9 @@ export class Operator {
     const limit = this.settings.process.ultimateExitingTimeout;
     const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
     let ended = false;
-    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices: this.indexers.indices })
+    const indices = this.indexers.indices;
+    const env = { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices };
+    const cleanup = runActivity(cleanups, 'cleanup', env)
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });
     await Promise.race([cleanup, aborted(signal).then(() => this.exitInstantly(cleanup))]);
@@ -259,7 +265,10 @@ export class Operator {
   }
 
   /** `gate`: for indexed resources, held until the first listing is over, and by objects seen until it opens. */
-  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger, gate?: IndexReadiness): Promise<void> {
+  private async watch(
+    client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
+    signal: AbortSignal, logger: Logger, gate?: IndexReadiness,
+  ): Promise<void> {
     const listing = {}; // this stream's hold on the gate
     gate?.hold(listing);
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;

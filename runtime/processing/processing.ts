@@ -185,7 +185,8 @@ async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, me
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });
     const context = objectContext(event.object, memory, logger, newPatch(event.object), proc);
-    await indexing.index(proc, { key, type: event.type, body: event.object, context, states: memory.indexing ??= new Map() }, logger);
+    const states = memory.indexing ??= new Map();
+    await indexing.index(proc, { key, type: event.type, body: event.object, context, states }, logger);
   }
   const waited: RawEvent = { ...event, indexed: true };
   return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));

@@ -33,8 +33,12 @@ export interface On {
    * An in-memory index named by the handler's id; returns its handle, which carries the types of
    * its keys and values to the handlers that read it: `indices.get(handle)`.
    */
-  index<T extends KubeObject, F extends FieldMap, R, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: IndexFn<T, R>, options?: IndexOptions<T, F, P>): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
-  index<R>(resource: string, fn: IndexFn<KubeObject, R>, options?: IndexOptions<KubeObject, UntypedFields>): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
+  index<T extends KubeObject, F extends FieldMap, R, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: IndexFn<T, R>, options?: IndexOptions<T, F, P>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
+  index<R>(
+    resource: string, fn: IndexFn<KubeObject, R>, options?: IndexOptions<KubeObject, UntypedFields>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
 }
@@ -119,7 +123,8 @@ export class OperatorRegistry {
       resource, filters: filtersOf(options, 'on.index'),
     };
     if (this.resourceHandlers.some((h) => h.kind === 'index' && h.id === id)) {
-      throw new RegistrationError(`on.index: two indexes share the id '${id}'; an index is named by its id. Rename one function or pass a distinct \`id\`.`);
+      throw new RegistrationError(`on.index: two indexes share the id '${id}'; an index is named by its id. ` +
+        'Rename one function or pass a distinct `id`.');
     }
     this.resourceHandlers.push(handler);
     return { id };
@@ -136,7 +141,8 @@ export class OperatorRegistry {
 
   private checkUnique(handler: ResourceHandler, what: string): void {
     // Indexes store no progress: their ids are the indexes' names, checked on their own (addIndex).
-    const clash = this.resourceHandlers.find((h) => h.kind !== 'index' && h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
+    const clash = this.resourceHandlers.find((h) => h.kind !== 'index' && h.id === handler.id &&
+      sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
     if (clash) {
       throw new RegistrationError(
         `${what}: two handlers share the id '${handler.id}' for ${describe(handler.resource)}; ` +
