@@ -5,10 +5,11 @@
  * runs, even with fewer workers than objects; two operators with one registry keep their own indexes,
  * which their cleanup handlers see too.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout } from 'node:timers/promises';
 import { createObject, deleteObject, patchObject } from '../../../runtime/kube/index.ts';
+import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { ConfigMaps } from '../../../runtime/structs/builtins.ts';
 import type { Index, Indices } from '../../../runtime/indexing/indices.ts';
@@ -39,7 +40,8 @@ function observed<T>() {
       const timeout = AbortSignal.timeout(60_000);
       return new Promise<T>((resolve, reject) => {
         waiters.push({ match, resolve });
-        timeout.addEventListener('abort', () => reject(new Error(`Not seen in 60 s: ${what}; seen: ${JSON.stringify(items)}`)));
+        const failure = () => new Error(`Not seen in 60 s: ${what}; seen: ${JSON.stringify(items)}`);
+        timeout.addEventListener('abort', () => reject(failure()));
       });
     },
   };
@@ -47,17 +49,33 @@ function observed<T>() {
 
 /** An index as sorted plain data: [key, sorted values]. */
 function dump(index: Index<string, string>): Array<[string, string[]]> {
-  return [...index].map(([key, store]) => [key, [...store].sort()] as [string, string[]]).sort(([a], [b]) => a.localeCompare(b));
+  const entries = [...index].map(([key, store]): [string, string[]] => [key, [...store].sort()]);
+  return entries.sort(([a], [b]) => a.localeCompare(b));
 }
 
-test('an index follows its objects\' changes, relabelling and deletion, and a handler of another resource reads it', async (t) => {
-  const configMaps = ['ix-a', 'ix-b', 'ix-c'];
+/** Deletes the objects after the test, releasing finalizers first; absent ones are fine. */
+type Ref = { name: string; namespace?: string };
+
+function removeAfter(t: TestContext, resource: ResourceDescriptor, refs: Ref[]): void {
   t.after(async () => {
-    for (const name of configMaps) await deleteObject(cluster.client, ConfigMaps, { namespace: NAMESPACE, name }).catch(() => undefined);
-    await patchObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'ix-reader' }, { metadata: { finalizers: null } }).catch(() => undefined);
-    await deleteObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'ix-reader' }).catch(() => undefined);
+    for (const { name, namespace = NAMESPACE } of refs) {
+      const ref = { name, namespace };
+      await patchObject(cluster.client, resource, ref, { metadata: { finalizers: null } }).catch(() => undefined);
+      await deleteObject(cluster.client, resource, ref).catch(() => undefined);
+    }
   });
-  const indexed = observed<{ name: string; type: string | null; value?: string; app?: string; filter?: string }>();
+}
+
+function configMap(name: string, labels: Record<string, string>, data?: Record<string, string>): KubeObject {
+  return { metadata: { name, namespace: NAMESPACE, labels }, ...(data && { data }) };
+}
+
+test('an index follows changes, relabelling and deletion; a handler of another resource reads it', async (t) => {
+  const names = ['ix-a', 'ix-b', 'ix-c'];
+  removeAfter(t, ConfigMaps, names.map((name) => ({ name })));
+  removeAfter(t, KopfExample, [{ name: 'ix-reader' }]);
+  type Seen = { name: string; type: string | null; value?: string; app?: string; filter?: string };
+  const indexed = observed<Seen>();
   const reads = observed<{ field: string; index: Array<[string, string[]]> }>();
   const registry = new OperatorRegistry();
   const byApp = registry.on.index(ConfigMaps, function by_app({ labels, body }) {
@@ -67,13 +85,16 @@ test('an index follows its objects\' changes, relabelling and deletion, and a ha
   registry.on.event(ConfigMaps, function cm_seen({ name, type, body, labels }) {
     indexed.push({ name, type, value: body.data?.value, app: labels.app, filter: labels.indexed });
   }, { labels: { ix: 'test' } });
-  const readIndex = (field: string | undefined, indices: Indices) => reads.push({ field: field ?? '', index: dump(indices.get(byApp)) });
+  const readIndex = (field: string | undefined, indices: Indices) => {
+    reads.push({ field: field ?? '', index: dump(indices.get(byApp)) });
+  };
   registry.on.create(KopfExample, function read_on_create({ spec, indices }) { readIndex(spec.field, indices); });
   registry.on.update(KopfExample, function read_on_update({ spec, indices }) { readIndex(spec.field, indices); });
 
   await withOperator(cluster, registry, async () => {
-    const cm = (name: string, app: string, value: string) => ({ metadata: { name, namespace: NAMESPACE, labels: { ix: 'test', indexed: 'yes', app } }, data: { value } });
     const ref = (name: string) => ({ namespace: NAMESPACE, name });
+    const cm = (name: string, app: string, value: string) =>
+      configMap(name, { ix: 'test', indexed: 'yes', app }, { value });
     let step = 0;
     /** Makes the KopfExample's update handler read the index now, and returns what it read. */
     const read = async () => {
@@ -81,13 +102,13 @@ test('an index follows its objects\' changes, relabelling and deletion, and a ha
       await patchObject(cluster.client, KopfExample, ref('ix-reader'), { spec: { field } });
       return (await reads.next((r) => r.field === field, `the index read at ${field}`)).index;
     };
-    await createObject(cluster.client, KopfExample, { metadata: { name: 'ix-reader', namespace: NAMESPACE }, spec: { field: 'step-0' } });
+    await createObject(cluster.client, KopfExample, { metadata: ref('ix-reader'), spec: { field: 'step-0' } });
     assert.deepEqual((await reads.next((r) => r.field === 'step-0', 'the creation')).index, []);
 
     await createObject(cluster.client, ConfigMaps, cm('ix-a', 'web', '1'));
     await createObject(cluster.client, ConfigMaps, cm('ix-b', 'web', '2'));
     await createObject(cluster.client, ConfigMaps, cm('ix-c', 'db', '3'));
-    for (const name of configMaps) await indexed.next((e) => e.name === name, `${name} indexed`);
+    for (const name of names) await indexed.next((e) => e.name === name, `${name} indexed`);
     assert.deepEqual(await read(), [['db', ['3']], ['web', ['1', '2']]]);
 
     await patchObject(cluster.client, ConfigMaps, ref('ix-a'), { data: { value: '5' } });
@@ -96,7 +117,7 @@ test('an index follows its objects\' changes, relabelling and deletion, and a ha
 
     await patchObject(cluster.client, ConfigMaps, ref('ix-a'), { metadata: { labels: { app: 'api' } } });
     await indexed.next((e) => e.name === 'ix-a' && e.app === 'api', 'ix-a relabelled');
-    assert.deepEqual(await read(), [['api', ['5']], ['db', ['3']], ['web', ['2']]], 'the key is replaced with the label');
+    assert.deepEqual(await read(), [['api', ['5']], ['db', ['3']], ['web', ['2']]], 'the key follows the label');
 
     await patchObject(cluster.client, ConfigMaps, ref('ix-b'), { metadata: { labels: { indexed: 'no' } } });
     await indexed.next((e) => e.name === 'ix-b' && e.filter === 'no', 'ix-b relabelled');
@@ -108,15 +129,13 @@ test('an index follows its objects\' changes, relabelling and deletion, and a ha
   });
 });
 
-test('objects that exist before the start are all indexed before any resource handler runs, however slow, with fewer workers than objects', async (t) => {
+test('objects existing at the start are all indexed before any resource handler runs, with few workers', async (t) => {
   const names = Array.from({ length: 12 }, (_, i) => `gate-${i}`);
-  t.after(async () => {
-    for (const name of names) await deleteObject(cluster.client, ConfigMaps, { namespace: NAMESPACE, name }).catch(() => undefined);
-    await patchObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'gate-reader' }, { metadata: { finalizers: null } }).catch(() => undefined);
-    await deleteObject(cluster.client, KopfExample, { namespace: NAMESPACE, name: 'gate-reader' }).catch(() => undefined);
-  });
-  for (const name of names) await createObject(cluster.client, ConfigMaps, { metadata: { name, namespace: NAMESPACE, labels: { gate: 'yes' } } });
-  await createObject(cluster.client, KopfExample, { metadata: { name: 'gate-reader', namespace: NAMESPACE }, spec: { field: 'x' } });
+  removeAfter(t, ConfigMaps, names.map((name) => ({ name })));
+  removeAfter(t, KopfExample, [{ name: 'gate-reader' }]);
+  for (const name of names) await createObject(cluster.client, ConfigMaps, configMap(name, { gate: 'yes' }));
+  const reader = { name: 'gate-reader', namespace: NAMESPACE };
+  await createObject(cluster.client, KopfExample, { metadata: reader, spec: {} });
 
   const sizes = observed<{ who: string; size: number }>();
   const registry = new OperatorRegistry();
@@ -141,11 +160,10 @@ test('objects that exist before the start are all indexed before any resource ha
 
 test('two operators with one registry keep indexes of their own, and their cleanup handlers see them', async (t) => {
   const places = [{ name: 'own-a', namespace: NAMESPACE }, { name: 'own-b', namespace: OTHER }];
-  t.after(async () => {
-    for (const ref of places) await deleteObject(cluster.client, ConfigMaps, ref).catch(() => undefined);
-  });
-  for (const { name, namespace } of places) await createObject(cluster.client, ConfigMaps, { metadata: { name, namespace, labels: { own: 'yes' } } });
-
+  removeAfter(t, ConfigMaps, places);
+  for (const { name, namespace } of places) {
+    await createObject(cluster.client, ConfigMaps, { metadata: { name, namespace, labels: { own: 'yes' } } });
+  }
   const seen = observed<{ namespace: string | null; names: string[] }>();
   const cleanups = observed<{ namespaces: string[] }>();
   const registry = new OperatorRegistry();
@@ -167,5 +185,5 @@ test('two operators with one registry keep indexes of their own, and their clean
   });
   assert.deepEqual(cleanups.items, [{ namespaces: [OTHER] }, { namespaces: [NAMESPACE] }]);
   const own = (namespace: string | null) => (namespace === OTHER ? 'own-b' : 'own-a');
-  for (const item of seen.items) assert.deepEqual(item.names, [own(item.namespace)], 'each operator\'s index holds its namespace only');
+  for (const item of seen.items) assert.deepEqual(item.names, [own(item.namespace)], 'an index of its namespace only');
 });

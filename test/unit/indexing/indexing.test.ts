@@ -50,27 +50,32 @@ async function indexingOf(register: (registry: OperatorRegistry) => void, option
   const stop = new AbortController();
   const requeued: Array<{ key: string; event: RawEvent }> = [];
   const client = clientOf(server);
-  const proc: ResourceProcessor = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (key, event) => requeued.push({ key, event }) });
+  const requeue = (key: string, event: RawEvent) => { requeued.push({ key, event }); };
+  const proc: ResourceProcessor = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue });
   const handlers = registry.resourceHandlers;
   proc.changing = handlers.filter((h): h is ChangingHandler => h.kind === 'changing');
   proc.watching = handlers.filter((h): h is EventHandler => h.kind === 'event');
   const indexers = new OperatorIndexers(handlers.filter((h) => h.kind === 'index').map((h) => h.id));
   const readiness = new IndexReadiness();
   if (options.held) readiness.hold('stream');
-  proc.indexing = new ResourceIndexing(handlers.filter((h): h is IndexingHandler => h.kind === 'index'), indexers, readiness);
+  const indexing = handlers.filter((h): h is IndexingHandler => h.kind === 'index');
+  proc.indexing = new ResourceIndexing(indexing, indexers, readiness);
   proc.indices = indexers.indices;
   const process = (event: RawEvent) => processEvent(proc, 'u1', event, new AbortController().signal);
   const close = async () => { stop.abort(); proc.memories.clear(); client.close(); await server.close(); };
-  return { proc, process, indices: indexers.indices, readiness, requeued, patches, messages: () => capture.messages(), close };
+  const messages = () => capture.messages();
+  return { proc, process, indices: indexers.indices, readiness, requeued, patches, messages, close };
 }
 
 function dump(index: Index<unknown, unknown>): Array<[unknown, unknown[]]> {
   return [...index].map(([key, store]) => [key, [...store]]);
 }
 
-test('values follow the object: set, replaced on each event, removed when it stops matching and when it is deleted', async (t) => {
+test('values follow the object: set, replaced on each event, removed on a mismatch and on deletion', async (t) => {
   const env = await indexingOf((r) => {
-    r.on.index(KopfExample, function by_app({ labels, spec }) { return { [labels.app ?? '']: spec.field }; }, { labels: { tier: 'front' } });
+    r.on.index(KopfExample, function by_app({ labels, spec }) {
+      return { [labels.app ?? '']: spec.field };
+    }, { labels: { tier: 'front' } });
   });
   t.after(env.close);
   await env.process({ type: null, object: withLabels({ app: 'web', tier: 'front' }, '1') });
@@ -86,7 +91,7 @@ test('values follow the object: set, replaced on each event, removed when it sto
   assert.deepEqual(env.patches, [], 'index functions write nothing to the object');
 });
 
-test('an index function gets the object\'s context and its attempt; its patch is never applied; null keeps the values', async (t) => {
+test('an index function gets the object\'s context; its patch is not applied; null keeps the values', async (t) => {
   const seen: unknown[] = [];
   let give: unknown = 'first';
   const env = await indexingOf((r) => {
@@ -109,7 +114,7 @@ test('an index function gets the object\'s context and its attempt; its patch is
   assert.ok(env.messages().includes("Indexer 'indexer' succeeded."), 'logged tersely, at debug level');
 });
 
-test('errors are ignored by default: the old values stay, and the function is called again on the next event', async (t) => {
+test('errors are ignored by default: the old values stay, and the function is called on the next event', async (t) => {
   let fail = false;
   let calls = 0;
   const env = await indexingOf((r) => {
@@ -129,7 +134,10 @@ test('errors are ignored by default: the old values stay, and the function is ca
 test('a permanent error removes the object\'s values and excludes it from that index for good', async (t) => {
   let calls = 0;
   const env = await indexingOf((r) => {
-    r.on.index(KopfExample, function strict() { calls++; if (calls === 2) throw new PermanentError('no'); return calls; });
+    r.on.index(KopfExample, function strict() {
+      if (++calls === 2) throw new PermanentError('no');
+      return calls;
+    });
   });
   t.after(env.close);
   await env.process({ type: 'ADDED', object: POD });
@@ -151,8 +159,10 @@ test('a temporary error removes the values until the retry is due; retries are l
   assert.equal(calls, 1, 'the retry is an hour away');
   const messages = env.messages();
   assert.ok(messages.includes("Indexer 'again' failed temporarily: now"), messages.join('\n'));
-  assert.ok(messages.includes("Indexer 'again' failed temporarily but will exceed 2 retries: now"), messages.join('\n'));
-  assert.equal(messages.filter((m) => m.startsWith("Indexer 'again' failed")).length, 2, 'not called after its last retry');
+  const last = "Indexer 'again' failed temporarily but will exceed 2 retries: now";
+  assert.ok(messages.includes(last), messages.join('\n'));
+  const failures = messages.filter((m) => m.startsWith("Indexer 'again' failed"));
+  assert.equal(failures.length, 2, 'not called after its last retry');
 });
 
 test('other handlers see the index as it is after the event\'s own indexing', async (t) => {
@@ -167,7 +177,7 @@ test('other handlers see the index as it is after the event\'s own indexing', as
   assert.deepEqual(seen, [['web'], ['api']]);
 });
 
-test('while the gate is closed, the object is indexed and its handlers wait; the event comes back once, without re-indexing', async (t) => {
+test('with the gate closed, the object is indexed, its handlers wait; its event comes back once', async (t) => {
   let indexed = 0;
   const handled: string[] = [];
   const env = await indexingOf((r) => {
@@ -181,7 +191,8 @@ test('while the gate is closed, the object is indexed and its handlers wait; the
   assert.equal(indexed, 2);
   assert.equal(env.requeued.length, 0, 'nothing comes back before the gate opens');
   env.readiness.release('stream');
-  assert.deepEqual(env.requeued.map(({ event }) => [event.object.metadata?.resourceVersion, event.indexed]), [['2', true]], 'only the latest event');
+  const back = env.requeued.map(({ event }) => [event.object.metadata?.resourceVersion, event.indexed]);
+  assert.deepEqual(back, [['2', true]], 'only the latest event');
   await env.process(env.requeued[0]!.event);
   assert.deepEqual(handled, ['2']);
   assert.equal(indexed, 2, 'not indexed twice');

@@ -27,7 +27,9 @@ const byLabel = on.index(Pods, function by_label({ labels, name }) {
 // Anything else is one value under the key `null`; async functions and "nothing" (null) too.
 const phase = on.index(Pods, async function phase({ status }) { return status.phase ?? null; });
 // An object literal: its keys and the union of its values.
-const sizes = on.index(KopfExample, function sizes({ spec }) { return { items: spec.items?.length ?? 0, field: spec.field ?? '' }; });
+const sizes = on.index(KopfExample, function sizes({ spec }) {
+  return { items: spec.items?.length ?? 0, field: spec.field ?? '' };
+});
 
 assertType<Equal<typeof isRunning, IndexHandle<readonly [string, string], boolean>>>();
 assertType<Equal<typeof byLabel, IndexHandle<string, string>>>();
@@ -47,16 +49,17 @@ on.event(KopfExample, function reader({ indices }) {
 
 test('on.index returns a handle named by the handler id, which is not suffixed by a field', () => {
   const withField = on.index(KopfExample, function by_field({ spec }) { return spec.field; }, { field: 'spec.field' });
-  assert.deepEqual([isRunning.id, byLabel.id, phase.id, sizes.id, withField.id], ['is_running', 'by_label', 'phase', 'sizes', 'by_field']);
-  assert.deepEqual(registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => [h.id, h.errors]), [
-    ['is_running', 'ignored'], ['by_label', 'ignored'], ['phase', 'ignored'], ['sizes', 'ignored'], ['by_field', 'ignored'],
-  ]);
+  const ids = ['is_running', 'by_label', 'phase', 'sizes', 'by_field'];
+  assert.deepEqual([isRunning.id, byLabel.id, phase.id, sizes.id, withField.id], ids);
+  const indexes = registry.resourceHandlers.filter((h) => h.kind === 'index');
+  assert.deepEqual(indexes.map((h) => [h.id, h.errors]), ids.map((id) => [id, 'ignored']), 'errors: ignored');
 });
 
-test('an index id names the index operator-wide: two indexes of one id are refused, also for different resources; other handlers may share it', () => {
+test('an index id names it operator-wide: no two indexes share one, even of two resources; other handlers may', () => {
   const r = new OperatorRegistry();
   r.on.index(Pods, function by_owner() { return 1; });
-  assert.throws(() => r.on.index(KopfExample, function by_owner() { return 2; }), /two indexes share the id 'by_owner'/);
+  const again = () => r.on.index(KopfExample, function by_owner() { return 2; });
+  assert.throws(again, /two indexes share the id 'by_owner'/);
   assert.throws(() => r.on.index(Pods, () => 1), /the handler has no name/);
   r.on.event(Pods, function by_owner() { /* an event handler may share an index's id: indexes store no progress */ });
 });
