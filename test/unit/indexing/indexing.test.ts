@@ -150,19 +150,26 @@ test('a permanent error removes the object\'s values and excludes it from that i
 
 test('a temporary error removes the values until the retry is due; retries are limited', async (t) => {
   let calls = 0;
+  let attempts = 0;
   const env = await indexingOf((r) => {
-    r.on.index(KopfExample, function later() { calls++; throw new TemporaryError('wait', { delay: 3600 }); });
-    r.on.index(KopfExample, function again() { throw new TemporaryError('now', { delay: 0 }); }, { retries: 2 });
+    r.on.index(KopfExample, function later() {
+      if (++calls === 2) throw new TemporaryError('wait', { delay: 3600 });
+      return calls;
+    });
+    r.on.index(KopfExample, function again() {
+      attempts++;
+      throw new TemporaryError('now', { delay: 0 });
+    }, { retries: 1 });
   });
   t.after(env.close);
-  for (const version of ['1', '2', '3']) await env.process({ type: 'MODIFIED', object: withLabels({}, version) });
-  assert.equal(calls, 1, 'the retry is an hour away');
-  const messages = env.messages();
-  assert.ok(messages.includes("Indexer 'again' failed temporarily: now"), messages.join('\n'));
-  const last = "Indexer 'again' failed temporarily but will exceed 2 retries: now";
-  assert.ok(messages.includes(last), messages.join('\n'));
-  const failures = messages.filter((m) => m.startsWith("Indexer 'again' failed"));
-  assert.equal(failures.length, 2, 'not called after its last retry');
+  await env.process({ type: 'MODIFIED', object: withLabels({}, '1') });
+  assert.deepEqual(dump(env.indices.get('later')), [[null, [1]]]);
+  for (const version of ['2', '3', '4']) await env.process({ type: 'MODIFIED', object: withLabels({}, version) });
+  assert.deepEqual(dump(env.indices.get('later')), [], 'removed while the retry is due');
+  assert.equal(calls, 2, 'the retry is an hour away');
+  assert.ok(env.messages().includes("Indexer 'later' failed temporarily: wait"), env.messages().join('\n'));
+  assert.equal(attempts, 1, 'a second attempt would exceed the retries');
+  assert.ok(env.messages().includes("Indexer 'again' failed temporarily but will exceed 1 retries: now"));
 });
 
 test('other handlers see the index as it is after the event\'s own indexing', async (t) => {
