@@ -24,7 +24,7 @@ export interface PatchOutcome {
   resourceVersion?: string;
   /** The object is gone. */
   gone?: boolean;
-  /** The JSON-patch operations (finalizer changes, transformations) were applied. */
+  /** The extra JSON-patch operations (finalizer changes) were applied. */
   jsonApplied?: boolean;
   /** They were refused: the object changed since the body they were computed from. */
   conflict?: boolean;
@@ -59,7 +59,6 @@ export async function applyPatch(
         version = (await patchObjectVersion(proc.client, proc.resource, ref, content, { type: kind, subresource })) ?? version;
       }
       outcome.patched = true;
-      if (kind === 'json') outcome.jsonApplied = true;
       outcome.resourceVersion = version;
       return true;
     } catch (error) {
@@ -106,8 +105,9 @@ export async function applyPatch(
       const transformations = toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns: patch.fns }), fresh);
       const last = index === writes.length - 1;
       const ops = splitStatusOps(last ? [...transformations, ...finalizing] : transformations, hasStatus);
-      if (last) finalizing = [];
       if (!(await sendOps(ops.body)) || !(await sendOps(ops.status, 'status'))) return outcome;
+      if (last && finalizing.length) outcome.jsonApplied = true;
+      if (last) finalizing = [];
       continue;
     }
     const next = writes[index + 1];
@@ -122,7 +122,7 @@ export async function applyPatch(
     }
   }
   if (checked && consistent) proc.kept.confirm(unconfirmed);
-  await sendOps(finalizing);
+  if (finalizing.length && (await sendOps(finalizing))) outcome.jsonApplied = true;
   return outcome;
 }
 
