@@ -4,8 +4,10 @@
  *   event handlers → stealth check → finalizer → consistency → cause → one pass of handlers →
  *   finalizer removal → patch → delayed re-processing.
  *
- * One cycle writes at most a few requests, and every handler's progress is on the object before
- * the next handler starts, so a crash or a restart (of this runtime or of Kopf) resumes exactly.
+ * One cycle writes a few requests, the handlers' work before the records of it (`writes.ts`), and
+ * every handler's progress is on the object before the next handler starts, so a crash or a
+ * restart (of this runtime or of Kopf) resumes where the records say, at worst running again a
+ * handler whose work was written but not its record.
  */
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { KubeClient } from '../kube/index.ts';
