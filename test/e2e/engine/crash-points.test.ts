@@ -42,7 +42,8 @@ test('an operator killed between the result and the records of a success runs th
 
   const restarted = runOperator({ args: ARGS, files: [MINIMAL], kubeconfigPath: cluster.cp.kubeconfigPath });
   try {
-    await restarted.waitFor(/Creation is processed: 1 succeeded; 0 failed\./, { timeout: 60_000 });
+    // Said once the cycle's writes are done (its "processed" line comes before them).
+    await restarted.waitFor(/Handling cycle is finished, waiting for new changes\./, { timeout: 60_000 });
     assert.ok(restarted.lines.some((line) => line.includes('And here we are!')), 'the handler ran again');
     const after = await getObject(cluster.client, KopfExample, { namespace: 'default', name });
     assert.deepEqual((after.status as { create_fn?: unknown } | undefined)?.create_fn, { message: 'hello world' });
