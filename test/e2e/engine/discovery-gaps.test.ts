@@ -32,7 +32,7 @@ test('an operator started during a discovery gap serves its resource once discov
     for (const name of names) await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default' }, spec: {} });
     await capture.waitFor((r) => r.message === "The resource 'kopfexamples' is served now: discovery lists it.", { timeout: 60 });
     for (const name of names) {
-      await capture.waitFor((r) => r.ref?.name === name && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 60 });
+      await capture.waitFor((r) => r.ref?.name === name && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 60 });
     }
   });
   for (const name of names) {
