@@ -15,6 +15,10 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
 import type { ActivityHandler, ChangingHandler, EventHandler, SpawningHandler } from '../registry/handlers.ts';
+import type { IndexingHandler } from '../registry/handlers.ts';
+import { OperatorIndexers } from '../indexing/indexers.ts';
+import { ResourceIndexing } from '../indexing/indexing.ts';
+import { IndexReadiness } from '../indexing/readiness.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
@@ -32,6 +36,10 @@ import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import { Pausing } from '../daemons/pausing.ts';
+import { ToggleSet } from '../structs/toggles.ts';
+import { Peering } from '../peering/peering.ts';
+import { detectOwnIdentity } from '../peering/identity.ts';
+import { LeaderElection } from '../peering/leases.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -42,9 +50,16 @@ export interface OperatorOptions {
   /** Namespaces to serve; cluster-wide when empty and `clusterwide` is set. */
   namespaces?: readonly string[];
   clusterwide?: boolean;
+  /** No peering with other operators (`settings.peering.standalone`). */
   standalone?: boolean;
+  /** This operator's priority among its peers (`settings.peering.priority`). */
   priority?: number;
+  /** The peering object's name; makes peering mandatory (`settings.peering.name` and `mandatory`). */
   peering?: string;
+  /** This operator's name among its peers; `POD_ID`, else `user@host/started/xyz`. */
+  identity?: string;
+  /** Elect a leader among replicas on the Lease of this name (`settings.leaderElection.name`). */
+  leaderElection?: string;
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
@@ -66,7 +81,17 @@ export class Operator {
   readonly done: Promise<void>;
   readonly settings: OperatorSettings;
   readonly logger: Logger;
-  /** Pauses and resumes this operator's timers and daemons (what peering does; see docs/architecture.md). */
+  /** This operator's name among its peers. */
+  readonly identity: string;
+  /**
+   * Why the operator is paused, if it is: a toggle per reason (a peer that outranks it in a peering
+   * object, a missing peering CRD). While any is on, no watch stream runs and no cycle starts.
+   */
+  readonly pauses = new ToggleSet();
+  /**
+   * Stops and respawns this operator's timers and daemons: paused while `pauses` is on (peering),
+   * with the reason 'operator pausing' (see docs/architecture.md).
+   */
   readonly pausing = new Pausing();
 
   private readonly stopper = new AbortController();
@@ -74,6 +99,9 @@ export class Operator {
   private readonly canceller = new AbortController();
   private readonly registry: OperatorRegistry;
   private readonly memo: Memo;
+  /** The indexes (`on.index`), and the gate that holds the handlers until they are complete. */
+  private readonly indexers: OperatorIndexers;
+  private readonly readiness = new IndexReadiness();
   private readyResolve!: () => void;
   private readyReject!: (error: unknown) => void;
 
@@ -83,7 +111,11 @@ export class Operator {
     this.options = options;
     this.registry = options.registry ?? getDefaultRegistry();
     this.settings = options.settings ?? defaultSettings();
+    applyPeeringOptions(this.settings, options);
+    this.identity = options.identity ?? detectOwnIdentity();
     this.memo = options.memo ?? {};
+    const indexIds = this.registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => h.id);
+    this.indexers = new OperatorIndexers(indexIds);
     this.logger = new Logger(options.logs ?? new LogConfig(), 'kopf');
     const external = options.signal;
     if (external) external.addEventListener('abort', () => this.requestStop(external.reason !== STOP_ANNOUNCED), { once: true });
@@ -91,6 +123,9 @@ export class Operator {
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
   }
+
+  /** Whether the operator is paused now (by peering). */
+  get paused(): boolean { return this.pauses.on; }
 
   /** Stops gracefully; resolves when everything has stopped. */
   async stop(): Promise<void> {
@@ -112,11 +147,25 @@ export class Operator {
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
+    let peering: Peering | undefined;
+    let election: LeaderElection | undefined;
+    // Peering and the election outlive the processing: a replica that lets others take over must
+    // have stopped its own work first.
+    const coordination = new AbortController();
+    // A pause (peering) holds the queues and stops the timers and daemons; its end resumes both.
+    const unpausing = this.pauses.subscribe((on) => {
+      for (const queue of queues) if (on) queue.pause(); else queue.resume();
+      if (on) void this.pausing.pause();
+      else this.pausing.resume();
+    });
+    if (this.pauses.on) void this.pausing.pause();
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
     const spawners: Spawner[] = [];
     try {
-      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      const indices = this.indexers.indices;
+      const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, indices };
+      await runActivity(startups, 'startup', { ...activityEnv, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -133,28 +182,46 @@ export class Operator {
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
       if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
+      if (!this.settings.peering.standalone) {
+        const peeringLogger = this.logger.child('kopf.peering');
+        peering = new Peering({
+          client, settings: this.settings.peering, identity: this.identity, paused: this.pauses, logger: peeringLogger,
+          signal: coordination.signal,
+        });
+        await peering.ready; // nothing is processed before peering has had its say
+      }
+      election = this.elect(client, defaultNamespace);
       const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
         const watching = own.filter((h): h is EventHandler => h.kind === 'event');
+        const indexing = own.filter((h): h is IndexingHandler => h.kind === 'index');
         const spawning = own.filter((h): h is SpawningHandler => h.kind === 'timer' || h.kind === 'daemon');
         if (!servable(ref, resource, changing.length + spawning.length > 0, logger)) return;
         const { queue, proc } = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
+        if (!this.indexers.empty) proc.indexing = new ResourceIndexing(indexing, this.indexers, this.readiness);
+        const gate = indexing.length ? this.readiness : undefined;
         queues.push(queue);
         if (spawning.length) spawners.push(proc.spawner = new Spawner(spawning, proc, this.pausing));
+        if (this.pauses.on) queue.pause();
         const served: ServedResource = {
           current: () => proc.resource,
           relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
         };
-        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, served, namespace, queue, stop, logger), signal));
+        const watch = (namespace: string | null, stop: AbortSignal) =>
+          this.watch(client, served, namespace, queue, stop, logger, gate);
+        serving.add(resource, new WatcherSet(watch, signal));
       };
+      // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
+      this.readiness.hold(this);
       const unresolved = await this.serveResources(client, serve, logger);
-      const late = serveWhenCreated(client, unresolved, (name, resource) => {
-        logger.info(`The resource ${describe(name)} is served now: its CRD was created.`);
+      const late = serveWhenCreated(client, unresolved, (name, resource, because) => {
+        logger.info(`The resource ${describe(name)} is served now: ${because === 'created' ? 'its CRD was created' : 'discovery lists it'}.`);
         serve(name, resource);
       }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
-      const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
+      const observer = this.serveNamespaces(client, serving, peering, signal, logger).then(() => aborted(signal));
+      this.readiness.release(this);
       this.readyResolve();
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
     } catch (error) {
@@ -165,11 +232,27 @@ export class Operator {
       await serving.settled();
       // Timers and daemons are told to stop at once, while the running cycles get their exit timeout.
       const [abandoned] = await Promise.all([this.stopQueues(queues, logger), ...spawners.map((spawner) => spawner.stopAll())]);
+      coordination.abort();
+      await Promise.all([peering?.settled(), election?.stop()]);
+      unpausing();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       await this.cleanUp(cleanups, logger);
       ownClient?.close();
     }
+  }
+
+  /** Starts the leader election if asked for: until this replica holds the Lease, it is paused. */
+  private elect(client: KubeClient, credentialsNamespace: string | undefined): LeaderElection | undefined {
+    const settings = this.settings.leaderElection;
+    if (settings.name === null) return undefined;
+    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
+    const logger = this.logger.child('kopf.leadership');
+    const election = new LeaderElection({
+      client, settings: { ...settings, name: settings.name }, namespace, identity: this.identity, paused: this.pauses, logger,
+    });
+    election.start();
+    return election;
   }
 
   /**
@@ -192,7 +275,9 @@ export class Operator {
     const limit = this.settings.process.ultimateExitingTimeout;
     const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
     let ended = false;
-    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal })
+    const indices = this.indexers.indices;
+    const env = { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices };
+    const cleanup = runActivity(cleanups, 'cleanup', env)
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });
     await Promise.race([cleanup, aborted(signal).then(() => exitInstantly(cleanup, this.settings.background))]);
@@ -200,16 +285,17 @@ export class Operator {
   }
 
   /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */
-  private async serveNamespaces(client: KubeClient, serving: Serving, signal: AbortSignal, logger: Logger): Promise<void> {
+  private async serveNamespaces(client: KubeClient, serving: Serving, peering: Peering | undefined, signal: AbortSignal, logger: Logger): Promise<void> {
     const patterns = this.options.namespaces ?? [];
     if (this.options.clusterwide || !patterns.length) return;
+    const added = (namespace: string) => { peering?.addNamespace(namespace); serving.addNamespace(namespace); };
     if (!patterns.some(isGlob)) {
-      for (const namespace of patterns) serving.addNamespace(namespace);
+      for (const namespace of patterns) added(namespace);
       return;
     }
     await observeNamespaces(client, patterns, {
-      added: (namespace) => serving.addNamespace(namespace),
-      removed: (namespace) => void serving.removeNamespace(namespace),
+      added,
+      removed: (namespace) => { void serving.removeNamespace(namespace); void peering?.removeNamespace(namespace); },
     }, signal, logger);
   }
 
@@ -239,12 +325,45 @@ export class Operator {
       resource, client, settings: this.settings, changing, watching, poster,
       lifecycle: this.options.lifecycle ?? asap, memories, kept: new KeptFields(), logger,
       requeue: (key, event) => queue.push(key, event), stopping: signal, cancelled: this.canceller.signal,
+      offer: (key, event) => queue.offer(key, event), indices: this.indexers.indices,
     };
     const queue: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
     return { queue, proc };
   }
 
-  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
+  /**
+   * Streams a resource's events into its queue while the operator is not paused. A pause closes
+   * the stream; the resume lists the objects again, as Kopf does, so nothing changed meanwhile is
+   * missed. `gate`: for indexed resources, held until the first listing is over, and by objects
+   * seen until it opens.
+   */
+  private async watch(
+    client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
+    signal: AbortSignal, logger: Logger, gate?: IndexReadiness,
+  ): Promise<void> {
+    const listing = {}; // this stream's hold on the gate
+    gate?.hold(listing);
+    const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
+    while (!signal.aborted) {
+      if (this.pauses.on) {
+        const blockers = this.pauses.blockers();
+        logger.debug(`Pausing the watch-stream for ${watchName(served.current())} ${where} (blockers: ${blockers.join(', ')}).`);
+        if (!(await this.pauses.wait(false, signal))) return;
+        logger.debug(`Resuming the watch-stream for ${watchName(served.current())} ${where} (resolved: ${blockers.join(', ')}).`);
+      }
+      const untilPaused = this.pauses.untilOn(signal);
+      try {
+        await this.stream(client, served, namespace, queue, untilPaused.signal, logger, gate, listing);
+      } finally {
+        untilPaused.dispose();
+      }
+    }
+  }
+
+  private async stream(
+    client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
+    signal: AbortSignal, logger: Logger, gate: IndexReadiness | undefined, listing: object,
+  ): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = {
@@ -257,9 +376,14 @@ export class Operator {
       if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
       if (event.type === 'LISTED') streaming = false;
       else if (event.type === 'LISTED_DONE') streaming = true;
+      if (event.type === 'LISTED_DONE') gate?.release(listing);
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
-      if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+      if (!('object' in event)) continue;
+      const key = keyOf(event.object);
+      if (gate && !gate.open) gate.hold(key); // released once the object is indexed
+      queue.push(key, { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
+    gate?.release(listing);
     logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }
 }
@@ -321,8 +445,10 @@ function relocator(client: KubeClient, name: string, proc: ResourceProcessor, pa
       client.discovery.invalidate(); // it still lists what is not served
       found = await resolveResource(client, name);
     } catch (error) {
-      if (error instanceof UnresolvedResourceError) return false;
-      throw error;
+      // Not listed, or discovery itself failing (kube-apiserver restarting): the stream asks for
+      // the resource again after its backoff, and resolves the name again if it is still missing.
+      if (!(error instanceof UnresolvedResourceError)) logger.debug(`Resolving ${describe(name)} again failed: ${thrownText(error)}`);
+      return false;
     }
     if (proc.resource !== was) return true;
     if (sameResource(found, was) || refused.has(watchName(found))) return false;
@@ -341,6 +467,18 @@ function relocator(client: KubeClient, name: string, proc: ResourceProcessor, pa
 
 function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
+}
+
+/** Maps the operator's peering options into its settings, as Kopf maps `kopf run`'s. */
+function applyPeeringOptions(settings: OperatorSettings, options: OperatorOptions): void {
+  settings.peering.clusterwide = options.clusterwide || !options.namespaces?.length;
+  if (options.peering !== undefined) {
+    settings.peering.name = options.peering;
+    settings.peering.mandatory = true;
+  }
+  if (options.standalone !== undefined) settings.peering.standalone = options.standalone;
+  if (options.priority !== undefined) settings.peering.priority = options.priority;
+  if (options.leaderElection !== undefined) settings.leaderElection.name = options.leaderElection;
 }
 
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */

@@ -77,6 +77,9 @@ export type DaemonOptions<T extends KubeObject, F extends FieldMap, P extends ke
     /** Seconds between the checks of a stopped daemon that is never cancelled; `background.cancellationPolling` by default. */
     cancellationPolling?: number;
   };
+/** Index handlers: `errors` is `'ignored'` by default; the id is the index's name (no field suffix). */
+export type IndexOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  ChangingOptions<T, F, P>;
 export type ActivityOptions = RetryOptions;
 
 /** What a resource selector is before it is resolved: a descriptor, or a name for discovery. */
@@ -155,4 +158,11 @@ export interface DaemonHandler extends SpawningBase {
 
 export type SpawningHandler = TimerHandler | DaemonHandler;
 
-export type ResourceHandler = ChangingHandler | EventHandler | SpawningHandler;
+/** `on.index` handlers: what they return for an object is stored in the index named by their id. */
+export interface IndexingHandler extends HandlerBase {
+  kind: 'index';
+  resource: ResourceRef;
+  filters: HandlerFilters;
+}
+
+export type ResourceHandler = ChangingHandler | EventHandler | IndexingHandler | SpawningHandler;

@@ -4,12 +4,14 @@
  * can create their own, so several operators in one process share nothing.
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type { ActivityFn, ChangingFn, DaemonFn, EventFn, FieldFn, Reason, TimerFn } from './contexts.ts';
+import type { ActivityFn, ChangingFn, DaemonFn, EventFn, FieldFn, IndexFn, Reason, TimerFn } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
   EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions,
   SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions,
 } from './handlers.ts';
+import type { IndexingHandler, IndexOptions } from './handlers.ts';
+import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indexing/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
 
 type Keys<F> = keyof F & string;
@@ -32,6 +34,16 @@ export interface On {
   timer(resource: string, fn: TimerFn<KubeObject>, options?: TimerOptions<KubeObject, UntypedFields>): void;
   daemon<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: DaemonFn<T>, options?: DaemonOptions<T, F, P>): void;
   daemon(resource: string, fn: DaemonFn<KubeObject>, options?: DaemonOptions<KubeObject, UntypedFields>): void;
+  /**
+   * An in-memory index named by the handler's id; returns its handle, which carries the types of
+   * its keys and values to the handlers that read it: `indices.get(handle)`.
+   */
+  index<T extends KubeObject, F extends FieldMap, R, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: IndexFn<T, R>, options?: IndexOptions<T, F, P>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
+  index<R>(
+    resource: string, fn: IndexFn<KubeObject, R>, options?: IndexOptions<KubeObject, UntypedFields>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
 }
@@ -64,6 +76,7 @@ export class OperatorRegistry {
       event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
       timer: (resource: ResourceRef, fn: Function, options: LooseTimerOptions = {}) => this.addTimer(resource, fn, options),
       daemon: (resource: ResourceRef, fn: Function, options: LooseDaemonOptions = {}) => this.addDaemon(resource, fn, options),
+      index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
     } as On;
@@ -145,6 +158,23 @@ export class OperatorRegistry {
     };
   }
 
+  private addIndex(resource: ResourceRef, fn: Function, options: LooseOptions): IndexHandle<unknown, unknown> {
+    checkResource(resource, 'on.index');
+    checkFunction(fn, 'on.index');
+    // The id names the index operator-wide, so a field does not suffix it (as in Kopf).
+    const id = handlerId(fn, { id: options.id }, 'on.index');
+    const handler: IndexingHandler = {
+      kind: 'index', ...base(fn, options, 'on.index'), id, errors: options.errors ?? 'ignored',
+      resource, filters: filtersOf(options, 'on.index'),
+    };
+    if (this.resourceHandlers.some((h) => h.kind === 'index' && h.id === id)) {
+      throw new RegistrationError(`on.index: two indexes share the id '${id}'; an index is named by its id. ` +
+        'Rename one function or pass a distinct `id`.');
+    }
+    this.resourceHandlers.push(handler);
+    return { id };
+  }
+
   private addActivity(activity: 'startup' | 'cleanup', fn: ActivityFn, options: ActivityOptions): void {
     checkFunction(fn, `on.${activity}`);
     const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, `on.${activity}`), fn };
@@ -155,7 +185,9 @@ export class OperatorRegistry {
   }
 
   private checkUnique(handler: ResourceHandler, what: string): void {
-    const clash = this.resourceHandlers.find((h) => h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
+    // Indexes store no progress: their ids are the indexes' names, checked on their own (addIndex).
+    const clash = this.resourceHandlers.find((h) => h.kind !== 'index' && h.id === handler.id &&
+      sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
     if (clash) {
       throw new RegistrationError(
         `${what}: two handlers share the id '${handler.id}' for ${describe(handler.resource)}; ` +

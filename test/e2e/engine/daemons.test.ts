@@ -130,6 +130,27 @@ test('a daemon whose object no longer matches is stopped, and spawned again when
   assert.deepEqual(journal.entries, ['started', 'stopped: no longer matching', 'started', 'stopped: operator exiting']);
 });
 
+test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason; the resume spawns it again', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('d5')).catch(() => undefined));
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, async function pausable({ stopped }) {
+    journal.add('started');
+    await stopped.wait();
+    journal.add(`stopped: ${stopped.reason}`);
+  });
+  await withOperator(cluster, registry, async ({ op }) => {
+    await create('d5');
+    await journal.until('started');
+    const blocker = op.pauses.make('a test');
+    blocker.turn(true);
+    await journal.until('stopped: operator pausing');
+    blocker.turn(false);
+    await journal.until('started', 2);
+  });
+  assert.deepEqual(journal.entries, ['started', 'stopped: operator pausing', 'started', 'stopped: operator exiting']);
+});
+
 test('a daemon that returns writes its result and is not spawned again for its object', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d3')).catch(() => undefined));
   const journal = new Journal();
