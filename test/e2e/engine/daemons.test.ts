@@ -48,6 +48,15 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+/** Registers a daemon that notes its start, waits until it is stopped, and notes why. */
+function journaling(registry: OperatorRegistry, journal: Journal, id: string, options: { labels?: Record<string, string> } = {}): void {
+  registry.on.daemon(KopfExample, async function journaled({ stopped }) {
+    journal.add('started');
+    await stopped.wait();
+    journal.add(`stopped: ${stopped.reason}`);
+  }, { id, ...options });
+}
+
 const ref = (name: string) => ({ namespace: 'default', name });
 const watcher = () => new Cluster(cluster.cp.kubeconfigPath);
 
@@ -113,11 +122,7 @@ test('a daemon whose object no longer matches is stopped, and spawned again when
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d2')).catch(() => undefined));
   const journal = new Journal();
   const registry = new OperatorRegistry();
-  registry.on.daemon(KopfExample, async function follower({ stopped }) {
-    journal.add('started');
-    await stopped.wait();
-    journal.add(`stopped: ${stopped.reason}`);
-  }, { labels: { follow: 'yes' } });
+  journaling(registry, journal, 'follower', { labels: { follow: 'yes' } });
   await withOperator(cluster, registry, async ({ capture }) => {
     await create('d2', { labels: { follow: 'yes' } });
     await journal.until('started');
@@ -134,11 +139,7 @@ test('a pause of the operator (its pause toggles, as peering turns them) stops a
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d5')).catch(() => undefined));
   const journal = new Journal();
   const registry = new OperatorRegistry();
-  registry.on.daemon(KopfExample, async function pausable({ stopped }) {
-    journal.add('started');
-    await stopped.wait();
-    journal.add(`stopped: ${stopped.reason}`);
-  });
+  journaling(registry, journal, 'pausable');
   await withOperator(cluster, registry, async ({ op }) => {
     await create('d5');
     await journal.until('started');
