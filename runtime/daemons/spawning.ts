@@ -78,7 +78,7 @@ export class Spawner implements Pausable {
     }
     if (!this.exiting && !this.pausing?.paused) {
       for (const handler of matching) {
-        if (!object.running.has(handler.id) && !object.foreverStopped.has(handler.id)) this.spawn(object, handler);
+        if (!object.running.has(handler.id) && !object.foreverStopped.has(handler.id)) this.spawn(event.key, object, handler);
       }
     }
     if (!object.running.size && !object.foreverStopped.size && !matching.length) this.objects.delete(event.key);
@@ -117,7 +117,7 @@ export class Spawner implements Pausable {
     return this.handlers.filter((h) => matchesBody(h.filters, event.body, event.ctx));
   }
 
-  private spawn(object: ObjectDaemons, handler: SpawningHandler): void {
+  private spawn(key: string, object: ObjectDaemons, handler: SpawningHandler): void {
     const spawned = new Spawned(handler, this.proc.logger.forObject(object.body));
     object.running.set(handler.id, spawned);
     this.tasks.add(spawned);
@@ -127,15 +127,19 @@ export class Spawner implements Pausable {
         // A cancelled handler has said so ("… is cancelled. Will escalate."); anything else is unexpected.
         if (!spawned.canceller.signal.aborted) spawned.logger.error(`${spawned.title} failed unexpectedly: ${thrownText(error)}`, error);
       })
-      .finally(() => this.exited(object, spawned));
+      .finally(() => this.exited(key, object, spawned));
   }
 
-  private exited(object: ObjectDaemons, spawned: Spawned): void {
+  private exited(key: string, object: ObjectDaemons, spawned: Spawned): void {
     spawned.done = true;
     this.tasks.delete(spawned);
-    // Ended on its own (returned, failed for good): never again for this object in this process.
-    if (!spawned.stopper.stopped) object.foreverStopped.add(spawned.handler.id);
     if (object.running.get(spawned.handler.id) === spawned) object.running.delete(spawned.handler.id);
+    if (spawned.stopper.stopped) return;
+    // Ended on its own (returned, failed for good): never again for this object in this process.
+    // It may have been the last to need the finalizer, and its own last write may have been
+    // processed while it still ran: the object is processed again to see.
+    object.foreverStopped.add(spawned.handler.id);
+    if (this.objects.get(key) === object && !this.exiting) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
   }
 
   /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */
