@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { ApiError, KubeClient, UnresolvedResourceError, WatchFreshness, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -17,7 +17,9 @@ import type { ResourceRef } from '../registry/handlers.ts';
 import type { ActivityHandler, ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
-import { runActivity } from '../activities/activities.ts';
+import { runActivity, type ActivityEnv } from '../activities/activities.ts';
+import { loginVault } from '../activities/authentication.ts';
+import { LivenessEndpoint } from '../activities/probing.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
 import { within, withinCycles } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
@@ -46,6 +48,12 @@ export interface OperatorOptions {
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
+  /**
+   * Serve the liveness endpoint here: `http://HOST:PORT/PATH` (port 0 for any free one; see
+   * `livenessUrl`). It answers with the probe handlers' results, or an error status when the
+   * operator is not running or a watch has been silent past its inactivity timeout.
+   */
+  liveness?: string;
   /** Aborting it stops the operator gracefully. */
   signal?: AbortSignal;
 }
@@ -74,6 +82,10 @@ export class Operator {
   private readyReject!: (error: unknown) => void;
 
   private readonly options: OperatorOptions;
+  /** When each watch stream last heard from the server, for the liveness endpoint. */
+  private readonly freshness = new WatchFreshness();
+  private running = false;
+  private endpoint: LivenessEndpoint | undefined;
 
   constructor(options: OperatorOptions = {}) {
     this.options = options;
@@ -86,6 +98,11 @@ export class Operator {
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
+  }
+
+  /** The liveness endpoint's URL once it is served (with the actual port if 0 was asked for). */
+  get livenessUrl(): string | undefined {
+    return this.endpoint?.url;
   }
 
   /** Stops gracefully; resolves when everything has stopped. */
@@ -106,12 +123,13 @@ export class Operator {
     const logger = this.logger.child('kopf.operator');
     const startups = this.registry.activityHandlers.filter((h) => h.activity === 'startup');
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
+    const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, signal };
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
     try {
-      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      await runActivity(startups, 'startup', activityEnv);
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -120,9 +138,8 @@ export class Operator {
       }
       validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
-      const client = this.options.client ?? (ownClient = this.options.kubeconfig
-        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
-        : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
+      const client = this.options.client ?? (ownClient = this.makeClient(activityEnv));
+      if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, activityEnv);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
@@ -149,19 +166,46 @@ export class Operator {
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
       const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
       this.readyResolve();
+      this.running = true;
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
     } finally {
+      this.running = false;
       this.stopper.abort();
       await serving.settled();
       const abandoned = await this.stopQueues(queues, logger);
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       await this.cleanUp(cleanups, logger);
+      await this.endpoint?.close();
       ownClient?.close();
     }
+  }
+
+  /**
+   * The API client: with the credentials of the login handlers if there are any (Kopf's
+   * `on.login`), else of the given kubeconfig, else of the default one.
+   */
+  private makeClient(env: ActivityEnv): KubeClient {
+    const options = clientOptions(this.settings, this.logger);
+    const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
+    if (logins.length) return new KubeClient(loginVault(logins, env), options);
+    return this.options.kubeconfig ? KubeClient.fromKubeConfig(this.options.kubeconfig, options) : KubeClient.fromDefault(options);
+  }
+
+  /** The liveness endpoint: the probes' results while the operator runs and its watches are fresh. */
+  private serveLiveness(url: string, env: ActivityEnv): Promise<LivenessEndpoint> {
+    const probes = this.registry.activityHandlers.filter((h) => h.activity === 'probe');
+    return LivenessEndpoint.start(url, {
+      probe: () => runActivity(probes, 'probe', env),
+      problem: () => {
+        if (!this.running) return 'The operator is not running.';
+        const stale = this.freshness.stale().map((s) => `${s.name} (${s.overdue.toFixed(1)} s overdue)`);
+        return stale.length ? `Watch-streams silent past their inactivity timeout: ${stale.join(', ')}.` : null;
+      },
+    }, this.logger.child('kopf.activities.probe'));
   }
 
   /**
@@ -245,18 +289,23 @@ export class Operator {
   private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
+    const liveness = this.freshness.track(`${watchName(served.current())} ${where}`, this.settings.watching.inactivityTimeout);
     const options = {
-      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
+      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined, liveness,
       onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
     };
     let streaming = false;
-    for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
-      // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
-      if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
-      if (event.type === 'LISTED') streaming = false;
-      else if (event.type === 'LISTED_DONE') streaming = true;
-      // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
-      if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+    try {
+      for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
+        // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
+        if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
+        if (event.type === 'LISTED') streaming = false;
+        else if (event.type === 'LISTED_DONE') streaming = true;
+        // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
+        if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+      }
+    } finally {
+      liveness.ended();
     }
     logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }

@@ -51,7 +51,7 @@ export async function processOnce(
   body: KubeObject,
   persistence: SettingsOverrides['persistence'] = {},
   options: { prune?: (object: Fields) => void; kept?: KeptFields } = {},
-): Promise<{ patches: unknown[]; messages: string[]; records: LogRecord[]; requests: Received[] }> {
+): Promise<{ patches: unknown[]; messages: string[]; records: readonly LogRecord[]; requests: Received[] }> {
   const patches: unknown[] = [];
   const object = copyJson(body) as Fields;
   const server = await startServer((req, res) => {
