@@ -62,6 +62,10 @@ export interface ScenarioOptions {
   /** The command up to `run`: this runtime's CLI by default; `kopfRunCommand()` for Python Kopf. */
   command?: string[];
   rules: ExampleRules;
+  /** Arguments of `run` after the scenario's own (`--all-namespaces --standalone --verbose`). */
+  args?: string[];
+  /** Before the operator starts (e.g. objects of other resources it serves). */
+  setUp?: (cluster: Cluster) => Promise<void>;
   /** All must appear (in any order) before the object is created. Default: the watch on KopfExamples started. */
   startupStopWords?: Pattern[];
   /** All must appear before the object is deleted. Default: "Creation is processed:" (if there is a create handler). */
@@ -98,9 +102,10 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   assert.ok(object, `${OBJECT_YAML} holds no object`);
   const ref = refOf(object);
   await cluster.purge(KopfExample, ref);
+  await options.setUp?.(cluster);
   const operator = runOperator({
     command: options.command,
-    args: ['--all-namespaces', '--standalone', '--verbose'],
+    args: ['--all-namespaces', '--standalone', '--verbose', ...options.args ?? []],
     files: options.files,
     kubeconfigPath: options.kubeconfigPath,
   });
@@ -144,7 +149,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
+  Pick<ScenarioOptions, 'args' | 'setUp' | 'startupStopWords' | 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -155,7 +160,7 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
+  const { check, args, setUp, startupStopWords, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -171,7 +176,7 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, args, setUp, startupStopWords, creationStopWords, deletionStopWords, afterCreation,
     });
     checkExampleRules(result, rules);
     check?.(result);
