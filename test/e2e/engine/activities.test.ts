@@ -165,8 +165,9 @@ test('two operators in one process, each with its registry, settings and memo, d
   try {
     await Promise.all([a.op.ready, b.op.ready]);
     await createObject(cluster.client, KopfExample, { metadata: ref, spec: { field: 'x' } });
-    await a.capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
-    await b.capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    // Said after the patch that ends the creation's cycle (the diff-base stored).
+    await a.capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    await b.capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
     const object = await getObject(cluster.client, KopfExample, ref);
     assert.deepEqual([...(object.metadata?.finalizers ?? [])].sort(), ['a.example.com/finalizer', 'b.example.com/finalizer']);
     assert.ok(object.metadata?.annotations?.['a.example.com/last-handled-configuration']);
