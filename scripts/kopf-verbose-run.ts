@@ -17,9 +17,10 @@ import { execFileSync } from 'node:child_process';
 
 const FIXTURES = join(import.meta.dirname, '..', 'test', 'unit', 'fixtures', 'kopf');
 const OBJECT = { name: 'x1', namespace: 'default' };
+const PREFIX = 'kopf.zalando.org/';
 const LINE = /^\[[\d-]+ [\d:,]+\] kopf\.objects +\[(\w+) *\] \[default\/x1\] (.*)$/;
 /** Messages whose tails are bodies or patches, different in every run. */
-const CUT = /^(.*? is in progress|Merge-patching the resource with|JSON-patching the resource with|Patching the resource with)(:).*$/;
+const CUT = /^(.*? is in progress|(?:Merge|JSON)-patching the resource with)(:).*$/;
 
 const cp = await startControlPlane();
 const cluster = new Cluster(cp.kubeconfigPath);
@@ -33,13 +34,15 @@ try {
   const records: unknown[] = [];
   const watching = cluster.waitFor(KopfExample, OBJECT, (object) => {
     for (const [key, value] of Object.entries(object?.metadata?.annotations ?? {})) {
-      if (key.startsWith('kopf.zalando.org/') && !key.endsWith('last-handled-configuration') && !key.endsWith('touch-dummy')) {
-        records.push({ handler: key.slice('kopf.zalando.org/'.length), record: JSON.parse(value) as unknown });
+      const progress = key.startsWith(PREFIX) && !key.endsWith('last-handled-configuration') && !key.endsWith('touch-dummy');
+      if (progress) {
+        records.push({ handler: key.slice(PREFIX.length), record: JSON.parse(value) as unknown });
       }
     }
     return object === null && records.length > 0;
   }, { timeout: 120_000 });
-  await cluster.create(KopfExample, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: OBJECT, spec: { field: 'value' } });
+  const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: OBJECT, spec: { field: 'value' } } as const;
+  await cluster.create(KopfExample, object);
   await operator.waitFor('Creation is processed:', { timeout: 60_000 });
   await cluster.mergePatch(KopfExample, OBJECT, { spec: { field: 'changed' } });
   await operator.waitFor('Updating is processed:', { timeout: 60_000 });
@@ -53,7 +56,8 @@ try {
     const [, level, message] = match;
     return [{ level: level!.toLowerCase(), message: message!.replace(CUT, '$1$2 …') }];
   });
-  const version = execFileSync(await kopfPython(), ['-c', 'import importlib.metadata as m; print(m.version("kopf"))']).toString().trim();
+  const script = 'import importlib.metadata as m; print(m.version("kopf"))';
+  const version = execFileSync(await kopfPython(), ['-c', script]).toString().trim();
   const unique = [...new Set(records.map((r) => JSON.stringify(r)))].map((r) => JSON.parse(r) as unknown);
   const text = JSON.stringify({ kopf: version, lines, records: unique }, null, 1);
   writeFileSync(join(FIXTURES, 'verbose-run.json'), `${text}\n`);

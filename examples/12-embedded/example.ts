@@ -48,7 +48,8 @@ async function main(steps = 3): Promise<void> {
     console.log(`Do the main app activity here. Step ${step + 1}/${steps}.`);
     const name = `kopf-example-${step}`;
     const created = once(greetings, `created:${name}`);
-    await client.request('POST', collection, { body: { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name } } });
+    const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name } };
+    await client.request('POST', collection, { body });
     await created;
     const deleted = once(greetings, `deleted:${name}`);
     await client.request('DELETE', resourcePath(KopfExample, { namespace: 'default', name }));

@@ -43,15 +43,21 @@ def main(steps=3):
     print("Starting the main app.")
     ready_flag = threading.Event()
     stop_flag = threading.Event()
-    greetings = {f'{what}:kopf-example-{step}': threading.Event() for step in range(steps) for what in ['created', 'deleted']}
-    thread = threading.Thread(target=kopf_thread, kwargs=dict(stop_flag=stop_flag, ready_flag=ready_flag, greetings=greetings))
+    greetings = {f'{what}:kopf-example-{step}': threading.Event()
+                 for step in range(steps) for what in ['created', 'deleted']}
+    thread = threading.Thread(target=kopf_thread, kwargs=dict(
+        stop_flag=stop_flag,
+        ready_flag=ready_flag,
+        greetings=greetings,
+    ))
     thread.start()
     ready_flag.wait()
 
     # The operator is active: run the app's activity.
     for step in range(steps):
         print(f"Do the main app activity here. Step {step+1}/{steps}.")
-        _request('POST', '', dict(apiVersion='kopf.dev/v1', kind='KopfExample', metadata=dict(name=f'kopf-example-{step}')))
+        body = dict(apiVersion='kopf.dev/v1', kind='KopfExample', metadata=dict(name=f'kopf-example-{step}'))
+        _request('POST', '', body)
         greetings[f'created:kopf-example-{step}'].wait()
         _request('DELETE', f'/kopf-example-{step}')
         greetings[f'deleted:kopf-example-{step}'].wait()

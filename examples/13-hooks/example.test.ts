@@ -4,7 +4,10 @@ import { Pods } from '../../runtime/structs/builtins.ts';
 import { testExample } from '../../test/e2e/rules.ts';
 
 /** A pod for the event handler to start its background task for (nothing runs it: no kubelet). */
-const POD = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'hooks-pod', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'none' }] } };
+const POD = {
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'hooks-pod', namespace: 'default' },
+  spec: { containers: [{ name: 'c', image: 'none' }] },
+};
 
 /** A free loopback port for the liveness endpoint. */
 async function freePort(): Promise<number> {

@@ -1,6 +1,7 @@
 /**
  * Operator-level handlers: startup (before any watching; the operator proceeds only when all
- * succeed), cleanup (on exit), login (authentication.ts) and probes (probing.ts). They retry like resource handlers, but their progress lives
+ * succeed), cleanup (on exit), login (authentication.ts) and probes (probing.ts).
+ * They retry like resource handlers, but their progress lives
  * in memory: there is no object to store it on.
  */
 import type { OperatorSettings } from '../config/settings.ts';
@@ -29,7 +30,9 @@ export interface ActivityEnv {
  * the delayed ones. Resolves with the results that are not `undefined`/`null`, by handler id, when
  * all are done; rejects if any failed for good (except for cleanup: what fails there is logged).
  */
-export async function runActivity(handlers: readonly ActivityHandler[], activity: Activity, env: ActivityEnv): Promise<Map<string, unknown>> {
+export async function runActivity(
+  handlers: readonly ActivityHandler[], activity: Activity, env: ActivityEnv,
+): Promise<Map<string, unknown>> {
   const logger = env.logger.child(`kopf.activities.${activity}`);
   const results = new Map<string, unknown>();
   const states = new Map<string, HandlerState>();
@@ -40,7 +43,8 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
-      const invoke = async (attempt: Attempt) => handler.fn({ activity, settings: env.settings, logger, memo: env.memo, param: handler.param, signal, ...attempt });
+      const invoke = async (attempt: Attempt) =>
+        handler.fn({ activity, settings: env.settings, logger, memo: env.memo, param: handler.param, signal, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
       if (!executed) return results;

@@ -3,7 +3,9 @@
  * kubeconfig. Their results fill a vault (kube/credentials/vault.ts), which calls the login again
  * whenever it runs out — all credentials rejected with 401, or expired — as Kopf re-authenticates.
  */
-import { connectionOf, isolatedDefaultCredentials, Vault, type ConnectionInfo, type LoginResults } from '../kube/index.ts';
+import {
+  connectionOf, isolatedDefaultCredentials, Vault, type ConnectionInfo, type LoginResults,
+} from '../kube/index.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { runActivity, type ActivityEnv } from './activities.ts';
 
@@ -24,7 +26,10 @@ export function loginVault(handlers: readonly ActivityHandler[], env: ActivityEn
 function connections(results: ReadonlyMap<string, unknown>): LoginResults {
   const found = new Map<string, ConnectionInfo>();
   for (const [id, result] of results) {
-    if (!isConnection(result)) throw new TypeError(`The login handler '${id}' returned no ConnectionInfo (an object with \`server\`): ${JSON.stringify(result)}`);
+    if (!isConnection(result)) {
+      const returned = JSON.stringify(result);
+      throw new TypeError(`The login handler '${id}' returned no ConnectionInfo (an object with \`server\`): ${returned}`);
+    }
     found.set(id, result);
   }
   return found;

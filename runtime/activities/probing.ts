@@ -62,9 +62,12 @@ export function parseEndpoint(endpoint: string): { host: string; port: number; p
   try {
     url = new URL(endpoint);
   } catch {
-    throw new TypeError(`The liveness endpoint must be a URL such as http://0.0.0.0:8080/healthz, not ${JSON.stringify(endpoint)}.`);
+    const example = 'http://0.0.0.0:8080/healthz';
+    throw new TypeError(`The liveness endpoint must be a URL such as ${example}, not ${JSON.stringify(endpoint)}.`);
   }
-  if (url.protocol !== 'http:') throw new TypeError(`Unsupported scheme of the liveness endpoint: ${endpoint} (only http:// is served).`);
+  if (url.protocol !== 'http:') {
+    throw new TypeError(`Unsupported scheme of the liveness endpoint: ${endpoint} (only http:// is served).`);
+  }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost';
   return { host, port: url.port ? Number(url.port) : 80, path: url.pathname || '/' };
 }
@@ -82,7 +85,9 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const requested = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (requested !== path) return answer(response, 404, 'text/plain', 'Not found.\n');
-    if (request.method !== 'GET' && request.method !== 'HEAD') return answer(response, 405, 'text/plain', 'Only GET is served.\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return answer(response, 405, 'text/plain', 'Only GET is served.\n');
+    }
     const problem = source.problem();
     if (problem) return answer(response, 503, 'text/plain', `${problem}\n`);
     try {

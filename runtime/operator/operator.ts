@@ -9,7 +9,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { ApiError, KubeClient, UnresolvedResourceError, WatchFreshness, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { WatchFreshness } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -192,7 +193,8 @@ export class Operator {
     const options = clientOptions(this.settings, this.logger);
     const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
     if (logins.length) return new KubeClient(loginVault(logins, env), options);
-    return this.options.kubeconfig ? KubeClient.fromKubeConfig(this.options.kubeconfig, options) : KubeClient.fromDefault(options);
+    const { kubeconfig } = this.options;
+    return kubeconfig ? KubeClient.fromKubeConfig(kubeconfig, options) : KubeClient.fromDefault(options);
   }
 
   /** The liveness endpoint: the probes' results while the operator runs and its watches are fresh. */
@@ -289,23 +291,22 @@ export class Operator {
   private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
-    const liveness = this.freshness.track(`${watchName(served.current())} ${where}`, this.settings.watching.inactivityTimeout);
+    const name = `${watchName(served.current())} ${where}`;
+    const liveness = this.freshness.track(name, this.settings.watching.inactivityTimeout);
+    // Watched until told to stop; a stream that failed for good stays stale, as it is.
+    signal.addEventListener('abort', () => liveness.ended(), { once: true });
     const options = {
       namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined, liveness,
       onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
     };
     let streaming = false;
-    try {
-      for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
-        // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
-        if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
-        if (event.type === 'LISTED') streaming = false;
-        else if (event.type === 'LISTED_DONE') streaming = true;
-        // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
-        if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
-      }
-    } finally {
-      liveness.ended();
+    for await (const event of watchServed<KubeObject>(client, served, options, logger, (resource) => `The resource ${watchName(resource)} ${where}`)) {
+      // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
+      if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
+      if (event.type === 'LISTED') streaming = false;
+      else if (event.type === 'LISTED_DONE') streaming = true;
+      // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
+      if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
     logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }

@@ -127,7 +127,8 @@ export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F>
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
 export type ActivityFn = (ctx: ActivityContext) => Result | Promise<Result>;
 /** A login handler: credentials, or nothing (then other login handlers must give some). */
-export type LoginFn = (ctx: ActivityContext) => ConnectionInfo | null | undefined | Promise<ConnectionInfo | null | undefined>;
+type LoginResult = ConnectionInfo | null | undefined;
+export type LoginFn = (ctx: ActivityContext) => LoginResult | Promise<LoginResult>;
 /** A probe: its result is served by the liveness endpoint under the handler's id; JSON-serialisable. */
 export type ProbeFn = (ctx: ActivityContext) => unknown;
 

@@ -110,7 +110,8 @@ export class OperatorRegistry {
     checkFunction(fn, what);
     const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, what), fn };
     if (this.activityHandlers.some((h) => h.id === handler.id && h.activity === activity)) {
-      throw new RegistrationError(`${what}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
+      throw new RegistrationError(
+        `${what}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
     }
     this.activityHandlers.push(handler);
   }

@@ -75,7 +75,9 @@ function authorizationOf(info: ConnectionInfo): string | undefined {
   if (info.scheme && info.token) return `${info.scheme} ${info.token}`;
   if (info.scheme) return info.scheme;
   if (info.token) return `Bearer ${info.token}`;
-  if (info.username && info.password) return `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
+  if (info.username && info.password) {
+    return `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
+  }
   return undefined;
 }
 

@@ -8,8 +8,10 @@
 import type { CredentialSource, Credentials } from './credentials.ts';
 import { credentialsOf, type ConnectionInfo } from './connection.ts';
 
+const RAN_OUT = 'Ran out of valid credentials: the login handlers returned none that were accepted (or none at all).';
+
 export class LoginError extends Error {
-  constructor(message = 'Ran out of valid credentials: the login handlers returned none that were accepted (or none at all).') {
+  constructor(message = RAN_OUT) {
     super(message);
     this.name = 'LoginError';
   }

@@ -38,6 +38,8 @@ export class WatchFreshness {
   /** The streams silent past their allowance, with the seconds since it ran out. */
   stale(): { name: string; overdue: number }[] {
     const now = this.#now();
-    return [...this.#streams].filter((s) => s.deadline < now).map((s) => ({ name: s.name, overdue: (now - s.deadline) / 1000 }));
+    return [...this.#streams]
+      .filter((s) => s.deadline < now)
+      .map((s) => ({ name: s.name, overdue: (now - s.deadline) / 1000 }));
   }
 }
