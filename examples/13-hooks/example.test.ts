@@ -22,7 +22,7 @@ const PORT = await freePort();
 
 testExample(import.meta.dirname, {
   args: ['--liveness', `http://127.0.0.1:${PORT}/healthz`],
-  setUp: async (cluster) => { if (!(await cluster.find(Pods, POD.metadata))) await cluster.create(Pods, POD); },
+  beforeStart: async (cluster) => { if (!(await cluster.find(Pods, POD.metadata))) await cluster.create(Pods, POD); },
   startupStopWords: ['Served by the background task.'],
   // Kopf's counts; cleanup_fn's is checked below, as it runs only once the operator is stopped.
   successCounts: { startup_fn_simple: 1, startup_fn_retried: 1 },

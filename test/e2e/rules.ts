@@ -64,8 +64,6 @@ export interface ScenarioOptions {
   rules: ExampleRules;
   /** Arguments of `run` after the scenario's own (`--all-namespaces --standalone --verbose`). */
   args?: string[];
-  /** Before the operator starts (e.g. objects of other resources it serves). */
-  setUp?: (cluster: Cluster) => Promise<void>;
   /** All must appear (in any order) before the object is created. Default: the watch on KopfExamples started. */
   startupStopWords?: Pattern[];
   /** All must appear before the object is deleted. Default: "Creation is processed:" (if there is a create handler). */
@@ -74,6 +72,8 @@ export interface ScenarioOptions {
   deletionStopWords?: Pattern[];
   /** Steps between the creation and the deletion (e.g. an update). */
   afterCreation?: (context: ScenarioContext) => Promise<void>;
+  /** What the cluster holds before the operator starts (other objects the example serves). */
+  beforeStart?: (cluster: Cluster) => Promise<void>;
   /** Per step, in ms; 30 s by default. */
   stepTimeout?: number;
 }
@@ -102,7 +102,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   assert.ok(object, `${OBJECT_YAML} holds no object`);
   const ref = refOf(object);
   await cluster.purge(KopfExample, ref);
-  await options.setUp?.(cluster);
+  await options.beforeStart?.(cluster);
   const operator = runOperator({
     command: options.command,
     args: ['--all-namespaces', '--standalone', '--verbose', ...options.args ?? []],
@@ -149,7 +149,8 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'args' | 'setUp' | 'startupStopWords' | 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
+  Pick<ScenarioOptions, 'args' | 'beforeStart' | 'startupStopWords' | 'creationStopWords' | 'deletionStopWords'> &
+  Pick<ScenarioOptions, 'afterCreation'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -160,7 +161,8 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, args, setUp, startupStopWords, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
+  const { check, args, beforeStart, startupStopWords, creationStopWords, deletionStopWords, afterCreation, ...counts } =
+    options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -176,7 +178,8 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, args, setUp, startupStopWords, creationStopWords, deletionStopWords, afterCreation,
+      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+      beforeStart, args, startupStopWords,
     });
     checkExampleRules(result, rules);
     check?.(result);
