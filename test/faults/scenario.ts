@@ -150,15 +150,12 @@ export class Scenario {
    */
   async verify(t: TestContext, options: { timeout?: number } = {}): Promise<SummaryRow> {
     const { timeout = 90_000 } = options;
-    const selection = { namespace: this.options.namespace };
     let last: KopfExample[] = [];
     try {
-      await this.kube.waitForList(KopfExample, selection, (objects) => {
-        last = objects;
-        return this.#unfinished(objects).length === 0;
-      }, { timeout });
-    } catch {
+      last = await this.settled({ timeout });
+    } catch (error) {
       // Timed out: what is unfinished now is lost; the row says how much.
+      last = (error as { objects?: KopfExample[] }).objects ?? [];
     }
     const journal = this.journal;
     const lost = [...this.#unfinished(last), ...this.#unhandledDeletions(journal)];
@@ -178,6 +175,23 @@ export class Scenario {
     assert.deepEqual(lost, [], `lost objects (${describeRow(row)}); the operator's last lines:\n${tail}`);
     assert.deepEqual(reruns, [], `handlers re-run after their success was recorded (${describeRow(row)})`);
     return row;
+  }
+
+  /**
+   * Resolves with the namespace's objects once all the scenario's objects are in their final
+   * states so far; rejects after `timeout` ms with an error that holds the objects last seen.
+   */
+  async settled(options: { timeout?: number } = {}): Promise<KopfExample[]> {
+    const { timeout = 90_000 } = options;
+    let last: KopfExample[] = [];
+    try {
+      return await this.kube.waitForList(KopfExample, { namespace: this.options.namespace }, (objects) => {
+        last = objects;
+        return this.#unfinished(objects).length === 0;
+      }, { timeout });
+    } catch (error) {
+      throw Object.assign(new Error(`not settled: ${this.#unfinished(last).join('; ')}`, { cause: error }), { objects: last });
+    }
   }
 
   /** The objects not in their final state, with what is missing. */

@@ -30,7 +30,7 @@ import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { Hits } from './hits.ts';
-import { Counter, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
+import { Counter, describeMatch, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
 
 export type { Hidden } from './discovery.ts';
 export type { Counting, Match, RequestInfo } from './matching.ts';
@@ -214,16 +214,22 @@ export class FaultProxy implements AsyncDisposable {
   /**
    * Resolves with the passage of the `count`-th matching request (1 by default) that the apiserver
    * answers from now on, once its answer went to the client (for a watch: once its head did).
+   * Rejects if that takes longer than `timeout` ms (60 s by default).
    */
-  passed(match: Match, options: { count?: number; status?: number } = {}): Promise<Passage> {
-    const { count = 1, status } = options;
+  passed(match: Match, options: { count?: number; status?: number; timeout?: number } = {}): Promise<Passage> {
+    const { count = 1, status, timeout = 60_000 } = options;
     let seen = 0;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#watchers.delete(watcher);
+        reject(new Error(`${count} request(s) matching ${describeMatch(match)} did not pass within ${timeout} ms`));
+      }, timeout);
       const watcher = (passage: Passage): void => {
         if (passage.outcome !== 'passed' || !matches(match, passage.request)) return;
         if (status !== undefined && passage.status !== status) return;
         if (++seen < count) return;
         this.#watchers.delete(watcher);
+        clearTimeout(timer);
         resolve(passage);
       };
       this.#watchers.add(watcher);

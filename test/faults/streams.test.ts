@@ -1,0 +1,59 @@
+/**
+ * The operator's watch stream fails: it goes silent (the fault proxy stops forwarding without
+ * closing: a half-dead connection), or it is cut, repeatedly, while objects are created, changed
+ * and deleted. A silent stream is noticed by the watch inactivity timeout (shortened here to
+ * 3 s, from 70 s, to keep the test short) and reopened.
+ */
+import { test } from 'node:test';
+import { useCluster } from '../e2e/use-cluster.ts';
+import { CUT, SILENCE } from '../e2e/faults/proxy.ts';
+import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
+import { Scenario } from './scenario.ts';
+
+const cluster = useCluster();
+const faultProxy = useFaultProxy(cluster);
+
+const watchOf = (namespace: string) => ({ path: `/apis/kopf.dev/v1/namespaces/${namespace}/kopfexamples`, watch: true });
+
+test('a watch stream that goes silent is reopened: nothing lost, nothing re-run', async (t) => {
+  const proxy = await faultProxy();
+  const settings = { watching: { inactivityTimeout: 3 } };
+  const scenario = await Scenario.open(t, cluster, { title: 'watch stream silenced', namespace: 'silenced', settings });
+  scenario.start(proxy.kubeconfigPath);
+  await scenario.ready();
+  const watch = watchOf('silenced');
+  for (let round = 0; round < 3; round++) {
+    await scenario.create(`before-${round}`);
+    await scenario.settled();
+    const silence = proxy.inject(watch, SILENCE, { open: true, times: 0 });
+    const reopened = proxy.passed(watch);
+    await scenario.create(`during-${round}`);
+    await scenario.update(`before-${round}`, 2);
+    if (round > 0) await scenario.delete(`during-${round - 1}`);
+    await reopened;
+    scenario.faults += silence.hits.count;
+    silence.cut();
+  }
+  await scenario.verify(t);
+});
+
+test('a watch stream that is cut, and whose reopening is cut too, is reopened: nothing lost, nothing re-run', async (t) => {
+  const proxy = await faultProxy();
+  const scenario = await Scenario.open(t, cluster, { title: 'watch stream cut', namespace: 'cut-streams' });
+  scenario.start(proxy.kubeconfigPath);
+  await scenario.ready();
+  const watch = watchOf('cut-streams');
+  for (let round = 0; round < 5; round++) {
+    await scenario.create(`o${round}`);
+    if (round > 0) await scenario.update(`o${round - 1}`, 2);
+    if (round > 1) await scenario.delete(`o${round - 2}`);
+    // Every other round, the first attempts to reopen the stream are cut as well.
+    const reopenings = proxy.inject(watch, CUT, { times: round % 2 ? 2 : 0 });
+    const reopened = proxy.passed(watch);
+    scenario.faults += proxy.cutStreams(watch);
+    await reopened;
+    scenario.faults += reopenings.hits.count;
+    reopenings.remove();
+  }
+  await scenario.verify(t);
+});
