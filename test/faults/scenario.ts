@@ -41,6 +41,8 @@ export interface ScenarioOptions {
   settings?: Record<string, Record<string, unknown>>;
   /** The seed, if the test is randomised. */
   seed?: number;
+  /** The operator names its resource by this string (resolved through discovery), not by a descriptor. */
+  resourceName?: string;
 }
 
 export class Scenario {
@@ -94,6 +96,7 @@ export class Scenario {
         FAULTS_JOURNAL: this.#journal,
         FAULTS_KUBECONFIG: this.cluster.cp.kubeconfigPath,
         FAULTS_SETTINGS: JSON.stringify(this.options.settings ?? {}),
+        FAULTS_RESOURCE: this.options.resourceName,
       },
     });
     this.#operators.push(operator);

@@ -224,6 +224,7 @@ export class FaultProxy implements AsyncDisposable {
         this.#watchers.delete(watcher);
         reject(new Error(`${count} request(s) matching ${describeMatch(match)} did not pass within ${timeout} ms`));
       }, timeout);
+      timer.unref(); // a wait that lost a race must not keep the test process alive
       const watcher = (passage: Passage): void => {
         if (passage.outcome !== 'passed' || !matches(match, passage.request)) return;
         if (status !== undefined && passage.status !== status) return;

@@ -12,7 +12,8 @@
  *
  * Environment: FAULTS_JOURNAL (the journal file), FAULTS_KUBECONFIG (the apiserver itself, not a
  * fault proxy: the record check must see the truth), FAULTS_SETTINGS (JSON merged into the
- * operator's settings at startup, e.g. shorter watch inactivity for a silenced stream).
+ * operator's settings at startup, e.g. shorter watch inactivity for a silenced stream),
+ * FAULTS_RESOURCE (below).
  */
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,7 +68,21 @@ async function journaled(handler: HandlerId, context: Context): Promise<{ step: 
   return { step: entry.step };
 }
 
-on.create(KopfExample, function create_a(context) { return journaled('create_a', context); });
-on.create(KopfExample, function create_b(context) { return journaled('create_b', context); });
-on.update(KopfExample, function update_fn(context) { return journaled('update_fn', context); });
-on.delete(KopfExample, async function delete_fn(context) { await journaled('delete_fn', context); });
+/**
+ * FAULTS_RESOURCE names the resource by a string instead (e.g. `kopfexamples.kopf.dev`): then the
+ * operator resolves it through discovery, as an operator that is not generated for its CRD does.
+ */
+const byName = process.env.FAULTS_RESOURCE;
+if (byName) {
+  // Untyped contexts for a resource named by a string; the objects are KopfExamples all the same.
+  const as = (context: unknown): Context => context as Context;
+  on.create(byName, function create_a(context) { return journaled('create_a', as(context)); });
+  on.create(byName, function create_b(context) { return journaled('create_b', as(context)); });
+  on.update(byName, function update_fn(context) { return journaled('update_fn', as(context)); });
+  on.delete(byName, async function delete_fn(context) { await journaled('delete_fn', as(context)); });
+} else {
+  on.create(KopfExample, function create_a(context) { return journaled('create_a', context); });
+  on.create(KopfExample, function create_b(context) { return journaled('create_b', context); });
+  on.update(KopfExample, function update_fn(context) { return journaled('update_fn', context); });
+  on.delete(KopfExample, async function delete_fn(context) { await journaled('delete_fn', context); });
+}
