@@ -26,7 +26,7 @@ test('a group missing from discovery while the operator starts: nothing lost, no
   const operator = scenario.start(proxy.kubeconfigPath);
   await gap.hits.first;
   // The operator has seen the gap and said what it makes of it: the moment is over.
-  await operator.waitFor(RESOURCE, { timeout: 60_000 });
+  await operator.waitFor(RESOURCE, { since: operator.lines.length, timeout: 60_000 });
   gap.remove();
   scenario.faults++;
   for (let i = 0; i < 3; i++) await scenario.create(`after-${i}`);

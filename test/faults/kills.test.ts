@@ -1,28 +1,39 @@
 /**
  * SIGKILL of `kopf run` at random moments of the objects' lifecycles (creation, update, deletion,
- * and the operator's own startup), many times, each followed by a restart. The moments come from
- * a seeded generator: the seed is printed, and KOPF_FAULTS_SEED replays the test's decisions.
+ * and the operator's own startup), many times, each followed by a restart. Half of the kills come
+ * at a random time after the start; the other half a few milliseconds after a random write of the
+ * objects went through, where a handling cycle is between its requests. The decisions come from a
+ * seeded generator: the seed is printed, and KOPF_FAULTS_SEED replays them.
  */
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { useCluster } from '../e2e/use-cluster.ts';
+import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
 import { SeededRandom } from './random.ts';
 import { Scenario } from './scenario.ts';
 
 const cluster = useCluster();
+const faultProxy = useFaultProxy(cluster);
 
-const OBJECTS = 10;
-const KILLS = 16;
+const OBJECTS = 12;
+/** At least this many kills; more while the objects' lifecycles still run. */
+const MIN_KILLS = 16;
+const KILL_PLANS = 100;
+const NAMESPACE = 'random-kills';
 
-test('SIGKILL at random moments of the lifecycle, with restarts: nothing lost, nothing re-run', async (t) => {
+test('SIGKILL at random moments of the lifecycle, with restarts: nothing lost, nothing re-run', { timeout: 300_000 }, async (t) => {
+  const proxy = await faultProxy();
   const random = new SeededRandom();
-  const scenario = await Scenario.open(t, cluster, { title: 'SIGKILL at random moments', namespace: 'random-kills', seed: random.seed });
+  const scenario = await Scenario.open(t, cluster, { title: 'SIGKILL at random moments', namespace: NAMESPACE, seed: random.seed });
   // Decided up front, so that the seed alone fixes them whatever the processes' timing.
   const plans = Array.from({ length: OBJECTS }, (_, i) => ({
-    name: `o${i}`, createAfter: random.between(0, 12_000), updateAfter: random.between(0, 3000),
+    name: `o${i}`, createAfter: random.between(0, 25_000), updateAfter: random.between(0, 3000),
     deleteAfter: random.chance(0.5) ? random.between(0, 3000) : null,
   }));
-  const kills = Array.from({ length: KILLS }, () => ({ waitReady: random.chance(0.5), after: random.between(0, 1500) }));
+  const kills = Array.from({ length: KILL_PLANS }, () => ({
+    waitReady: random.chance(0.5), afterWrite: random.chance(0.5) ? random.between(1, 6) : null,
+    after: random.between(0, 1000), jitter: random.between(0, 20),
+  }));
 
   const lifecycle = async (plan: (typeof plans)[number]): Promise<void> => {
     await sleep(plan.createAfter);
@@ -33,15 +44,25 @@ test('SIGKILL at random moments of the lifecycle, with restarts: nothing lost, n
     await sleep(plan.deleteAfter);
     await scenario.delete(plan.name);
   };
+  const writes = { method: 'PATCH', path: new RegExp(`/namespaces/${NAMESPACE}/kopfexamples/`) };
+  let living = true;
   const killing = async (): Promise<void> => {
-    for (const kill of kills) {
-      const operator = scenario.start();
+    for (const [index, kill] of kills.entries()) {
+      if (!living && index >= MIN_KILLS) return;
+      const operator = scenario.start(proxy.kubeconfigPath);
       if (kill.waitReady) await scenario.ready(operator);
-      await sleep(kill.after);
+      if (kill.afterWrite === null) {
+        await sleep(kill.after);
+      } else {
+        // No writes for a while (nothing to do, or an operator still starting): killed all the same.
+        await proxy.passed(writes, { count: kill.afterWrite, timeout: 2000 }).catch(() => null);
+        await sleep(kill.jitter);
+      }
       await scenario.kill();
     }
   };
-  await Promise.all([...plans.map(lifecycle), killing()]);
-  scenario.start();
-  await scenario.verify(t);
+  const lifecycles = Promise.all(plans.map(lifecycle)).finally(() => { living = false; });
+  await Promise.all([lifecycles, killing()]);
+  scenario.start(proxy.kubeconfigPath);
+  await scenario.verify(t, { timeout: 45_000 });
 });

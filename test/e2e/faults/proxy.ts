@@ -55,7 +55,10 @@ export function answer(status: number, options: { retryAfter?: number } = {}): F
 }
 
 export interface InjectOptions extends Counting {
-  /** For SILENCE and CUT: apply to the matching responses streaming now (watches) as well. */
+  /**
+   * For SILENCE and CUT: apply to the matching responses streaming now (watches) as well; with
+   * `times: 0`, to those only.
+   */
   open?: boolean;
 }
 
