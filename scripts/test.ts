@@ -49,7 +49,9 @@ function floorNode(): string | null {
 }
 
 /** Runs node's test runner; returns pass/fail counts read from a TAP copy of its report. */
-function runTests(title: string, node: string, patterns: string[], concurrency: number, env: NodeJS.ProcessEnv = {}): { pass: number; fail: number } {
+function runTests(
+  title: string, node: string, patterns: string[], concurrency: number, env: NodeJS.ProcessEnv = {},
+): { pass: number; fail: number } {
   const tapDir = mkdtempSync(join(tmpdir(), 'kopf-test-'));
   const tap = join(tapDir, 'report.tap');
   const status = step(title, node, [
@@ -89,9 +91,11 @@ function runFaults(patterns: string[]): { pass: number; fail: number } {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-faults-summary-'));
   const summary = join(dir, 'summary.jsonl');
   const started = Date.now();
-  const result = runTests(`fault-injection suite on Node ${process.versions.node}`, process.execPath, patterns, 2, { [SUMMARY_ENV]: summary });
+  const title = `fault-injection suite on Node ${process.versions.node}`;
+  const result = runTests(title, process.execPath, patterns, 2, { [SUMMARY_ENV]: summary });
   if (existsSync(summary)) {
-    console.log(`\n=== fault-injection summary (${((Date.now() - started) / 1000).toFixed(0)} s)\n${summaryTable(summary)}`);
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    console.log(`\n=== fault-injection summary (${seconds} s)\n${summaryTable(summary)}`);
   }
   rmSync(dir, { recursive: true, force: true });
   return result;
@@ -117,7 +121,8 @@ if (!files.length) {
 const isFaults = (file: string): boolean => relative(root, resolve(file)).startsWith(`test${sep}faults${sep}`);
 const given = { faults: files.filter(isFaults), others: files.filter((f) => !isFaults(f)) };
 if (!files.length || given.others.length) {
-  const r = runTests(`tests on Node ${process.versions.node}`, process.execPath, files.length ? given.others : unitOnly ? UNIT : ALL, 2);
+  const patterns = files.length ? given.others : unitOnly ? UNIT : ALL;
+  const r = runTests(`tests on Node ${process.versions.node}`, process.execPath, patterns, 2);
   pass += r.pass; fail += r.fail;
 }
 if (given.faults.length || (!files.length && withFaults)) {

@@ -20,7 +20,8 @@ const TIMEOUT = { timeout: 300_000 };
 test('a group missing from discovery while the operator starts: nothing lost, nothing re-run', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const namespace = 'gap-at-start';
-  const scenario = await Scenario.open(t, cluster, { title: 'discovery gap at start', namespace, resourceName: RESOURCE });
+  const title = 'discovery gap at start';
+  const scenario = await Scenario.open(t, cluster, { title, namespace, resourceName: RESOURCE });
   await scenario.create('before');
   const gap = proxy.hide({ group: 'kopf.dev' });
   const operator = scenario.start(proxy.kubeconfigPath);
@@ -36,7 +37,8 @@ test('a group missing from discovery while the operator starts: nothing lost, no
 test('a group missing from discovery while the operator runs: nothing lost, nothing re-run', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const namespace = 'gap-while-running';
-  const scenario = await Scenario.open(t, cluster, { title: 'discovery gap while running', namespace, resourceName: RESOURCE });
+  const title = 'discovery gap while running';
+  const scenario = await Scenario.open(t, cluster, { title, namespace, resourceName: RESOURCE });
   scenario.start(proxy.kubeconfigPath);
   await scenario.ready();
   for (let i = 0; i < 2; i++) await scenario.create(`before-${i}`);

@@ -19,7 +19,8 @@ type Phase = 'creation' | 'update' | 'deletion';
 async function killAtEveryWrite(t: TestContext, phase: Phase): Promise<void> {
   const proxy = await faultProxy();
   const namespace = `kill-points-${phase}`;
-  const scenario = await Scenario.open(t, cluster, { title: `SIGKILL at each write of ${phase === 'update' ? 'an' : 'a'} ${phase}`, namespace });
+  const title = `SIGKILL at each write of ${phase === 'update' ? 'an' : 'a'} ${phase}`;
+  const scenario = await Scenario.open(t, cluster, { title, namespace });
   scenario.start(proxy.kubeconfigPath);
   await scenario.ready();
   for (let n = 1; ; n++) {

@@ -21,10 +21,13 @@ const MIN_KILLS = 16;
 const KILL_PLANS = 100;
 const NAMESPACE = 'random-kills';
 
-test('SIGKILL at random moments of the lifecycle, with restarts: nothing lost, nothing re-run', { timeout: 300_000 }, async (t) => {
+const TITLE = 'SIGKILL at random moments of the lifecycle, with restarts: nothing lost, nothing re-run';
+
+test(TITLE, { timeout: 300_000 }, async (t) => {
   const proxy = await faultProxy();
   const random = new SeededRandom();
-  const scenario = await Scenario.open(t, cluster, { title: 'SIGKILL at random moments', namespace: NAMESPACE, seed: random.seed });
+  const title = 'SIGKILL at random moments';
+  const scenario = await Scenario.open(t, cluster, { title, namespace: NAMESPACE, seed: random.seed });
   // Decided up front, so that the seed alone fixes them whatever the processes' timing.
   const plans = Array.from({ length: OBJECTS }, (_, i) => ({
     name: `o${i}`, createAfter: random.between(0, 25_000), updateAfter: random.between(0, 3000),

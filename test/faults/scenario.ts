@@ -121,8 +121,9 @@ export class Scenario {
   }
 
   async create(name: string, step = 1): Promise<void> {
+    const metadata = { name, namespace: this.options.namespace };
     const object = await createObject(this.kube.client, KopfExample, {
-      apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name, namespace: this.options.namespace }, spec: { step },
+      apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata, spec: { step },
     });
     const uid = object.metadata?.uid ?? '';
     this.#objects.set(name, { name, uid, step, deleted: false, finalizedAtDeletion: false });
@@ -193,7 +194,8 @@ export class Scenario {
         return this.#unfinished(objects).length === 0;
       }, { timeout });
     } catch (error) {
-      throw Object.assign(new Error(`not settled: ${this.#unfinished(last).join('; ')}`, { cause: error }), { objects: last });
+      const unsettled = new Error(`not settled: ${this.#unfinished(last).join('; ')}`, { cause: error });
+      throw Object.assign(unsettled, { objects: last });
     }
   }
 
@@ -204,7 +206,8 @@ export class Scenario {
     for (const expected of this.#objects.values()) {
       const object = byName.get(expected.name);
       if (expected.deleted) {
-        if (object) problems.push(`${expected.name}: still there after deletion (finalizers: ${object.metadata?.finalizers})`);
+        const finalizers = object?.metadata?.finalizers;
+        if (object) problems.push(`${expected.name}: still there after deletion (finalizers: ${finalizers})`);
         continue;
       }
       const missing = missingResults(object, expected.step);

@@ -13,7 +13,9 @@ import { Scenario } from './scenario.ts';
 const cluster = useCluster();
 const faultProxy = useFaultProxy(cluster);
 
-const watchOf = (namespace: string) => ({ path: `/apis/kopf.dev/v1/namespaces/${namespace}/kopfexamples`, watch: true });
+const watchOf = (namespace: string) => ({
+  path: `/apis/kopf.dev/v1/namespaces/${namespace}/kopfexamples`, watch: true,
+});
 
 test('a watch stream that goes silent is reopened: nothing lost, nothing re-run', async (t) => {
   const proxy = await faultProxy();
@@ -37,7 +39,7 @@ test('a watch stream that goes silent is reopened: nothing lost, nothing re-run'
   await scenario.verify(t);
 });
 
-test('a watch stream that is cut, and whose reopening is cut too, is reopened: nothing lost, nothing re-run', async (t) => {
+test('a watch stream cut, its reopening too, is reopened: nothing lost, nothing re-run', async (t) => {
   const proxy = await faultProxy();
   const scenario = await Scenario.open(t, cluster, { title: 'watch stream cut', namespace: 'cut-streams' });
   scenario.start(proxy.kubeconfigPath);

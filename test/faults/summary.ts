@@ -40,10 +40,12 @@ export function summaryTable(path: string): string {
   };
   const header = ['test', 'faults', 'objects', 'lost', 're-runs', 's', 'seed'];
   const cells = [...rows, total].map((r) => [
-    r.test, String(r.faults), String(r.objects), String(r.lost), String(r.reruns), r.seconds.toFixed(0), String(r.seed ?? ''),
+    r.test, String(r.faults), String(r.objects), String(r.lost), String(r.reruns), r.seconds.toFixed(0),
+    String(r.seed ?? ''),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const cell = (v: string, i: number): string => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!));
+  const line = (c: string[]): string => c.map(cell).join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(header), rule, ...cells.slice(0, -1).map(line), rule, line(cells.at(-1)!)].join('\n');
 }
