@@ -175,9 +175,11 @@ export class Scenario {
     const mine = journal.filter((entry) => uids.has(entry.uid));
     const repeated = mine.length - new Set(mine.map((e) => `${e.uid} ${e.handler} ${e.step}`)).size;
     t.diagnostic(`${mine.length} handler runs, ${repeated} of them repeated runs (of a handler and step)`);
-    const tail = this.operator.lines.slice(-30).map((line) => `  | ${line}`).join('\n');
-    assert.deepEqual(lost, [], `lost objects (${describeRow(row)}); the operator's last lines:\n${tail}`);
-    assert.deepEqual(reruns, [], `handlers re-run after their success was recorded (${describeRow(row)})`);
+    const lostNames = lost.map((problem) => problem.split(':')[0]!);
+    const lostStory = this.#story(lostNames, journal);
+    assert.deepEqual(lost, [], `lost objects (${describeRow(row)}); their story:\n${lostStory}`);
+    const rerunStory = this.#story(reruns.map((entry) => entry.name), journal);
+    assert.deepEqual(reruns, [], `re-runs after recorded success (${describeRow(row)}); their story:\n${rerunStory}`);
     return row;
   }
 
@@ -197,6 +199,17 @@ export class Scenario {
       const unsettled = new Error(`not settled: ${this.#unfinished(last).join('; ')}`, { cause: error });
       throw Object.assign(unsettled, { objects: last });
     }
+  }
+
+  /** For a failure's message: the objects' journal entries and log lines, of all operator runs, in order. */
+  #story(names: readonly string[], journal: readonly JournalEntry[]): string {
+    const prefixes = names.map((name) => `[${this.options.namespace}/${name}]`);
+    const lines = this.#operators.flatMap((operator, run) => [
+      `--- operator run #${run + 1} (pid ${operator.pid})`,
+      ...operator.lines.filter((line) => prefixes.some((prefix) => line.includes(prefix))).map((l) => l.slice(0, 400)),
+    ]);
+    const runs = journal.filter((entry) => names.includes(entry.name)).map((entry) => JSON.stringify(entry));
+    return [...runs, ...lines.slice(-80)].map((line) => `  | ${line}`).join('\n');
   }
 
   /** The objects not in their final state, with what is missing. */
