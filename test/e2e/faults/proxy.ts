@@ -139,7 +139,11 @@ interface Exchange {
   streaming: boolean;
   /** The apiserver's answer is complete. */
   done: boolean;
+  /** The end of what was relayed to the client (up to RECENT characters), for `relayed()`. */
+  recent: string;
 }
+
+const RECENT = 64 * 1024;
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te', 'trailer',
@@ -164,6 +168,7 @@ export class FaultProxy implements AsyncDisposable {
   #exchanges = new Set<Exchange>();
   #sockets = new Set<Socket>();
   #watchers = new Set<(passage: Passage) => void>();
+  #readers = new Set<(exchange: Exchange, chunk: Buffer) => void>();
 
   constructor(init: { http: Server; upstream: ApiCredentials; credentials: ApiCredentials; dir: string }) {
     this.#http = init.http;
@@ -240,6 +245,36 @@ export class FaultProxy implements AsyncDisposable {
     });
   }
 
+  /**
+   * Resolves once the response to a matching request has passed `text` on to its client (e.g. a
+   * watch event with a given resource version): it is written to the client's connection, and no
+   * fault injected later holds it back. The recent past of responses still open counts too.
+   * Rejects after `timeout` ms (60 s by default).
+   */
+  relayed(match: Match, text: string, options: { timeout?: number } = {}): Promise<RequestInfo> {
+    const { timeout = 60_000 } = options;
+    const tails = new WeakMap<Exchange, string>();
+    const past = [...this.#exchanges].find((e) => matches(match, e.request) && e.recent.includes(text));
+    if (past) return Promise.resolve(past.request);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#readers.delete(reader);
+        reject(new Error(`no response to ${describeMatch(match)} passed ${JSON.stringify(text)} within ${timeout} ms`));
+      }, timeout);
+      timer.unref(); // a wait that lost a race must not keep the test process alive
+      const reader = (exchange: Exchange, chunk: Buffer): void => {
+        if (!matches(match, exchange.request)) return;
+        // The text may straddle two chunks: the end of the previous one is kept.
+        const seen = (tails.get(exchange) ?? '') + chunk.toString('utf8');
+        if (!seen.includes(text)) return void tails.set(exchange, seen.slice(-text.length));
+        this.#readers.delete(reader);
+        clearTimeout(timer);
+        resolve(exchange.request);
+      };
+      this.#readers.add(reader);
+    });
+  }
+
   /** Closes the connections of all matching responses streaming now (e.g. watches); returns how many. */
   cutStreams(match: Match): number {
     const injection = this.inject(match, CUT, { open: true, times: 0 });
@@ -299,7 +334,7 @@ export class FaultProxy implements AsyncDisposable {
       headers: clientReq.headers,
     };
     const exchange: Exchange = {
-      request, clientReq, clientRes, heldBy: null, upstream: null, streaming: false, done: false,
+      request, clientReq, clientRes, heldBy: null, upstream: null, streaming: false, done: false, recent: '',
     };
     this.#exchanges.add(exchange);
     clientRes.once('close', () => {
@@ -384,7 +419,10 @@ export class FaultProxy implements AsyncDisposable {
     exchange.streaming = true;
     if (exchange.request.watch) this.#note(exchange, exchange.heldBy ? 'silenced' : 'passed', response.statusCode);
     response.on('data', (chunk: Buffer) => {
-      if (!exchange.heldBy) clientRes.write(chunk);
+      if (exchange.heldBy) return;
+      clientRes.write(chunk);
+      exchange.recent = (exchange.recent + chunk.toString('utf8')).slice(-RECENT);
+      for (const reader of [...this.#readers]) reader(exchange, chunk);
     });
     response.on('end', () => {
       if (!response.complete) return;
