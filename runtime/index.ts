@@ -26,6 +26,9 @@ export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
+export type { IndexContext, IndexFn } from './registry/contexts.ts';
+export type { IndexOptions } from './registry/handlers.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -35,11 +38,12 @@ export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+  index: delegate('index'),
 };
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
-  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => void)(...args)) as On[K];
+  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => unknown)(...args)) as On[K];
 }
 
 // Settings, logging, events.

@@ -4,8 +4,10 @@
  *   event handlers → stealth check → finalizer → consistency → cause → one pass of handlers →
  *   finalizer removal → patch → delayed re-processing.
  *
- * One cycle writes at most a few requests, and every handler's progress is on the object before
- * the next handler starts, so a crash or a restart (of this runtime or of Kopf) resumes exactly.
+ * One cycle writes a few requests, the handlers' work before the records of it (`writes.ts`), and
+ * every handler's progress is on the object before the next handler starts, so a crash or a
+ * restart (of this runtime or of Kopf) resumes where the records say, at worst running again a
+ * handler whose work was written but not its record.
  */
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -23,9 +25,10 @@ import { detectChange, handleCause } from './changing.ts';
 import { isReason } from './causes.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
-import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { ResourceIndexing } from '../indexing/indexing.ts';
+import type { Indices } from '../indexing/indices.ts';
 
 export interface RawEvent {
   /** `null` for objects from a listing, as in Kopf. */
@@ -33,6 +36,8 @@ export interface RawEvent {
   object: KubeObject;
   /** Set for re-processing that this runtime schedules itself (delays, end of throttling). */
   wakeup?: boolean;
+  /** Indexed already: it waited for the indexes to be ready (`indexing/`). */
+  indexed?: boolean;
 }
 
 export interface ResourceProcessor {
@@ -51,10 +56,15 @@ export interface ResourceProcessor {
   poster: EventPoster;
   /** Re-queues an event for an object (delayed handlers, throttling). */
   requeue(key: string, event: RawEvent): void;
+  /** Queues an event for an object unless a newer one waits for it (events that waited for the indexes). */
+  offer?(key: string, event: RawEvent): void;
   /** The operator is stopping: no new sleeps or wake-ups. */
   stopping: AbortSignal;
   /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
   cancelled: AbortSignal;
+  /** The operator's indexing and its indexes; absent when it has no index handlers. */
+  indexing?: ResourceIndexing;
+  indices?: Indices;
 }
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
@@ -90,6 +100,7 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
 async function processObject(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal): Promise<void> {
   const { changing, watching } = proc;
   const body = event.object;
+  if (!(await indexed(proc, key, event, memory))) return;
 
   const eventPatch = newPatch(body);
   if (watching.length) await runEventHandlers(proc, watching, event, memory, logger, eventPatch);
@@ -102,16 +113,6 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (!changing.length || memory.released) {
     // No changing handlers; or we let the object go at its deletion, and this event predates that.
     await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
-    return;
-  }
-  if (memory.leftoverFns?.length) {
-    // As Kopf does: a transformation refused by a conflict is retried on the fresh body first,
-    // and the handlers wait for the next event.
-    const retry = new Patch<KubeObject>({}, { body, fns: memory.leftoverFns });
-    await applyPatch(proc, body, eventPatch, logger);
-    const outcome = await applyPatch(proc, body, retry, logger);
-    if (!outcome.conflict) memory.leftoverFns = undefined;
-    remember(proc, memory, outcome);
     return;
   }
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
@@ -147,9 +148,10 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     logger.info('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }
-  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
+  // A transformation refused by a conflict stops the writes before the records of the work: the
+  // handlers run again on the next event, and their transformations with them.
+  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps, cycle.records);
   if (jsonOps && outcome.jsonApplied) memory.released = true;
-  if (cycle.patch.fns.length && outcome.conflict) memory.leftoverFns = [...cycle.patch.fns];
   remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
@@ -162,6 +164,24 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
       memory.sleepingUntil = Date.now() + seconds * 1000;
     }
   }
+}
+
+/**
+ * Index functions first; then Kopf's gate: no other handler runs before every index is complete.
+ * An event that must wait is processed again, without indexing, when the gate opens.
+ */
+async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory): Promise<boolean> {
+  const indexing = proc.indexing;
+  if (!indexing) return true;
+  if (!event.indexed && indexing.handlers.length) {
+    // Index functions run on every event: their log lines are terse, and their patch is not applied.
+    const logger = proc.logger.forObject(event.object, { terse: true });
+    const context = objectContext(event.object, memory, logger, newPatch(event.object), proc);
+    const states = memory.indexing ??= new Map();
+    await indexing.index(proc, { key, type: event.type, body: event.object, context, states }, logger);
+  }
+  const waited: RawEvent = { ...event, indexed: true };
+  return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
 }
 
 async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {
