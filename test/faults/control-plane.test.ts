@@ -10,6 +10,7 @@ import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
 import { Scenario } from './scenario.ts';
 
 const cluster = useCluster();
+const TIMEOUT = { timeout: 300_000 };
 const faultProxy = useFaultProxy(cluster);
 
 const OBJECTS = 6;
@@ -37,13 +38,13 @@ async function startScenario(t: TestContext, title: string, namespace: string): 
 const killApiServer: Restart = () => cluster.cp.restartApiServer({ signal: 'SIGKILL' });
 const killEtcd: Restart = () => cluster.cp.restartEtcd({ signal: 'SIGKILL' });
 
-test('kube-apiserver killed and restarted during creation: nothing lost, nothing re-run', async (t) => {
+test('kube-apiserver killed and restarted during creation', TIMEOUT, async (t) => {
   const scenario = await startScenario(t, 'kube-apiserver killed during creation', 'apiserver-creation');
   await duringWrites(scenario, (name) => scenario.create(name), killApiServer);
   await scenario.verify(t);
 });
 
-test('kube-apiserver killed and restarted during deletion: nothing lost, nothing re-run', async (t) => {
+test('kube-apiserver killed and restarted during deletion', TIMEOUT, async (t) => {
   const scenario = await startScenario(t, 'kube-apiserver killed during deletion', 'apiserver-deletion');
   for (let i = 0; i < OBJECTS; i++) await scenario.create(`o${i}`);
   await scenario.settled();
@@ -51,7 +52,7 @@ test('kube-apiserver killed and restarted during deletion: nothing lost, nothing
   await scenario.verify(t);
 });
 
-test('etcd killed and restarted during creation and during deletion: nothing lost, nothing re-run', async (t) => {
+test('etcd killed and restarted during creation and during deletion', TIMEOUT, async (t) => {
   const scenario = await startScenario(t, 'etcd killed during creation, deletion', 'etcd-restarts');
   await duringWrites(scenario, (name) => scenario.create(name), killEtcd);
   await scenario.settled();

@@ -17,7 +17,7 @@ const faultProxy = useFaultProxy(cluster);
 const RESOURCE = 'kopfexamples.kopf.dev';
 const TIMEOUT = { timeout: 300_000 };
 
-test('a group missing from discovery while the operator starts: nothing lost, nothing re-run', TIMEOUT, async (t) => {
+test('a group missing from discovery while the operator starts', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const namespace = 'gap-at-start';
   const title = 'discovery gap at start';
@@ -34,7 +34,7 @@ test('a group missing from discovery while the operator starts: nothing lost, no
   await scenario.verify(t, { timeout: 45_000 });
 });
 
-test('a group missing from discovery while the operator runs: nothing lost, nothing re-run', TIMEOUT, async (t) => {
+test('a group missing from discovery while the operator runs', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const namespace = 'gap-while-running';
   const title = 'discovery gap while running';

@@ -12,6 +12,7 @@ import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
 import { Scenario } from './scenario.ts';
 
 const cluster = useCluster();
+const TIMEOUT = { timeout: 300_000 };
 const faultProxy = useFaultProxy(cluster);
 
 type Phase = 'creation' | 'update' | 'deletion';
@@ -51,6 +52,6 @@ async function killAtEveryWrite(t: TestContext, phase: Phase): Promise<void> {
   await scenario.verify(t, { timeout: 30_000 });
 }
 
-test('SIGKILL at each write of a creation: nothing lost, nothing re-run', (t) => killAtEveryWrite(t, 'creation'));
-test('SIGKILL at each write of an update: nothing lost, nothing re-run', (t) => killAtEveryWrite(t, 'update'));
-test('SIGKILL at each write of a deletion: nothing lost, nothing re-run', (t) => killAtEveryWrite(t, 'deletion'));
+test('SIGKILL at each write of a creation', TIMEOUT, (t) => killAtEveryWrite(t, 'creation'));
+test('SIGKILL at each write of an update', TIMEOUT, (t) => killAtEveryWrite(t, 'update'));
+test('SIGKILL at each write of a deletion', TIMEOUT, (t) => killAtEveryWrite(t, 'deletion'));

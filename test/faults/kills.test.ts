@@ -21,7 +21,7 @@ const MIN_KILLS = 16;
 const KILL_PLANS = 100;
 const NAMESPACE = 'random-kills';
 
-const TITLE = 'SIGKILL at random moments of the lifecycle, with restarts: nothing lost, nothing re-run';
+const TITLE = 'SIGKILL at random moments of the lifecycle, with restarts';
 
 test(TITLE, { timeout: 300_000 }, async (t) => {
   const proxy = await faultProxy();

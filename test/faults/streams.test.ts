@@ -14,6 +14,7 @@ import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
 import { Scenario } from './scenario.ts';
 
 const cluster = useCluster();
+const TIMEOUT = { timeout: 300_000 };
 const faultProxy = useFaultProxy(cluster);
 
 /** The writes of a creation with two handlers and a finalizer (the finalizer, two results, two records). */
@@ -23,7 +24,7 @@ const watchOf = (namespace: string) => ({
   path: `/apis/kopf.dev/v1/namespaces/${namespace}/kopfexamples`, watch: true,
 });
 
-test('a watch stream that goes silent is reopened: nothing lost, nothing re-run', async (t) => {
+test('a watch stream that goes silent is reopened', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const settings = { watching: { inactivityTimeout: 3 } };
   const scenario = await Scenario.open(t, cluster, { title: 'watch stream silenced', namespace: 'silenced', settings });
@@ -45,7 +46,7 @@ test('a watch stream that goes silent is reopened: nothing lost, nothing re-run'
   await scenario.verify(t);
 });
 
-test('a watch stream cut, its reopening too, is reopened: nothing lost, nothing re-run', async (t) => {
+test('a watch stream cut, its reopening too, is reopened', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const scenario = await Scenario.open(t, cluster, { title: 'watch stream cut', namespace: 'cut-streams' });
   scenario.start(proxy.kubeconfigPath);
@@ -66,7 +67,7 @@ test('a watch stream cut, its reopening too, is reopened: nothing lost, nothing 
   await scenario.verify(t);
 });
 
-test('a watch silent between the last two writes of a cycle, past the consistency timeout', async (t) => {
+test('a watch silent between the last two writes of a cycle, past the consistency timeout', TIMEOUT, async (t) => {
   const proxy = await faultProxy();
   const namespace = 'silent-between-writes';
   // Longer than persistence.consistencyTimeout (5 s): the operator gives up waiting for its last write first.
