@@ -19,8 +19,9 @@ export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
 export { RegistrationError, type HandlerId } from './registry/ids.ts';
 export type {
-  ActivityContext, ChangingContext, DaemonContext, EventContext, FieldContext, FilterContext, Memo, Reason,
-  ResourceContext, SpawningContext, SpecOf, StatusOf, Stopped, StopReason, TimerContext,
+  Activity, ActivityContext, ActivityFn, ChangingContext, DaemonContext, EventContext, FieldContext, FilterContext,
+  LoginFn, Memo, ProbeFn, Reason, ResourceContext, SpawningContext, SpecOf, StatusOf, Stopped, StopReason,
+  TimerContext,
 } from './registry/contexts.ts';
 export type {
   ActivityOptions, ChangingOptions, DaemonOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions,
@@ -39,7 +40,8 @@ export type { IndexOptions } from './registry/handlers.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), timer: delegate('timer'), daemon: delegate('daemon'),
-  startup: delegate('startup'), cleanup: delegate('cleanup'), index: delegate('index'),
+  startup: delegate('startup'), cleanup: delegate('cleanup'), login: delegate('login'), probe: delegate('probe'),
+  index: delegate('index'),
 };
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
@@ -60,7 +62,8 @@ export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
-export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
+export { KubeClient, KubeConfigError, LoginError, type ConnectionInfo, type KubeClientOptions } from './kube/index.ts';
+export { loginWithKubeconfig } from './activities/authentication.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.
