@@ -26,6 +26,10 @@ export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+export type {
+  AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind, WebhookOptions,
+} from './registry/webhooks.ts';
+export { AdmissionError, WebhookError } from './admission/errors.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -35,6 +39,7 @@ export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+  validate: delegate('validate'), mutate: delegate('mutate'),
 };
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */

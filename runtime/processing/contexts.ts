@@ -21,6 +21,11 @@ const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 /** The part of the context every resource handler and filter gets. */
 export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
+  return bodyContext(body, { resource: proc.resource, patch, logger, memo: memory.memo, signal: proc.cancelled });
+}
+
+/** The same, for handlers that are not run by a resource's processing (admission handlers). */
+export function bodyContext(body: KubeObject, parts: Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'signal'>): ResourceContext<KubeObject> {
   const meta = body.metadata ?? {};
   return {
     body,
@@ -32,11 +37,7 @@ export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Lo
     uid: meta.uid ?? '',
     labels: meta.labels ?? EMPTY,
     annotations: meta.annotations ?? EMPTY,
-    resource: proc.resource,
-    patch,
-    logger,
-    memo: memory.memo,
-    signal: proc.cancelled,
+    ...parts,
   };
 }
 
