@@ -30,6 +30,10 @@ export type {
   AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind, WebhookOptions,
 } from './registry/webhooks.ts';
 export { AdmissionError, WebhookError } from './admission/errors.ts';
+export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
+export type {
+  AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,
+} from './config/admission.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:

@@ -13,7 +13,7 @@ import { diff } from '../structs/diffs.ts';
 import { Patch, toJsonPatch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
-import type { WebhookReply, WebhookRequest, WebhookResponder } from '../config/admission.ts';
+import type { WebhookRequest, WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
 import { runWithOperatorContext, type EventPoster } from '../posting/index.ts';
@@ -21,7 +21,7 @@ import type { Memo } from '../registry/contexts.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext } from '../processing/contexts.ts';
 import { WebhookError } from './errors.ts';
-import { buildResponse, type ReviewResponse } from './responses.ts';
+import { buildResponse, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
 
@@ -50,11 +50,6 @@ export function admissionResponder(env: AdmissionEnv): WebhookResponder {
       return statusReply(500, `The webhook request failed unexpectedly: ${thrownText(error)}`);
     }
   };
-}
-
-/** An error answer, as a Kubernetes `Status`: what a client of the API expects to read. */
-function statusReply(code: number, message: string): WebhookReply {
-  return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };
 }
 
 async function review(env: AdmissionEnv, request: WebhookRequest): Promise<ReviewResponse> {

@@ -6,6 +6,7 @@
  */
 import type { JsonPatchOp } from '../structs/patches.ts';
 import { PermanentError, TemporaryError, inspected } from '../structs/errors.ts';
+import type { WebhookReply } from '../config/admission.ts';
 import { AdmissionError } from './errors.ts';
 import type { ReviewRequest } from './reviews.ts';
 
@@ -60,4 +61,9 @@ function messageOf(error: unknown): string {
 
 function codeOf(error: unknown): number {
   return error instanceof AdmissionError && error.code ? error.code : 500;
+}
+
+/** An answer to a webhook request that cannot be reviewed, as a Kubernetes `Status`: what API clients read. */
+export function statusReply(code: number, message: string): WebhookReply {
+  return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };
 }

@@ -3,6 +3,7 @@
  * hands each request to the operator's responder and sends back what it answers, and tells the
  * operator how the API server reaches it (a client config, again whenever that changes).
  */
+import type { Logger } from '../logging/logger.ts';
 
 /** Where the API server sends admission reviews: a URL, or a Service in the cluster; and the CA to trust. */
 export interface WebhookClientConfig {
@@ -37,5 +38,5 @@ export type WebhookResponder = (request: WebhookRequest) => Promise<WebhookReply
  * operator stops.
  */
 export interface AdmissionServer {
-  serve(respond: WebhookResponder, signal: AbortSignal): AsyncIterable<WebhookClientConfig>;
+  serve(respond: WebhookResponder, options: { signal: AbortSignal; logger: Logger }): AsyncIterable<WebhookClientConfig>;
 }

@@ -30,6 +30,7 @@ import { watchServed, type ServedResource } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
+import { startAdmission } from '../webhooks/serving.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -110,6 +111,7 @@ export class Operator {
     let ownClient: KubeClient | undefined;
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
+    let admissionDone: Promise<void> | undefined;
     try {
       await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
@@ -127,7 +129,12 @@ export class Operator {
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
-      if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
+      const admission = startAdmission({
+        handlers: this.registry.webhookHandlers, settings: this.settings, client, poster: eventPoster,
+        logger: this.logger.child('kopf.admission'), memo: this.memo, signal, cancelled: this.canceller.signal,
+      });
+      admissionDone = admission.done;
+      if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
       const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
@@ -148,8 +155,10 @@ export class Operator {
       }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
       const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
+      await admission.ready;
       this.readyResolve();
-      await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
+      const admitting = admission.done.then(() => aborted(signal));
+      await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), admitting, aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
@@ -158,6 +167,7 @@ export class Operator {
       await serving.settled();
       const abandoned = await this.stopQueues(queues, logger);
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
+      await admissionDone?.catch(() => undefined); // its failure, if any, is what stopped the operator
       await poster?.close();
       await this.cleanUp(cleanups, logger);
       ownClient?.close();
