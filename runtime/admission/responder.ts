@@ -86,8 +86,9 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
  * then: the client is told why, rather than that the webhook could not be reached.
  */
 async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingContext<KubeObject>): Promise<unknown> {
-  const title = handlerTitle(handler.id);
+  const title = handlerTitle(handler.id, 'Webhook');
   const { logger } = ctx;
+  logger.debug(`${title} is invoked.`);
   const seconds = answerWithin(handler.timeout);
   const controller = new AbortController();
   const cancel = () => controller.abort(env.cancelled.reason);

@@ -36,7 +36,8 @@ export interface Admission {
   done: Promise<void>;
 }
 
-const KINDS: readonly WebhookKind[] = ['validating', 'mutating'];
+// Mutating first, as the API server calls them and as Kopf writes them.
+const KINDS: readonly WebhookKind[] = ['mutating', 'validating'];
 
 /** Starts admission if there are admission handlers; with none, it is ready and done at once. */
 export function startAdmission(options: AdmissionOptions): Admission {

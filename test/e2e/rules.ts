@@ -144,7 +144,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
+  Pick<ScenarioOptions, 'startupStopWords' | 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -155,7 +155,7 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
+  const { check, startupStopWords, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -171,7 +171,7 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, startupStopWords, creationStopWords, deletionStopWords, afterCreation,
     });
     checkExampleRules(result, rules);
     check?.(result);

@@ -216,7 +216,7 @@ test('a handler running past its time refuses the request saying so, and its sig
   const { review, capture } = responder(registry);
   const response = await review(reviewOf());
   assert.equal(response.allowed, false);
-  assert.equal(response.status?.message, `Handler 'slow' did not finish within ${answerWithin(1)} s, before the API server's timeout of 1 s.`);
+  assert.equal(response.status?.message, `Webhook 'slow' did not finish within ${answerWithin(1)} s, before the API server's timeout of 1 s.`);
   assert.ok(aborted instanceof Error);
   assert.ok(capture.records.some((r) => r.message.includes('did not finish within')));
 });
