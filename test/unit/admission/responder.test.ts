@@ -230,3 +230,25 @@ test('registration checks the options', () => {
   registry.on.validate(KopfExample, fn);
   assert.throws(() => registry.on.mutate(KopfExample, fn), /share the id 'h'/);
 });
+
+test('admission handlers are typed by the descriptor (checked by the type checker)', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.validate(KopfExample, function typed(ctx) {
+    const field: string | undefined = ctx.spec.field;
+    const old: string | undefined = ctx.old?.spec?.field;
+    // @ts-expect-error validating handlers get no patch: their changes would be lost
+    void ctx.patch;
+    // @ts-expect-error the object is read-only
+    ctx.spec.field = 'x';
+    void [field, old];
+  }, { field: 'spec.field', value: 'value' });
+  registry.on.mutate(KopfExample, function typed_patch({ patch }) {
+    patch.spec.field = 'ok';
+    // @ts-expect-error the patch is typed by the resource's spec
+    patch.spec.items = 'not a list';
+  });
+  // @ts-expect-error operations are Kubernetes' (and checked when registered, for untyped callers)
+  assert.throws(() => registry.on.mutate(KopfExample, function wrong_operation() { /* nothing */ }, { operations: ['PATCH'] }), /unknown operations PATCH/);
+  const response = await responder(registry).review(reviewOf({ operation: 'UPDATE', oldObject: OBJECT }));
+  assert.deepEqual(decodedPatch(response), [{ op: 'replace', path: '/spec/field', value: 'ok' }, { op: 'add', path: '/spec/items', value: 'not a list' }]);
+});
