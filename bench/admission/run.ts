@@ -3,7 +3,9 @@
  * webhooks, and with one validating and one mutating webhook served by this runtime (operator.ts)
  * and by Python Kopf 1.44 (operator_kopf.py), on one local control plane, contestants alternating.
  *
- *   node bench/admission/run.ts [--n 500] [--contestants none,ts,kopf] [--repeat 1] [--warmup 20]
+ *   node bench/admission/run.ts [--n 500] [--contestants none,ts,floor,kopf] [--repeat 1] [--warmup 20] [--operator-args '…']
+ *
+ * `floor` is no framework but the least a Node process does to serve the same webhooks (floor.ts).
  *
  * Per run: p50, p90 and p99 of N creates sent one after another (each in a fresh namespace), and the
  * operator's CPU per 1,000 reviews. Then what each operator adds to the median and to the 99th
@@ -43,19 +45,26 @@ interface Measurement {
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '500' },
-    contestants: { type: 'string', default: 'none,ts,kopf' },
+    contestants: { type: 'string', default: 'none,ts,floor,kopf' },
     repeat: { type: 'string', default: '1' },
     warmup: { type: 'string', default: '20' },
+    'operator-args': { type: 'string', default: '' },
   },
 });
 const N = Number(values.n);
 const REPEAT = Number(values.repeat);
 const WARMUP = Number(values.warmup);
+/** Extra options for every operator's `kopf run` (for experiments, e.g. `--quiet`). */
+const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
     none: async () => ({ name: 'none', label: 'no webhooks' }),
     ts: async () => ({ name: 'ts', label: 'this runtime', operator: { files: [join(import.meta.dirname, 'operator.ts')] } }),
+    floor: async () => ({
+      name: 'floor', label: 'floor (no framework)',
+      operator: { files: [], command: [process.execPath, join(import.meta.dirname, 'floor.ts')] },
+    }),
     kopf: async () => ({
       name: 'kopf', label: 'Kopf 1.44',
       operator: { files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() },
@@ -112,7 +121,7 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
   let operator: RunningOperator | undefined;
   try {
     if (contestant.operator) {
-      operator = runOperator({ ...contestant.operator, args: ['--standalone', '--namespace', namespace], kubeconfigPath: cp.kubeconfigPath });
+      operator = runOperator({ ...contestant.operator, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath });
       await untilAdmitting(client);
     } else {
       await untilUnadmitting(client);
@@ -149,13 +158,14 @@ function report(all: readonly Contestant[], results: readonly Measurement[]): vo
     return runs.length ? median(runs.map((m) => m[key])) : undefined;
   };
   for (const key of ['p50', 'p99'] as const) {
-    const none = of('none', key), ts = of('ts', key), kopf = of('kopf', key);
+    const none = of('none', key), ts = of('ts', key), kopf = of('kopf', key), floor = of('floor', key);
     if (none === undefined) continue;
     const added = (x: number | undefined) => (x === undefined ? undefined : x - none);
     const [tsAdded, kopfAdded] = [added(ts), added(kopf)];
     const parts = [`${key}: without webhooks ${ms(none)} ms`];
     if (tsAdded !== undefined) parts.push(`this runtime adds ${ms(tsAdded)} ms`);
     if (kopfAdded !== undefined) parts.push(`Kopf adds ${ms(kopfAdded)} ms`);
+    if (floor !== undefined) parts.push(`the floor adds ${ms(floor - none)} ms`);
     if (tsAdded !== undefined && kopfAdded !== undefined && kopfAdded > 0) parts.push(`ratio ${(tsAdded / kopfAdded).toFixed(2)} (aim: at most 0.50)`);
     console.log(parts.join('; '));
   }

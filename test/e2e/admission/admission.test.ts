@@ -2,7 +2,7 @@
  * Admission end to end: the local control plane's kube-apiserver calls the embedded operator's
  * webhook server on loopback, through the webhook configurations the operator manages. Refusals
  * and their messages, patches in the stored object, warnings printed by kubectl, dry runs, and the
- * failure policy once the operator is gone.
+ * failure policy once the operator is gone; an operator without its server.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,8 @@ import { CONFIGURATIONS } from '../../../runtime/webhooks/managed.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import type { KopfExample as KopfExampleObject } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
-import { withOperator } from '../engine/support.ts';
+import { startOperator, withOperator } from '../engine/support.ts';
+import type { AdmissionServer } from '../../../runtime/config/admission.ts';
 
 // No retries of refused requests: a refusal is what the tests look at (a 500 would be retried).
 const cluster = useCluster({ client: { errorBackoffs: [] } });
@@ -144,4 +145,17 @@ test('with the operator stopped, only persistent webhooks stay, and their failur
   assert.match(refused.message, /failed calling webhook "must-fail\.e2e\.kopf\.dev"/);
   const admitted = await createObject(cluster.client, KopfExample, { metadata: { name: 'ignoring', namespace: 'default', labels: { policy: 'ignore' } } });
   assert.equal(admitted.spec?.injected, undefined, 'no mutation without the operator');
+});
+
+test('the operator stops, saying why, when its webhook server ends; it fails at start without a server', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.validate(KopfExample, function check() { /* passes */ });
+  const ending: AdmissionServer = {
+    async *serve() { yield { url: 'https://127.0.0.1:1/' }; },
+  };
+  const ended = startOperator(cluster, registry, { settings: defaultSettings({ posting: { enabled: false }, admission: { server: ending } }) });
+  await assert.rejects(ended.op.done, /The webhook server has stopped: the operator stops too\./);
+  const serverless = startOperator(cluster, registry);
+  await assert.rejects(serverless.op.ready, /Admission handlers are registered, but no webhook server is configured in `settings\.admission\.server`/);
+  await assert.rejects(serverless.op.done);
 });
