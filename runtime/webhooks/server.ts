@@ -58,7 +58,8 @@ export class WebhookServer implements AdmissionServer {
   async *serve(respond: WebhookResponder, { signal, logger }: { signal: AbortSignal; logger: Logger }): AsyncIterable<WebhookClientConfig> {
     const { tls, caBundle } = await this.tlsMaterial();
     const prefix = (this.options.path ?? '').replace(/\/+$/, '');
-    const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, prefix, respond, logger);
+    const peers = Boolean(this.options.clientCaFile); // only then is a client certificate asked for
+    const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, { prefix, peers, respond, logger });
     const server = tls ? createHttpsServer(tls, handle) : createHttpServer(handle);
     const port = await listen(server, this.options.addr, this.options.port ?? 0);
     try {
@@ -118,23 +119,36 @@ export class WebhookServer implements AdmissionServer {
   }
 }
 
-/** One request: only `POST` under the prefix; the rest of the path names the handler. */
-async function serveRequest(req: IncomingMessage, res: ServerResponse, prefix: string, respond: WebhookResponder, logger: Logger): Promise<void> {
+interface Serving {
+  prefix: string;
+  /** Whether callers are asked for client certificates. */
+  peers: boolean;
+  respond: WebhookResponder;
+  logger: Logger;
+}
+
+/** One request: only `POST` under the prefix; the rest of the path (before the query) names the handler. */
+async function serveRequest(req: IncomingMessage, res: ServerResponse, { prefix, peers, respond, logger }: Serving): Promise<void> {
   try {
-    const path = new URL(req.url ?? '/', 'http://webhook').pathname;
+    const path = (req.url ?? '/').split('?', 1)[0]!;
     if (path !== prefix && !path.startsWith(`${prefix}/`)) return send(res, statusReply(404, `No webhooks are served at ${path}.`));
     if (req.method !== 'POST') return send(res, statusReply(405, `Webhooks accept POST requests only, not ${req.method}.`));
     const rest = path.slice(prefix.length + 1);
     const webhook = rest ? decodeURIComponent(rest) : undefined;
     const body = await readBody(req);
     if (body === undefined) return send(res, statusReply(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`));
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? '']));
-    send(res, await respond({ body, webhook, headers, sslpeer: peerOf(req) }));
+    send(res, await respond({ body, webhook, headers: headersOf(req), sslpeer: peers ? peerOf(req) : {} }));
   } catch (error) {
     // A broken connection or a bad URL escape: said, and answered if there is still someone to answer.
     logger.warning(`A webhook request could not be served: ${thrownText(error)}`);
     if (!res.headersSent) send(res, statusReply(400, `The request could not be read: ${thrownText(error)}`));
   }
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value ?? '';
+  return headers;
 }
 
 function peerOf(req: IncomingMessage): Record<string, unknown> {
@@ -143,15 +157,19 @@ function peerOf(req: IncomingMessage): Record<string, unknown> {
   return peer && Object.keys(peer).length ? { ...peer } : {};
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The body as text, or `undefined` if it is too large (the rest is not read). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else { req.pause(); resolve(undefined); }
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 }
 
 function send(res: ServerResponse, reply: WebhookReply): void {
