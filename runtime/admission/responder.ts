@@ -10,7 +10,7 @@
  */
 import { HandlerTimeoutError, PermanentError, thrownText } from '../structs/errors.ts';
 import { diff } from '../structs/diffs.ts';
-import { Patch, toJsonPatch } from '../structs/patches.ts';
+import { Patch, isEmptyPatch, toJsonPatch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { WebhookRequest, WebhookResponder } from '../config/admission.ts';
@@ -77,7 +77,8 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
     const error = await invoke(env, handler, { ...base, ...info, param: handler.param, retry: 0, started: new Date(), runtime: 0 });
     if (error !== undefined) errors.push(error);
   }
-  return buildResponse(parsed, errors, info.warnings, toJsonPatch(patch, body));
+  // Without changes, no need to compare the object with itself.
+  return buildResponse(parsed, errors, info.warnings, isEmptyPatch(patch) ? [] : toJsonPatch(patch, body));
 }
 
 /**
