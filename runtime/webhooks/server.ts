@@ -8,8 +8,7 @@
  * (`service`), for an operator deployed in it.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, issueCertificate } from '../certificates/x509.ts';
@@ -60,7 +59,8 @@ export class WebhookServer implements AdmissionServer {
     const prefix = (this.options.path ?? '').replace(/\/+$/, '');
     const peers = Boolean(this.options.clientCaFile); // only then is a client certificate asked for
     const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, { prefix, peers, respond, logger });
-    const server = tls ? createHttpsServer(tls, handle) : createHttpServer(handle);
+    // Loaded here: an operator without webhooks does not load Node's HTTP server at all.
+    const server = tls ? (await import('node:https')).createServer(tls, handle) : (await import('node:http')).createServer(handle);
     const port = await listen(server, this.options.addr, this.options.port ?? 0);
     try {
       const scheme = tls ? 'https' : 'http';
