@@ -55,8 +55,11 @@ export function admissionResponder(env: AdmissionEnv): WebhookResponder {
 async function review(env: AdmissionEnv, request: WebhookRequest): Promise<ReviewResponse> {
   const parsed = parseReview(request.body);
   const candidates = webhooksOf(env.webhooks, parsed);
-  const { group, version, resource } = parsed.resource;
-  if (!candidates.length) throw new WebhookError(`The resource ${[resource, version, group].filter(Boolean).join('.')} has no admission handlers.`, 404);
+  if (!candidates.length) {
+    const { group, version, resource } = parsed.resource;
+    const name = [resource, version, group].filter(Boolean).join('.');
+    throw new WebhookError(`The resource ${name} has no admission handlers.`, 404);
+  }
   if (request.webhook !== undefined && !env.webhooks.some((w) => w.handler.id === request.webhook)) {
     throw new WebhookError(`There is no admission handler with the id '${request.webhook}'.`, 404);
   }
@@ -67,18 +70,17 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
     operation: parsed.operation, dryrun: parsed.dryrun, subresource: parsed.subresource, userinfo: parsed.userinfo,
     warnings: [], headers: request.headers, sslpeer: request.sslpeer, diff: diff(parsed.old, parsed.new),
   };
-  const base = {
-    ...bodyContext(body, { resource: candidates[0].resource, patch, logger, memo: { ...env.memo }, signal: env.cancelled }),
-    ...info, old: parsed.old, new: parsed.new,
-  };
-  const handlers = selectHandlers(candidates, parsed, request.webhook, base);
+  const parts = { resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal: env.cancelled };
+  const base = { ...bodyContext(body, parts), ...info, old: parsed.old, new: parsed.new };
   const errors: unknown[] = [];
-  for (const handler of handlers) {
-    const error = await invoke(env, handler, { ...base, ...info, param: handler.param, retry: 0, started: new Date(), runtime: 0 });
+  for (const handler of selectHandlers(candidates, parsed, request.webhook, base)) {
+    const attempt = { param: handler.param, retry: 0, started: new Date(), runtime: 0 }; // never retried
+    const error = await invoke(env, handler, { ...base, ...attempt });
     if (error !== undefined) errors.push(error);
   }
   // Without changes, no need to compare the object with itself.
-  return buildResponse(parsed, errors, info.warnings, isEmptyPatch(patch) ? [] : toJsonPatch(patch, body));
+  const changes = isEmptyPatch(patch) ? [] : toJsonPatch(patch, body);
+  return buildResponse(parsed, { errors, warnings: info.warnings, patch: changes });
 }
 
 /**
@@ -97,21 +99,24 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new HandlerTimeoutError(`${title} did not finish within ${seconds} s, before the API server's timeout of ${handler.timeout} s.`);
+      const limit = `the API server's timeout of ${handler.timeout} s`;
+      const error = new HandlerTimeoutError(`${title} did not finish within ${seconds} s, before ${limit}.`);
       controller.abort(error);
       reject(error);
     }, seconds * 1000);
   });
   const { patch, ...withoutPatch } = ctx;
-  const own = { ...(handler.webhook === 'mutating' ? { ...withoutPatch, patch } : withoutPatch), signal: controller.signal };
+  const own = { ...withoutPatch, ...(handler.webhook === 'mutating' ? { patch } : {}), signal: controller.signal };
+  const fn = handler.fn as (c: typeof own) => unknown;
+  const context = { settings: env.settings, poster: env.poster, logger, body: ctx.body };
   try {
-    const call = runWithOperatorContext({ settings: env.settings, poster: env.poster, logger, body: ctx.body }, () => (handler.fn as (c: typeof own) => unknown)(own));
-    await Promise.race([call, expired]);
+    await Promise.race([runWithOperatorContext(context, () => fn(own)), expired]);
     logger.info(`${title} succeeded.`);
     return undefined;
   } catch (error) {
     const { shown } = errorText(error);
-    if (error instanceof PermanentError) logger.error(error instanceof HandlerTimeoutError ? shown : `${title} failed permanently: ${shown}`);
+    if (error instanceof HandlerTimeoutError) logger.error(shown);
+    else if (error instanceof PermanentError) logger.error(`${title} failed permanently: ${shown}`);
     else logger.error(`${title} failed with an exception: ${shown}`, error);
     return error;
   } finally {
@@ -120,7 +125,7 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   }
 }
 
-/** Seconds a handler may run: the webhook's timeout less a second for the answer to travel (half of it at least). */
+/** Seconds a handler may run: the webhook's timeout less a second for the answer to travel (half, at least). */
 export function answerWithin(timeout: number): number {
   return Math.max(timeout - 1, timeout / 2);
 }

@@ -23,7 +23,15 @@ export interface ReviewResponse {
   };
 }
 
-export function buildResponse(request: ReviewRequest, errors: readonly unknown[], warnings: readonly string[], patch: readonly JsonPatchOp[]): ReviewResponse {
+export interface Outcomes {
+  /** What the handlers threw, in the order they ran. */
+  errors: readonly unknown[];
+  warnings: readonly string[];
+  /** The JSON patch of all mutations; empty if none. */
+  patch: readonly JsonPatchOp[];
+}
+
+export function buildResponse(request: ReviewRequest, { errors, warnings, patch }: Outcomes): ReviewResponse {
   const response: ReviewResponse['response'] = { uid: request.uid, allowed: errors.length === 0 };
   if (warnings.length) response.warnings = warnings.map(String);
   if (patch.length) {

@@ -32,10 +32,13 @@ export function parseReview(text: string): ReviewRequest {
     throw new WebhookError(`The request is not JSON: ${(error as Error).message}`);
   }
   if (!isObject(review)) throw new WebhookError('The request is not an AdmissionReview: not a JSON object.');
-  if (review.kind !== 'AdmissionReview') throw new WebhookError(`The request is not an AdmissionReview: its kind is ${JSON.stringify(review.kind)}.`);
+  if (review.kind !== 'AdmissionReview') {
+    throw new WebhookError(`The request is not an AdmissionReview: its kind is ${JSON.stringify(review.kind)}.`);
+  }
   const apiVersion = review.apiVersion;
   if (!REVIEW_VERSIONS.includes(apiVersion as typeof REVIEW_VERSIONS[number])) {
-    throw new WebhookError(`Unsupported AdmissionReview version ${JSON.stringify(apiVersion)}; supported: ${REVIEW_VERSIONS.join(', ')}.`);
+    const versions = `${JSON.stringify(apiVersion)}; supported: ${REVIEW_VERSIONS.join(', ')}`;
+    throw new WebhookError(`Unsupported AdmissionReview version ${versions}.`);
   }
   const request = review.request;
   if (!isObject(request)) throw new WebhookError('The AdmissionReview has no request.');
@@ -61,7 +64,9 @@ function resourceOf(value: unknown): ReviewRequest['resource'] {
 }
 
 function operationOf(value: unknown): Operation {
-  if (!OPERATIONS.includes(value as Operation)) throw new WebhookError(`Unknown operation ${JSON.stringify(value)} in the AdmissionReview.`);
+  if (!OPERATIONS.includes(value as Operation)) {
+    throw new WebhookError(`Unknown operation ${JSON.stringify(value)} in the AdmissionReview.`);
+  }
   return value as Operation;
 }
 

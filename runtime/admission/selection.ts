@@ -19,12 +19,13 @@ export interface ResolvedWebhook {
 /** The handlers of the request's resource, or `[]` if it has none. */
 export function webhooksOf(webhooks: readonly ResolvedWebhook[], request: ReviewRequest): ResolvedWebhook[] {
   const { group, version, resource } = request.resource;
-  return webhooks.filter((w) => w.resource.group === group && w.resource.version === version && w.resource.plural === resource);
+  return webhooks.filter(({ resource: r }) => r.group === group && r.version === version && r.plural === resource);
 }
 
 /** Those of `candidates` that review this request, in registration order. */
 export function selectHandlers(
-  candidates: readonly ResolvedWebhook[], request: ReviewRequest, webhook: string | undefined, ctx: FilterContext<KubeObject>,
+  candidates: readonly ResolvedWebhook[], request: ReviewRequest, webhook: string | undefined,
+  ctx: FilterContext<KubeObject>,
 ): WebhookHandler[] {
   return candidates.map((w) => w.handler).filter((h) =>
     (webhook === undefined || h.id === webhook) &&
@@ -36,6 +37,8 @@ export function selectHandlers(
 function servesOperation(handler: WebhookHandler, request: ReviewRequest): boolean {
   const { operations } = handler;
   // Mutating a body that is being deleted is pointless, unless the handler says it is for deletions only.
-  if (handler.webhook === 'mutating' && request.operation === 'DELETE') return operations?.length === 1 && operations[0] === 'DELETE';
+  if (handler.webhook === 'mutating' && request.operation === 'DELETE') {
+    return operations?.length === 1 && operations[0] === 'DELETE';
+  }
   return operations === null || operations.includes(request.operation);
 }

@@ -38,5 +38,11 @@ export type WebhookResponder = (request: WebhookRequest) => Promise<WebhookReply
  * operator stops.
  */
 export interface AdmissionServer {
-  serve(respond: WebhookResponder, options: { signal: AbortSignal; logger: Logger }): AsyncIterable<WebhookClientConfig>;
+  serve(respond: WebhookResponder, options: ServeOptions): AsyncIterable<WebhookClientConfig>;
+}
+
+export interface ServeOptions {
+  /** Aborted when the operator stops: the server stops serving, and its iteration ends. */
+  signal: AbortSignal;
+  logger: Logger;
 }

@@ -83,10 +83,11 @@ export interface UserInfo {
  * A validating handler's context. The object is the one under review (for DELETE, the stored one);
  * `old` is the stored object on UPDATE and DELETE. Throwing refuses the request.
  */
-export type ValidatingContext<T extends KubeObject> = Omit<ResourceContext<T>, 'patch'> & InvocationContext & AdmissionInfo & {
-  old: Readonly<T> | undefined;
-  new: Readonly<T> | undefined;
-};
+export type ValidatingContext<T extends KubeObject> =
+  Omit<ResourceContext<T>, 'patch'> & InvocationContext & AdmissionInfo & {
+    old: Readonly<T> | undefined;
+    new: Readonly<T> | undefined;
+  };
 
 /** A mutating handler's context: as a validating one's, and `patch`, whose changes are applied to the object. */
 export type MutatingContext<T extends KubeObject> = ResourceContext<T> & InvocationContext & AdmissionInfo & {
@@ -110,10 +111,13 @@ export function webhookOptionsOf(options: WebhookOptions<KubeObject, FieldMap>, 
     throw new RegistrationError(`${what}: \`operations\` is empty; leave it out to serve all operations.`);
   }
   const unknown = (operations ?? []).filter((op) => !OPERATIONS.includes(op));
-  if (unknown.length) throw new RegistrationError(`${what}: unknown operations ${unknown.join(', ')}; use ${OPERATIONS.join(', ')}.`);
+  if (unknown.length) {
+    throw new RegistrationError(`${what}: unknown operations ${unknown.join(', ')}; use ${OPERATIONS.join(', ')}.`);
+  }
   const timeout = options.timeout ?? MAX_TIMEOUT;
   if (!(timeout >= 1 && timeout <= MAX_TIMEOUT)) {
-    throw new RegistrationError(`${what}: \`timeout\` must be from 1 to ${MAX_TIMEOUT} seconds, as Kubernetes allows; got ${timeout}.`);
+    const allowed = `from 1 to ${MAX_TIMEOUT} seconds, as Kubernetes allows`;
+    throw new RegistrationError(`${what}: \`timeout\` must be ${allowed}; got ${timeout}.`);
   }
   return {
     operations,

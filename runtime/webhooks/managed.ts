@@ -27,10 +27,16 @@ export interface Webhook {
   failurePolicy: 'Ignore' | 'Fail';
   matchPolicy: 'Equivalent';
   rules: { apiGroups: string[]; apiVersions: string[]; resources: string[]; operations: string[]; scope: '*' }[];
-  objectSelector?: { matchExpressions: { key: string; operator: 'Exists' | 'DoesNotExist' | 'In'; values?: string[] }[] };
+  objectSelector?: { matchExpressions: MatchExpression[] };
   clientConfig: WebhookClientConfig;
   timeoutSeconds: number;
   admissionReviewVersions: string[];
+}
+
+export interface MatchExpression {
+  key: string;
+  operator: 'Exists' | 'DoesNotExist' | 'In';
+  values?: string[];
 }
 
 const configuration = (plural: string, kind: string): ResourceDescriptor<WebhookConfiguration> => ({
@@ -43,24 +49,30 @@ export const CONFIGURATIONS: Record<WebhookKind, ResourceDescriptor<WebhookConfi
 };
 
 /** Creates the configuration if it is absent; without the permission to, the operator cannot serve. */
-export async function ensureConfiguration(client: KubeClient, kind: WebhookKind, name: string, logger: Logger, signal?: AbortSignal): Promise<void> {
+export async function ensureConfiguration(
+  client: KubeClient, kind: WebhookKind, name: string, logger: Logger, signal?: AbortSignal,
+): Promise<void> {
   try {
     await createObject(client, CONFIGURATIONS[kind], { metadata: { name } }, { signal });
   } catch (error) {
     if (isAlreadyExists(error)) return;
-    if (isForbidden(error)) logger.error(`Not enough RBAC permissions to create a ${CONFIGURATIONS[kind].kind} (${name}).`);
+    const { kind: what } = CONFIGURATIONS[kind];
+    if (isForbidden(error)) logger.error(`Not enough RBAC permissions to create the ${what} ${name}.`);
     throw error;
   }
 }
 
 /** Writes the configuration's webhooks: all handlers', or the persistent ones' only. */
-export async function writeConfiguration(client: KubeClient, kind: WebhookKind, name: string, webhooks: Webhook[]): Promise<void> {
+export async function writeConfiguration(
+  client: KubeClient, kind: WebhookKind, name: string, webhooks: Webhook[],
+): Promise<void> {
   await patchObject(client, CONFIGURATIONS[kind], { name }, { webhooks });
 }
 
 /** The webhooks of one kind of handlers, as Kopf builds them. */
 export function buildWebhooks(
-  resolved: readonly ResolvedWebhook[], kind: WebhookKind, suffix: string, clientConfig: WebhookClientConfig, persistentOnly = false,
+  resolved: readonly ResolvedWebhook[], kind: WebhookKind, suffix: string, clientConfig: WebhookClientConfig,
+  persistentOnly = false,
 ): Webhook[] {
   return resolved
     .filter(({ handler }) => handler.webhook === kind && (!persistentOnly || handler.persistent))
@@ -96,8 +108,8 @@ export function webhookName(id: string, suffix: string): string {
 }
 
 /** Label filters that are not callbacks, as an object selector: the API server filters before calling. */
-function labelSelector(labels: Record<string, MetaFilter<KubeObject>> | undefined): Webhook['objectSelector'] | undefined {
-  const expressions = Object.entries(labels ?? {}).flatMap(([key, value]): NonNullable<Webhook['objectSelector']>['matchExpressions'] => {
+function labelSelector(labels: Record<string, MetaFilter<KubeObject>> | undefined): Webhook['objectSelector'] {
+  const expressions = Object.entries(labels ?? {}).flatMap(([key, value]): MatchExpression[] => {
     if (value === PRESENT) return [{ key, operator: 'Exists' }];
     if (value === ABSENT) return [{ key, operator: 'DoesNotExist' }];
     if (typeof value === 'string') return [{ key, operator: 'In', values: [value] }];
@@ -106,12 +118,20 @@ function labelSelector(labels: Record<string, MetaFilter<KubeObject>> | undefine
   return expressions.length ? { matchExpressions: expressions } : undefined;
 }
 
-/** The client config with the handler's id at the end of the path (its slashes kept): the server knows which handler is asked. */
+/**
+ * The client config with the handler's id at the end of the path (its slashes kept): the server
+ * knows which handler is asked.
+ */
 function withHandlerId(config: WebhookClientConfig, id: string): WebhookClientConfig {
   const segment = id.split('/').map(encodeURIComponent).join('/');
+  const { service } = config;
   return {
     ...config,
-    ...(config.url !== undefined ? { url: `${config.url.replace(/\/+$/, '')}/${segment}` } : {}),
-    ...(config.service ? { service: { ...config.service, path: `${(config.service.path ?? '').replace(/\/+$/, '')}/${segment}` } } : {}),
+    ...(config.url !== undefined ? { url: `${trimmed(config.url)}/${segment}` } : {}),
+    ...(service ? { service: { ...service, path: `${trimmed(service.path ?? '')}/${segment}` } } : {}),
   };
+}
+
+function trimmed(path: string): string {
+  return path.replace(/\/+$/, '');
 }

@@ -12,7 +12,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, issueCertificate } from '../certificates/x509.ts';
-import type { AdmissionServer, WebhookClientConfig, WebhookReply, WebhookResponder } from '../config/admission.ts';
+import type {
+  AdmissionServer, ServeOptions, WebhookClientConfig, WebhookReply, WebhookResponder,
+} from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { statusReply } from '../admission/responses.ts';
 import { thrownText } from '../structs/errors.ts';
@@ -46,27 +48,38 @@ export interface WebhookServerOptions {
 /** Reviews are small (an object and its old state); a body past this is refused rather than read. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+interface TlsMaterial {
+  tls?: { cert: string; key: string; ca?: string; requestCert?: boolean; rejectUnauthorized?: boolean };
+  caBundle?: string;
+}
+
 export class WebhookServer implements AdmissionServer {
   readonly options: WebhookServerOptions;
 
   constructor(options: WebhookServerOptions = {}) {
-    if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new Error('WebhookServer: `certFile` and `keyFile` go together.');
+    if (Boolean(options.certFile) !== Boolean(options.keyFile)) {
+      throw new Error('WebhookServer: `certFile` and `keyFile` go together.');
+    }
     this.options = options;
   }
 
-  async *serve(respond: WebhookResponder, { signal, logger }: { signal: AbortSignal; logger: Logger }): AsyncIterable<WebhookClientConfig> {
+  async *serve(respond: WebhookResponder, options: ServeOptions): AsyncIterable<WebhookClientConfig> {
+    const { signal, logger } = options;
     const { tls, caBundle } = await this.tlsMaterial();
     const prefix = (this.options.path ?? '').replace(/\/+$/, '');
-    const peers = Boolean(this.options.clientCaFile); // only then is a client certificate asked for
-    const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, { prefix, peers, respond, logger });
+    const serving: Serving = { prefix, peers: Boolean(this.options.clientCaFile), respond, logger };
+    const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, serving);
     // Loaded here: an operator without webhooks does not load Node's HTTP server at all.
-    const server = tls ? (await import('node:https')).createServer(tls, handle) : (await import('node:http')).createServer(handle);
+    const server = tls
+      ? (await import('node:https')).createServer(tls, handle)
+      : (await import('node:http')).createServer(handle);
     const port = await listen(server, this.options.addr, this.options.port ?? 0);
     try {
       const scheme = tls ? 'https' : 'http';
       logger.debug(`Listening for webhooks at ${scheme}://${this.options.addr ?? '*'}:${port}${prefix}`);
       const config = this.clientConfig(scheme, port, prefix, caBundle);
-      logger.debug(`The API server reaches the webhooks at ${config.url ?? `service ${config.service!.namespace}/${config.service!.name}`}`);
+      const where = config.url ?? `service ${config.service!.namespace}/${config.service!.name}`;
+      logger.debug(`The API server reaches the webhooks at ${where}`);
       yield config;
       await abortedOf(signal);
     } finally {
@@ -74,10 +87,13 @@ export class WebhookServer implements AdmissionServer {
     }
   }
 
-  private clientConfig(scheme: string, port: number, prefix: string, caBundle: string | undefined): WebhookClientConfig {
+  private clientConfig(scheme: string, port: number, prefix: string, caBundle?: string): WebhookClientConfig {
     const { service } = this.options;
     const bundle = caBundle === undefined ? {} : { caBundle: Buffer.from(caBundle).toString('base64') };
-    if (service) return { service: { namespace: service.namespace, name: service.name, path: prefix || '/', port: service.port ?? 443 }, ...bundle };
+    if (service) {
+      const { namespace, name } = service;
+      return { service: { namespace, name, path: prefix || '/', port: service.port ?? 443 }, ...bundle };
+    }
     const host = this.urlHost();
     return { url: `${scheme}://${isIP(host) === 6 ? `[${host}]` : host}:${port}${prefix}`, ...bundle };
   }
@@ -89,31 +105,32 @@ export class WebhookServer implements AdmissionServer {
   }
 
   /** The TLS options and the CA bundle to publish: from the files given, or made now. */
-  private async tlsMaterial(): Promise<{ tls?: { cert: string; key: string; ca?: string; requestCert?: boolean; rejectUnauthorized?: boolean }; caBundle?: string }> {
+  private async tlsMaterial(): Promise<TlsMaterial> {
     const o = this.options;
     if (o.insecure) return {};
-    const client = o.clientCaFile ? { ca: await readFile(o.clientCaFile, 'utf8'), requestCert: true, rejectUnauthorized: false } : {};
+    const client = o.clientCaFile
+      ? { ca: await readFile(o.clientCaFile, 'utf8'), requestCert: true, rejectUnauthorized: false }
+      : {};
     if (o.certFile && o.keyFile) {
       const cert = await readFile(o.certFile, 'utf8');
       const caBundle = o.caFile ? await readFile(o.caFile, 'utf8') : cert;
       return { tls: { cert, key: await readFile(o.keyFile, 'utf8'), ...client }, caBundle };
     }
     const ca = createCertificateAuthority('kopf-webhook-ca');
-    const names = this.certificateNames();
-    const serving = issueCertificate(ca, {
-      commonName: names.dns[0] ?? names.ip[0] ?? 'localhost', usage: 'server', dnsNames: names.dns, ipAddresses: names.ip,
-    });
+    const { dns, ip } = this.certificateNames();
+    const commonName = dns[0] ?? ip[0] ?? 'localhost';
+    const serving = issueCertificate(ca, { commonName, usage: 'server', dnsNames: dns, ipAddresses: ip });
     if (o.caDump) await writeFile(o.caDump, ca.cert);
     return { tls: { cert: serving.cert, key: serving.key, ...client }, caBundle: ca.cert };
   }
 
-  /** Every name the server may be reached by: the URL's host, the Service's names, loopback, and the extra ones. */
+  /** Every name the server may be reached by: the URL's host, the Service's names, loopback, the extra ones. */
   private certificateNames(): { dns: string[]; ip: string[] } {
     const { service, addr, extraSans = [] } = this.options;
-    const serviceNames = service
-      ? [service.name, `${service.name}.${service.namespace}`, `${service.name}.${service.namespace}.svc`, `${service.name}.${service.namespace}.svc.cluster.local`]
-      : [];
-    const all = [...new Set([...serviceNames, this.urlHost(), 'localhost', ...(addr ? [addr] : []), '127.0.0.1', '::1', ...extraSans])]
+    const inCluster = `${service?.name}.${service?.namespace}`;
+    const serviceNames = service ? [service.name, inCluster, `${inCluster}.svc`, `${inCluster}.svc.cluster.local`] : [];
+    const loopback = ['localhost', '127.0.0.1', '::1'];
+    const all = [...new Set([...serviceNames, this.urlHost(), ...(addr ? [addr] : []), ...loopback, ...extraSans])]
       .filter((name) => name !== '0.0.0.0' && name !== '::');
     return { dns: all.filter((name) => !isIP(name)), ip: all.filter((name) => isIP(name)) };
   }
@@ -128,11 +145,16 @@ interface Serving {
 }
 
 /** One request: only `POST` under the prefix; the rest of the path (before the query) names the handler. */
-async function serveRequest(req: IncomingMessage, res: ServerResponse, { prefix, peers, respond, logger }: Serving): Promise<void> {
+async function serveRequest(req: IncomingMessage, res: ServerResponse, serving: Serving): Promise<void> {
+  const { prefix, peers, respond, logger } = serving;
   try {
     const path = (req.url ?? '/').split('?', 1)[0]!;
-    if (path !== prefix && !path.startsWith(`${prefix}/`)) return send(res, statusReply(404, `No webhooks are served at ${path}.`));
-    if (req.method !== 'POST') return send(res, statusReply(405, `Webhooks accept POST requests only, not ${req.method}.`));
+    if (path !== prefix && !path.startsWith(`${prefix}/`)) {
+      return send(res, statusReply(404, `No webhooks are served at ${path}.`));
+    }
+    if (req.method !== 'POST') {
+      return send(res, statusReply(405, `Webhooks accept POST requests only, not ${req.method}.`));
+    }
     const rest = path.slice(prefix.length + 1);
     const webhook = rest ? decodeURIComponent(rest) : undefined;
     const body = await readBody(req);
@@ -147,7 +169,9 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, { prefix,
 
 function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value ?? '';
+  for (const [name, value] of Object.entries(req.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value ?? '';
+  }
   return headers;
 }
 
@@ -196,5 +220,8 @@ function close(server: Server): Promise<void> {
 }
 
 function abortedOf(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => { if (signal.aborted) resolve(); else signal.addEventListener('abort', () => resolve(), { once: true }); });
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

@@ -52,8 +52,8 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
   const { settings, client, logger, signal } = options;
   const server = settings.admission.server;
   if (!server) {
-    throw new Error('Admission handlers are registered, but no webhook server is configured in `settings.admission.server` '
-      + '(e.g. `new WebhookServer()`): see docs/webhooks.md.');
+    throw new Error('Admission handlers are registered, but no webhook server is configured in '
+      + '`settings.admission.server` (e.g. `new WebhookServer()`): see docs/webhooks.md.');
   }
   const webhooks = await resolveWebhooks(client, options.handlers, logger);
   const managed = settings.admission.managed;
@@ -64,8 +64,12 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
   // On the stop, the cleanup goes first: while it is written, the server still answers.
   let cleaning: Promise<void> | undefined;
   const cleanUp = () => {
-    const written = managed && current ? configure(client, webhooks, managed, current, logger, true) : Promise.resolve();
-    cleaning = written.catch((e: unknown) => logger.error('The webhook configurations could not be cleaned up.', e)).finally(() => stopServer.abort());
+    const written = managed && current
+      ? configure(client, webhooks, managed, current, logger, true)
+      : Promise.resolve();
+    cleaning = written
+      .catch((e: unknown) => logger.error('The webhook configurations could not be cleaned up.', e))
+      .finally(() => stopServer.abort());
   };
   if (signal.aborted) cleanUp(); else signal.addEventListener('abort', cleanUp, { once: true });
   try {
@@ -83,16 +87,19 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
 }
 
 async function configure(
-  client: KubeClient, webhooks: readonly ResolvedWebhook[], name: string, config: WebhookClientConfig, logger: Logger, persistentOnly: boolean,
+  client: KubeClient, webhooks: readonly ResolvedWebhook[], name: string, config: WebhookClientConfig,
+  logger: Logger, persistentOnly: boolean,
 ): Promise<void> {
   for (const kind of KINDS) {
-    logger.info(persistentOnly ? `Cleaning up the ${kind} webhook ${name}.` : `Reconfiguring the ${kind} webhook ${name}.`);
+    logger.info(`${persistentOnly ? 'Cleaning up' : 'Reconfiguring'} the ${kind} webhook ${name}.`);
     await writeConfiguration(client, kind, name, buildWebhooks(webhooks, kind, name, config, persistentOnly));
   }
 }
 
 /** The handlers with their resources; a name that discovery does not know leaves its handler out, as said. */
-async function resolveWebhooks(client: KubeClient, handlers: readonly WebhookHandler[], logger: Logger): Promise<ResolvedWebhook[]> {
+async function resolveWebhooks(
+  client: KubeClient, handlers: readonly WebhookHandler[], logger: Logger,
+): Promise<ResolvedWebhook[]> {
   const resolved: ResolvedWebhook[] = [];
   for (const handler of handlers) {
     if (typeof handler.resource !== 'string') {
@@ -103,7 +110,8 @@ async function resolveWebhooks(client: KubeClient, handlers: readonly WebhookHan
       resolved.push({ handler, resource: await resolveResource(client, handler.resource) });
     } catch (error) {
       if (!(error instanceof UnresolvedResourceError)) throw error;
-      logger.warning(`The admission handler '${handler.id}' is not served: its resource ${describe(handler.resource)} is unresolved: ${error.message}`);
+      const what = `its resource ${describe(handler.resource)} is unresolved`;
+      logger.warning(`The admission handler '${handler.id}' is not served: ${what}: ${error.message}`);
     }
   }
   return resolved;
