@@ -34,6 +34,9 @@ export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
 export type {
   AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,
 } from './config/admission.ts';
+export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
+export type { IndexContext, IndexFn } from './registry/contexts.ts';
+export type { IndexOptions } from './registry/handlers.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -44,11 +47,12 @@ export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
   validate: delegate('validate'), mutate: delegate('mutate'),
+  index: delegate('index'),
 };
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
-  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => void)(...args)) as On[K];
+  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => unknown)(...args)) as On[K];
 }
 
 // Settings, logging, events.

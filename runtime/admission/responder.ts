@@ -18,6 +18,7 @@ import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
 import { runWithOperatorContext, type EventPoster } from '../posting/index.ts';
 import type { Memo } from '../registry/contexts.ts';
+import type { Indices } from '../indexing/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext } from '../processing/contexts.ts';
 import { WebhookError } from './errors.ts';
@@ -34,6 +35,8 @@ export interface AdmissionEnv {
   memo: Memo;
   /** Aborted when the operator's handlers are cancelled. */
   cancelled: AbortSignal;
+  /** The operator's indexes, for handlers to read. */
+  indices: Indices;
 }
 
 /** The responder a webhook server calls for each request. */
@@ -70,7 +73,9 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
     operation: parsed.operation, dryrun: parsed.dryrun, subresource: parsed.subresource, userinfo: parsed.userinfo,
     warnings: [], headers: request.headers, sslpeer: request.sslpeer, diff: diff(parsed.old, parsed.new),
   };
-  const parts = { resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal: env.cancelled };
+  const parts = {
+    resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal: env.cancelled, indices: env.indices,
+  };
   const base = { ...bodyContext(body, parts), ...info, old: parsed.old, new: parsed.new };
   const errors: unknown[] = [];
   for (const handler of selectHandlers(candidates, parsed, request.webhook, base)) {

@@ -14,18 +14,24 @@ import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
 import { storableResult } from '../progress/index.ts';
+import { OperatorIndexers } from '../indexing/indexers.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+/** For processors made without an operator's indexes (tests, benchmarks). */
+const NO_INDICES = new OperatorIndexers([]).indices;
 
 /** The part of the context every resource handler and filter gets. */
 export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
-  return bodyContext(body, { resource: proc.resource, patch, logger, memo: memory.memo, signal: proc.cancelled });
+  const parts = { resource: proc.resource, patch, logger, memo: memory.memo, signal: proc.cancelled, indices: proc.indices ?? NO_INDICES };
+  return bodyContext(body, parts);
 }
 
+type BodyContextParts = Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'signal' | 'indices'>;
+
 /** The same, for handlers that are not run by a resource's processing (admission handlers). */
-export function bodyContext(body: KubeObject, parts: Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'signal'>): ResourceContext<KubeObject> {
+export function bodyContext(body: KubeObject, parts: BodyContextParts): ResourceContext<KubeObject> {
   const meta = body.metadata ?? {};
   return {
     body,

@@ -13,6 +13,7 @@ import { AdmissionError } from '../../../runtime/admission/errors.ts';
 import { admissionResponder, answerWithin } from '../../../runtime/admission/responder.ts';
 import type { ReviewResponse } from '../../../runtime/admission/responses.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
+import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const OBJECT = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex1', namespace: 'ns1', labels: { a: 'b' } }, spec: { field: 'value' } };
@@ -33,7 +34,8 @@ function responder(registry: OperatorRegistry, memo: Record<string, unknown> = {
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }), 'kopf');
   const poster = new EventPoster({ post: async () => undefined, settings, logger });
   const webhooks = registry.webhookHandlers.map((handler) => ({ handler, resource: KopfExample }));
-  const respond = admissionResponder({ webhooks, settings, poster, logger, memo, cancelled: new AbortController().signal });
+  const indices = new OperatorIndexers([]).indices;
+  const respond = admissionResponder({ webhooks, settings, poster, logger, memo, cancelled: new AbortController().signal, indices });
   const send = (body: unknown, webhook?: string, headers: Record<string, string> = {}): Promise<WebhookReply> =>
     respond({ body: typeof body === 'string' ? body : JSON.stringify(body), webhook, headers, sslpeer: {} });
   const review = async (body: unknown, webhook?: string): Promise<ReviewResponse['response']> => {
