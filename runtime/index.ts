@@ -27,7 +27,8 @@ export type {
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
 export type {
-  AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind, WebhookOptions,
+  AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind,
+  WebhookOptions,
 } from './registry/webhooks.ts';
 export { AdmissionError, WebhookError } from './admission/errors.ts';
 export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';

@@ -73,9 +73,8 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
     operation: parsed.operation, dryrun: parsed.dryrun, subresource: parsed.subresource, userinfo: parsed.userinfo,
     warnings: [], headers: request.headers, sslpeer: request.sslpeer, diff: diff(parsed.old, parsed.new),
   };
-  const parts = {
-    resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal: env.cancelled, indices: env.indices,
-  };
+  const { cancelled: signal, indices } = env;
+  const parts = { resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal, indices };
   const base = { ...bodyContext(body, parts), ...info, old: parsed.old, new: parsed.new };
   const errors: unknown[] = [];
   for (const handler of selectHandlers(candidates, parsed, request.webhook, base)) {

@@ -26,7 +26,10 @@ const OID = {
 
 const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 };
 
-/** Long enough for a `kopf control-plane` or an operator left running; the clock-skew margin covers a host that lags. */
+/**
+ * Long enough for a `kopf control-plane` or an operator left running; the clock-skew margin covers
+ * a host that lags.
+ */
 const VALIDITY_MS = 365 * 24 * 3600 * 1000;
 const SKEW_MS = 3600 * 1000;
 
@@ -110,6 +113,7 @@ export function createCertificateAuthority(commonName: string): CertificateAutho
 
 export function issueCertificate(ca: CertificateAuthority, request: CertificateRequest): KeyPair {
   const key = newKey();
+  const usage = request.usage === 'server' ? OID.serverAuth : OID.clientAuth;
   const altNames = [
     ...(request.dnsNames ?? []).map((name) => implicit(2, Buffer.from(name, 'ascii'))),
     ...(request.ipAddresses ?? []).map((ip) => implicit(7, ipBytes(ip))),
@@ -117,7 +121,7 @@ export function issueCertificate(ca: CertificateAuthority, request: CertificateR
   const extensions = [
     extension(OID.basicConstraints, true, sequence()),
     extension(OID.keyUsage, true, namedBits([KEY_USAGE.digitalSignature])),
-    extension(OID.extKeyUsage, false, sequence(objectIdentifier(request.usage === 'server' ? OID.serverAuth : OID.clientAuth))),
+    extension(OID.extKeyUsage, false, sequence(objectIdentifier(usage))),
     extension(OID.subjectKeyIdentifier, false, octetString(key.keyId)),
     extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, ca.keyId))),
     ...(altNames.length ? [extension(OID.subjectAltName, false, sequence(...altNames))] : []),

@@ -170,14 +170,20 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
 /** The admission settings the `--webhook-*` options give (startup handlers may change them), or what is wrong. */
 function admissionOptions(values: ReturnType<typeof parseOptions>['values']): Partial<AdmissionSettings> | string {
   const port = values['webhook-port'] === undefined ? undefined : Number(values['webhook-port']);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) return `--webhook-port must be a port number, not '${values['webhook-port']}'.`;
-  if (Boolean(values['webhook-cert']) !== Boolean(values['webhook-key'])) return '--webhook-cert and --webhook-key go together.';
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
+    return `--webhook-port must be a port number, not '${values['webhook-port']}'.`;
+  }
+  if (Boolean(values['webhook-cert']) !== Boolean(values['webhook-key'])) {
+    return '--webhook-cert and --webhook-key go together.';
+  }
   const service = values['webhook-service']?.match(/^([^/:]+)\/([^/:]+)(?::(\d+))?$/);
-  if (values['webhook-service'] !== undefined && !service) return `--webhook-service must be NAMESPACE/NAME[:PORT], not '${values['webhook-service']}'.`;
+  if (values['webhook-service'] !== undefined && !service) {
+    return `--webhook-service must be NAMESPACE/NAME[:PORT], not '${values['webhook-service']}'.`;
+  }
   const options: WebhookServerOptions = {
     port, addr: values['webhook-addr'], host: values['webhook-host'], path: values['webhook-path'],
     certFile: values['webhook-cert'], keyFile: values['webhook-key'],
-    service: service ? { namespace: service[1], name: service[2], port: service[3] ? Number(service[3]) : undefined } : undefined,
+    service: service ? { namespace: service[1]!, name: service[2]!, port: Number(service[3] ?? 443) } : undefined,
   };
   const served = Object.values(options).some((value) => value !== undefined);
   return { ...(served ? { server: new WebhookServer(options) } : {}), managed: values['webhook-managed'] };

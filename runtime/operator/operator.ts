@@ -145,7 +145,9 @@ export class Operator {
         logger: this.logger.child('kopf.admission'), memo: this.memo, signal, cancelled: this.canceller.signal, indices,
       });
       admissionDone = admission.done;
-      if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
+      if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
+        logger.warning('No resource handlers are registered: there is nothing to serve.');
+      }
       const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');

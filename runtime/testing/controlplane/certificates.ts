@@ -4,7 +4,9 @@
  * key pair for signing service-account tokens.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createCertificateAuthority, issueCertificate, type CertificateAuthority, type KeyPair } from '../../certificates/x509.ts';
+import {
+  createCertificateAuthority, issueCertificate, type CertificateAuthority, type KeyPair,
+} from '../../certificates/x509.ts';
 
 export interface ControlPlanePki {
   servingCa: CertificateAuthority;
