@@ -9,6 +9,8 @@ import { ABSENT, PRESENT } from '../../../runtime/registry/markers.ts';
 import { buildWebhooks, webhookName } from '../../../runtime/webhooks/managed.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
+const RULE = { apiGroups: ['kopf.dev'], apiVersions: ['v1'], scope: '*' };
+
 function resolved(registry: OperatorRegistry) {
   return registry.webhookHandlers.map((handler) => ({ handler, resource: KopfExample }));
 }
@@ -18,22 +20,25 @@ test('one webhook per handler of the kind, with Kopf\'s fields', () => {
   registry.on.validate(KopfExample, function check_it() { /* nothing */ }, {
     operations: ['CREATE', 'UPDATE'], labels: { a: 'b', p: PRESENT, q: ABSENT, f: () => true }, timeout: 10,
   });
-  registry.on.validate(KopfExample, function statuses() { /* nothing */ }, { subresource: 'status', sideEffects: true, ignoreFailures: true });
+  const options = { subresource: 'status', sideEffects: true, ignoreFailures: true };
+  registry.on.validate(KopfExample, function statuses() { /* nothing */ }, options);
   registry.on.mutate(KopfExample, function change() { /* nothing */ });
-  const webhooks = buildWebhooks(resolved(registry), 'validating', 'auto.kopf.dev', { url: 'https://localhost:1234/prefix/', caBundle: 'Q0E=' });
+  const config = { url: 'https://localhost:1234/prefix/', caBundle: 'Q0E=' };
+  const webhooks = buildWebhooks(resolved(registry), 'validating', 'auto.kopf.dev', config);
   assert.deepEqual(webhooks, [
     {
       name: 'check-it.auto.kopf.dev', sideEffects: 'None', failurePolicy: 'Fail', matchPolicy: 'Equivalent',
-      rules: [{ apiGroups: ['kopf.dev'], apiVersions: ['v1'], resources: ['kopfexamples'], operations: ['CREATE', 'UPDATE'], scope: '*' }],
+      rules: [{ ...RULE, resources: ['kopfexamples'], operations: ['CREATE', 'UPDATE'] }],
       objectSelector: { matchExpressions: [
-        { key: 'a', operator: 'In', values: ['b'] }, { key: 'p', operator: 'Exists' }, { key: 'q', operator: 'DoesNotExist' },
+        { key: 'a', operator: 'In', values: ['b'] }, { key: 'p', operator: 'Exists' },
+        { key: 'q', operator: 'DoesNotExist' },
       ] },
       clientConfig: { url: 'https://localhost:1234/prefix/check_it', caBundle: 'Q0E=' },
       timeoutSeconds: 10, admissionReviewVersions: ['v1', 'v1beta1'],
     },
     {
       name: 'statuses.auto.kopf.dev', sideEffects: 'NoneOnDryRun', failurePolicy: 'Ignore', matchPolicy: 'Equivalent',
-      rules: [{ apiGroups: ['kopf.dev'], apiVersions: ['v1'], resources: ['kopfexamples/status'], operations: ['*'], scope: '*' }],
+      rules: [{ ...RULE, resources: ['kopfexamples/status'], operations: ['*'] }],
       clientConfig: { url: 'https://localhost:1234/prefix/statuses', caBundle: 'Q0E=' },
       timeoutSeconds: 30, admissionReviewVersions: ['v1', 'v1beta1'],
     },
@@ -47,10 +52,11 @@ test('a Service client config gets the handler id appended to its path; field id
   const service = { service: { namespace: 'ops', name: 'operator', path: '/hooks', port: 443 } };
   const all = buildWebhooks(resolved(registry), 'mutating', 'x.dev', service);
   assert.deepEqual(all.map((w) => [w.name, w.clientConfig]), [
-    ['fix.spec.field.x.dev', { service: { namespace: 'ops', name: 'operator', path: '/hooks/fix/spec.field', port: 443 } }],
-    ['gone.x.dev', { service: { namespace: 'ops', name: 'operator', path: '/hooks/gone', port: 443 } }],
+    ['fix.spec.field.x.dev', { service: { ...service.service, path: '/hooks/fix/spec.field' } }],
+    ['gone.x.dev', { service: { ...service.service, path: '/hooks/gone' } }],
   ]);
-  assert.deepEqual(buildWebhooks(resolved(registry), 'mutating', 'x.dev', service, true).map((w) => w.name), ['fix.spec.field.x.dev']);
+  const persistent = buildWebhooks(resolved(registry), 'mutating', 'x.dev', service, true);
+  assert.deepEqual(persistent.map((w) => w.name), ['fix.spec.field.x.dev']);
 });
 
 test('webhook names are DNS subdomains made from handler ids', () => {

@@ -16,7 +16,10 @@ import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.
 import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
-const OBJECT = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex1', namespace: 'ns1', labels: { a: 'b' } }, spec: { field: 'value' } };
+const OBJECT = {
+  apiVersion: 'kopf.dev/v1', kind: 'KopfExample',
+  metadata: { name: 'kex1', namespace: 'ns1', labels: { a: 'b' } }, spec: { field: 'value' },
+};
 
 function reviewOf(request: Record<string, unknown> = {}, apiVersion = 'admission.k8s.io/v1') {
   return {
@@ -35,7 +38,8 @@ function responder(registry: OperatorRegistry, memo: Record<string, unknown> = {
   const poster = new EventPoster({ post: async () => undefined, settings, logger });
   const webhooks = registry.webhookHandlers.map((handler) => ({ handler, resource: KopfExample }));
   const indices = new OperatorIndexers([]).indices;
-  const respond = admissionResponder({ webhooks, settings, poster, logger, memo, cancelled: new AbortController().signal, indices });
+  const cancelled = new AbortController().signal;
+  const respond = admissionResponder({ webhooks, settings, poster, logger, memo, cancelled, indices });
   const send = (body: unknown, webhook?: string, headers: Record<string, string> = {}): Promise<WebhookReply> =>
     respond({ body: typeof body === 'string' ? body : JSON.stringify(body), webhook, headers, sslpeer: {} });
   const review = async (body: unknown, webhook?: string): Promise<ReviewResponse['response']> => {
@@ -56,7 +60,9 @@ test('a review passed by all validators is allowed, with the request\'s uid and 
   registry.on.validate(KopfExample, function check() { /* passes */ });
   const { send } = responder(registry);
   const reply = await send(reviewOf({}, 'admission.k8s.io/v1beta1'));
-  assert.deepEqual(reply, { status: 200, body: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { uid: 'uid-1', allowed: true } } });
+  const response = { uid: 'uid-1', allowed: true };
+  const body = { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response };
+  assert.deepEqual(reply, { status: 200, body });
 });
 
 test('an AdmissionError refuses with its message and code; among several errors it is the one reported', async () => {
@@ -86,7 +92,7 @@ test('without an AdmissionError: permanent before temporary before arbitrary, an
 
 test('a handler throwing a non-error value refuses with that value shown', async () => {
   const registry = new OperatorRegistry();
-  registry.on.validate(KopfExample, function weird() { throw { reason: 42 }; }); // eslint-disable-line @typescript-eslint/only-throw-error
+  registry.on.validate(KopfExample, function weird() { throw { reason: 42 }; }); // JavaScript lets code throw anything
   const { review } = responder(registry);
   assert.deepEqual((await review(reviewOf())).status, { message: '{ reason: 42 }', code: 500 });
 });
@@ -94,7 +100,10 @@ test('a handler throwing a non-error value refuses with that value shown', async
 test('warnings from all handlers are returned in order, also when the request is refused', async () => {
   const registry = new OperatorRegistry();
   registry.on.validate(KopfExample, function first({ warnings }) { warnings.push('one'); });
-  registry.on.mutate(KopfExample, function second({ warnings }) { warnings.push('two'); throw new AdmissionError('no'); });
+  registry.on.mutate(KopfExample, function second({ warnings }) {
+    warnings.push('two');
+    throw new AdmissionError('no');
+  });
   const response = await responder(registry).review(reviewOf());
   assert.deepEqual(response.warnings, ['one', 'two']);
   assert.equal(response.allowed, false);
@@ -134,7 +143,7 @@ test('the handler named by the URL path runs alone; an unknown name is a 404', a
   assert.match((reply.body as { message: string }).message, /no admission handler with the id 'three'/);
 });
 
-test('handlers are chosen by operation, subresource, filters; mutators skip DELETE unless only for DELETE', async () => {
+test('handlers are chosen by operation, subresource, filters; mutators skip DELETE unless only for it', async () => {
   const ran: string[] = [];
   const registry = new OperatorRegistry();
   const mark = (name: string) => ({ [name]: () => { ran.push(name); } })[name];
@@ -146,7 +155,8 @@ test('handlers are chosen by operation, subresource, filters; mutators skip DELE
   registry.on.validate(KopfExample, mark('unlabelled'), { labels: { a: 'c' } });
   registry.on.validate(KopfExample, mark('field_value'), { field: 'spec.field', value: 'value' });
   registry.on.validate(KopfExample, mark('field_absent'), { field: 'spec.nothing' });
-  registry.on.validate(KopfExample, mark('when_dryrun'), { when: (ctx) => (ctx as { dryrun?: boolean }).dryrun === true });
+  const dryrun = (ctx: object) => (ctx as { dryrun?: boolean }).dryrun === true;
+  registry.on.validate(KopfExample, mark('when_dryrun'), { when: dryrun });
   registry.on.mutate(KopfExample, mark('mutator'));
   registry.on.mutate(KopfExample, mark('deletions'), { operation: 'DELETE' });
   const { review } = responder(registry);
@@ -160,21 +170,25 @@ test('handlers are chosen by operation, subresource, filters; mutators skip DELE
   assert.deepEqual(ran, ['status', 'all_subresources']);
 });
 
-test('handlers get the request\'s details; validators get no patch; the memo is a copy of the operator\'s', async () => {
+test('handlers get the request\'s details; validators get no patch; the memo is the operator\'s, copied', async () => {
   const seen: Record<string, unknown>[] = [];
   const registry = new OperatorRegistry();
   const memo = { shared: 1 };
   registry.on.validate(KopfExample, function look(ctx) {
     const { operation, dryrun, userinfo, headers, subresource, old, name, namespace, spec } = ctx;
-    seen.push({ operation, dryrun, userinfo, headers, subresource, old: old?.spec, name, namespace, spec, patch: 'patch' in ctx });
+    const patch = 'patch' in ctx;
+    seen.push({ operation, dryrun, userinfo, headers, subresource, old: old?.spec, name, namespace, spec, patch });
     ctx.memo.written = true;
   });
-  registry.on.mutate(KopfExample, function change(ctx) { seen.push({ patch: 'patch' in ctx, memo: { ...ctx.memo } }); });
+  registry.on.mutate(KopfExample, function change(ctx) {
+    seen.push({ patch: 'patch' in ctx, memo: { ...ctx.memo } });
+  });
   const { send } = responder(registry, memo);
   const old = { ...OBJECT, spec: { field: 'old' } };
-  await send(reviewOf({ operation: 'UPDATE', oldObject: old, dryRun: true }), undefined, { 'user-agent': 'kube-apiserver' });
+  const headers = { 'user-agent': 'kube-apiserver' };
+  await send(reviewOf({ operation: 'UPDATE', oldObject: old, dryRun: true }), undefined, headers);
   assert.deepEqual(seen, [
-    { operation: 'UPDATE', dryrun: true, userinfo: { username: 'admin' }, headers: { 'user-agent': 'kube-apiserver' }, subresource: null,
+    { operation: 'UPDATE', dryrun: true, userinfo: { username: 'admin' }, headers, subresource: null,
       old: { field: 'old' }, name: 'kex1', namespace: 'ns1', spec: { field: 'value' }, patch: false },
     { patch: true, memo: { shared: 1, written: true } },
   ]);
@@ -208,17 +222,21 @@ test('bad input is answered with 400 and what is wrong, never thrown', async () 
   assert.match((unknown.body as { message: string }).message, /deployments.v1.apps has no admission handlers/);
 });
 
-test('a handler running past its time refuses the request saying so, and its signal is aborted', { timeout: 60_000 }, async () => {
+test('a handler past its time refuses the request saying so; its signal is aborted', { timeout: 60_000 }, async () => {
   const registry = new OperatorRegistry();
   let aborted: unknown;
   registry.on.validate(KopfExample, async function slow({ signal }) {
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => { aborted = signal.reason; resolve(); }));
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => {
+      aborted = signal.reason;
+      resolve();
+    }));
     await new Promise<void>(() => undefined); // never ends: the answer must not wait for it
   }, { timeout: 1 });
   const { review, capture } = responder(registry);
   const response = await review(reviewOf());
   assert.equal(response.allowed, false);
-  assert.equal(response.status?.message, `Webhook 'slow' did not finish within ${answerWithin(1)} s, before the API server's timeout of 1 s.`);
+  const message = `Webhook 'slow' did not finish within ${answerWithin(1)} s, before the API server's timeout of 1 s.`;
+  assert.equal(response.status?.message, message);
   assert.ok(aborted instanceof Error);
   assert.ok(capture.records.some((r) => r.message.includes('did not finish within')));
 });
@@ -227,7 +245,8 @@ test('registration checks the options', () => {
   const registry = new OperatorRegistry();
   const fn = function h() { /* nothing */ };
   assert.throws(() => registry.on.validate(KopfExample, fn, { operations: [] }), /`operations` is empty/);
-  assert.throws(() => registry.on.validate(KopfExample, fn, { operation: 'CREATE', operations: ['CREATE'] }), /either `operation` or `operations`/);
+  const both = { operation: 'CREATE', operations: ['CREATE'] } as const;
+  assert.throws(() => registry.on.validate(KopfExample, fn, both), /either `operation` or `operations`/);
   assert.throws(() => registry.on.validate(KopfExample, fn, { timeout: 31 }), /from 1 to 30 seconds/);
   registry.on.validate(KopfExample, fn);
   assert.throws(() => registry.on.mutate(KopfExample, fn), /share the id 'h'/);
@@ -250,7 +269,10 @@ test('admission handlers are typed by the descriptor (checked by the type checke
     patch.spec.items = 'not a list';
   });
   // @ts-expect-error operations are Kubernetes' (and checked when registered, for untyped callers)
-  assert.throws(() => registry.on.mutate(KopfExample, function wrong_operation() { /* nothing */ }, { operations: ['PATCH'] }), /unknown operations PATCH/);
+  const wrong = () => registry.on.mutate(KopfExample, function wrong_op() { /* nothing */ }, { operations: ['PATCH'] });
+  assert.throws(wrong, /unknown operations PATCH/);
   const response = await responder(registry).review(reviewOf({ operation: 'UPDATE', oldObject: OBJECT }));
-  assert.deepEqual(decodedPatch(response), [{ op: 'replace', path: '/spec/field', value: 'ok' }, { op: 'add', path: '/spec/items', value: 'not a list' }]);
+  assert.deepEqual(decodedPatch(response), [
+    { op: 'replace', path: '/spec/field', value: 'ok' }, { op: 'add', path: '/spec/items', value: 'not a list' },
+  ]);
 });

@@ -15,10 +15,16 @@ import { WebhookServer } from '../../../runtime/webhooks/server.ts';
 const logger = new Logger(new LogConfig({ sinks: [] }), 'kopf.admission');
 
 /** Serves with a responder that echoes what it got; runs `body` with the first client config. */
-async function withServer(server: WebhookServer, body: (config: WebhookClientConfig, got: WebhookRequest[]) => Promise<void>): Promise<void> {
+type Body = (config: WebhookClientConfig, got: WebhookRequest[]) => Promise<void>;
+
+async function withServer(server: WebhookServer, body: Body): Promise<void> {
   const got: WebhookRequest[] = [];
   const stop = new AbortController();
-  const configs = server.serve(async (req) => { got.push(req); return { status: 200, body: { echoed: req.webhook ?? null } }; }, { signal: stop.signal, logger });
+  const echo = async (req: WebhookRequest) => {
+    got.push(req);
+    return { status: 200, body: { echoed: req.webhook ?? null } };
+  };
+  const configs = server.serve(echo, { signal: stop.signal, logger });
   const iterator = configs[Symbol.asyncIterator]();
   const first = await iterator.next();
   try {
@@ -29,11 +35,17 @@ async function withServer(server: WebhookServer, body: (config: WebhookClientCon
   }
 }
 
-function call(config: WebhookClientConfig, path: string, method = 'POST', data = '{}'): Promise<{ status: number; body: { message?: string; echoed?: string | null } }> {
+interface Answer {
+  status: number;
+  body: { message?: string; echoed?: string | null };
+}
+
+function call(config: WebhookClientConfig, path: string, method = 'POST', data = '{}'): Promise<Answer> {
   const url = new URL(path, `${config.url}/`);
   const ca = Buffer.from(config.caBundle!, 'base64').toString();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { 'content-type': 'application/json', 'x-test': 'yes' } }, (res) => {
+    const headers = { 'content-type': 'application/json', 'x-test': 'yes' };
+    const req = request(url, { method, ca, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
@@ -43,7 +55,7 @@ function call(config: WebhookClientConfig, path: string, method = 'POST', data =
   });
 }
 
-test('the generated CA verifies the server; the path after the prefix names the handler; headers are passed on', async () => {
+test('the generated CA verifies the server; the path after the prefix names the handler; headers pass', async () => {
   await withServer(new WebhookServer({ addr: '127.0.0.1', path: '/hooks/' }), async (config, got) => {
     assert.match(config.url!, /^https:\/\/127\.0\.0\.1:\d+\/hooks$/);
     assert.deepEqual(await call(config, 'check_fn'), { status: 200, body: { echoed: 'check_fn' } });
@@ -69,7 +81,9 @@ test('requests it cannot serve get an HTTP error with a Status saying why', asyn
 
 test('behind a Service: the client config names it, and the certificate covers its DNS names', async () => {
   const port = await freePort();
-  await withServer(new WebhookServer({ addr: '127.0.0.1', port, service: { namespace: 'ops', name: 'op' }, path: '/hooks' }), async (config) => {
+  const service = { namespace: 'ops', name: 'op' };
+  const server = new WebhookServer({ addr: '127.0.0.1', port, service, path: '/hooks' });
+  await withServer(server, async (config) => {
     assert.deepEqual(Object.keys(config).sort(), ['caBundle', 'service']);
     assert.deepEqual(config.service, { namespace: 'ops', name: 'op', path: '/hooks', port: 443 });
     const ca = Buffer.from(config.caBundle!, 'base64').toString();
