@@ -6,8 +6,13 @@ import { KopfExample } from '../kopfexample.ts';
 
 const OBJECTS = resourcePath(KopfExample, { namespace: 'default' });
 
+interface SendOptions {
+  dryRun?: boolean;
+  merge?: boolean;
+}
+
 /** Sends a request once (a refusal is the answer looked at, not an error to retry); the object or the refusal. */
-async function send(client: KubeClient, method: string, path: string, body: unknown, options: { dryRun?: boolean; merge?: boolean } = {}) {
+async function send(client: KubeClient, method: string, path: string, body: unknown, options: SendOptions = {}) {
   try {
     return await client.request<KopfExample>(method, path, {
       body, retries: 0, query: options.dryRun ? { dryRun: 'All' } : {},
@@ -37,9 +42,10 @@ testExample(import.meta.dirname, {
     } while (Date.now() < deadline);
     assert.ok(lazy instanceof ApiError, 'validate2 refuses');
     assert.equal(lazy.status, 555);
-    assert.match(lazy.message, /admission webhook "validate2\.spec\.field\.auto\.kopf\.dev" denied the request: I'm too lazy anyway\. Go away!/);
+    assert.match(lazy.message, /"validate2\.spec\.field\.auto\.kopf\.dev" denied the request: I'm too lazy anyway\./);
 
-    const dry = await send(client, 'POST', OBJECTS, object('wrong', { field: 'wrong' }, { somelabel: 'somevalue' }), { dryRun: true });
+    const labelled = object('wrong', { field: 'wrong' }, { somelabel: 'somevalue' });
+    const dry = await send(client, 'POST', OBJECTS, labelled, { dryRun: true });
     assert.ok(!(dry instanceof ApiError), `a dry run of a wrong field is admitted: ${String(dry)}`);
     assert.equal(dry.spec?.injected, 123, 'mutate1 injects a field into labelled objects');
 
@@ -52,13 +58,16 @@ testExample(import.meta.dirname, {
     assert.ok(!(unlabelled instanceof ApiError));
     assert.equal(unlabelled.spec?.injected, undefined, 'mutate1 leaves unlabelled objects alone');
 
-    const status = await send(client, 'PATCH', `${OBJECTS}/kopf-example-1/status`, { status: { field: 'other' } }, { merge: true });
+    const path = `${OBJECTS}/kopf-example-1/status`;
+    const status = await send(client, 'PATCH', path, { status: { field: 'other' } }, { merge: true });
     assert.ok(status instanceof ApiError);
     assert.match(status.message, /denied the request: status\.field MUST be equal to spec\.field!/);
   },
   check: ({ output }) => {
     // Admission handlers run for every request: the rules do not count them ("Webhook", not "Handler").
-    for (const id of ['authhook', 'validate1', 'validate_subresources', 'mutate1']) assert.match(output, new RegExp(`Webhook '${id}' succeeded\\.`));
+    for (const id of ['authhook', 'validate1', 'validate_subresources', 'mutate1']) {
+      assert.match(output, new RegExp(`Webhook '${id}' succeeded\\.`));
+    }
     assert.match(output, /Webhook 'validate2\/spec\.field' failed permanently: I'm too lazy anyway\. Go away!/);
   },
 });

@@ -35,7 +35,8 @@ on.validate(KopfExample, function validate_subresources({ spec, subresource, sta
   if (subresource === 'status' && status.field !== spec.field) {
     throw new AdmissionError('status.field MUST be equal to spec.field!');
   } else if (subresource === null && status.field !== spec.field) {
-    warnings.push(`Also update status.field to match spec.field: ${JSON.stringify(spec.field)} != ${JSON.stringify(status.field)}`);
+    const [want, have] = [JSON.stringify(spec.field), JSON.stringify(status.field)];
+    warnings.push(`Also update status.field to match spec.field: ${want} != ${have}`);
   }
 }, { subresource: '*' });
 

@@ -147,7 +147,8 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'startupStopWords' | 'creationStopWords' | 'deletionStopWords' | 'afterCreation' | 'beforeStart'> & {
+  Pick<ScenarioOptions, 'startupStopWords' | 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> &
+  Pick<ScenarioOptions, 'beforeStart'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -158,7 +159,8 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, startupStopWords, creationStopWords, deletionStopWords, afterCreation, beforeStart, ...counts } = options;
+  const { check, startupStopWords, creationStopWords, deletionStopWords, afterCreation, beforeStart, ...counts } =
+    options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -174,8 +176,8 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, startupStopWords, creationStopWords, deletionStopWords,
-      afterCreation, beforeStart,
+      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules,
+      startupStopWords, creationStopWords, deletionStopWords, afterCreation, beforeStart,
     });
     checkExampleRules(result, rules);
     check?.(result);

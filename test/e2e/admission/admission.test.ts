@@ -35,7 +35,9 @@ function settings() {
 /** The handlers under test; `seen` collects what the validator was called with. */
 function registryOf(seen: { name: string; dryrun: boolean }[]) {
   const registry = new OperatorRegistry();
-  registry.on.validate(KopfExample, function probe({ labels }) { throw new AdmissionError(`probed, mutated ${labels.mutated}`, 403); }, { labels: { probe: PRESENT } });
+  registry.on.validate(KopfExample, function probe({ labels }) {
+    throw new AdmissionError(`probed, mutated ${labels.mutated}`, 403);
+  }, { labels: { probe: PRESENT } });
   registry.on.validate(KopfExample, function check_field({ name, spec, dryrun, warnings, operation }) {
     seen.push({ name, dryrun });
     warnings.push(`Checked the ${operation} of ${name}.`);
@@ -45,8 +47,11 @@ function registryOf(seen: { name: string; dryrun: boolean }[]) {
     patch.spec.injected = 123;
     patch.metadata.labels.mutated = labels.mutated === undefined ? 'once' : 'again';
   });
-  registry.on.validate(KopfExample, function must_fail() { /* passes while the operator runs */ }, { labels: { policy: 'fail' }, persistent: true });
-  registry.on.validate(KopfExample, function may_fail() { /* passes while the operator runs */ }, { labels: { policy: 'ignore' }, persistent: true, ignoreFailures: true });
+  // Both pass while the operator runs.
+  const failing = { labels: { policy: 'fail' }, persistent: true };
+  registry.on.validate(KopfExample, function must_fail() { /* passes */ }, failing);
+  const ignoring = { labels: { policy: 'ignore' }, persistent: true, ignoreFailures: true };
+  registry.on.validate(KopfExample, function may_fail() { /* passes */ }, ignoring);
   return registry;
 }
 
@@ -60,7 +65,7 @@ function untilAdmitting(client: KubeClient): Promise<void> {
   return until(client, probe, (error) => error instanceof ApiError && error.message.includes('probed, mutated once'));
 }
 
-/** After the operator's exit, the API server no longer calls the non-persistent webhooks: a plain object is admitted. */
+/** After the operator's exit, the API server calls no non-persistent webhooks: a plain object is admitted. */
 function untilUnmanaged(client: KubeClient): Promise<void> {
   return until(client, { metadata: { name: 'plain', namespace: 'default' } }, (error) => error === undefined);
 }
@@ -68,11 +73,16 @@ function untilUnmanaged(client: KubeClient): Promise<void> {
 async function until(client: KubeClient, object: KopfExampleObject, done: (error: unknown) => boolean): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const error = await createObject(client, KopfExample, object, { dryRun: true }).then(() => undefined, (e: unknown) => e);
+    const error = await createObject(client, KopfExample, object, { dryRun: true })
+      .then(() => undefined, (e: unknown) => e);
     if (done(error)) return;
-    if (Date.now() > deadline) throw new Error(`The API server does not call the webhooks as expected: ${String(error)}`);
+    if (Date.now() > deadline) throw new Error(`The API server does not call the webhooks as expected: ${error}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+function object(name: string, spec: KopfExampleObject['spec'] = {}, labels = {}): KopfExampleObject {
+  return { metadata: { name, namespace: 'default', labels }, spec };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
@@ -81,16 +91,16 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   return error;
 }
 
-test('a validator refuses a bad object with its message and code, and admits a good one; the mutation is stored', async () => {
+test('a validator refuses a bad object with its message and code, admits a good one; mutations stay', async () => {
   const seen: { name: string; dryrun: boolean }[] = [];
   await withOperator(cluster, registryOf(seen), { settings: settings() }, async () => {
     await untilAdmitting(cluster.client);
-    const bad = await refusal(createObject(cluster.client, KopfExample, { metadata: { name: 'bad', namespace: 'default' }, spec: { field: 'wrong' } }));
+    const bad = await refusal(createObject(cluster.client, KopfExample, object('bad', { field: 'wrong' })));
     assert.equal(bad.status, 422);
-    assert.match(bad.message, /admission webhook "check-field\.e2e\.kopf\.dev" denied the request: The field of bad is wrong\./);
+    assert.match(bad.message, /webhook "check-field\.e2e\.kopf\.dev" denied the request: The field of bad is wrong\./);
     await assert.rejects(getObject(cluster.client, KopfExample, { namespace: 'default', name: 'bad' }), isNotFound);
 
-    const good = await createObject(cluster.client, KopfExample, { metadata: { name: 'good', namespace: 'default' }, spec: { field: 'fine' } });
+    const good = await createObject(cluster.client, KopfExample, object('good', { field: 'fine' }));
     assert.equal(good.spec?.injected, 123);
     const stored = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'good' });
     assert.deepEqual(stored.spec, { field: 'fine', injected: 123 });
@@ -104,9 +114,9 @@ test('warnings reach the client: kubectl prints them', async () => {
   assert.ok(kubectl, 'the control plane has kubectl');
   await withOperator(cluster, registryOf([]), { settings: settings() }, async () => {
     await untilAdmitting(cluster.client);
-    const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'warned', namespace: 'default' }, spec: {} };
+    const warned = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', ...object('warned') };
     const run = promisify(execFile)(kubectl, ['--kubeconfig', cluster.cp.kubeconfigPath, 'create', '-f', '-']);
-    run.child.stdin!.end(JSON.stringify(object));
+    run.child.stdin!.end(JSON.stringify(warned));
     const { stdout, stderr } = await run;
     assert.match(stderr, /Warning: Checked the CREATE of warned\./);
     assert.match(stdout, /kopfexample\.kopf\.dev\/warned created/);
@@ -117,7 +127,7 @@ test('a dry-run create reaches the validator with dryrun true, and nothing is st
   const seen: { name: string; dryrun: boolean }[] = [];
   await withOperator(cluster, registryOf(seen), { settings: settings() }, async () => {
     await untilAdmitting(cluster.client);
-    const dry = await createObject(cluster.client, KopfExample, { metadata: { name: 'dry', namespace: 'default' }, spec: { field: 'x' } }, { dryRun: true });
+    const dry = await createObject(cluster.client, KopfExample, object('dry', { field: 'x' }), { dryRun: true });
     assert.equal(dry.spec?.injected, 123, 'the mutation is in the answer of a dry run too');
     assert.deepEqual(seen.filter((s) => s.name === 'dry'), [{ name: 'dry', dryrun: true }]);
     await assert.rejects(getObject(cluster.client, KopfExample, { namespace: 'default', name: 'dry' }), isNotFound);
@@ -141,9 +151,9 @@ test('with the operator stopped, only persistent webhooks stay, and their failur
   assert.deepEqual(mutating.webhooks ?? [], []);
   await untilUnmanaged(cluster.client);
 
-  const refused = await refusal(createObject(cluster.client, KopfExample, { metadata: { name: 'failing', namespace: 'default', labels: { policy: 'fail' } } }));
+  const refused = await refusal(createObject(cluster.client, KopfExample, object('failing', {}, { policy: 'fail' })));
   assert.match(refused.message, /failed calling webhook "must-fail\.e2e\.kopf\.dev"/);
-  const admitted = await createObject(cluster.client, KopfExample, { metadata: { name: 'ignoring', namespace: 'default', labels: { policy: 'ignore' } } });
+  const admitted = await createObject(cluster.client, KopfExample, object('ignoring', {}, { policy: 'ignore' }));
   assert.equal(admitted.spec?.injected, undefined, 'no mutation without the operator');
 });
 
@@ -153,9 +163,10 @@ test('the operator stops, saying why, when its webhook server ends; it fails at 
   const ending: AdmissionServer = {
     async *serve() { yield { url: 'https://127.0.0.1:1/' }; },
   };
-  const ended = startOperator(cluster, registry, { settings: defaultSettings({ posting: { enabled: false }, admission: { server: ending } }) });
+  const endingSettings = defaultSettings({ posting: { enabled: false }, admission: { server: ending } });
+  const ended = startOperator(cluster, registry, { settings: endingSettings });
   await assert.rejects(ended.op.done, /The webhook server has stopped: the operator stops too\./);
   const serverless = startOperator(cluster, registry);
-  await assert.rejects(serverless.op.ready, /Admission handlers are registered, but no webhook server is configured in `settings\.admission\.server`/);
+  await assert.rejects(serverless.op.ready, /but no webhook server is configured in `settings\.admission\.server`/);
   await assert.rejects(serverless.op.done);
 });
