@@ -35,7 +35,8 @@ const server = createServer({ cert: serving.cert, key: serving.key }, (req, res)
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    const body = JSON.stringify(answer((req.url ?? '').split('?')[0]!, JSON.parse(Buffer.concat(chunks).toString()) as Review));
+    const path = (req.url ?? '').split('?')[0]!; // the API server adds `?timeout=30s`
+    const body = JSON.stringify(answer(path, JSON.parse(Buffer.concat(chunks).toString()) as Review));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
@@ -52,14 +53,18 @@ const webhook = (id: string) => ({
   timeoutSeconds: 30, admissionReviewVersions: ['v1', 'v1beta1'],
 });
 for (const [kind, id] of [['mutating', 'mutate_fn'], ['validating', 'validate_fn']] as const) {
-  await createObject(client, CONFIGURATIONS[kind], { metadata: { name: NAME } }).catch((e: unknown) => { if (!isAlreadyExists(e)) throw e; });
+  await createObject(client, CONFIGURATIONS[kind], { metadata: { name: NAME } }).catch((e: unknown) => {
+    if (!isAlreadyExists(e)) throw e;
+  });
   await patchObject(client, CONFIGURATIONS[kind], { name: NAME }, { webhooks: [webhook(id)] } as never);
 }
 console.log(`Serving the floor's webhooks at ${url}`);
 
 process.once('SIGTERM', () => {
   void (async () => {
-    for (const kind of ['mutating', 'validating'] as const) await patchObject(client, CONFIGURATIONS[kind], { name: NAME }, { webhooks: [] });
+    for (const kind of ['mutating', 'validating'] as const) {
+      await patchObject(client, CONFIGURATIONS[kind], { name: NAME }, { webhooks: [] });
+    }
     client.close();
     server.close();
     server.closeAllConnections();

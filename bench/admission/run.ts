@@ -3,7 +3,8 @@
  * webhooks, and with one validating and one mutating webhook served by this runtime (operator.ts)
  * and by Python Kopf 1.44 (operator_kopf.py), on one local control plane, contestants alternating.
  *
- *   node bench/admission/run.ts [--n 500] [--contestants none,ts,floor,kopf] [--repeat 1] [--warmup 20] [--operator-args '…']
+ *   node bench/admission/run.ts [--n 500] [--contestants none,ts,floor,kopf] [--repeat 1] [--warmup 20]
+ *     [--operator-args '…']
  *
  * `floor` is no framework but the least a Node process does to serve the same webhooks (floor.ts).
  *
@@ -60,7 +61,9 @@ const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
     none: async () => ({ name: 'none', label: 'no webhooks' }),
-    ts: async () => ({ name: 'ts', label: 'this runtime', operator: { files: [join(import.meta.dirname, 'operator.ts')] } }),
+    ts: async () => ({
+      name: 'ts', label: 'this runtime', operator: { files: [join(import.meta.dirname, 'operator.ts')] },
+    }),
     floor: async () => ({
       name: 'floor', label: 'floor (no framework)',
       operator: { files: [], command: [process.execPath, join(import.meta.dirname, 'floor.ts')] },
@@ -82,7 +85,8 @@ async function untilAdmitting(client: KubeClient): Promise<void> {
   const probe = { metadata: { name: 'probe', namespace: 'default', labels: { probe: 'yes' } }, spec: {} };
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const error = await createObject(client, KopfExample, probe, { dryRun: true }).then(() => undefined, (e: unknown) => e);
+    const error = await createObject(client, KopfExample, probe, { dryRun: true })
+      .then(() => undefined, (e: unknown) => e);
     if (error instanceof ApiError && error.message.includes('probed, injected 123')) return;
     if (Date.now() > deadline) throw new Error(`The webhooks are not called: ${String(error)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -93,20 +97,26 @@ async function untilAdmitting(client: KubeClient): Promise<void> {
 async function untilUnadmitting(client: KubeClient): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const object = await createObject(client, KopfExample, { metadata: { name: 'plain', namespace: 'default' }, spec: {} }, { dryRun: true });
+    const plain = { metadata: { name: 'plain', namespace: 'default' }, spec: {} };
+    const object = await createObject(client, KopfExample, plain, { dryRun: true });
     if (object.spec?.injected === undefined) return;
     if (Date.now() > deadline) throw new Error('The webhooks are still called after the operator stopped.');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-async function creates(client: KubeClient, namespace: string, prefix: string, n: number, mutated: boolean): Promise<number[]> {
+async function creates(
+  client: KubeClient, namespace: string, prefix: string, n: number, mutated: boolean,
+): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
-    const created = await createObject(client, KopfExample, { metadata: { name: `${prefix}-${i}`, namespace }, spec: { field: 'fine' } });
+    const object = { metadata: { name: `${prefix}-${i}`, namespace }, spec: { field: 'fine' } };
+    const created = await createObject(client, KopfExample, object);
     times.push(performance.now() - started);
-    if ((created.spec?.injected === 123) !== mutated) throw new Error(`Object ${prefix}-${i} was ${mutated ? 'not ' : ''}mutated.`);
+    if ((created.spec?.injected === 123) !== mutated) {
+      throw new Error(`Object ${prefix}-${i} was ${mutated ? 'not ' : ''}mutated.`);
+    }
   }
   return times;
 }
@@ -115,13 +125,16 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function measure(cp: ControlPlane, client: KubeClient, contestant: Contestant, run: number): Promise<Measurement> {
+async function measure(
+  cp: ControlPlane, client: KubeClient, contestant: Contestant, run: number,
+): Promise<Measurement> {
   const namespace = `admission-${contestant.name}-${run}`;
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   let operator: RunningOperator | undefined;
   try {
     if (contestant.operator) {
-      operator = runOperator({ ...contestant.operator, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath });
+      const args = ['--standalone', '--namespace', namespace, ...EXTRA_ARGS];
+      operator = runOperator({ ...contestant.operator, args, kubeconfigPath: cp.kubeconfigPath });
       await untilAdmitting(client);
     } else {
       await untilUnadmitting(client);
@@ -130,10 +143,13 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
     const cpuBefore = operator ? cpuSeconds(operator.pid) : 0;
     const times = (await creates(client, namespace, contestant.name, N, Boolean(operator))).sort((a, b) => a - b);
     const cpuPer1k = operator ? ((cpuSeconds(operator.pid) - cpuBefore) / N) * 1000 : null;
-    return { contestant: contestant.name, run, p50: percentile(times, 50), p90: percentile(times, 90), p99: percentile(times, 99), cpuPer1k };
+    const [p50, p90, p99] = [percentile(times, 50), percentile(times, 90), percentile(times, 99)];
+    return { contestant: contestant.name, run, p50, p90, p99, cpuPer1k };
   } finally {
     const exit = await operator?.stop({ timeout: 60_000 });
-    if (exit && exit.exitCode !== 0) console.error(`${contestant.label} exited with ${exit.exitCode}:\n${exit.output.slice(-3000)}`);
+    if (exit && exit.exitCode !== 0) {
+      console.error(`${contestant.label} exited with ${exit.exitCode}:\n${exit.output.slice(-3000)}`);
+    }
     // A namespace per run keeps the runs apart; its objects go with the control plane.
   }
 }
@@ -151,7 +167,8 @@ function report(all: readonly Contestant[], results: readonly Measurement[]): vo
   console.log('|---|---|---|---|---|---|');
   for (const m of results) {
     const label = all.find((c) => c.name === m.contestant)!.label;
-    console.log(`| ${label} | ${m.run} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${m.cpuPer1k === null ? '—' : m.cpuPer1k.toFixed(2)} |`);
+    const cpu = m.cpuPer1k === null ? '—' : m.cpuPer1k.toFixed(2);
+    console.log(`| ${label} | ${m.run} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${cpu} |`);
   }
   const of = (name: string, key: 'p50' | 'p99') => {
     const runs = results.filter((m) => m.contestant === name);
@@ -166,7 +183,9 @@ function report(all: readonly Contestant[], results: readonly Measurement[]): vo
     if (tsAdded !== undefined) parts.push(`this runtime adds ${ms(tsAdded)} ms`);
     if (kopfAdded !== undefined) parts.push(`Kopf adds ${ms(kopfAdded)} ms`);
     if (floor !== undefined) parts.push(`the floor adds ${ms(floor - none)} ms`);
-    if (tsAdded !== undefined && kopfAdded !== undefined && kopfAdded > 0) parts.push(`ratio ${(tsAdded / kopfAdded).toFixed(2)} (aim: at most 0.50)`);
+    if (tsAdded !== undefined && kopfAdded !== undefined && kopfAdded > 0) {
+      parts.push(`ratio ${(tsAdded / kopfAdded).toFixed(2)} (aim: at most 0.50)`);
+    }
     console.log(parts.join('; '));
   }
 }
