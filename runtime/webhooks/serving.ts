@@ -47,7 +47,10 @@ export function startAdmission(options: AdmissionOptions): Admission {
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => { markReady = resolve; });
   const done = runAdmission(options, markReady);
-  return { ready: Promise.race([ready, done]), done };
+  const readyOrFailed = Promise.race([ready, done]);
+  // Both are awaited by the operator, maybe later than they fail (after peering has had its say).
+  for (const promise of [done, readyOrFailed]) promise.catch(() => undefined);
+  return { ready: readyOrFailed, done };
 }
 
 async function runAdmission(options: AdmissionOptions, markReady: () => void): Promise<void> {
