@@ -19,8 +19,8 @@ export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
 export { RegistrationError, type HandlerId } from './registry/ids.ts';
 export type {
-  ActivityContext, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
-  SpecOf, StatusOf,
+  Activity, ActivityContext, ActivityFn, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
+  LoginFn, ProbeFn, SpecOf, StatusOf,
 } from './registry/contexts.ts';
 export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
@@ -48,6 +48,7 @@ export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
   validate: delegate('validate'), mutate: delegate('mutate'),
+  login: delegate('login'), probe: delegate('probe'),
   index: delegate('index'),
 };
 
@@ -69,7 +70,8 @@ export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
-export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
+export { KubeClient, KubeConfigError, LoginError, type ConnectionInfo, type KubeClientOptions } from './kube/index.ts';
+export { loginWithKubeconfig } from './activities/authentication.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.

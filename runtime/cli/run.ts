@@ -12,6 +12,7 @@ import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings, type AdmissionSettings } from '../config/settings.ts';
 import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
@@ -55,8 +56,10 @@ Admission webhooks (for on.validate/on.mutate; docs/webhooks.md):
       --webhook-managed NAME
                           Create and keep current the webhook configurations of this name.
 
-Health (arrives in a later release; accepted):
-  -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz.
+Health:
+  -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz: the probe
+                          handlers' results as JSON; 503 when the operator is not running or a
+                          watch has been silent past its inactivity timeout.
 
   -m, --module NAME       Import a module by name (after the files); repeatable.
   -h, --help              This help.
@@ -134,6 +137,14 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
 
   const admission = admissionOptions(values);
   if (typeof admission === 'string') { process.stderr.write(`kopf run: ${admission}\n`); return 2; }
+  if (values.liveness !== undefined) {
+    try {
+      parseEndpoint(values.liveness);
+    } catch (error) {
+      process.stderr.write(`kopf run: --liveness: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
 
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) {
@@ -160,6 +171,7 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
+    liveness: values.liveness,
   });
   const logger = op.logger.child('kopf.run');
   if (!values.namespace?.length && !values['all-namespaces']) {

@@ -10,6 +10,7 @@ import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { WatchFreshness } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -21,7 +22,9 @@ import { ResourceIndexing } from '../indexing/indexing.ts';
 import { IndexReadiness } from '../indexing/readiness.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
-import { runActivity } from '../activities/activities.ts';
+import { runActivity, type ActivityEnv } from '../activities/activities.ts';
+import { loginVault } from '../activities/authentication.ts';
+import { LivenessEndpoint } from '../activities/probing.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
 import { within, withinCycles } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
@@ -62,6 +65,12 @@ export interface OperatorOptions {
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
+  /**
+   * Serve the liveness endpoint here: `http://HOST:PORT/PATH` (port 0 for any free one; see
+   * `livenessUrl`). It answers with the probe handlers' results, or an error status when the
+   * operator is not running or a watch has been silent past its inactivity timeout.
+   */
+  liveness?: string;
   /** Aborting it stops the operator gracefully. */
   signal?: AbortSignal;
 }
@@ -100,6 +109,10 @@ export class Operator {
   private readyReject!: (error: unknown) => void;
 
   private readonly options: OperatorOptions;
+  /** When each watch stream last heard from the server, for the liveness endpoint. */
+  private readonly freshness = new WatchFreshness();
+  private running = false;
+  private endpoint: LivenessEndpoint | undefined;
 
   constructor(options: OperatorOptions = {}) {
     this.options = options;
@@ -116,6 +129,11 @@ export class Operator {
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
+  }
+
+  /** The liveness endpoint's URL once it is served (with the actual port if 0 was asked for). */
+  get livenessUrl(): string | undefined {
+    return this.endpoint?.url;
   }
 
   /** Whether the operator is paused now (by peering). */
@@ -139,6 +157,7 @@ export class Operator {
     const logger = this.logger.child('kopf.operator');
     const startups = this.registry.activityHandlers.filter((h) => h.activity === 'startup');
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
+    const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices: this.indexers.indices };
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
     let peering: Peering | undefined;
@@ -151,9 +170,7 @@ export class Operator {
     const queues: ObjectQueues<RawEvent>[] = [];
     let admissionDone: Promise<void> | undefined;
     try {
-      const indices = this.indexers.indices;
-      const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, indices };
-      await runActivity(startups, 'startup', { ...activityEnv, signal });
+      await runActivity(startups, 'startup', activityEnv);
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -162,16 +179,16 @@ export class Operator {
       }
       validateSettings(this.settings); // startup handlers may have changed them
       // Created after startup handlers, which may change the networking settings.
-      const client = this.options.client ?? (ownClient = this.options.kubeconfig
-        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
-        : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
+      const client = this.options.client ?? (ownClient = this.makeClient(activityEnv));
+      if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, activityEnv);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
       const admission = startAdmission({
         handlers: this.registry.webhookHandlers, settings: this.settings, client, poster: eventPoster,
-        logger: this.logger.child('kopf.admission'), memo: this.memo, signal, cancelled: this.canceller.signal, indices,
+        logger: this.logger.child('kopf.admission'), memo: this.memo, signal, cancelled: this.canceller.signal,
+        indices: this.indexers.indices,
       });
       admissionDone = admission.done;
       if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
@@ -217,12 +234,14 @@ export class Operator {
       this.readiness.release(this);
       await admission.ready;
       this.readyResolve();
+      this.running = true;
       const admitting = admission.done.then(() => aborted(signal));
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), admitting, aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
     } finally {
+      this.running = false;
       this.stopper.abort();
       await serving.settled();
       const abandoned = await this.stopQueues(queues, logger);
@@ -233,6 +252,7 @@ export class Operator {
       await admissionDone?.catch(() => undefined); // its failure, if any, is what stopped the operator
       await poster?.close();
       await this.cleanUp(cleanups, logger);
+      await this.endpoint?.close();
       ownClient?.close();
     }
   }
@@ -248,6 +268,31 @@ export class Operator {
     });
     election.start();
     return election;
+  }
+
+  /**
+   * The API client: with the credentials of the login handlers if there are any (Kopf's
+   * `on.login`), else of the given kubeconfig, else of the default one.
+   */
+  private makeClient(env: ActivityEnv): KubeClient {
+    const options = clientOptions(this.settings, this.logger);
+    const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
+    if (logins.length) return new KubeClient(loginVault(logins, env), options);
+    const { kubeconfig } = this.options;
+    return kubeconfig ? KubeClient.fromKubeConfig(kubeconfig, options) : KubeClient.fromDefault(options);
+  }
+
+  /** The liveness endpoint: the probes' results while the operator runs and its watches are fresh. */
+  private serveLiveness(url: string, env: ActivityEnv): Promise<LivenessEndpoint> {
+    const probes = this.registry.activityHandlers.filter((h) => h.activity === 'probe');
+    return LivenessEndpoint.start(url, {
+      probe: () => runActivity(probes, 'probe', env),
+      problem: () => {
+        if (!this.running) return 'The operator is not running.';
+        const stale = this.freshness.stale().map((s) => `${s.name} (${s.overdue.toFixed(1)} s overdue)`);
+        return stale.length ? `Watch-streams silent past their inactivity timeout: ${stale.join(', ')}.` : null;
+      },
+    }, this.logger.child('kopf.activities.probe'));
   }
 
   /**
@@ -367,8 +412,12 @@ export class Operator {
   ): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
+    const name = `${watchName(served.current())} ${where}`;
+    const liveness = this.freshness.track(name, this.settings.watching.inactivityTimeout);
+    // Watched until told to stop; a stream that failed for good stays stale, as it is.
+    signal.addEventListener('abort', () => liveness.ended(), { once: true });
     const options = {
-      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
+      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined, liveness,
       onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
     };
     let streaming = false;

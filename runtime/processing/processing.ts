@@ -131,7 +131,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
   if (required && !finalizers.present && !finalizers.deleting) {
     await applyPatch(proc, body, eventPatch, logger);
-    logger.info('Adding the finalizer, thus preventing the actual deletion.');
+    logger.debug('Adding the finalizer, thus preventing the actual deletion.');
     remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
     return;
   }
@@ -145,7 +145,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
 
   let jsonOps = undefined;
   if (finalizers.deleting && finalizers.present && cycle.done) {
-    logger.info('Removing the finalizer, thus allowing the actual deletion.');
+    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }
   // A transformation refused by a conflict stops the writes before the records of the work: the
@@ -156,8 +156,10 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
   if (cycle.delay !== undefined) {
-    if (outcome.patched) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
-    else {
+    if (outcome.patched) {
+      // A zero delay is no sleep to skip: Kopf says nothing then.
+      if (cycle.delay) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
+    } else {
       const seconds = Math.min(cycle.delay, 600);
       logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
       schedule(proc, key, memory, body, seconds);
@@ -185,7 +187,7 @@ async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, me
 }
 
 async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {
-  logger.info(message);
+  logger.debug(message);
   remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps()));
 }
 
