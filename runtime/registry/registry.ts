@@ -12,6 +12,9 @@ import type {
 import type { IndexingHandler, IndexOptions } from './handlers.ts';
 import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indexing/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
+import {
+  webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
+} from './webhooks.ts';
 
 type Keys<F> = keyof F & string;
 
@@ -29,6 +32,14 @@ export interface On {
   field(resource: string, fn: FieldFn<KubeObject, UntypedFields, string>, options: UpdateOptions<KubeObject, UntypedFields> & { field: string }): void;
   event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>): void;
   event(resource: string, fn: EventFn<KubeObject>, options?: EventOptions<KubeObject, UntypedFields>): void;
+  validate<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ValidatingFn<T>, options?: WebhookOptions<T, F, P>,
+  ): void;
+  validate(resource: string, fn: ValidatingFn<KubeObject>, options?: WebhookOptions<KubeObject, UntypedFields>): void;
+  mutate<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: MutatingFn<T>, options?: WebhookOptions<T, F, P>,
+  ): void;
+  mutate(resource: string, fn: MutatingFn<KubeObject>, options?: WebhookOptions<KubeObject, UntypedFields>): void;
   /**
    * An in-memory index named by the handler's id; returns its handle, which carries the types of
    * its keys and values to the handlers that read it: `indices.get(handle)`.
@@ -55,6 +66,8 @@ type LooseOptions = RetryOptions & {
 export class OperatorRegistry {
   readonly resourceHandlers: ResourceHandler[] = [];
   readonly activityHandlers: ActivityHandler[] = [];
+  /** Admission handlers, in registration order (the order they run in for one review). */
+  readonly webhookHandlers: WebhookHandler[] = [];
   readonly on: On;
 
   constructor() {
@@ -71,6 +84,10 @@ export class OperatorRegistry {
         this.addChanging(resource, fn, options, null, 'on.field');
       },
       event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
+      validate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addWebhook('validating', resource, fn, options),
+      mutate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addWebhook('mutating', resource, fn, options),
       index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
@@ -117,6 +134,23 @@ export class OperatorRegistry {
     const handler: EventHandler = { kind: 'event', ...base(fn, options, 'on.event'), errors: 'ignored', resource, filters: filtersOf(options, 'on.event') };
     this.checkUnique(handler, 'on.event');
     this.resourceHandlers.push(handler);
+  }
+
+  private addWebhook(webhook: WebhookKind, resource: ResourceRef, fn: Function, options: LooseOptions): void {
+    const what = webhook === 'validating' ? 'on.validate' : 'on.mutate';
+    checkResource(resource, what);
+    checkFunction(fn, what);
+    const handler: WebhookHandler = {
+      kind: 'webhook', webhook, ...base(fn, options, what), errors: 'permanent', resource,
+      filters: filtersOf(options, what),
+      ...webhookOptionsOf(options as WebhookOptions<KubeObject, UntypedFields>, what),
+    };
+    // The id is the webhook's URL path: one id, one handler, whatever the resource.
+    if (this.webhookHandlers.some((h) => h.id === handler.id)) {
+      throw new RegistrationError(`${what}: two admission handlers share the id '${handler.id}'. ` +
+        'Give one of them another name or an explicit `id`.');
+    }
+    this.webhookHandlers.push(handler);
   }
 
   private addIndex(resource: ResourceRef, fn: Function, options: LooseOptions): IndexHandle<unknown, unknown> {
