@@ -28,6 +28,15 @@ export type {
   TimerOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+export type {
+  AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind,
+  WebhookOptions,
+} from './registry/webhooks.ts';
+export { AdmissionError, WebhookError } from './admission/errors.ts';
+export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
+export type {
+  AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,
+} from './config/admission.ts';
 export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
@@ -40,7 +49,8 @@ export type { IndexOptions } from './registry/handlers.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), timer: delegate('timer'), daemon: delegate('daemon'),
-  startup: delegate('startup'), cleanup: delegate('cleanup'), login: delegate('login'), probe: delegate('probe'),
+  startup: delegate('startup'), cleanup: delegate('cleanup'), validate: delegate('validate'), mutate: delegate('mutate'),
+  login: delegate('login'), probe: delegate('probe'),
   index: delegate('index'),
 };
 

@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { KubeConfigError } from '../kube/index.ts';
-import { defaultSettings } from '../config/settings.ts';
+import { defaultSettings, type AdmissionSettings } from '../config/settings.ts';
+import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
@@ -43,6 +44,17 @@ Leader election (of several replicas, only the holder of a Lease processes; docs
       --leader-election[=NAME]         Elect on the Lease NAME (default: kopf-leader).
       --leader-election-namespace NS   The Lease's namespace (default: POD_NAMESPACE, else the
                                        credentials' namespace, else default).
+
+Admission webhooks (for on.validate/on.mutate; docs/webhooks.md):
+      --webhook-port N    Serve them on this port (default: a free one).
+      --webhook-addr A    Listen on this address (default: all interfaces).
+      --webhook-host H    The host name the API server is given (default: localhost).
+      --webhook-path P    The URL path prefix of the webhooks.
+      --webhook-cert F    The serving certificate (PEM), with --webhook-key F; else one is made at start.
+      --webhook-service NS/NAME[:PORT]
+                          The API server reaches them through this Service (port 443 by default).
+      --webhook-managed NAME
+                          Create and keep current the webhook configurations of this name.
 
 Health:
   -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz: the probe
@@ -81,6 +93,14 @@ function parseOptions(argv: string[]) {
       peering: { type: 'string', short: 'P' },
       dev: { type: 'boolean' },
       liveness: { type: 'string', short: 'L' },
+      'webhook-port': { type: 'string' },
+      'webhook-addr': { type: 'string' },
+      'webhook-host': { type: 'string' },
+      'webhook-path': { type: 'string' },
+      'webhook-cert': { type: 'string' },
+      'webhook-key': { type: 'string' },
+      'webhook-service': { type: 'string' },
+      'webhook-managed': { type: 'string' },
       'leader-election': { type: 'string' },
       'leader-election-namespace': { type: 'string' },
       module: { type: 'string', short: 'm', multiple: true },
@@ -115,6 +135,8 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
   if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
 
+  const admission = admissionOptions(values);
+  if (typeof admission === 'string') { process.stderr.write(`kopf run: ${admission}\n`); return 2; }
   if (values.liveness !== undefined) {
     try {
       parseEndpoint(values.liveness);
@@ -144,7 +166,9 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     ...(values['leader-election-namespace'] !== undefined && { namespace: values['leader-election-namespace'] }),
   };
   const op = operator({
-    settings: defaultSettings({ networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection }),
+    settings: defaultSettings({
+      networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection, admission,
+    }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
     liveness: values.liveness,
@@ -171,6 +195,28 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   // sockets) must not keep the process: it is abandoned, as a crash would leave it.
   setImmediate(() => process.exit(code));
   return code;
+}
+
+/** The admission settings the `--webhook-*` options give (startup handlers may change them), or what is wrong. */
+function admissionOptions(values: ReturnType<typeof parseOptions>['values']): Partial<AdmissionSettings> | string {
+  const port = values['webhook-port'] === undefined ? undefined : Number(values['webhook-port']);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
+    return `--webhook-port must be a port number, not '${values['webhook-port']}'.`;
+  }
+  if (Boolean(values['webhook-cert']) !== Boolean(values['webhook-key'])) {
+    return '--webhook-cert and --webhook-key go together.';
+  }
+  const service = values['webhook-service']?.match(/^([^/:]+)\/([^/:]+)(?::(\d+))?$/);
+  if (values['webhook-service'] !== undefined && !service) {
+    return `--webhook-service must be NAMESPACE/NAME[:PORT], not '${values['webhook-service']}'.`;
+  }
+  const options: WebhookServerOptions = {
+    port, addr: values['webhook-addr'], host: values['webhook-host'], path: values['webhook-path'],
+    certFile: values['webhook-cert'], keyFile: values['webhook-key'],
+    service: service ? { namespace: service[1]!, name: service[2]!, port: Number(service[3] ?? 443) } : undefined,
+  };
+  const served = Object.values(options).some((value) => value !== undefined);
+  return { ...(served ? { server: new WebhookServer(options) } : {}), managed: values['webhook-managed'] };
 }
 
 /**

@@ -9,6 +9,7 @@
 import { INFO } from '../logging/levels.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage, type DiffBaseStorage, type ProgressStorage } from '../progress/index.ts';
 import { validateSettings } from './validation.ts';
+import type { AdmissionServer } from './admission.ts';
 
 export interface ProcessSettings {
   /** After a graceful shutdown starts (not via a stop signal), exit by force after this long; `null`: never. */
@@ -95,10 +96,9 @@ export interface ScanningSettings {
   disabled: boolean;
 }
 
-/** Typed loosely until admission webhooks exist. */
 export interface AdmissionSettings {
-  /** The webhook server or tunnel; required when webhook handlers are registered. */
-  server: unknown;
+  /** The webhook server (e.g. `new WebhookServer()`); required when admission handlers are registered. */
+  server: AdmissionServer | null;
   /** The name of the webhook configurations to create and maintain; `null`: not managed. */
   managed: string | null;
 }

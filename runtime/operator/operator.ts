@@ -43,6 +43,7 @@ import { ToggleSet } from '../structs/toggles.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
+import { startAdmission } from '../webhooks/serving.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -181,6 +182,7 @@ export class Operator {
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
     const spawners: Spawner[] = [];
+    let admissionDone: Promise<void> | undefined;
     try {
       await runActivity(startups, 'startup', activityEnv);
       // Stopped while starting (say, a startup handler waited for something that never came): the
@@ -197,7 +199,15 @@ export class Operator {
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
-      if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
+      const admission = startAdmission({
+        handlers: this.registry.webhookHandlers, settings: this.settings, client, poster: eventPoster,
+        logger: this.logger.child('kopf.admission'), memo: this.memo, signal, cancelled: this.canceller.signal,
+        indices: this.indexers.indices,
+      });
+      admissionDone = admission.done;
+      if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
+        logger.warning('No resource handlers are registered: there is nothing to serve.');
+      }
       if (!this.settings.peering.standalone) {
         const peeringLogger = this.logger.child('kopf.peering');
         peering = new Peering({
@@ -238,9 +248,11 @@ export class Operator {
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
       const observer = this.serveNamespaces(client, serving, peering, signal, logger).then(() => aborted(signal));
       this.readiness.release(this);
+      await admission.ready;
       this.readyResolve();
       this.running = true;
-      await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
+      const admitting = admission.done.then(() => aborted(signal));
+      await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), admitting, aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
@@ -254,6 +266,7 @@ export class Operator {
       await Promise.all([peering?.settled(), election?.stop()]);
       unpausing();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
+      await admissionDone?.catch(() => undefined); // its failure, if any, is what stopped the operator
       await poster?.close();
       await this.cleanUp(cleanups, logger);
       await this.endpoint?.close();

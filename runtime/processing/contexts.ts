@@ -24,6 +24,16 @@ const NO_INDICES = new OperatorIndexers([]).indices;
 
 /** The part of the context every resource handler and filter gets. */
 export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
+  const indices = proc.indices ?? NO_INDICES;
+  const parts = { resource: proc.resource, patch, logger, memo: memory.memo, signal: proc.cancelled, indices };
+  return bodyContext(body, parts);
+}
+
+type BodyContextParts =
+  Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'signal' | 'indices'>;
+
+/** The same, for handlers that are not run by a resource's processing (admission handlers). */
+export function bodyContext(body: KubeObject, parts: BodyContextParts): ResourceContext<KubeObject> {
   const meta = body.metadata ?? {};
   return {
     body,
@@ -35,12 +45,7 @@ export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Lo
     uid: meta.uid ?? '',
     labels: meta.labels ?? EMPTY,
     annotations: meta.annotations ?? EMPTY,
-    resource: proc.resource,
-    patch,
-    logger,
-    memo: memory.memo,
-    signal: proc.cancelled,
-    indices: proc.indices ?? NO_INDICES,
+    ...parts,
   };
 }
 

@@ -15,6 +15,9 @@ import type {
 import type { IndexingHandler, IndexOptions } from './handlers.ts';
 import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indexing/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
+import {
+  webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
+} from './webhooks.ts';
 
 type Keys<F> = keyof F & string;
 
@@ -36,6 +39,14 @@ export interface On {
   timer(resource: string, fn: TimerFn<KubeObject>, options?: TimerOptions<KubeObject, UntypedFields>): void;
   daemon<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: DaemonFn<T>, options?: DaemonOptions<T, F, P>): void;
   daemon(resource: string, fn: DaemonFn<KubeObject>, options?: DaemonOptions<KubeObject, UntypedFields>): void;
+  validate<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ValidatingFn<T>, options?: WebhookOptions<T, F, P>,
+  ): void;
+  validate(resource: string, fn: ValidatingFn<KubeObject>, options?: WebhookOptions<KubeObject, UntypedFields>): void;
+  mutate<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: MutatingFn<T>, options?: WebhookOptions<T, F, P>,
+  ): void;
+  mutate(resource: string, fn: MutatingFn<KubeObject>, options?: WebhookOptions<KubeObject, UntypedFields>): void;
   /**
    * An in-memory index named by the handler's id; returns its handle, which carries the types of
    * its keys and values to the handlers that read it: `indices.get(handle)`.
@@ -64,6 +75,8 @@ type LooseDaemonOptions = LooseOptions & DaemonOptions<KubeObject, UntypedFields
 export class OperatorRegistry {
   readonly resourceHandlers: ResourceHandler[] = [];
   readonly activityHandlers: ActivityHandler[] = [];
+  /** Admission handlers, in registration order (the order they run in for one review). */
+  readonly webhookHandlers: WebhookHandler[] = [];
   readonly on: On;
 
   constructor() {
@@ -82,6 +95,10 @@ export class OperatorRegistry {
       event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
       timer: (resource: ResourceRef, fn: Function, options: LooseTimerOptions = {}) => this.addTimer(resource, fn, options),
       daemon: (resource: ResourceRef, fn: Function, options: LooseDaemonOptions = {}) => this.addDaemon(resource, fn, options),
+      validate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addWebhook('validating', resource, fn, options),
+      mutate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addWebhook('mutating', resource, fn, options),
       index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
@@ -164,6 +181,23 @@ export class OperatorRegistry {
       ...base(fn, options, what), resource, filters: filtersOf(options, what),
       initialDelay: seconds(options.initialDelay, 'initialDelay', what),
     };
+  }
+
+  private addWebhook(webhook: WebhookKind, resource: ResourceRef, fn: Function, options: LooseOptions): void {
+    const what = webhook === 'validating' ? 'on.validate' : 'on.mutate';
+    checkResource(resource, what);
+    checkFunction(fn, what);
+    const handler: WebhookHandler = {
+      kind: 'webhook', webhook, ...base(fn, options, what), errors: 'permanent', resource,
+      filters: filtersOf(options, what),
+      ...webhookOptionsOf(options as WebhookOptions<KubeObject, UntypedFields>, what),
+    };
+    // The id is the webhook's URL path: one id, one handler, whatever the resource.
+    if (this.webhookHandlers.some((h) => h.id === handler.id)) {
+      throw new RegistrationError(`${what}: two admission handlers share the id '${handler.id}'. ` +
+        'Give one of them another name or an explicit `id`.');
+    }
+    this.webhookHandlers.push(handler);
   }
 
   private addIndex(resource: ResourceRef, fn: Function, options: LooseOptions): IndexHandle<unknown, unknown> {

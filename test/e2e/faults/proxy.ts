@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { createCertificateAuthority, issueCertificate } from '../../../runtime/testing/controlplane/certificates.ts';
+import { createCertificateAuthority, issueCertificate } from '../../../runtime/certificates/x509.ts';
 import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig.ts';
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';

@@ -30,6 +30,20 @@ function kopfRun(dir: string, ...args: string[]): { status: number | null; stdou
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+test('bad webhook options are usage errors', () => {
+  const dir = project({});
+  const cases: [string[], string][] = [
+    [['--webhook-port', 'x'], "kopf run: --webhook-port must be a port number, not 'x'.\n"],
+    [['--webhook-cert', 'c.pem'], 'kopf run: --webhook-cert and --webhook-key go together.\n'],
+    [['--webhook-service', 'svc'], "kopf run: --webhook-service must be NAMESPACE/NAME[:PORT], not 'svc'.\n"],
+  ];
+  for (const [args, message] of cases) {
+    const run = kopfRun(dir, ...args);
+    assert.equal(run.status, 2);
+    assert.equal(run.stderr, message);
+  }
+});
+
 test('a missing file or an unknown option is a usage error', () => {
   const dir = project({});
   const missing = kopfRun(dir, 'handlers.ts');

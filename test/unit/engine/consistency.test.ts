@@ -43,7 +43,7 @@ test('after the consistency timeout, a stale event is replaced by the object rea
   await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
   assert.equal(calls, 1);
   const [withResult] = versions;
-  assert.ok((withResult?.status as Record<string, unknown> | undefined)?.create_fn, 'the result is written first');
+  assert.ok((withResult?.status as Fields | undefined)?.create_fn, 'the result is written first');
   assert.equal(versions.length, 2, 'then the records');
 
   // The watch shows the first write only, and then nothing for longer than the timeout.
