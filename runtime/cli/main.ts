@@ -6,6 +6,7 @@
  */
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
+import { refuseUnsupportedNode } from './node-floor.ts';
 
 interface Subcommand {
   summary: string;
@@ -50,7 +51,9 @@ export async function main(argv: string[]): Promise<number> {
 
 const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
-if (import.meta.main) {
+// Undefined on Node < 22.18, which the floor check refuses.
+if (import.meta.main !== false) {
+  refuseUnsupportedNode('kopf');
   if (process.argv[2] === 'run') {
     tuneHeap();
     enableCompileCache();
