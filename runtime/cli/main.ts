@@ -20,6 +20,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import('./controlplane.ts'),
   },
   demo: { summary: 'Start the local control plane, show it serving, stop it.', load: () => import('./demo.ts') },
+  dev: {
+    summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
+    load: () => import('./dev.ts'),
+  },
 };
 
 function usage(): string {
