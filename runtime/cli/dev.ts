@@ -91,11 +91,13 @@ async function runLocally(options: LocalRun): Promise<number> {
   const samples = options.objects.flatMap((file) => readObjects(file));
   const started = Date.now();
   const cp = await startControlPlane();
-  // Registered first thing: a Ctrl-C during the set-up must still stop the control plane.
-  const interrupted = new Promise<string>((done) => {
-    process.once('SIGINT', () => done('SIGINT'));
-    process.once('SIGTERM', () => done('SIGTERM'));
-  });
+  // Registered first thing: a Ctrl-C during the set-up must still stop the control plane. Kept for
+  // the whole run: under `npm start`, a Ctrl-C reaches this process twice (from the terminal, and
+  // forwarded by npm), and the second must not end it before the control plane is gone.
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const interrupted = new Promise<string>((done) => { onSignal = (signal) => done(signal); });
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const stop = new AbortController();
   let code = 0;
@@ -126,6 +128,8 @@ async function runLocally(options: LocalRun): Promise<number> {
     await cp.stop().catch((error: unknown) => {
       if (error !== cp.crashError) note(thrownText(error));
     });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   note('Stopped; the local control plane is gone with all its state.');
   return code;

@@ -17,11 +17,13 @@ export interface RunOptions { cwd?: string; env?: NodeJS.ProcessEnv }
 
 /**
  * The environment of a command run as a user would: without the npm_* settings that `npm test`
- * passes down (they are the repository workspace's, not the project's), and with the development
+ * passes down (they are the repository workspace's, not the project's) and the test runner's own
+ * variable, and with the development
  * Node first on PATH, so that npm and the projects' scripts run on it.
  */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  // NODE_TEST_CONTEXT would make a project's own `node --test` report to this test runner instead of its output.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_TEST_CONTEXT'));
   return { ...inherited, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...extra };
 }
 

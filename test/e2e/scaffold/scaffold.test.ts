@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
 import { buildAndPack, ok, run, userEnv, type Run } from '../packaging/packages.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-'));
@@ -51,9 +52,13 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, a
   assert.match(manifest.dependencies.kopf, /^file:vendor\/kopf-\d+\.\d+\.\d+\.tgz$/);
   assert.match(manifest.devDependencies['kopf-gen'], /^file:vendor\/kopf-gen-\d+\.\d+\.\d+\.tgz$/);
   assert.match(scaffolded.stdout, /Next:\n\n {2}cd my-op\n {2}npm start .*\n {2}npm test .*\n/);
-  const crd = readFileSync(CRD, 'utf8');
-  assert.match(crd, /subresources:\n\s+# .*\n\s+# .*\n?\s*status: \{\}/);
-  assert.match(crd, /status:\n\s+type: object\n(\s+#.*\n)*\s+x-kubernetes-preserve-unknown-fields: true/);
+  const crd = parse(readFileSync(CRD, 'utf8')) as {
+    spec: { versions: { subresources?: { status?: object }; schema: { openAPIV3Schema: { properties: Record<string, Record<string, unknown>> } } }[] };
+  };
+  const [version] = crd.spec.versions;
+  assert.deepEqual(version.subresources?.status, {});
+  assert.equal(version.schema.openAPIV3Schema.properties.status['x-kubernetes-preserve-unknown-fields'], true);
+  assert.deepEqual(version.schema.openAPIV3Schema.properties.spec.required, ['greeting']);
 });
 
 test('a folder that is not empty is refused; without a terminal, missing values are named', async () => {
@@ -79,17 +84,32 @@ test('the new project passes its own test on a local control plane', async () =>
 test('npm start without a kubeconfig runs the operator on a local control plane, and Ctrl-C leaves nothing behind', async () => {
   const start = spawn('npm', ['start'], {
     cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: userEnv({ KUBECONFIG: join(temp, 'no-such-kubeconfig'), HOME: temp }),
+    env: userEnv({ KUBECONFIG: join(temp, 'no-such-kubeconfig') }),
   });
   let output = '';
   const closed = new Promise<number | null>((resolve) => start.once('close', resolve));
+  const waiters = new Set<() => void>();
+  for (const stream of [start.stdout, start.stderr]) {
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      for (const check of waiters) check();
+    });
+  }
+  /** The first match of the pattern in the output; fails when npm start exits first, or after a generous deadline. */
   const seen = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`no ${pattern} from npm start in 180 s:\n${output}`)), 180_000);
     const check = () => {
       const match = pattern.exec(output);
-      if (match) resolve(match);
+      if (!match) return;
+      clearTimeout(deadline);
+      waiters.delete(check);
+      resolve(match);
     };
-    for (const stream of [start.stdout, start.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; check(); });
-    void closed.then(() => reject(new Error(`npm start exited before ${pattern}:\n${output}`)));
+    waiters.add(check);
+    void closed.then(() => {
+      clearTimeout(deadline);
+      reject(new Error(`npm start exited before ${pattern}:\n${output}`));
+    });
     check();
   });
   try {
