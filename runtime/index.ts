@@ -56,6 +56,18 @@ export {
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
 export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
+
+// Children and the client for handlers.
+export {
+  adjustNamespace, adopt, appendOwnerReference, buildOwnerReference, harmonizeNaming, label, removeOwnerReference,
+  type Adopted, type AdoptOptions, type LabelOptions, type NamespaceOptions, type NamingOptions, type Owner,
+  type OwnerReferenceOptions,
+} from './hierarchies/index.ts';
+export {
+  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, ResourceClient,
+  type ApplyOptions, type CreateOptions, type DeleteObjectOptions, type GetOptions, type JsonPatchOp, type JsonPatchOptions,
+  type ListObjectsOptions, type ListResult, type MergePatchOptions, type StatusPart, type Where,
+} from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.
