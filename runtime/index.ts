@@ -2,6 +2,8 @@
  * The public facade of `kopf`: everything an operator imports, and nothing else.
  */
 import { getDefaultRegistry, type On } from './registry/registry.ts';
+import type { ResourceRef } from './registry/handlers.ts';
+import type { PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 export type {
   FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
@@ -26,6 +28,7 @@ export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -36,6 +39,14 @@ export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
 };
+
+/**
+ * Declares, in the default registry, an API permission that the handlers' own calls need (through
+ * `client`), for `kopf rbac`: `requires(builtins.ConfigMaps, ['create', 'get', 'patch', 'delete'])`.
+ */
+export function requires(resource: ResourceRef, verbs: readonly RbacVerb[], options?: PermissionOptions): void {
+  getDefaultRegistry().requires(resource, verbs, options);
+}
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
