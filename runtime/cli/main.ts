@@ -19,6 +19,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import('./controlplane.ts'),
   },
   demo: { summary: 'Start the local control plane, show it serving, stop it.', load: () => import('./demo.ts') },
+  rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
 function usage(): string {
