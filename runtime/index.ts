@@ -2,6 +2,8 @@
  * The public facade of `kopf`: everything an operator imports, and nothing else.
  */
 import { getDefaultRegistry, type On } from './registry/registry.ts';
+import type { ResourceRef } from './registry/handlers.ts';
+import type { PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 export type {
   FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
@@ -26,6 +28,7 @@ export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
+export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -36,6 +39,14 @@ export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
 };
+
+/**
+ * Declares, in the default registry, an API permission that the handlers' own calls need (through
+ * `client`), for `kopf rbac`: `requires(builtins.ConfigMaps, ['create', 'get', 'patch', 'delete'])`.
+ */
+export function requires(resource: ResourceRef, verbs: readonly RbacVerb[], options?: PermissionOptions): void {
+  getDefaultRegistry().requires(resource, verbs, options);
+}
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
@@ -56,6 +67,18 @@ export {
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
 export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
+
+// Children and the client for handlers.
+export {
+  adjustNamespace, adopt, appendOwnerReference, buildOwnerReference, harmonizeNaming, label, removeOwnerReference,
+  type Adopted, type AdoptOptions, type LabelOptions, type NamespaceOptions, type NamingOptions, type Owner,
+  type OwnerReferenceOptions,
+} from './hierarchies/index.ts';
+export {
+  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, ResourceClient,
+  type ApplyOptions, type CreateOptions, type DeleteObjectOptions, type GetOptions, type JsonPatchOp, type JsonPatchOptions,
+  type ListObjectsOptions, type ListResult, type MergePatchOptions, type StatusPart, type Where,
+} from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.

@@ -5,6 +5,7 @@
  */
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
+import type { ResourceClient } from '../kube/index.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
@@ -20,6 +21,7 @@ export interface ActivityEnv {
   settings: OperatorSettings;
   logger: Logger;
   memo: Memo;
+  client: ResourceClient;
   /** Ends the activity: no more retries, and the running handler is cancelled. */
   signal: AbortSignal;
 }
@@ -38,7 +40,7 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
-      const invoke = async (attempt: Attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, param: handler.param, signal, ...attempt });
+      const invoke = async (attempt: Attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, client: env.client, param: handler.param, signal, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
       if (!executed) return;

@@ -24,6 +24,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
     load: () => import('./dev.ts'),
   },
+  rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
 function usage(): string {

@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { ApiError, KubeClient, ResourceClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -110,8 +110,15 @@ export class Operator {
     let ownClient: KubeClient | undefined;
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
+    // Connected when first needed: by a startup handler's call, or else after the startup handlers,
+    // which may change the networking settings.
+    let connected: KubeClient | undefined;
+    const connect = (): KubeClient => connected ??= this.options.client ?? (ownClient = this.options.kubeconfig
+      ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
+      : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
+    const activityClient = new ResourceClient(connect);
     try {
-      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, signal });
+      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, client: activityClient, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -119,10 +126,7 @@ export class Operator {
         return;
       }
       validateSettings(this.settings); // startup handlers may have changed them
-      // Created after startup handlers, which may change the networking settings.
-      const client = this.options.client ?? (ownClient = this.options.kubeconfig
-        ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
-        : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
+      const client = connect();
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
@@ -159,7 +163,7 @@ export class Operator {
       const abandoned = await this.stopQueues(queues, logger);
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
-      await this.cleanUp(cleanups, logger);
+      await this.cleanUp(cleanups, activityClient, logger);
       ownClient?.close();
     }
   }
@@ -180,11 +184,11 @@ export class Operator {
    * Runs the cleanup handlers. They are not guaranteed to finish (as in Kopf), but they must not
    * hold the exit forever: past the limit they are cancelled, and then left if they do not end.
    */
-  private async cleanUp(cleanups: readonly ActivityHandler[], logger: Logger): Promise<void> {
+  private async cleanUp(cleanups: readonly ActivityHandler[], client: ResourceClient, logger: Logger): Promise<void> {
     const limit = this.settings.process.ultimateExitingTimeout;
     const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
     let ended = false;
-    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, signal })
+    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, client, signal })
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });
     await Promise.race([cleanup, aborted(signal).then(() => this.exitInstantly(cleanup))]);

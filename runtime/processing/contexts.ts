@@ -3,6 +3,7 @@
  * context (so `info(body, …)` and friends find the right event queue).
  */
 import type { KubeObject } from '../structs/resources.ts';
+import { resourceClientOf } from '../kube/index.ts';
 import { reduceDiff, resolveField, type Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
 import type { Logger } from '../logging/index.ts';
@@ -36,6 +37,7 @@ export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Lo
     patch,
     logger,
     memo: memory.memo,
+    client: resourceClientOf(proc.client),
     signal: proc.cancelled,
   };
 }

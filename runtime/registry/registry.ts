@@ -10,6 +10,7 @@ import type {
   HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, SubhandlerOptions, UpdateOptions,
 } from './handlers.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
+import { declaredPermission, type DeclaredPermission, type PermissionOptions, type RbacVerb } from './permissions.ts';
 
 type Keys<F> = keyof F & string;
 
@@ -39,6 +40,8 @@ type LooseOptions = RetryOptions & {
 export class OperatorRegistry {
   readonly resourceHandlers: ResourceHandler[] = [];
   readonly activityHandlers: ActivityHandler[] = [];
+  /** What the handlers' own API calls need, as declared with `requires()`, for `kopf rbac`. */
+  readonly permissions: DeclaredPermission[] = [];
   readonly on: On;
 
   constructor() {
@@ -58,6 +61,14 @@ export class OperatorRegistry {
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
     } as On;
+  }
+
+  /**
+   * Declares that the handlers call the API on a resource with these verbs (through the `client`
+   * in their context), so that `kopf rbac` grants it: `requires(builtins.ConfigMaps, ['create', 'get'])`.
+   */
+  requires(resource: ResourceRef, verbs: readonly RbacVerb[], options?: PermissionOptions): void {
+    this.permissions.push(declaredPermission(resource, verbs, options));
   }
 
   /** Resources any handler refers to, in registration order, without repeats. */
@@ -181,6 +192,13 @@ export function describe(resource: ResourceRef): string {
   return typeof resource === 'string' ? `'${resource}'` : `${resource.plural}.${resource.group || 'core'}/${resource.version}`;
 }
 
-let defaultRegistry = new OperatorRegistry();
-export function getDefaultRegistry(): OperatorRegistry { return defaultRegistry; }
-export function setDefaultRegistry(registry: OperatorRegistry): void { defaultRegistry = registry; }
+/**
+ * The default registry is kept on `globalThis` under a registered symbol, not in this module: an
+ * operator's files may import another copy of `kopf` than the one that runs them (a global `kopf`
+ * command, a linked workspace, a nested `node_modules`), and their handlers must land where
+ * `kopf run` looks for them.
+ */
+const DEFAULT_REGISTRY = Symbol.for('kopf.default-registry');
+const shared = globalThis as { [DEFAULT_REGISTRY]?: OperatorRegistry };
+export function getDefaultRegistry(): OperatorRegistry { return shared[DEFAULT_REGISTRY] ??= new OperatorRegistry(); }
+export function setDefaultRegistry(registry: OperatorRegistry): void { shared[DEFAULT_REGISTRY] = registry; }
