@@ -1,7 +1,8 @@
 /**
  * create-kopf-operator as a new user meets it, offline: the three packages built and packed, the
  * command installed from its tarball, a project scaffolded `--from` the tarballs and installed;
- * then the project's own type check and `npm test` on a local control plane, `npm start` without
+ * then the project's own type check, its RBAC against `kopf rbac`, and `npm test` on a local control
+ * plane (the operator bound to that RBAC), `npm start` without
  * a kubeconfig, the image build (where a container builder answers), and a schema change. The
  * tests share the one project, in this order; the schema change comes last, since it breaks it.
  */
@@ -48,7 +49,7 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, a
   const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string>;
   };
-  assert.deepEqual(Object.keys(manifest.scripts).sort(), ['build', 'gen', 'start', 'test', 'typecheck']);
+  assert.deepEqual(Object.keys(manifest.scripts).sort(), ['build', 'gen', 'rbac', 'start', 'test', 'typecheck']);
   assert.match(manifest.dependencies.kopf, /^file:vendor\/kopf-\d+\.\d+\.\d+\.tgz$/);
   assert.match(manifest.devDependencies['kopf-gen'], /^file:vendor\/kopf-gen-\d+\.\d+\.\d+\.tgz$/);
   assert.match(scaffolded.stdout, /Next:\n\n {2}cd my-op\n {2}npm start .*\n {2}npm test .*\n/);
@@ -73,6 +74,16 @@ test('a folder that is not empty is refused; without a terminal, missing values 
 
 test('the new project type-checks', async () => {
   await ok('npm', ['run', 'typecheck'], { cwd: project });
+});
+
+test('deploy/rbac.yaml is what kopf rbac derives from the handlers', async () => {
+  const rbac = join(project, 'deploy', 'rbac.yaml');
+  const scaffolded = readFileSync(rbac, 'utf8');
+  await ok('npm', ['run', 'rbac'], { cwd: project });
+  const derived = readFileSync(rbac, 'utf8');
+  assert.match(derived, /configmaps: create, patch, delete — declared with requires\(\)/);
+  // The scaffold's copy says first where it comes from; the rest is the same text.
+  assert.equal(scaffolded.split('\n').slice(2).join('\n'), derived);
 });
 
 test('the new project passes its own test on a local control plane', async () => {
