@@ -92,6 +92,21 @@ test('the new project passes its own test on a local control plane', async () =>
   assert.match(result.stdout, /^ℹ fail 0$/m);
 });
 
+test('npm run build compiles what the image runs: plain JavaScript that kopf run loads', async () => {
+  await ok('npm', ['run', 'build'], { cwd: project });
+  for (const file of ['dist/operator.js', 'dist/handlers/example.com/widgets.js', 'dist/generated/example.com/v1.js']) {
+    assert.ok(existsSync(join(project, file)), `${file} is missing`);
+  }
+  // The image's command, with type stripping off: the files load (handlers registered), then the
+  // operator stops for want of a cluster.
+  const image = await run(process.execPath, ['--no-experimental-strip-types', 'node_modules/kopf/cli/main.js', 'run', '-A', 'dist/operator.js'], {
+    cwd: project, env: { KUBECONFIG: join(temp, 'no-such-kubeconfig') },
+  });
+  assert.equal(image.status, 1, `${image.stdout}\n${image.stderr}`);
+  assert.doesNotMatch(image.stderr, /cannot load/);
+  assert.match(`${image.stdout}${image.stderr}`, /The operator has failed: .*no-such-kubeconfig/);
+});
+
 test('npm start without a kubeconfig runs the operator on a local control plane, and Ctrl-C leaves nothing behind', async () => {
   const start = spawn('npm', ['start'], {
     cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
