@@ -8,7 +8,7 @@ import * as builtins from '../structs/builtins.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { parseSelector } from '../kube/index.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
-import type { OperatorRegistry } from '../registry/registry.ts';
+import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */
@@ -55,7 +55,7 @@ function servedNeeds(registry: OperatorRegistry): Need[] {
   const needs: Need[] = [];
   for (const ref of registry.resources()) {
     const target = rbacResource(ref);
-    const handlers = registry.resourceHandlers.filter((h) => sameRef(h.resource, ref));
+    const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
     const patching = handlers.some((h) => h.kind === 'changing');
     const base = { group: target.group, clusterScoped: target.clusterScoped };
     needs.push({ ...base, resource: target.plural, verbs: patching ? ['list', 'watch', 'patch'] : ['list', 'watch'], why: 'served' });
@@ -127,11 +127,6 @@ function fromDescriptor(d: ResourceDescriptor): RbacResource {
 
 function namesOf(d: ResourceDescriptor): string[] {
   return [d.plural, d.singular ?? '', d.kind.toLowerCase(), ...(d.shortNames ?? [])];
-}
-
-function sameRef(a: ResourceRef, b: ResourceRef): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  return a.group === b.group && a.version === b.version && a.plural === b.plural;
 }
 
 function isDescriptor(value: unknown): value is ResourceDescriptor {
