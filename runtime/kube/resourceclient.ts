@@ -26,7 +26,7 @@ export interface Where {
 
 export type GetOptions = Where & { subresource?: string };
 export type ListObjectsOptions = Omit<ListOptions, 'pageSize'>;
-export type CreateOptions = WriteOptions & { namespace?: string };
+export type CreateOptions = WriteOptions & { namespace?: string | null };
 export type MergePatchOptions = Where & Omit<PatchOptions, 'force'> & { type?: 'merge' | 'strategic' };
 export type JsonPatchOptions = Where & Omit<PatchOptions, 'force'> & { type: 'json' };
 /** Server-side apply; the field manager is `kopf` unless given. */
@@ -68,7 +68,7 @@ export class ResourceClient {
 
   /** Creates an object in its `metadata.namespace` (or `options.namespace`); returns it as the server stored it. */
   create<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: CreateOptions = {}): Promise<T> {
-    return createObject(this.#kube(), resource, object, options);
+    return createObject(this.#kube(), resource, object, { ...options, namespace: options.namespace ?? undefined });
   }
 
   /** Replaces an object as a whole (PUT); its `metadata.resourceVersion`, if set, guards against lost updates. */
