@@ -57,7 +57,9 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
-  if (values.namespace?.length && values['all-namespaces']) return usage('--namespace and --all-namespaces exclude each other.');
+  if (values.namespace?.length && values['all-namespaces']) {
+    return usage('--namespace and --all-namespaces exclude each other.');
+  }
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) return usage(`no such file: ${missing.join(', ')}`);
   for (const file of positionals) if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
@@ -68,14 +70,21 @@ export async function main(argv: string[]): Promise<number> {
   const namespaces = values.namespace ?? [];
   let needs: Need[];
   try {
-    needs = [...operatorNeeds(getDefaultRegistry(), { namespaces, events: !values['no-events'] }), ...(values.rule ?? []).map(parseRule)];
+    const derived = operatorNeeds(getDefaultRegistry(), { namespaces, events: !values['no-events'] });
+    needs = [...derived, ...(values.rule ?? []).map(parseRule)];
   } catch (error) {
     if (!(error instanceof RbacError || error instanceof TypeError)) throw error;
     process.stderr.write(`kopf rbac: ${error.message}\n`);
     return 2;
   }
-  if (!getDefaultRegistry().resourceHandlers.length) process.stderr.write('kopf rbac: no resource handlers are registered by these files: only the framework\'s own needs are printed.\n');
-  const serviceAccount = { name: values['service-account'] ?? 'kopf-operator', namespace: values['service-account-namespace'] ?? 'default' };
+  if (!getDefaultRegistry().resourceHandlers.length) {
+    process.stderr.write('kopf rbac: no resource handlers are registered by these files: ' +
+      'only the framework\'s own needs are printed.\n');
+  }
+  const serviceAccount = {
+    name: values['service-account'] ?? 'kopf-operator',
+    namespace: values['service-account-namespace'] ?? 'default',
+  };
   const manifests = rbacManifests(needs, { serviceAccount, name: values.name, namespaces });
   process.stdout.write(`${header(needs)}${manifests.map((m) => stringify(m)).join('---\n')}`);
   return 0;
@@ -85,17 +94,23 @@ export async function main(argv: string[]): Promise<number> {
 function parseRule(text: string): Need {
   const [verbs = '', target = ''] = text.split(':');
   const [name = '', subresource] = target.split('/');
-  if (!verbs || !name || text.split(':').length !== 2) throw new RbacError(`--rule '${text}': write it as VERBS:RESOURCE, e.g. get,list:pods.`);
+  if (!verbs || !name || text.split(':').length !== 2) {
+    throw new RbacError(`--rule '${text}': write it as VERBS:RESOURCE, e.g. get,list:pods.`);
+  }
   const resource = rbacResource(name);
   return {
     group: resource.group, resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
-    verbs: verbs.split(',').map((verb) => verb.trim()).filter(Boolean), clusterScoped: resource.clusterScoped, why: '--rule',
+    verbs: verbs.split(',').map((verb) => verb.trim()).filter(Boolean),
+    clusterScoped: resource.clusterScoped, why: '--rule',
   };
 }
 
 /** What the printout grants and why, as YAML comments. */
 function header(needs: readonly Need[]): string {
-  const lines = needs.map((need) => `#   ${need.resource}${need.group ? ` (${need.group})` : ''}: ${need.verbs.join(', ')} — ${need.why}`);
+  const lines = needs.map((need) => {
+    const group = need.group ? ` (${need.group})` : '';
+    return `#   ${need.resource}${group}: ${need.verbs.join(', ')} — ${need.why}`;
+  });
   return [
     '# The RBAC of the operator, printed by `kopf rbac` from its handlers:',
     ...lines,

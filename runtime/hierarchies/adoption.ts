@@ -30,7 +30,9 @@ export type Adopted<C extends KubeObject> = C & {
  */
 export function adopt<C extends KubeObject>(children: C, owner?: Owner, options?: AdoptOptions): Adopted<C>;
 export function adopt<C extends KubeObject>(children: C[], owner?: Owner, options?: AdoptOptions): Adopted<C>[];
-export function adopt<C extends KubeObject>(children: Children<C>, owner?: Owner, options: AdoptOptions = {}): Children<C> {
+export function adopt<C extends KubeObject>(
+  children: Children<C>, owner?: Owner, options: AdoptOptions = {},
+): Children<C> {
   const real = ownerOrHandled(owner);
   const meta = real.metadata ?? {};
   const many = Array.isArray(children) ? children : [children];

@@ -13,10 +13,14 @@ export interface LabelOptions {
   nested?: string | readonly string[];
 }
 
+type Labels = Readonly<Record<string, string>>;
+
 /** Sets the labels on each child (the handled object's labels by default); returns the children. */
-export function label<C extends KubeObject>(children: C, labels?: Readonly<Record<string, string>>, options?: LabelOptions): C;
-export function label<C extends KubeObject>(children: C[], labels?: Readonly<Record<string, string>>, options?: LabelOptions): C[];
-export function label<C extends KubeObject>(children: Children<C>, labels?: Readonly<Record<string, string>>, options: LabelOptions = {}): Children<C> {
+export function label<C extends KubeObject>(children: C, labels?: Labels, options?: LabelOptions): C;
+export function label<C extends KubeObject>(children: C[], labels?: Labels, options?: LabelOptions): C[];
+export function label<C extends KubeObject>(
+  children: Children<C>, labels?: Labels, options: LabelOptions = {},
+): Children<C> {
   const values = labels ?? ownerOrHandled(undefined).metadata?.labels ?? {};
   const nested = typeof options.nested === 'string' ? [options.nested] : options.nested ?? [];
   for (const child of each(children)) {

@@ -19,7 +19,9 @@ export interface NamingOptions {
  */
 export function harmonizeNaming<C extends KubeObject>(children: C, name?: string, options?: NamingOptions): C;
 export function harmonizeNaming<C extends KubeObject>(children: C[], name?: string, options?: NamingOptions): C[];
-export function harmonizeNaming<C extends KubeObject>(children: Children<C>, name?: string, options: NamingOptions = {}): Children<C> {
+export function harmonizeNaming<C extends KubeObject>(
+  children: Children<C>, name?: string, options: NamingOptions = {},
+): Children<C> {
   const base = name ?? ownerOrHandled(undefined).metadata?.name;
   if (!base) throw new TypeError('The name must be given explicitly: the owner has none.');
   for (const child of each(children)) {
@@ -45,9 +47,13 @@ export interface NamespaceOptions {
  * Puts each child without a namespace (or each, if `forced`) into the namespace given, the handled
  * object's by default. A cluster-scoped owner has none: its children are left as they are.
  */
-export function adjustNamespace<C extends KubeObject>(children: C, namespace?: string | null, options?: NamespaceOptions): C;
-export function adjustNamespace<C extends KubeObject>(children: C[], namespace?: string | null, options?: NamespaceOptions): C[];
-export function adjustNamespace<C extends KubeObject>(children: Children<C>, namespace?: string | null, options: NamespaceOptions = {}): Children<C> {
+export function adjustNamespace<C extends KubeObject>(
+  children: C, namespace?: string | null, options?: NamespaceOptions): C;
+export function adjustNamespace<C extends KubeObject>(
+  children: C[], namespace?: string | null, options?: NamespaceOptions): C[];
+export function adjustNamespace<C extends KubeObject>(
+  children: Children<C>, namespace?: string | null, options: NamespaceOptions = {},
+): Children<C> {
   const target = namespace === undefined ? ownerOrHandled(undefined).metadata?.namespace : namespace;
   if (!target) return children;
   for (const child of each(children)) {

@@ -33,14 +33,16 @@ export function ownerOrHandled(owner: Owner | undefined): Owner {
   if (owner) return owner;
   const body = currentOperatorContext()?.body;
   if (body) return body;
-  throw new Error('The owner must be given explicitly outside of a handler (there is no object being handled to take it from).');
+  throw new Error('The owner must be given explicitly outside of a handler (there is no object being handled to take '
+    + 'it from).');
 }
 
 /** An owner reference to the object: its apiVersion, kind, name and uid, which all must be there. */
 export function buildOwnerReference(owner: Owner, options: OwnerReferenceOptions = {}): OwnerReference {
   const { apiVersion, kind } = owner;
   const { name, uid } = owner.metadata ?? {};
-  const missing = Object.entries({ apiVersion, kind, 'metadata.name': name, 'metadata.uid': uid }).filter(([, v]) => !v);
+  const fields = { apiVersion, kind, 'metadata.name': name, 'metadata.uid': uid };
+  const missing = Object.entries(fields).filter(([, value]) => !value);
   if (missing.length) {
     const fields = missing.map(([field]) => field).join(', ');
     throw new TypeError(`Cannot refer to an owner without ${fields}: pass the object as the API server returned it.`);
@@ -52,9 +54,13 @@ export function buildOwnerReference(owner: Owner, options: OwnerReferenceOptions
 }
 
 /** Adds an owner reference to each child, unless it already has one to the same owner (by uid). */
-export function appendOwnerReference<C extends KubeObject>(children: C, owner?: Owner, options?: OwnerReferenceOptions): C;
-export function appendOwnerReference<C extends KubeObject>(children: C[], owner?: Owner, options?: OwnerReferenceOptions): C[];
-export function appendOwnerReference<C extends KubeObject>(children: Children<C>, owner?: Owner, options: OwnerReferenceOptions = {}): Children<C> {
+export function appendOwnerReference<C extends KubeObject>(
+  children: C, owner?: Owner, options?: OwnerReferenceOptions): C;
+export function appendOwnerReference<C extends KubeObject>(
+  children: C[], owner?: Owner, options?: OwnerReferenceOptions): C[];
+export function appendOwnerReference<C extends KubeObject>(
+  children: Children<C>, owner?: Owner, options: OwnerReferenceOptions = {},
+): Children<C> {
   const reference = buildOwnerReference(ownerOrHandled(owner), options);
   for (const child of each(children)) {
     const references = metadataOf(child).ownerReferences ??= [];
@@ -70,7 +76,9 @@ export function removeOwnerReference<C extends KubeObject>(children: Children<C>
   const uid = buildOwnerReference(ownerOrHandled(owner)).uid;
   for (const child of each(children)) {
     const meta = metadataOf(child);
-    if (meta.ownerReferences?.some((ref) => ref.uid === uid)) meta.ownerReferences = meta.ownerReferences.filter((ref) => ref.uid !== uid);
+    if (meta.ownerReferences?.some((ref) => ref.uid === uid)) {
+      meta.ownerReferences = meta.ownerReferences.filter((ref) => ref.uid !== uid);
+    }
   }
   return children;
 }

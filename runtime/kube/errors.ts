@@ -115,7 +115,8 @@ export class ForbiddenError extends ApiError {
     this.resource = target.resource;
     this.group = target.group;
     const group = this.group ? ` in the API group '${this.group}'` : ' in the core API group';
-    this.message += ` (the operator is not allowed to '${this.verb}' ${this.resource}${group}: grant it in the RBAC of its service account; see \`kopf rbac\`)`;
+    this.message += ` (the operator is not allowed to '${this.verb}' ${this.resource}${group}: ` +
+      'grant it in the RBAC of its service account; see `kopf rbac`)';
   }
 }
 

@@ -12,13 +12,14 @@ import type { FieldMap, JsonObject, KubeObject, MergePatch, ResourceDescriptor }
 import type { KubeClient } from './client.ts';
 import { listObjects, type ListOptions } from './listing.ts';
 import {
-  createObject, deleteObject, getObject, patchObject, replaceObject, type DeleteOptions, type PatchOptions, type WriteOptions,
+  createObject, deleteObject, getObject, patchObject, replaceObject,
+  type DeleteOptions, type PatchOptions, type WriteOptions,
 } from './objects.ts';
 import type { ApplyPatch, JsonPatchOp, ListResult } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
 
-/** Where the object is: its namespace, required for namespaced resources (cluster-scoped ones have none). */
+/** Where the object is: its namespace, required for namespaced resources (cluster-scoped have none). */
 export interface Where {
   namespace?: string | null;
   signal?: AbortSignal;
@@ -26,7 +27,7 @@ export interface Where {
 
 export type GetOptions = Where & { subresource?: string };
 export type ListObjectsOptions = Omit<ListOptions, 'pageSize'>;
-export type CreateOptions = WriteOptions & { namespace?: string };
+export type CreateOptions = WriteOptions & { namespace?: string | null };
 export type MergePatchOptions = Where & Omit<PatchOptions, 'force'> & { type?: 'merge' | 'strategic' };
 export type JsonPatchOptions = Where & Omit<PatchOptions, 'force'> & { type: 'json' };
 /** Server-side apply; the field manager is `kopf` unless given. */
@@ -34,7 +35,13 @@ export type ApplyOptions = Where & PatchOptions & { type: 'apply' };
 export type DeleteObjectOptions = Where & DeleteOptions;
 
 /** The status of an object type, for status writes; any JSON object for untyped resources. */
-export type StatusPart<T> = T extends { status?: infer S } ? (unknown extends S ? JsonObject : NonNullable<S>) : JsonObject;
+export type StatusPart<T> = T extends { status?: infer S }
+  ? (unknown extends S ? JsonObject : NonNullable<S>)
+  : JsonObject;
+
+type ReplaceOptions = WriteOptions & { subresource?: string };
+type AnyPatchOptions = Where & PatchOptions & { type?: 'merge' | 'strategic' | 'json' | 'apply' };
+type StatusOptions = Where & Omit<PatchOptions, 'force' | 'subresource'>;
 
 const ofClients = new WeakMap<KubeClient, ResourceClient>();
 
@@ -68,11 +75,11 @@ export class ResourceClient {
 
   /** Creates an object in its `metadata.namespace` (or `options.namespace`); returns it as the server stored it. */
   create<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: CreateOptions = {}): Promise<T> {
-    return createObject(this.#kube(), resource, object, options);
+    return createObject(this.#kube(), resource, object, { ...options, namespace: options.namespace ?? undefined });
   }
 
   /** Replaces an object as a whole (PUT); its `metadata.resourceVersion`, if set, guards against lost updates. */
-  replace<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
+  replace<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: ReplaceOptions = {}): Promise<T> {
     return replaceObject(this.#kube(), resource, object, options);
   }
 
@@ -80,24 +87,35 @@ export class ResourceClient {
    * Patches an object: a JSON merge patch by default (`null` removes a field); `type: 'json'` for
    * RFC 6902 operations, `type: 'apply'` for server-side apply; `subresource: 'status'` writes the status.
    */
-  patch<T extends KubeObject>(resource: Resource<T>, name: string, patch: MergePatch<NoInfer<T>>, options?: MergePatchOptions): Promise<T>;
-  patch<T extends KubeObject>(resource: Resource<T>, name: string, patch: readonly JsonPatchOp[], options: JsonPatchOptions): Promise<T>;
-  patch<T extends KubeObject>(resource: Resource<T>, name: string, patch: ApplyPatch<NoInfer<T>>, options: ApplyOptions): Promise<T>;
-  patch<T extends KubeObject>(resource: Resource<T>, name: string, patch: unknown, options: Where & PatchOptions & { type?: 'merge' | 'strategic' | 'json' | 'apply' } = {}): Promise<T> {
+  patch<T extends KubeObject>(
+    resource: Resource<T>, name: string, patch: MergePatch<NoInfer<T>>, options?: MergePatchOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    resource: Resource<T>, name: string, patch: readonly JsonPatchOp[], options: JsonPatchOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    resource: Resource<T>, name: string, patch: ApplyPatch<NoInfer<T>>, options: ApplyOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    resource: Resource<T>, name: string, patch: unknown, options: AnyPatchOptions = {},
+  ): Promise<T> {
     const ref = { name, namespace: options.namespace };
     const fieldManager = options.fieldManager ?? (options.type === 'apply' ? DEFAULT_FIELD_MANAGER : undefined);
-    return patchObject(this.#kube(), resource, ref, patch as MergePatch<T>, { ...options, fieldManager, type: options.type as 'merge' });
+    const patchOptions = { ...options, fieldManager, type: options.type as 'merge' };
+    return patchObject(this.#kube(), resource, ref, patch as MergePatch<T>, patchOptions);
   }
 
   /** Merges into the object's status, through the status subresource where the resource has one. */
-  patchStatus<T extends KubeObject>(resource: Resource<T>, name: string, status: MergePatch<StatusPart<NoInfer<T>>>, options: Where & Omit<PatchOptions, 'force' | 'subresource'> = {}): Promise<T> {
+  patchStatus<T extends KubeObject>(
+    resource: Resource<T>, name: string, status: MergePatch<StatusPart<NoInfer<T>>>, options: StatusOptions = {},
+  ): Promise<T> {
     const subresource = resource.subresources?.includes('status') ? 'status' : undefined;
     const ref = { name, namespace: options.namespace };
-    return patchObject(this.#kube(), resource, ref, { status } as unknown as MergePatch<T>, { ...options, subresource });
+    const patch = { status } as unknown as MergePatch<T>;
+    return patchObject(this.#kube(), resource, ref, patch, { ...options, subresource });
   }
 
   /** Deletes an object (it stays while finalizers hold it); `NotFoundError` if it is not there. */
-  async delete<T extends KubeObject>(resource: Resource<T>, name: string, options: DeleteObjectOptions = {}): Promise<void> {
+  async delete<T extends KubeObject>(
+    resource: Resource<T>, name: string, options: DeleteObjectOptions = {},
+  ): Promise<void> {
     await deleteObject(this.#kube(), resource, { name, namespace: options.namespace }, options);
   }
 }

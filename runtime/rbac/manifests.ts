@@ -22,21 +22,26 @@ export function rbacManifests(needs: readonly Need[], options: ManifestOptions):
   const account = options.serviceAccount;
   const name = options.name ?? account.name;
   const namespaces = options.namespaces ?? [];
-  const serviceAccount: builtins.ServiceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account.name, namespace: account.namespace } };
+  const serviceAccount: builtins.ServiceAccount = {
+    apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account.name, namespace: account.namespace },
+  };
   if (!namespaces.length || namespaces.some(isGlob)) return [serviceAccount, ...clusterRole(name, needs, options)];
   const clusterWide = needs.filter((need) => need.clusterScoped === true);
   const namespaced = needs.filter((need) => need.clusterScoped !== true);
   const roles = namespaces.flatMap((namespace) => role(name, namespace, namespaced, options));
   // Events about cluster-scoped objects go to the namespace of the operator's credentials.
   const servesClusterScoped = needs.some((need) => need.why === 'served' && need.clusterScoped === true);
-  const events = needs.filter((need) => need.resource === 'events' && need.group === '' && need.why !== 'declared with requires()');
+  const events = needs.filter(isFrameworkEvents);
   const eventRoles = servesClusterScoped && events.length && !namespaces.includes(account.namespace)
     ? role(`${name}-events`, account.namespace, events, options) : [];
-  return [serviceAccount, ...(clusterWide.length ? clusterRole(name, clusterWide, options) : []), ...roles, ...eventRoles];
+  const clusterRoles = clusterWide.length ? clusterRole(name, clusterWide, options) : [];
+  return [serviceAccount, ...clusterRoles, ...roles, ...eventRoles];
 }
 
 function clusterRole(name: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
-  const role: builtins.ClusterRole = { apiVersion: RBAC, kind: 'ClusterRole', metadata: { name }, rules: rulesOf(needs) };
+  const role: builtins.ClusterRole = {
+    apiVersion: RBAC, kind: 'ClusterRole', metadata: { name }, rules: rulesOf(needs),
+  };
   const binding: builtins.ClusterRoleBinding = {
     apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
@@ -57,4 +62,9 @@ function role(name: string, namespace: string, needs: readonly Need[], options: 
 
 function subject(options: ManifestOptions) {
   return { kind: 'ServiceAccount', name: options.serviceAccount.name, namespace: options.serviceAccount.namespace };
+}
+
+/** The framework's own need to post events (not a declared one, whose scope is known). */
+function isFrameworkEvents(need: Need): boolean {
+  return need.resource === 'events' && need.group === '' && need.clusterScoped === undefined;
 }

@@ -8,7 +8,7 @@ import * as builtins from '../structs/builtins.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { parseSelector } from '../kube/index.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
-import type { OperatorRegistry } from '../registry/registry.ts';
+import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */
@@ -55,11 +55,15 @@ function servedNeeds(registry: OperatorRegistry): Need[] {
   const needs: Need[] = [];
   for (const ref of registry.resources()) {
     const target = rbacResource(ref);
-    const handlers = registry.resourceHandlers.filter((h) => sameRef(h.resource, ref));
+    const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
     const patching = handlers.some((h) => h.kind === 'changing');
     const base = { group: target.group, clusterScoped: target.clusterScoped };
-    needs.push({ ...base, resource: target.plural, verbs: patching ? ['list', 'watch', 'patch'] : ['list', 'watch'], why: 'served' });
-    if (patching && target.status !== false) needs.push({ ...base, resource: `${target.plural}/status`, verbs: ['patch'], why: 'served: results and progress in status' });
+    const verbs = patching ? ['list', 'watch', 'patch'] : ['list', 'watch'];
+    needs.push({ ...base, resource: target.plural, verbs, why: 'served' });
+    if (patching && target.status !== false) {
+      const why = 'served: results and progress in status';
+      needs.push({ ...base, resource: `${target.plural}/status`, verbs: ['patch'], why });
+    }
   }
   return needs;
 }
@@ -67,13 +71,22 @@ function servedNeeds(registry: OperatorRegistry): Need[] {
 /** What the framework itself does besides serving. */
 function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[] {
   const needs: Need[] = [];
-  if (options.events ?? true) needs.push({ group: '', resource: 'events', verbs: ['create'], why: 'events about the served objects' });
+  if (options.events ?? true) {
+    needs.push({ group: '', resource: 'events', verbs: ['create'], why: 'events about the served objects' });
+  }
   // Resources named by strings are looked up, and waited for until their CRDs are created.
   if (registry.resources().some((ref) => typeof ref === 'string')) {
-    needs.push({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verbs: ['list', 'watch'], clusterScoped: true, why: 'resources named by strings: their CRDs are awaited' });
+    needs.push({
+      group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verbs: ['list', 'watch'],
+      clusterScoped: true,
+      why: 'resources named by strings: their CRDs are awaited',
+    });
   }
   if ((options.namespaces ?? []).some(isGlob)) {
-    needs.push({ group: '', resource: 'namespaces', verbs: ['list', 'watch'], clusterScoped: true, why: 'namespace patterns: the namespaces are observed' });
+    needs.push({
+      group: '', resource: 'namespaces', verbs: ['list', 'watch'], clusterScoped: true,
+      why: 'namespace patterns: the namespaces are observed',
+    });
   }
   return [...needs, ...peeringNeeds()];
 }
@@ -91,7 +104,8 @@ function declaredNeeds(registry: OperatorRegistry): Need[] {
   return registry.permissions.map((permission) => {
     const target = rbacResource(permission.resource);
     const resource = permission.subresource ? `${target.plural}/${permission.subresource}` : target.plural;
-    return { group: target.group, resource, verbs: permission.verbs, clusterScoped: target.clusterScoped, why: 'declared with requires()' };
+    const { group, clusterScoped } = target;
+    return { group, resource, verbs: permission.verbs, clusterScoped, why: 'declared with requires()' };
   });
 }
 
@@ -113,7 +127,8 @@ export function rbacResource(ref: ResourceRef): RbacResource {
   if (typeof ref !== 'string') return fromDescriptor(ref);
   const selector = parseSelector(ref);
   const name = selector.name.toLowerCase();
-  const builtin = BUILTINS.find((d) => (selector.group === undefined || selector.group === d.group) && namesOf(d).includes(name));
+  const inGroup = (d: ResourceDescriptor) => selector.group === undefined || selector.group === d.group;
+  const builtin = BUILTINS.find((d) => inGroup(d) && namesOf(d).includes(name));
   if (builtin) return fromDescriptor(builtin);
   if (selector.group) return { group: selector.group, plural: name };
   throw new RbacError(
@@ -122,16 +137,12 @@ export function rbacResource(ref: ResourceRef): RbacResource {
 }
 
 function fromDescriptor(d: ResourceDescriptor): RbacResource {
-  return { group: d.group, plural: d.plural, clusterScoped: d.scope === 'Cluster', status: d.subresources ? d.subresources.includes('status') : undefined };
+  const status = d.subresources ? d.subresources.includes('status') : undefined;
+  return { group: d.group, plural: d.plural, clusterScoped: d.scope === 'Cluster', status };
 }
 
 function namesOf(d: ResourceDescriptor): string[] {
   return [d.plural, d.singular ?? '', d.kind.toLowerCase(), ...(d.shortNames ?? [])];
-}
-
-function sameRef(a: ResourceRef, b: ResourceRef): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  return a.group === b.group && a.version === b.version && a.plural === b.plural;
 }
 
 function isDescriptor(value: unknown): value is ResourceDescriptor {

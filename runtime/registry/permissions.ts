@@ -23,11 +23,19 @@ export interface DeclaredPermission {
 }
 
 /** The declaration, checked: a resource, at least one verb, no empty names. */
-export function declaredPermission(resource: ResourceRef, verbs: readonly RbacVerb[], options: PermissionOptions = {}): DeclaredPermission {
-  const valid = typeof resource === 'string' ? resource.trim() !== '' : Boolean(resource && typeof resource === 'object' && 'plural' in resource);
-  if (!valid) throw new RegistrationError('requires(): the resource must be a descriptor (e.g. `builtins.ConfigMaps`) or a name such as \'deployments.apps\'.');
+export function declaredPermission(
+  resource: ResourceRef, verbs: readonly RbacVerb[], options: PermissionOptions = {},
+): DeclaredPermission {
+  const valid = typeof resource === 'string'
+    ? resource.trim() !== ''
+    : Boolean(resource && typeof resource === 'object' && 'plural' in resource);
+  if (!valid) {
+    throw new RegistrationError(
+      'requires(): the resource must be a descriptor (e.g. `builtins.ConfigMaps`) or a name such as ' +
+      '\'deployments.apps\'.');
+  }
   if (!Array.isArray(verbs) || !verbs.length || verbs.some((verb) => typeof verb !== 'string' || !verb)) {
-    throw new RegistrationError('requires(): give the verbs as a non-empty list, e.g. `[\'get\', \'create\', \'patch\']`.');
+    throw new RegistrationError('requires(): give the verbs as a non-empty list, e.g. `[\'get\', \'create\']`.');
   }
   return { resource, verbs: [...verbs], ...(options.subresource ? { subresource: options.subresource } : {}) };
 }

@@ -68,38 +68,64 @@ const STATUS = ['status'];
 const SCALABLE = ['status', 'scale'];
 
 // Core (`v1`).
-export const Pods: ResourceDescriptor<Pod> = builtin('', 'v1', 'pods', 'Pod', 'Namespaced', { shortNames: ['po'], subresources: STATUS });
-export const Services: ResourceDescriptor<Service> = builtin('', 'v1', 'services', 'Service', 'Namespaced', { shortNames: ['svc'], subresources: STATUS });
-export const ConfigMaps: ResourceDescriptor<ConfigMap> = builtin('', 'v1', 'configmaps', 'ConfigMap', 'Namespaced', { shortNames: ['cm'] });
+export const Pods: ResourceDescriptor<Pod> = builtin(
+  '', 'v1', 'pods', 'Pod', 'Namespaced', { shortNames: ['po'], subresources: STATUS });
+export const Services: ResourceDescriptor<Service> = builtin(
+  '', 'v1', 'services', 'Service', 'Namespaced', { shortNames: ['svc'], subresources: STATUS });
+export const ConfigMaps: ResourceDescriptor<ConfigMap> = builtin(
+  '', 'v1', 'configmaps', 'ConfigMap', 'Namespaced', { shortNames: ['cm'] });
 export const Secrets: ResourceDescriptor<Secret> = builtin('', 'v1', 'secrets', 'Secret', 'Namespaced');
-export const ServiceAccounts: ResourceDescriptor<ServiceAccount> = builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', 'Namespaced', { shortNames: ['sa'] });
-export const PersistentVolumeClaims: ResourceDescriptor<PersistentVolumeClaim> = builtin('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', 'Namespaced', { shortNames: ['pvc'], subresources: STATUS });
-export const PersistentVolumes: ResourceDescriptor<PersistentVolume> = builtin('', 'v1', 'persistentvolumes', 'PersistentVolume', 'Cluster', { shortNames: ['pv'], subresources: STATUS });
-export const Namespaces: ResourceDescriptor<Namespace> = builtin('', 'v1', 'namespaces', 'Namespace', 'Cluster', { shortNames: ['ns'], subresources: ['status', 'finalize'] });
-export const Nodes: ResourceDescriptor<Node> = builtin('', 'v1', 'nodes', 'Node', 'Cluster', { shortNames: ['no'], subresources: STATUS });
-export const Events: ResourceDescriptor<Event> = builtin('', 'v1', 'events', 'Event', 'Namespaced', { shortNames: ['ev'] });
+export const ServiceAccounts: ResourceDescriptor<ServiceAccount> = builtin(
+  '', 'v1', 'serviceaccounts', 'ServiceAccount', 'Namespaced', { shortNames: ['sa'] });
+export const PersistentVolumeClaims: ResourceDescriptor<PersistentVolumeClaim> = builtin(
+  '', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', 'Namespaced',
+  { shortNames: ['pvc'], subresources: STATUS });
+export const PersistentVolumes: ResourceDescriptor<PersistentVolume> = builtin(
+  '', 'v1', 'persistentvolumes', 'PersistentVolume', 'Cluster', { shortNames: ['pv'], subresources: STATUS });
+export const Namespaces: ResourceDescriptor<Namespace> = builtin(
+  '', 'v1', 'namespaces', 'Namespace', 'Cluster', { shortNames: ['ns'], subresources: ['status', 'finalize'] });
+export const Nodes: ResourceDescriptor<Node> = builtin(
+  '', 'v1', 'nodes', 'Node', 'Cluster', { shortNames: ['no'], subresources: STATUS });
+export const Events: ResourceDescriptor<Event> = builtin(
+  '', 'v1', 'events', 'Event', 'Namespaced', { shortNames: ['ev'] });
 
 // Workloads.
-export const Deployments: ResourceDescriptor<Deployment> = builtin('apps', 'v1', 'deployments', 'Deployment', 'Namespaced', { shortNames: ['deploy'], subresources: SCALABLE });
-export const StatefulSets: ResourceDescriptor<StatefulSet> = builtin('apps', 'v1', 'statefulsets', 'StatefulSet', 'Namespaced', { shortNames: ['sts'], subresources: SCALABLE });
-export const DaemonSets: ResourceDescriptor<DaemonSet> = builtin('apps', 'v1', 'daemonsets', 'DaemonSet', 'Namespaced', { shortNames: ['ds'], subresources: STATUS });
-export const ReplicaSets: ResourceDescriptor<ReplicaSet> = builtin('apps', 'v1', 'replicasets', 'ReplicaSet', 'Namespaced', { shortNames: ['rs'], subresources: SCALABLE });
-export const Jobs: ResourceDescriptor<Job> = builtin('batch', 'v1', 'jobs', 'Job', 'Namespaced', { subresources: STATUS });
-export const CronJobs: ResourceDescriptor<CronJob> = builtin('batch', 'v1', 'cronjobs', 'CronJob', 'Namespaced', { shortNames: ['cj'], subresources: STATUS });
-export const HorizontalPodAutoscalers: ResourceDescriptor<HorizontalPodAutoscaler> = builtin('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', 'Namespaced', { shortNames: ['hpa'], subresources: STATUS });
-export const PodDisruptionBudgets: ResourceDescriptor<PodDisruptionBudget> = builtin('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', 'Namespaced', { shortNames: ['pdb'], subresources: STATUS });
+export const Deployments: ResourceDescriptor<Deployment> = builtin(
+  'apps', 'v1', 'deployments', 'Deployment', 'Namespaced', { shortNames: ['deploy'], subresources: SCALABLE });
+export const StatefulSets: ResourceDescriptor<StatefulSet> = builtin(
+  'apps', 'v1', 'statefulsets', 'StatefulSet', 'Namespaced', { shortNames: ['sts'], subresources: SCALABLE });
+export const DaemonSets: ResourceDescriptor<DaemonSet> = builtin(
+  'apps', 'v1', 'daemonsets', 'DaemonSet', 'Namespaced', { shortNames: ['ds'], subresources: STATUS });
+export const ReplicaSets: ResourceDescriptor<ReplicaSet> = builtin(
+  'apps', 'v1', 'replicasets', 'ReplicaSet', 'Namespaced', { shortNames: ['rs'], subresources: SCALABLE });
+export const Jobs: ResourceDescriptor<Job> = builtin(
+  'batch', 'v1', 'jobs', 'Job', 'Namespaced', { subresources: STATUS });
+export const CronJobs: ResourceDescriptor<CronJob> = builtin(
+  'batch', 'v1', 'cronjobs', 'CronJob', 'Namespaced', { shortNames: ['cj'], subresources: STATUS });
+export const HorizontalPodAutoscalers: ResourceDescriptor<HorizontalPodAutoscaler> = builtin(
+  'autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', 'Namespaced',
+  { shortNames: ['hpa'], subresources: STATUS });
+export const PodDisruptionBudgets: ResourceDescriptor<PodDisruptionBudget> = builtin(
+  'policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', 'Namespaced',
+  { shortNames: ['pdb'], subresources: STATUS });
 
 // Access control.
 const RBAC = 'rbac.authorization.k8s.io';
 export const Roles: ResourceDescriptor<Role> = builtin(RBAC, 'v1', 'roles', 'Role', 'Namespaced');
-export const RoleBindings: ResourceDescriptor<RoleBinding> = builtin(RBAC, 'v1', 'rolebindings', 'RoleBinding', 'Namespaced');
-export const ClusterRoles: ResourceDescriptor<ClusterRole> = builtin(RBAC, 'v1', 'clusterroles', 'ClusterRole', 'Cluster');
-export const ClusterRoleBindings: ResourceDescriptor<ClusterRoleBinding> = builtin(RBAC, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', 'Cluster');
+export const RoleBindings: ResourceDescriptor<RoleBinding> = builtin(
+  RBAC, 'v1', 'rolebindings', 'RoleBinding', 'Namespaced');
+export const ClusterRoles: ResourceDescriptor<ClusterRole> = builtin(
+  RBAC, 'v1', 'clusterroles', 'ClusterRole', 'Cluster');
+export const ClusterRoleBindings: ResourceDescriptor<ClusterRoleBinding> = builtin(
+  RBAC, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', 'Cluster');
 
 // Networking, storage, coordination, extensions.
-export const Ingresses: ResourceDescriptor<Ingress> = builtin('networking.k8s.io', 'v1', 'ingresses', 'Ingress', 'Namespaced', { shortNames: ['ing'], subresources: STATUS });
-export const NetworkPolicies: ResourceDescriptor<NetworkPolicy> = builtin('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', 'Namespaced', { shortNames: ['netpol'] });
-export const StorageClasses: ResourceDescriptor<StorageClass> = builtin('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', 'Cluster', { shortNames: ['sc'] });
+export const Ingresses: ResourceDescriptor<Ingress> = builtin(
+  'networking.k8s.io', 'v1', 'ingresses', 'Ingress', 'Namespaced', { shortNames: ['ing'], subresources: STATUS });
+export const NetworkPolicies: ResourceDescriptor<NetworkPolicy> = builtin(
+  'networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', 'Namespaced', { shortNames: ['netpol'] });
+export const StorageClasses: ResourceDescriptor<StorageClass> = builtin(
+  'storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', 'Cluster', { shortNames: ['sc'] });
 export const Leases: ResourceDescriptor<Lease> = builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', 'Namespaced');
 export const CustomResourceDefinitions: ResourceDescriptor<CustomResourceDefinition> = builtin(
   'apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', 'Cluster',

@@ -95,3 +95,18 @@ test('a handler adopts a child and creates it with the client in its context', a
     await client.delete(builtins.ConfigMaps, 'kex-parent-data', { namespace: NS }); // no garbage collector here
   });
 });
+
+test('startup and cleanup handlers have the client too; a startup handler\'s call connects it', async () => {
+  const registry = new OperatorRegistry();
+  const seen: string[] = [];
+  registry.on.startup(async function startup_fn({ client }) {
+    seen.push(...(await client.list(builtins.Namespaces)).items.map((ns) => `startup:${ns.metadata?.name}`));
+  });
+  registry.on.cleanup(async function cleanup_fn({ client }) {
+    seen.push(`cleanup:${(await client.get(builtins.Namespaces, 'default')).metadata?.name}`);
+  });
+  await withOperator(cluster, registry, async () => {
+    assert.ok(seen.includes('startup:default'), JSON.stringify(seen));
+  });
+  assert.equal(seen.at(-1), 'cleanup:default');
+});

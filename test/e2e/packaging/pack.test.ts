@@ -62,8 +62,16 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** Plain JavaScript: which modules of client-node importing kopf loads (none: its models are types only). */
+const MODULES = `import { registerHooks } from 'node:module';
+const seen = [];
+registerHooks({ resolve(specifier, context, next) { const resolved = next(specifier, context); seen.push(resolved.url); return resolved; } });
+const kopf = await import('kopf');
+console.log(JSON.stringify({ pods: kopf.builtins.Pods.plural, clientNode: seen.filter((url) => url.includes('/@kubernetes/client-node/')) }));
+`;
+
 /** TypeScript against the installed declarations and the generated modules; misuse must not compile. */
-const CONSUMER = `import { on, operator, TemporaryError, type KubeObject } from 'kopf';
+const CONSUMER = `import { adopt, builtins, on, operator, TemporaryError, type KubeObject } from 'kopf';
 import { startControlPlane, type ControlPlane } from 'kopf/testing';
 import { generate, type GenerateResult } from 'kopf-gen';
 import { Widget } from './src/generated/index.ts';
@@ -83,6 +91,14 @@ on.field(Widget, async function replicas_fn({ new: value }) {
 }, { field: 'spec.replicas' });
 // @ts-expect-error: not a field of Widget
 on.field(Widget, async function nosuch_fn() {}, { field: 'spec.nosuch' });
+on.create(Widget, async function child_fn({ body, client, namespace }) {
+  const child = adopt({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data: { image: body.spec?.image ?? '' } }, body);
+  const created: builtins.ConfigMap = await client.create(builtins.ConfigMaps, child);
+  // @ts-expect-error: a ConfigMap's data holds strings
+  await client.patch(builtins.ConfigMaps, child.metadata.name, { data: { image: 1 } }, { namespace });
+  const started: string | undefined = (await client.get(builtins.Pods, 'p', { namespace })).status?.startTime;
+  return { child: created.metadata?.name, started };
+});
 
 export async function embedded(objects: KubeObject[]): Promise<string> {
   const cp: ControlPlane = await startControlPlane();
@@ -107,6 +123,7 @@ before(async () => {
   writeFileSync(join(project, 'crds', 'widget.yaml'), WIDGET_CRD);
   writeFileSync(join(project, 'op.mjs'), OPERATOR);
   writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+  writeFileSync(join(project, 'modules.mjs'), MODULES);
   // The consumer type-checks the generated modules and stubs too: made here, examined by a test below.
   generation = await run(floor, [NO_STRIPPING, bin('kopf-gen'), 'crds/'], { cwd: project });
 });
@@ -156,7 +173,7 @@ for (const which of ['floor', 'development'] as const) {
     // Through the shebang, as a shell runs them, with this Node first on PATH.
     const env = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_OPTIONS: NO_STRIPPING };
     const kopf = await ok(bin('kopf'), ['--help'], { cwd: project, env });
-    for (const command of ['run', 'control-plane', 'demo']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['run', 'control-plane', 'demo', 'rbac']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
     const runHelp = await ok(node, [NO_STRIPPING, bin('kopf'), 'run', '--help'], { cwd: project });
     assert.match(runHelp.stdout, /^Usage: kopf run /);
     const gen = await ok(bin('kopf-gen'), ['--help'], { cwd: project, env });
@@ -175,6 +192,14 @@ for (const which of ['floor', 'development'] as const) {
     });
   });
 }
+
+test('the built-in descriptors are typed with client-node\'s models at no cost at run time', async () => {
+  const structs = join(project, 'node_modules', 'kopf', 'structs');
+  assert.doesNotMatch(readFileSync(join(structs, 'builtins.js'), 'utf8'), /client-node/, 'the compiled module imports nothing of client-node');
+  assert.match(readFileSync(join(structs, 'builtins.d.ts'), 'utf8'), /import type \{[^}]*V1Pod[^}]*\} from '@kubernetes\/client-node'/);
+  const result = await ok(process.execPath, [NO_STRIPPING, 'modules.mjs'], { cwd: project });
+  assert.deepEqual(JSON.parse(result.stdout), { pods: 'pods', clientNode: [] }, 'importing kopf loads no module of client-node');
+});
 
 test('kopf-gen writes modules and handler stubs from its templates, and finds them fresh', async () => {
   const written = generation;

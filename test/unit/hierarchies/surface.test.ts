@@ -14,6 +14,7 @@ test('a create handler with a child ConfigMap, written against the agreed surfac
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${body.metadata?.name}-data` }, data: { greeting: spec.field ?? '' },
     }, body);
     await client.create(builtins.ConfigMaps, child);
+    await client.create(builtins.Secrets, { metadata: { name: 'token' }, stringData: { token: 'x' } }, { namespace });
     await client.patch(builtins.ConfigMaps, child.metadata.name, { data: { x: 'y' } }, { namespace });
     const cm = await client.get(builtins.ConfigMaps, child.metadata.name, { namespace });
     const all = await client.list(builtins.ConfigMaps, { namespace, labelSelector: 'app=demo' });
