@@ -3,6 +3,8 @@
  *
  * Checked before anything else runs: on a Node older than 22.18 `import.meta.main` is undefined,
  * so without this check the command would print nothing and exit 0 (a CI step would pass).
+ * kopf, kopf-gen and create-kopf-operator each have this file: they are installed apart, and the
+ * runtime and the generator may not depend on each other.
  */
 import { readFileSync } from 'node:fs';
 
