@@ -24,7 +24,9 @@ function step(title: string, args: readonly string[], cwd: string): number {
 
 function main(): number {
   const steps: [string, string[], string][] = [
-    ['npx create-kopf-operator my-operator --yes --from .', [join(root, 'create/cli/main.ts'), project, '--yes', '--from', root], temp],
+    ['npx create-kopf-operator my-operator --yes --from .', [
+      join(root, 'create/cli/main.ts'), project, '--yes', '--from', root,
+    ], temp],
     ['npm run gen (kopf-gen crds/)', [join(root, 'generator/cli/main.ts'), 'crds/'], project],
     ['kopf demo: the operator on a local control plane, with the sample object', [
       join(root, 'runtime/cli/main.ts'), 'demo', '--crd', 'crds/', '--object', 'samples/widget.yaml', 'src/operator.ts',

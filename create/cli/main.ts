@@ -63,7 +63,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!answers) return answers === null ? 2 : 1;
   const options: ProjectOptions = { ...answers, name: values.name ?? packageNameOf(answers.dir) };
   try {
-    const result = await scaffold({ ...options, from: values.from, install: values.install, log: (line) => process.stdout.write(`${line}\n`) });
+    const log = (line: string): void => { process.stdout.write(`${line}\n`); };
+    const result = await scaffold({ ...options, from: values.from, install: values.install, log });
     process.stdout.write(nextSteps(options.dir, result.installed));
     return 0;
   } catch (error) {
@@ -89,17 +90,21 @@ async function complete(given: Given, yes: boolean): Promise<Required<Given> | u
   const missing = (Object.keys(DEFAULTS) as (keyof Given)[]).filter((key) => defined[key] === undefined);
   if (!missing.length) return defined as Required<Given>;
   const flags = missing.map((key) => (key === 'dir' ? 'a folder' : `--${key === 'version' ? 'api-version' : key}`));
-  process.stderr.write(`create-kopf-operator: not in a terminal, so nothing can be asked: give ${flags.join(', ')}, or --yes for the defaults.\n`);
+  process.stderr.write('create-kopf-operator: not in a terminal, so nothing can be asked: '
+    + `give ${flags.join(', ')}, or --yes for the defaults.\n`);
   return null;
 }
+
+const START = 'npm start        # the operator on your cluster, or on a local control plane';
 
 function nextSteps(dir: string, installed: boolean): string {
   const rel = relative(process.cwd(), dir);
   const where = rel.startsWith('..') ? dir : rel || '.';
   const steps = installed
-    ? [`cd ${where}`, 'npm start        # the operator on your cluster, or on a local control plane', 'npm test         # its test on a local control plane']
-    : [`cd ${where}`, 'npm install', 'npm start        # the operator on your cluster, or on a local control plane'];
-  return `\nDone. Next:\n\n${steps.map((step) => `  ${step}\n`).join('')}\nAfter a change of crds/, \`npm run gen\` updates the types; \`npm run typecheck\` finds what broke.\n`;
+    ? [`cd ${where}`, START, 'npm test         # its test on a local control plane']
+    : [`cd ${where}`, 'npm install', START];
+  return `\nDone. Next:\n\n${steps.map((step) => `  ${step}\n`).join('')}\n`
+    + 'After a change of crds/, `npm run gen` updates the types; `npm run typecheck` finds what broke.\n';
 }
 
 // Undefined on Node < 22.18, which the floor check refuses.
@@ -108,7 +113,8 @@ if (import.meta.main !== false) {
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (error: unknown) => {
-      process.stderr.write(`create-kopf-operator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      process.stderr.write(`create-kopf-operator: ${text}\n`);
       process.exitCode = 1;
     },
   );

@@ -11,9 +11,11 @@ export type Answers = Partial<Omit<ProjectOptions, 'name'>>;
 /** Asks for each missing value; `undefined` when the user cancels (Ctrl-C, Esc). */
 export async function ask(given: Answers): Promise<Required<Answers> | undefined> {
   intro('create-kopf-operator');
-  const dir = given.dir ?? await askText('Folder for the new project', DEFAULTS.dir, (v) => (v.trim() ? undefined : 'a folder is needed'));
+  const dir = given.dir
+    ?? await askText('Folder for the new project', DEFAULTS.dir, (v) => (v.trim() ? undefined : 'a folder is needed'));
   if (dir === undefined) return cancelled();
-  const kind = given.kind ?? await askText('Kind of the custom resource', DEFAULTS.kind, (v) => problemWith({ kind: v }));
+  const kind = given.kind
+    ?? await askText('Kind of the custom resource', DEFAULTS.kind, (v) => problemWith({ kind: v }));
   if (kind === undefined) return cancelled();
   const group = given.group ?? await askText('API group', DEFAULTS.group, (v) => problemWith({ group: v }));
   if (group === undefined) return cancelled();
@@ -24,7 +26,9 @@ export async function ask(given: Answers): Promise<Required<Answers> | undefined
   return { dir, kind, group, version, scope };
 }
 
-async function askText(message: string, initialValue: string, check: (value: string) => string | undefined): Promise<string | undefined> {
+type Check = (value: string) => string | undefined;
+
+async function askText(message: string, initialValue: string, check: Check): Promise<string | undefined> {
   const value = await text({ message, initialValue, validate: (v) => check(v ?? '') });
   return isCancel(value) ? undefined : value.trim();
 }

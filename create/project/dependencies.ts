@@ -52,8 +52,11 @@ export function copyVendored(source: DependencySource, projectDir: string): void
 }
 
 function isCheckout(dir: string): boolean {
-  const nameOf = (path: string): unknown => existsSync(path) && (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name;
-  return nameOf(join(dir, 'runtime', 'package.json')) === 'kopf' && nameOf(join(dir, 'generator', 'package.json')) === 'kopf-gen';
+  const nameOf = (pkg: string): unknown => {
+    const path = join(dir, pkg, 'package.json');
+    return existsSync(path) && (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name;
+  };
+  return nameOf('runtime') === 'kopf' && nameOf('generator') === 'kopf-gen';
 }
 
 /** The highest version among tarballs of one package (`npm pack` names them `<name>-<version>.tgz`). */

@@ -17,7 +17,14 @@ export interface ProjectOptions {
   readonly scope: Scope;
 }
 
-export const DEFAULTS = { dir: 'my-operator', kind: 'Widget', group: 'example.com', version: 'v1', scope: 'Namespaced' } as const;
+export const DEFAULTS = {
+  dir: 'my-operator', kind: 'Widget', group: 'example.com', version: 'v1', scope: 'Namespaced',
+} as const;
+
+const KIND = /^[A-Z][A-Za-z0-9]{0,62}$/;
+const DNS_NAME_WITH_DOTS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
+const API_VERSION = /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/;
+const NPM_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /** Names derived from the kind, as a CRD and kopf-gen spell them. */
 export interface ResourceNames {
@@ -53,13 +60,19 @@ export function pluralOf(singular: string): string {
 /** A problem with each value that is wrong, in the words of the option that sets it; empty when all are right. */
 export function validate(options: ProjectOptions): string[] {
   const problems: string[] = [];
-  if (!/^[A-Z][A-Za-z0-9]{0,62}$/.test(options.kind)) problems.push(`--kind: "${options.kind}" must be UpperCamelCase letters and digits, e.g. Widget`);
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(options.group) || options.group.length > 253) {
+  if (!KIND.test(options.kind)) {
+    problems.push(`--kind: "${options.kind}" must be UpperCamelCase letters and digits, e.g. Widget`);
+  }
+  if (!DNS_NAME_WITH_DOTS.test(options.group) || options.group.length > 253) {
     problems.push(`--group: "${options.group}" must be a DNS name with at least one dot, e.g. example.com`);
   }
-  if (!/^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(options.version)) problems.push(`--api-version: "${options.version}" must be like v1, v1beta1 or v2alpha1`);
-  if (options.scope !== 'Namespaced' && options.scope !== 'Cluster') problems.push(`--scope: "${String(options.scope)}" must be Namespaced or Cluster`);
-  if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(options.name) || options.name.length > 214) {
+  if (!API_VERSION.test(options.version)) {
+    problems.push(`--api-version: "${options.version}" must be like v1, v1beta1 or v2alpha1`);
+  }
+  if (options.scope !== 'Namespaced' && options.scope !== 'Cluster') {
+    problems.push(`--scope: "${String(options.scope)}" must be Namespaced or Cluster`);
+  }
+  if (!NPM_NAME.test(options.name) || options.name.length > 214) {
     problems.push(`--name: "${options.name}" is not a valid npm package name (lower case, no spaces)`);
   }
   return problems;

@@ -30,7 +30,8 @@ export interface ScaffoldResult {
 /** A project that cannot be made as asked: the message says why and what to do. */
 export class ScaffoldError extends Error {}
 
-export const OWN_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const MANIFEST = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+export const OWN_VERSION: string = (JSON.parse(MANIFEST) as { version: string }).version;
 
 export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
   const log = options.log ?? (() => {});
@@ -65,7 +66,8 @@ function npmInstall(dir: string): Promise<void> {
     child.once('error', (error) => reject(new ScaffoldError(`npm install could not start: ${error.message}`)));
     child.once('close', (code) => {
       if (code === 0) resolvePromise();
-      else reject(new ScaffoldError(`npm install failed (exit ${code}); the project is in place: fix the cause and run npm install in ${dir}`));
+      else reject(new ScaffoldError(`npm install failed (exit ${code}); the project is in place: `
+        + `fix the cause and run npm install in ${dir}`));
     });
   });
 }

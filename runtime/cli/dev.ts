@@ -62,7 +62,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
   return runLocally({
-    files: positionals, crds: values.crd ?? [], objects: values.object ?? [], namespaces, verbose: values.verbose ?? false,
+    files: positionals, crds: values.crd ?? [], objects: values.object ?? [], namespaces,
+    verbose: values.verbose ?? false,
   });
 }
 
@@ -110,13 +111,14 @@ async function runLocally(options: LocalRun): Promise<number> {
       logs: new LogConfig({ verbosity: options.verbose ? 'verbose' : 'normal', sinks: [streamSink(process.stdout)] }),
       signal: stop.signal,
     });
-    const outcome = await Promise.race([op.ready.then(() => 'ready'), interrupted, cp.crash, op.done.then(() => 'stopped')]);
+    const stopped = op.done.then(() => 'stopped');
+    const outcome = await Promise.race([op.ready.then(() => 'ready'), interrupted, cp.crash, stopped]);
     if (outcome === 'ready') {
       for (const object of samples) await createSample(client, object);
       printHowTo(cp, samples.map((o) => o.kind ?? '').filter(Boolean));
     }
-    const end = outcome === 'ready' ? await Promise.race([interrupted, cp.crash, op.done.then(() => 'stopped')]) : outcome;
-    if (typeof end === 'string' && end.startsWith('SIG')) note(`${end}: stopping the operator and the control plane…`);
+    const end = outcome === 'ready' ? await Promise.race([interrupted, cp.crash, stopped]) : outcome;
+    if (typeof end === 'string' && end.startsWith('SIG')) note(`${end}: stopping the operator and the control plane.`);
     else if (typeof end !== 'string') code = 1;
     stop.abort(STOP_ANNOUNCED);
     await op.done.catch((error: unknown) => {

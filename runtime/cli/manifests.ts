@@ -19,7 +19,8 @@ export function crdFiles(paths: readonly string[]): string[] {
 
 /** The objects of a YAML file, each with apiVersion, kind and a name; a message naming the file if not. */
 export function readObjects(file: string): KubeObject[] {
-  const objects = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null).filter((o) => o !== null);
+  const documents = parseAllDocuments(readFileSync(file, 'utf8'));
+  const objects = documents.map((d) => d.toJS() as KubeObject | null).filter((o) => o !== null);
   if (!objects.length || objects.some((o) => !o.apiVersion || !o.kind || !o.metadata?.name)) {
     throw new Error(`${file} holds no objects, or one without apiVersion, kind and metadata.name`);
   }

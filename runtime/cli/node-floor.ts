@@ -18,7 +18,8 @@ export function refuseUnsupportedNode(command: string): void {
 }
 
 function nodeFloor(): string | undefined {
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines?: { node?: string } };
+  const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+  const manifest = JSON.parse(text) as { engines?: { node?: string } };
   return /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(manifest.engines?.node ?? '')?.[1];
 }
 
