@@ -23,13 +23,15 @@ export interface RunOptions { cwd?: string; env?: NodeJS.ProcessEnv }
  */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // NODE_TEST_CONTEXT would make a project's own `node --test` report to this test runner instead of its output.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_TEST_CONTEXT'));
+  const own = ([key]: [string, unknown]): boolean => /^npm_/i.test(key) || key === 'NODE_TEST_CONTEXT';
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((entry) => !own(entry)));
   return { ...inherited, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...extra };
 }
 
 /** Runs a command to its end. */
 export function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  const child = spawn(command, args, { cwd: options.cwd, env: userEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = userEnv(options.env);
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
@@ -43,7 +45,8 @@ export function run(command: string, args: readonly string[], options: RunOption
 /** Runs a command that must succeed; the assertion shows its output if it does not. */
 export async function ok(command: string, args: readonly string[], options: RunOptions = {}): Promise<Run> {
   const result = await run(command, args, options);
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  const what = `${command} ${args.join(' ')}`;
+  assert.equal(result.status, 0, `${what} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
@@ -55,7 +58,8 @@ export async function buildAndPack(dir: string, packages: readonly string[], pac
   await Promise.all(packages.map((name) =>
     ok(process.execPath, [join(ROOT, 'scripts', 'build-package.ts'), name, '--out', join(dir, name)], { cwd: ROOT })));
   mkdirSync(packDir, { recursive: true });
-  const packed = await ok('npm', ['pack', '--json', '--pack-destination', packDir, ...packages.map((name) => join(dir, name))], { cwd: dir });
+  const built = packages.map((name) => join(dir, name));
+  const packed = await ok('npm', ['pack', '--json', '--pack-destination', packDir, ...built], { cwd: dir });
   return (JSON.parse(packed.stdout) as { filename: string }[]).map((entry) => join(packDir, entry.filename));
 }
 

@@ -23,8 +23,10 @@ test('in a terminal, the questions take the answers typed, and defaults on Enter
   const dir = mkdtempSync(join(tmpdir(), 'kopf-prompts-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A terminal of a real size: on one of width 0, every character is a line of its own.
-  const command = `stty cols 120 rows 40; ${process.execPath} ${join(ROOT, 'create', 'cli', 'main.ts')} --from ${ROOT} --no-install`;
-  const terminal = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, env: userEnv({ TERM: 'xterm' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const create = `${process.execPath} ${join(ROOT, 'create', 'cli', 'main.ts')} --from ${ROOT} --no-install`;
+  const terminal = spawn('script', ['-qec', `stty cols 120 rows 40; ${create}`, '/dev/null'], {
+    cwd: dir, env: userEnv({ TERM: 'xterm' }), stdio: ['pipe', 'pipe', 'pipe'],
+  });
   t.after(() => terminal.kill('SIGKILL'));
   let screen = '';
   const closed = new Promise<number | null>((resolve) => terminal.once('close', resolve));

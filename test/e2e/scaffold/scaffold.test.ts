@@ -31,7 +31,8 @@ before(async () => {
   mkdirSync(tool);
   writeFileSync(join(tool, 'package.json'), JSON.stringify({ name: 'tool', private: true }));
   // create-kopf-operator with the kopf-gen it depends on, as npx would install them.
-  await ok('npm', ['install', '--no-audit', '--no-fund', ...tarballs.filter((t) => !/\/kopf-\d/.test(t))], { cwd: tool, env: OFFLINE });
+  const tools = tarballs.filter((t) => !/\/kopf-\d/.test(t));
+  await ok('npm', ['install', '--no-audit', '--no-fund', ...tools], { cwd: tool, env: OFFLINE });
   scaffolded = await run(create(), ['my-op', '--yes', '--from', packages], { cwd: temp, env: OFFLINE });
 });
 
@@ -39,10 +40,11 @@ after(() => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-test('create-kopf-operator --yes --from tarballs makes a project, installs it, and names the next three commands', () => {
+test('create-kopf-operator --yes --from tarballs makes a project, installs it, names the next three commands', () => {
   assert.equal(scaffolded.status, 0, `${scaffolded.stdout}\n${scaffolded.stderr}`);
   for (const file of [
-    'package.json', 'tsconfig.json', '.gitignore', 'README.md', 'Dockerfile', 'crds/widgets.yaml', 'samples/widget.yaml',
+    'package.json', 'tsconfig.json', '.gitignore', 'README.md', 'Dockerfile',
+    'crds/widgets.yaml', 'samples/widget.yaml',
     'src/operator.ts', 'src/handlers/example.com/widgets.ts', 'src/generated/example.com/v1.ts', 'test/widget.test.ts',
     'deploy/rbac.yaml', 'deploy/deployment.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
   ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);
@@ -53,9 +55,9 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, a
   assert.match(manifest.dependencies.kopf, /^file:vendor\/kopf-\d+\.\d+\.\d+\.tgz$/);
   assert.match(manifest.devDependencies['kopf-gen'], /^file:vendor\/kopf-gen-\d+\.\d+\.\d+\.tgz$/);
   assert.match(scaffolded.stdout, /Next:\n\n {2}cd my-op\n {2}npm start .*\n {2}npm test .*\n/);
-  const crd = parse(readFileSync(CRD, 'utf8')) as {
-    spec: { versions: { subresources?: { status?: object }; schema: { openAPIV3Schema: { properties: Record<string, Record<string, unknown>> } } }[] };
-  };
+  type Schema = { openAPIV3Schema: { properties: Record<string, Record<string, unknown>> } };
+  type Version = { subresources?: { status?: object }; schema: Schema };
+  const crd = parse(readFileSync(CRD, 'utf8')) as { spec: { versions: Version[] } };
   const [version] = crd.spec.versions;
   assert.deepEqual(version.subresources?.status, {});
   assert.equal(version.schema.openAPIV3Schema.properties.status['x-kubernetes-preserve-unknown-fields'], true);
@@ -99,15 +101,15 @@ test('npm run build compiles what the image runs: plain JavaScript that kopf run
   }
   // The image's command, with type stripping off: the files load (handlers registered), then the
   // operator stops for want of a cluster.
-  const image = await run(process.execPath, ['--no-experimental-strip-types', 'node_modules/kopf/cli/main.js', 'run', '-A', 'dist/operator.js'], {
-    cwd: project, env: { KUBECONFIG: join(temp, 'no-such-kubeconfig') },
-  });
+  const command = ['--no-experimental-strip-types', 'node_modules/kopf/cli/main.js', 'run', '-A', 'dist/operator.js'];
+  const env = { KUBECONFIG: join(temp, 'no-such-kubeconfig') };
+  const image = await run(process.execPath, command, { cwd: project, env });
   assert.equal(image.status, 1, `${image.stdout}\n${image.stderr}`);
   assert.doesNotMatch(image.stderr, /cannot load/);
   assert.match(`${image.stdout}${image.stderr}`, /The operator has failed: .*no-such-kubeconfig/);
 });
 
-test('npm start without a kubeconfig runs the operator on a local control plane, and Ctrl-C leaves nothing behind', async () => {
+test('npm start without a kubeconfig runs the operator on a local control plane; Ctrl-C leaves nothing', async () => {
   const start = spawn('npm', ['start'], {
     cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     env: userEnv({ KUBECONFIG: join(temp, 'no-such-kubeconfig') }),
@@ -168,11 +170,13 @@ test('the Dockerfile builds, where a container builder answers', async (t) => {
   await ok(builder, ['build', '-t', 'kopf-scaffold-test:latest', '.'], { cwd: project });
 });
 
-test('after a schema change, npm run gen updates the types and the type check finds the handler that uses a removed field', async () => {
+test('after a schema change, npm run gen updates the types; the type check finds a removed field', async () => {
   const handlers = readFileSync(HANDLERS, 'utf8');
   // spec.greeting becomes spec.message.
   const crd = readFileSync(CRD, 'utf8');
-  writeFileSync(CRD, crd.replace('required: [greeting]', 'required: [message]').replace(/(\n\s+)greeting:(\n\s+type: string)/, '$1message:$2'));
+  const renamed = crd.replace('required: [greeting]', 'required: [message]')
+    .replace(/(\n\s+)greeting:(\n\s+type: string)/, '$1message:$2');
+  writeFileSync(CRD, renamed);
   assert.notEqual(readFileSync(CRD, 'utf8'), crd);
   const gen = await ok('npm', ['run', 'gen'], { cwd: project });
   assert.match(gen.stdout, /kopf-gen: wrote src\/generated/);
@@ -180,7 +184,8 @@ test('after a schema change, npm run gen updates the types and the type check fi
   assert.equal(readFileSync(HANDLERS, 'utf8'), handlers, 'the handler file is the user\'s: not a byte changed');
   const check = await run('npm', ['run', 'typecheck'], { cwd: project });
   assert.notEqual(check.status, 0, check.stdout);
-  assert.match(check.stdout, /src\/handlers\/example\.com\/widgets\.ts\(\d+,\d+\): error TS2339: Property 'greeting' does not exist/);
+  const error = /src\/handlers\/example\.com\/widgets\.ts\(\d+,\d+\): error TS2339: Property 'greeting' does not exist/;
+  assert.match(check.stdout, error);
 });
 
 /** The first of docker, podman and buildah that is installed and whose daemon (if any) answers. */

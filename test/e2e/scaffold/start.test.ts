@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { ROOT, ok } from '../packaging/packages.ts';
 
 test('npm start scaffolds an operator, runs it on a local control plane, shows its work and cleans up', async () => {
-  const { stdout } = await ok(process.execPath, [join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env: { npm_config_prefer_offline: 'true' } });
+  const env = { npm_config_prefer_offline: 'true' };
+  const { stdout } = await ok(process.execPath, [join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env });
   const [, temp] = /Done; (\S+) is removed\./.exec(stdout) ?? [];
   assert.ok(temp, stdout);
   assert.ok(!existsSync(temp), `${temp} is left behind`);
@@ -18,7 +19,8 @@ test('npm start scaffolds an operator, runs it on a local control plane, shows i
   assert.match(stdout, /kopf-gen: src\/generated is up to date \(1 CRDs\)/);
   assert.match(stdout, /\[default\/example-widget\] Handler 'createWidget' succeeded\./);
   assert.match(stdout, /status: +\{.*"createWidget":\{"configMap":"example-widget-greeting"\}/);
-  assert.match(stdout, /owns ConfigMap default\/example-widget-greeting: \{.*"greeting":"Hello from the example Widget"/);
+  const child = /owns ConfigMap default\/example-widget-greeting: \{.*"greeting":"Hello from the example Widget"/;
+  assert.match(stdout, child);
   assert.match(stdout, /Deleted, and the operator has let it go\./);
   assert.match(stdout, /The control plane has stopped/);
 });
