@@ -29,6 +29,9 @@ export type {
 } from './registry/handlers.ts';
 export { lifecycles, type Lifecycle } from './handling/lifecycles.ts';
 export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry/permissions.ts';
+export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
+export type { IndexContext, IndexFn } from './registry/contexts.ts';
+export type { IndexOptions } from './registry/handlers.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -38,6 +41,7 @@ export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+  index: delegate('index'),
 };
 
 /**
@@ -50,7 +54,7 @@ export function requires(resource: ResourceRef, verbs: readonly RbacVerb[], opti
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
-  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => void)(...args)) as On[K];
+  return ((...args: unknown[]) => (getDefaultRegistry().on[name] as (...a: unknown[]) => unknown)(...args)) as On[K];
 }
 
 // Settings, logging, events.

@@ -7,10 +7,15 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceClient } from '../kube/index.ts';
 import type { Memo } from '../registry/contexts.ts';
+import type { Indices } from '../indexing/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
+import { OperatorIndexers } from '../indexing/indexers.ts';
+
+/** For activities run without an operator's indexes (tests). */
+const NO_INDICES = new OperatorIndexers([]).indices;
 
 export class ActivityError extends Error {
   readonly failures: readonly string[];
@@ -24,6 +29,8 @@ export interface ActivityEnv {
   client: ResourceClient;
   /** Ends the activity: no more retries, and the running handler is cancelled. */
   signal: AbortSignal;
+  /** The operator's indexes, as far as they are built. */
+  indices?: Indices;
 }
 
 /**
@@ -40,7 +47,10 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
-      const invoke = async (attempt: Attempt) => handler.fn({ settings: env.settings, logger, memo: env.memo, client: env.client, param: handler.param, signal, ...attempt });
+      const indices = env.indices ?? NO_INDICES;
+      const { settings, memo, client } = env;
+      const context = { settings, logger, memo, client, param: handler.param, signal, indices };
+      const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
       if (!executed) return;

@@ -15,6 +15,10 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
 import type { ActivityHandler, ChangingHandler, EventHandler } from '../registry/handlers.ts';
+import type { IndexingHandler } from '../registry/handlers.ts';
+import { OperatorIndexers } from '../indexing/indexers.ts';
+import { ResourceIndexing } from '../indexing/indexing.ts';
+import { IndexReadiness } from '../indexing/readiness.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity } from '../activities/activities.ts';
@@ -70,6 +74,9 @@ export class Operator {
   private readonly canceller = new AbortController();
   private readonly registry: OperatorRegistry;
   private readonly memo: Memo;
+  /** The indexes (`on.index`), and the gate that holds the handlers until they are complete. */
+  private readonly indexers: OperatorIndexers;
+  private readonly readiness = new IndexReadiness();
   private readyResolve!: () => void;
   private readyReject!: (error: unknown) => void;
 
@@ -80,6 +87,8 @@ export class Operator {
     this.registry = options.registry ?? getDefaultRegistry();
     this.settings = options.settings ?? defaultSettings();
     this.memo = options.memo ?? {};
+    const indexIds = this.registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => h.id);
+    this.indexers = new OperatorIndexers(indexIds);
     this.logger = new Logger(options.logs ?? new LogConfig(), 'kopf');
     const external = options.signal;
     if (external) external.addEventListener('abort', () => this.requestStop(external.reason !== STOP_ANNOUNCED), { once: true });
@@ -118,7 +127,9 @@ export class Operator {
       : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
     const activityClient = new ResourceClient(connect);
     try {
-      await runActivity(startups, 'startup', { settings: this.settings, logger: this.logger, memo: this.memo, client: activityClient, signal });
+      const indices = this.indexers.indices;
+      const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, indices };
+      await runActivity(startups, 'startup', { ...activityEnv, client: activityClient, signal });
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -136,15 +147,22 @@ export class Operator {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
         const watching = own.filter((h): h is EventHandler => h.kind === 'event');
+        const indexing = own.filter((h): h is IndexingHandler => h.kind === 'index');
         if (!servable(ref, resource, changing.length > 0, logger)) return;
         const { queue, proc } = this.makeQueue(client, resource, changing, watching, eventPoster, objectsLogger, signal);
+        if (!this.indexers.empty) proc.indexing = new ResourceIndexing(indexing, this.indexers, this.readiness);
+        const gate = indexing.length ? this.readiness : undefined;
         queues.push(queue);
         const served: ServedResource = {
           current: () => proc.resource,
           relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
         };
-        serving.add(resource, new WatcherSet((namespace, stop) => this.watch(client, served, namespace, queue, stop, logger), signal));
+        const watch = (namespace: string | null, stop: AbortSignal) =>
+          this.watch(client, served, namespace, queue, stop, logger, gate);
+        serving.add(resource, new WatcherSet(watch, signal));
       };
+      // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
+      this.readiness.hold(this);
       const unresolved = await this.serveResources(client, serve, logger);
       const late = serveWhenCreated(client, unresolved, (name, resource) => {
         logger.info(`The resource ${describe(name)} is served now: its CRD was created.`);
@@ -152,6 +170,7 @@ export class Operator {
       }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
       const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
+      this.readiness.release(this);
       this.readyResolve();
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
     } catch (error) {
@@ -188,7 +207,9 @@ export class Operator {
     const limit = this.settings.process.ultimateExitingTimeout;
     const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
     let ended = false;
-    const cleanup = runActivity(cleanups, 'cleanup', { settings: this.settings, logger: this.logger, memo: this.memo, client, signal })
+    const indices = this.indexers.indices;
+    const env = { settings: this.settings, logger: this.logger, memo: this.memo, client, signal, indices };
+    const cleanup = runActivity(cleanups, 'cleanup', env)
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });
     await Promise.race([cleanup, aborted(signal).then(() => this.exitInstantly(cleanup))]);
@@ -241,12 +262,19 @@ export class Operator {
       resource, client, settings: this.settings, changing, watching, poster,
       lifecycle: this.options.lifecycle ?? asap, memories, kept: new KeptFields(), logger,
       requeue: (key, event) => queue.push(key, event), stopping: signal, cancelled: this.canceller.signal,
+      offer: (key, event) => queue.offer(key, event), indices: this.indexers.indices,
     };
     const queue: ObjectQueues<RawEvent> = new ObjectQueues((key, work) => processEvent(proc, key, work.event, work.pressure), { workerLimit: this.settings.queueing.workerLimit });
     return { queue, proc };
   }
 
-  private async watch(client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>, signal: AbortSignal, logger: Logger): Promise<void> {
+  /** `gate`: for indexed resources, held until the first listing is over, and by objects seen until it opens. */
+  private async watch(
+    client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
+    signal: AbortSignal, logger: Logger, gate?: IndexReadiness,
+  ): Promise<void> {
+    const listing = {}; // this stream's hold on the gate
+    gate?.hold(listing);
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = {
@@ -259,9 +287,14 @@ export class Operator {
       if (streaming && (event.type === 'LISTED' || event.type === 'LISTED_DONE')) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
       if (event.type === 'LISTED') streaming = false;
       else if (event.type === 'LISTED_DONE') streaming = true;
+      if (event.type === 'LISTED_DONE') gate?.release(listing);
       // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
-      if ('object' in event) queue.push(keyOf(event.object), { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+      if (!('object' in event)) continue;
+      const key = keyOf(event.object);
+      if (gate && !gate.open) gate.hold(key); // released once the object is indexed
+      queue.push(key, { type: event.type === 'LISTED' ? null : event.type, object: event.object });
     }
+    gate?.release(listing);
     logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
   }
 }

@@ -15,10 +15,13 @@ import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
 import { storableResult } from '../progress/index.ts';
+import { OperatorIndexers } from '../indexing/indexers.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+/** For processors made without an operator's indexes (tests, benchmarks). */
+const NO_INDICES = new OperatorIndexers([]).indices;
 
 /** The part of the context every resource handler and filter gets. */
 export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
@@ -39,6 +42,7 @@ export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Lo
     memo: memory.memo,
     client: resourceClientOf(proc.client),
     signal: proc.cancelled,
+    indices: proc.indices ?? NO_INDICES,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Memo } from '../registry/contexts.ts';
 import type { PatchFn } from '../structs/patches.ts';
+import type { HandlerState } from '../progress/index.ts';
 
 export interface ObjectMemory {
   memo: Memo;
@@ -21,6 +22,8 @@ export interface ObjectMemory {
   wakeup?: NodeJS.Timeout;
   /** When the delayed handlers' wake-up is due (ms since the epoch): a newer event cuts it short. */
   sleepingUntil?: number;
+  /** Index functions that failed for this object, or wait for their retry (`indexing/`). */
+  indexing?: Map<string, HandlerState>;
 }
 
 export class Memories {

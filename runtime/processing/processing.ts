@@ -26,6 +26,8 @@ import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { ResourceIndexing } from '../indexing/indexing.ts';
+import type { Indices } from '../indexing/indices.ts';
 
 export interface RawEvent {
   /** `null` for objects from a listing, as in Kopf. */
@@ -33,6 +35,8 @@ export interface RawEvent {
   object: KubeObject;
   /** Set for re-processing that this runtime schedules itself (delays, end of throttling). */
   wakeup?: boolean;
+  /** Indexed already: it waited for the indexes to be ready (`indexing/`). */
+  indexed?: boolean;
 }
 
 export interface ResourceProcessor {
@@ -51,10 +55,15 @@ export interface ResourceProcessor {
   poster: EventPoster;
   /** Re-queues an event for an object (delayed handlers, throttling). */
   requeue(key: string, event: RawEvent): void;
+  /** Queues an event for an object unless a newer one waits for it (events that waited for the indexes). */
+  offer?(key: string, event: RawEvent): void;
   /** The operator is stopping: no new sleeps or wake-ups. */
   stopping: AbortSignal;
   /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
   cancelled: AbortSignal;
+  /** The operator's indexing and its indexes; absent when it has no index handlers. */
+  indexing?: ResourceIndexing;
+  indices?: Indices;
 }
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
@@ -90,6 +99,7 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
 async function processObject(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal): Promise<void> {
   const { changing, watching } = proc;
   const body = event.object;
+  if (!(await indexed(proc, key, event, memory))) return;
 
   const eventPatch = newPatch(body);
   if (watching.length) await runEventHandlers(proc, watching, event, memory, logger, eventPatch);
@@ -162,6 +172,24 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
       memory.sleepingUntil = Date.now() + seconds * 1000;
     }
   }
+}
+
+/**
+ * Index functions first; then Kopf's gate: no other handler runs before every index is complete.
+ * An event that must wait is processed again, without indexing, when the gate opens.
+ */
+async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory): Promise<boolean> {
+  const indexing = proc.indexing;
+  if (!indexing) return true;
+  if (!event.indexed && indexing.handlers.length) {
+    // Index functions run on every event: their log lines are terse, and their patch is not applied.
+    const logger = proc.logger.forObject(event.object, { terse: true });
+    const context = objectContext(event.object, memory, logger, newPatch(event.object), proc);
+    const states = memory.indexing ??= new Map();
+    await indexing.index(proc, { key, type: event.type, body: event.object, context, states }, logger);
+  }
+  const waited: RawEvent = { ...event, indexed: true };
+  return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
 }
 
 async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {

@@ -70,6 +70,11 @@ export class ObjectQueues<E> {
     else this.line.push(key);
   }
 
+  /** Queues an event for an object unless another one waits for it already (which is newer). */
+  offer(key: string, event: E): void {
+    if (this.slots.get(key)?.pending === undefined) this.push(key, event);
+  }
+
   /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */
   pause(): void {
     if (this.paused) return;

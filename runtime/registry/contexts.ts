@@ -10,6 +10,7 @@ import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { ResourceClient } from '../kube/index.ts';
 import type { SubhandlerOptions } from './handlers.ts';
+import type { Indices } from '../indexing/indices.ts';
 
 export type Reason = 'create' | 'update' | 'delete' | 'resume';
 
@@ -54,6 +55,8 @@ export interface ResourceContext<T extends KubeObject> {
    * at once: it is reported as cancelled, and runs again when the object is next processed.
    */
   signal: AbortSignal;
+  /** The operator's indexes (`on.index`), read-only: `indices.get(handle)`. */
+  indices: Indices;
 }
 
 /** Filter callbacks (`when`, value predicates) see the same, without the invocation details. */
@@ -125,11 +128,18 @@ export interface ActivityContext {
    * once it is aborted is cancelled, as a resource handler is (see `ResourceContext.signal`).
    */
   signal: AbortSignal;
+  /** The operator's indexes; startup handlers run before anything is indexed, so they see them empty. */
+  indices: Indices;
 }
+
+/** What an index function gets: the object, as other resource handlers do, and its attempt. */
+export type IndexContext<T extends KubeObject> = ResourceContext<T> & InvocationContext;
 
 type Result = unknown;
 export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
 export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> = (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
 export type ActivityFn = (ctx: ActivityContext) => Result | Promise<Result>;
+/** An index function: a value, or a `{key: value}` object or `Map`, for the object; `null` keeps what it had. */
+export type IndexFn<T extends KubeObject, R> = (ctx: IndexContext<T>) => R | Promise<R>;
 

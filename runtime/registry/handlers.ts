@@ -50,6 +50,9 @@ export type ResumeOptions<T extends KubeObject, F extends FieldMap, P extends ke
 export type EventOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
   FilterOptions<T> & FieldOptions<T, F, P> & { id?: string; param?: unknown };
 export type SubhandlerOptions<T extends KubeObject> = RetryOptions & FilterOptions<T>;
+/** Index handlers: `errors` is `'ignored'` by default; the id is the index's name (no field suffix). */
+export type IndexOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  ChangingOptions<T, F, P>;
 export type ActivityOptions = RetryOptions;
 
 /** What a resource selector is before it is resolved: a descriptor, or a name for discovery. */
@@ -105,4 +108,11 @@ export interface ActivityHandler extends HandlerBase {
   fn: ActivityFn;
 }
 
-export type ResourceHandler = ChangingHandler | EventHandler;
+/** `on.index` handlers: what they return for an object is stored in the index named by their id. */
+export interface IndexingHandler extends HandlerBase {
+  kind: 'index';
+  resource: ResourceRef;
+  filters: HandlerFilters;
+}
+
+export type ResourceHandler = ChangingHandler | EventHandler | IndexingHandler;

@@ -4,11 +4,13 @@
  * can create their own, so several operators in one process share nothing.
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type { ActivityFn, ChangingFn, EventFn, FieldFn, Reason } from './contexts.ts';
+import type { ActivityFn, ChangingFn, EventFn, FieldFn, IndexFn, Reason } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DeleteOptions, EventHandler, EventOptions,
   HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, SubhandlerOptions, UpdateOptions,
 } from './handlers.ts';
+import type { IndexingHandler, IndexOptions } from './handlers.ts';
+import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indexing/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
 import { declaredPermission, type DeclaredPermission, type PermissionOptions, type RbacVerb } from './permissions.ts';
 
@@ -28,6 +30,16 @@ export interface On {
   field(resource: string, fn: FieldFn<KubeObject, UntypedFields, string>, options: UpdateOptions<KubeObject, UntypedFields> & { field: string }): void;
   event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>): void;
   event(resource: string, fn: EventFn<KubeObject>, options?: EventOptions<KubeObject, UntypedFields>): void;
+  /**
+   * An in-memory index named by the handler's id; returns its handle, which carries the types of
+   * its keys and values to the handlers that read it: `indices.get(handle)`.
+   */
+  index<T extends KubeObject, F extends FieldMap, R, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: IndexFn<T, R>, options?: IndexOptions<T, F, P>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
+  index<R>(
+    resource: string, fn: IndexFn<KubeObject, R>, options?: IndexOptions<KubeObject, UntypedFields>,
+  ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
 }
@@ -58,6 +70,7 @@ export class OperatorRegistry {
         this.addChanging(resource, fn, options, null, 'on.field');
       },
       event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
+      index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
     } as On;
@@ -111,6 +124,23 @@ export class OperatorRegistry {
     this.resourceHandlers.push(handler);
   }
 
+  private addIndex(resource: ResourceRef, fn: Function, options: LooseOptions): IndexHandle<unknown, unknown> {
+    checkResource(resource, 'on.index');
+    checkFunction(fn, 'on.index');
+    // The id names the index operator-wide, so a field does not suffix it (as in Kopf).
+    const id = handlerId(fn, { id: options.id }, 'on.index');
+    const handler: IndexingHandler = {
+      kind: 'index', ...base(fn, options, 'on.index'), id, errors: options.errors ?? 'ignored',
+      resource, filters: filtersOf(options, 'on.index'),
+    };
+    if (this.resourceHandlers.some((h) => h.kind === 'index' && h.id === id)) {
+      throw new RegistrationError(`on.index: two indexes share the id '${id}'; an index is named by its id. ` +
+        'Rename one function or pass a distinct `id`.');
+    }
+    this.resourceHandlers.push(handler);
+    return { id };
+  }
+
   private addActivity(activity: 'startup' | 'cleanup', fn: ActivityFn, options: ActivityOptions): void {
     checkFunction(fn, `on.${activity}`);
     const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, `on.${activity}`), fn };
@@ -121,7 +151,9 @@ export class OperatorRegistry {
   }
 
   private checkUnique(handler: ResourceHandler, what: string): void {
-    const clash = this.resourceHandlers.find((h) => h.id === handler.id && sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
+    // Indexes store no progress: their ids are the indexes' names, checked on their own (addIndex).
+    const clash = this.resourceHandlers.find((h) => h.kind !== 'index' && h.id === handler.id &&
+      sameResource(h.resource, handler.resource) && !(h.fn === handler.fn));
     if (clash) {
       throw new RegistrationError(
         `${what}: two handlers share the id '${handler.id}' for ${describe(handler.resource)}; ` +

@@ -70,6 +70,8 @@ export interface ScenarioOptions {
   deletionStopWords?: Pattern[];
   /** Steps between the creation and the deletion (e.g. an update). */
   afterCreation?: (context: ScenarioContext) => Promise<void>;
+  /** What the cluster holds before the operator starts (other objects the example serves). */
+  beforeStart?: (cluster: Cluster) => Promise<void>;
   /** Per step, in ms; 30 s by default. */
   stepTimeout?: number;
 }
@@ -98,6 +100,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   assert.ok(object, `${OBJECT_YAML} holds no object`);
   const ref = refOf(object);
   await cluster.purge(KopfExample, ref);
+  await options.beforeStart?.(cluster);
   const operator = runOperator({
     command: options.command,
     args: ['--all-namespaces', '--standalone', '--verbose'],
@@ -144,7 +147,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation'> & {
+  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation' | 'beforeStart'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -155,7 +158,7 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, creationStopWords, deletionStopWords, afterCreation, ...counts } = options;
+  const { check, creationStopWords, deletionStopWords, afterCreation, beforeStart, ...counts } = options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -172,6 +175,7 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
       cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+      beforeStart,
     });
     checkExampleRules(result, rules);
     check?.(result);

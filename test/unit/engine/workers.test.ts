@@ -34,6 +34,27 @@ test('events of one object are processed one at a time, the latest pending one w
   assert.equal(maxActive, 1);
 });
 
+test('an offered event is queued only when no event waits for the object (a waiting one is newer)', async () => {
+  const seen: string[] = [];
+  const first = latch();
+  const release = latch();
+  const done = latch();
+  const queues = new ObjectQueues<string>(async (key, { event }) => {
+    seen.push(`${key}:${event}`);
+    if (event === 'running') { first.open(); await release.promise; }
+    if (key === 'a' && event !== 'running') done.open();
+  });
+  queues.push('a', 'running');
+  await first.promise;
+  queues.push('a', 'newer');
+  queues.offer('a', 'older');
+  queues.offer('b', 'offered');
+  release.open();
+  await done.promise;
+  await queues.stop(5);
+  assert.deepEqual(seen, ['a:running', 'b:offered', 'a:newer']);
+});
+
 test('a newer event interrupts the running cycle\'s sleep through its pressure signal', async () => {
   const slept = latch<boolean>();
   const started = latch();
