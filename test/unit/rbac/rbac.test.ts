@@ -11,14 +11,15 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const ACCOUNT = { name: 'op', namespace: 'ops' };
 
-test('served resources: list and watch; patch and the status subresource with changing handlers only', () => {
+test('served resources (indexed ones too): list and watch; patch and the status subresource with changing handlers only', () => {
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });
   registry.on.event(builtins.Pods, function spy() { /* */ });
+  registry.on.index(builtins.ConfigMaps, function by_name({ name }) { return name; });
   assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false })), [
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['list', 'watch', 'patch'] },
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+    { apiGroups: [''], resources: ['pods', 'configmaps'], verbs: ['list', 'watch'] },
   ]);
 });
 
