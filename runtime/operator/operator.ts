@@ -164,8 +164,8 @@ export class Operator {
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
       const unresolved = await this.serveResources(client, serve, logger);
-      const late = serveWhenCreated(client, unresolved, (name, resource) => {
-        logger.info(`The resource ${describe(name)} is served now: its CRD was created.`);
+      const late = serveWhenCreated(client, unresolved, (name, resource, because) => {
+        logger.info(`The resource ${describe(name)} is served now: ${because === 'created' ? 'its CRD was created' : 'discovery lists it'}.`);
         serve(name, resource);
       }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
@@ -355,8 +355,10 @@ function relocator(client: KubeClient, name: string, proc: ResourceProcessor, pa
       client.discovery.invalidate(); // it still lists what is not served
       found = await resolveResource(client, name);
     } catch (error) {
-      if (error instanceof UnresolvedResourceError) return false;
-      throw error;
+      // Not listed, or discovery itself failing (kube-apiserver restarting): the stream asks for
+      // the resource again after its backoff, and resolves the name again if it is still missing.
+      if (!(error instanceof UnresolvedResourceError)) logger.debug(`Resolving ${describe(name)} again failed: ${thrownText(error)}`);
+      return false;
     }
     if (proc.resource !== was) return true;
     if (sameResource(found, was) || refused.has(watchName(found))) return false;

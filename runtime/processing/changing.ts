@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../structs/resources.ts';
 import type { Diff } from '../structs/diffs.ts';
-import type { Patch } from '../structs/patches.ts';
+import { Patch } from '../structs/patches.ts';
 import { diff as diffOf } from '../structs/diffs.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
@@ -56,7 +56,13 @@ export function detectChange(proc: ResourceProcessor, body: KubeObject, memory: 
 
 export interface CycleResult {
   kind: CauseKind;
+  /** The handlers' work: what they patched and returned. */
   patch: Patch<KubeObject>;
+  /**
+   * The records of it, to be written after it (`writes.ts`): the progress records, then the
+   * diff-base.
+   */
+  records: readonly Patch<KubeObject>[];
   /** The cause's handlers are all finished (or there were none). */
   done: boolean;
   /** Seconds until the earliest delayed handler is due. */
@@ -67,16 +73,19 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const { body, memory, logger, patch } = input;
   const { kind, state, old, current, diff } = input.change;
   const now = Timestamp.now();
-  if (!isReason(kind)) return { kind, patch, done: true, delay: undefined };
+  const progress = new Patch<KubeObject>({}, { body });
+  const diffBase = new Patch<KubeObject>({}, { body });
+  const records = [progress, diffBase];
+  if (!isReason(kind)) return { kind, patch, records, done: true, delay: undefined };
   const reason = kind;
   const title = TITLES[reason];
   const selected = select(input.handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
 
-  state.supersede(reason, proc.changing, logger, patch);
+  state.supersede(reason, proc.changing, logger, progress);
   if (!selected.length) {
-    state.storeDiffBase(current, patch);
+    state.storeDiffBase(current, diffBase);
     memory.initial = false;
-    return { kind, patch, done: true, delay: undefined };
+    return { kind, patch, records, done: true, delay: undefined };
   }
   logger.debug(() => `${title} is in progress: ${JSON.stringify(body)}`);
   if (diff.length) logger.debug(() => `${title} diff: ${JSON.stringify(diff)}`);
@@ -87,14 +96,14 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
     logger, now, results, cancelled: proc.cancelled,
     invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
   });
-  state.writeStates(patch, summary.done ? proc.changing : undefined);
+  state.writeStates(progress, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
   if (summary.done) {
     logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
-    state.storeDiffBase(current, patch);
+    state.storeDiffBase(current, diffBase);
     memory.initial = false;
   }
-  return { kind, patch, done: summary.done, delay: summary.delay };
+  return { kind, patch, records, done: summary.done, delay: summary.delay };
 }
 
 function select(

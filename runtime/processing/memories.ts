@@ -3,7 +3,6 @@
  * only what cannot be read from the object itself, and dropped when the object is gone.
  */
 import type { Memo } from '../registry/contexts.ts';
-import type { PatchFn } from '../structs/patches.ts';
 import type { HandlerState } from '../progress/index.ts';
 
 export interface ObjectMemory {
@@ -14,8 +13,6 @@ export interface ObjectMemory {
   expected?: { version: string; deadline: number };
   /** Unexpected errors in processing: the delays used so far, and when the current one ends. */
   throttle?: { delays: Iterator<number>; until: number; last: number };
-  /** Transformation functions (`patch.fns`) refused by a conflict: applied before anything else next time. */
-  leftoverFns?: PatchFn[];
   /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
   released?: boolean;
   /** A scheduled re-processing (for delayed handlers or the end of throttling). */

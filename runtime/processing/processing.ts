@@ -4,8 +4,10 @@
  *   event handlers → stealth check → finalizer → consistency → cause → one pass of handlers →
  *   finalizer removal → patch → delayed re-processing.
  *
- * One cycle writes at most a few requests, and every handler's progress is on the object before
- * the next handler starts, so a crash or a restart (of this runtime or of Kopf) resumes exactly.
+ * One cycle writes a few requests, the handlers' work before the records of it (`writes.ts`), and
+ * every handler's progress is on the object before the next handler starts, so a crash or a
+ * restart (of this runtime or of Kopf) resumes where the records say, at worst running again a
+ * handler whose work was written but not its record.
  */
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -23,7 +25,6 @@ import { detectChange, handleCause } from './changing.ts';
 import { isReason } from './causes.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
-import { Patch } from '../structs/patches.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { ResourceIndexing } from '../indexing/indexing.ts';
@@ -114,16 +115,6 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
     return;
   }
-  if (memory.leftoverFns?.length) {
-    // As Kopf does: a transformation refused by a conflict is retried on the fresh body first,
-    // and the handlers wait for the next event.
-    const retry = new Patch<KubeObject>({}, { body, fns: memory.leftoverFns });
-    await applyPatch(proc, body, eventPatch, logger);
-    const outcome = await applyPatch(proc, body, retry, logger);
-    if (!outcome.conflict) memory.leftoverFns = undefined;
-    remember(proc, memory, outcome);
-    return;
-  }
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
@@ -157,9 +148,10 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     logger.info('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }
-  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps);
+  // A transformation refused by a conflict stops the writes before the records of the work: the
+  // handlers run again on the next event, and their transformations with them.
+  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps, cycle.records);
   if (jsonOps && outcome.jsonApplied) memory.released = true;
-  if (cycle.patch.fns.length && outcome.conflict) memory.leftoverFns = [...cycle.patch.fns];
   remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 

@@ -203,6 +203,20 @@ export function applyMergePatch(target: Fields, mergePatch: unknown, path: Field
 }
 
 /**
+ * One merge patch with the effect of `first` then `second` (RFC 7386 composed): mappings merge key
+ * by key, anything else of `second` (a `null` too: it removes) replaces. Neither is changed.
+ */
+export function composeMergePatches(first: Fields, second: Fields): Fields {
+  const composed: Fields = { ...first };
+  for (const [key, value] of Object.entries(second)) {
+    if (value === undefined) continue;
+    const before = composed[key];
+    composed[key] = isMapping(before) && isMapping(value) ? composeMergePatches(before, value) : value;
+  }
+  return composed;
+}
+
+/**
  * The JSON patch that turns `body` (by default, the body the patch was created for) into
  * `body` + merge-patch content + `fns`. No `test` op: see `guardedJsonPatch`.
  */

@@ -7,6 +7,7 @@ import {
 } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { kopfFixture } from '../progress/kopf-fixtures.ts';
+import { applyJsonPatch } from './json-patch.ts';
 
 type Json = { [key: string]: unknown };
 type FnSpec = { fn: 'block' | 'allow' | 'set' | 'delete' | 'append'; value?: unknown; path?: string[] };
@@ -35,32 +36,6 @@ function fnOf(spec: FnSpec): PatchFn {
       (walk(spec.path!, false) as unknown as unknown[]).push(structuredClone(spec.value));
     }
   };
-}
-
-/** A minimal RFC 6902 applier, to check that our ops do what Kopf's do. */
-function applyJsonPatch(doc: unknown, ops: readonly JsonPatchOp[]): unknown {
-  let root = structuredClone(doc);
-  for (const op of ops) {
-    const keys = op.path.split('/').slice(1).map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'));
-    if (keys.length === 0) { root = structuredClone(op.value); continue; }
-    const parent = keys.slice(0, -1).reduce<unknown>((obj, key) => (obj as Json)[key], root) as Json | unknown[];
-    const last = keys[keys.length - 1];
-    if (Array.isArray(parent)) {
-      const index = Number(last);
-      if (op.op === 'add') parent.splice(index, 0, structuredClone(op.value));
-      else if (op.op === 'remove') parent.splice(index, 1);
-      else parent[index] = structuredClone(op.value);
-    } else if (op.op === 'remove') {
-      assert.ok(last in parent, `remove of an absent ${op.path}`);
-      delete parent[last];
-    } else if (op.op === 'test') {
-      assert.deepEqual(parent[last], op.value);
-    } else {
-      if (op.op === 'replace') assert.ok(last in parent, `replace of an absent ${op.path}`);
-      parent[last] = structuredClone(op.value);
-    }
-  }
-  return root;
 }
 
 const byPath = (ops: readonly JsonPatchOp[]) => [...ops].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

@@ -1,0 +1,453 @@
+/**
+ * A loopback HTTPS proxy between an operator and the local control plane's kube-apiserver that
+ * injects faults into chosen requests: stall one (hold it, connection open, nothing forwarded),
+ * cut it (close the connection), answer it without forwarding (429 with Retry-After, 5xx), or
+ * silence a response (the head goes through, then nothing more: a watch stream that goes quiet).
+ * Discovery can be told to hide a group, a version or a resource. Every fault counts the requests
+ * it applied to and lets a test await them, so a test acts at exact points (e.g. kills the
+ * operator while its second PATCH of an object is held).
+ *
+ *   const proxy = await startFaultProxy(cp.credentials);
+ *   runOperator({ kubeconfigPath: proxy.kubeconfigPath, … });
+ *   const held = proxy.inject({ method: 'PATCH', path: /\/status$/ }, STALL, { nth: 1 });
+ *   await held.hits.first;      // the operator sent it; it is held
+ *   held.release();             // forward it now (or held.cut())
+ *
+ * Clients reach the proxy over TLS with a certificate of its own CA (in its kubeconfig) and any
+ * client certificate; the proxy talks to kube-apiserver as the control plane's admin.
+ */
+import { Agent, createServer, request as upstreamRequest, type Server } from 'node:https';
+import type {
+  ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createCertificateAuthority, issueCertificate } from '../../../runtime/testing/controlplane/certificates.ts';
+import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig.ts';
+import type { ApiCredentials } from '../../../runtime/testing.ts';
+import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
+import { Hits } from './hits.ts';
+import { Counter, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
+
+export type { Hidden } from './discovery.ts';
+export type { Counting, Match, RequestInfo } from './matching.ts';
+
+/** What happens to a request a fault applies to. */
+export type Fault =
+  | { kind: 'stall' }
+  | { kind: 'cut' }
+  | { kind: 'status'; status: number; retryAfter?: number }
+  | { kind: 'silence' };
+
+/** Hold the request unanswered and unforwarded, its connection open, until released or cut. */
+export const STALL: Fault = { kind: 'stall' };
+/** Close the client's connection without an answer; nothing is forwarded. */
+export const CUT: Fault = { kind: 'cut' };
+/** Forward it, pass the response's head, then drop everything after: a stream that goes silent. */
+export const SILENCE: Fault = { kind: 'silence' };
+
+/** Answer with this status and a Kubernetes Status body, without forwarding. */
+export function answer(status: number, options: { retryAfter?: number } = {}): Fault {
+  return { kind: 'status', status, ...options };
+}
+
+export interface InjectOptions extends Counting {
+  /** For SILENCE and CUT: apply to the matching responses streaming now (watches) as well. */
+  open?: boolean;
+}
+
+/** One entry per request: what the proxy did with it. */
+export interface Passage {
+  request: RequestInfo;
+  /** `passed`: forwarded and answered by the apiserver (`status` is its answer). */
+  outcome: 'passed' | 'stalled' | 'released' | 'cut' | 'answered' | 'silenced' | 'hidden' | 'failed';
+  status?: number;
+}
+
+/** A fault in place: its hits, and the requests it holds. */
+export class Injection {
+  readonly match: Match;
+  readonly fault: Fault;
+  readonly hits = new Hits();
+  #counter: Counter;
+  #removed = false;
+  #proxy: FaultProxy;
+
+  constructor(proxy: FaultProxy, match: Match, fault: Fault, counting: Counting) {
+    this.#proxy = proxy;
+    this.match = match;
+    this.fault = fault;
+    this.#counter = new Counter(counting);
+  }
+
+  /** Whether it applies to this request (counts it if it matches). */
+  claims(request: RequestInfo): boolean {
+    if (this.#removed || !matches(this.match, request)) return false;
+    if (!this.#counter.applies()) return false;
+    this.hits.record(request);
+    return true;
+  }
+
+  /** Applies no more to new requests; what it holds stays held until `release()` or `cut()`. */
+  remove(): void {
+    this.#removed = true;
+  }
+
+  /** Removes it; stalled requests are forwarded now, silenced responses flow again. */
+  release(): void {
+    this.remove();
+    this.#proxy.releaseHeldBy(this);
+  }
+
+  /** Removes it; the connections of stalled or silenced requests are closed. */
+  cut(): void {
+    this.remove();
+    this.#proxy.cutHeldBy(this);
+  }
+}
+
+/** A part of discovery hidden until `remove()`; its hits are the discovery answers it changed. */
+export class Hiding {
+  readonly hidden: Hidden;
+  readonly hits = new Hits();
+  #proxy: FaultProxy;
+
+  constructor(proxy: FaultProxy, hidden: Hidden) {
+    this.#proxy = proxy;
+    this.hidden = hidden;
+  }
+
+  remove(): void {
+    this.#proxy.unhide(this);
+  }
+}
+
+interface Exchange {
+  request: RequestInfo;
+  clientReq: IncomingMessage;
+  clientRes: ServerResponse;
+  /** The injection that holds it (stalled before forwarding, or silenced after the head). */
+  heldBy: Injection | null;
+  upstream: ClientRequest | null;
+  /** The response head went to the client: the body is streaming. */
+  streaming: boolean;
+  /** The apiserver's answer is complete. */
+  done: boolean;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te', 'trailer',
+]);
+
+export class FaultProxy implements AsyncDisposable {
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  /** A kubeconfig file that points at the proxy (removed on close). */
+  readonly kubeconfigPath: string;
+  /** What happened to each request, in order of arrival. */
+  readonly log: Passage[] = [];
+
+  #http: Server;
+  #upstream: URL;
+  #agent: Agent;
+  #credentials: ApiCredentials;
+  #dir: string;
+  #seq = 0;
+  #injections: Injection[] = [];
+  #hidings: Hiding[] = [];
+  #exchanges = new Set<Exchange>();
+  #sockets = new Set<Socket>();
+  #watchers = new Set<(passage: Passage) => void>();
+
+  constructor(init: { http: Server; upstream: ApiCredentials; credentials: ApiCredentials; dir: string }) {
+    this.#http = init.http;
+    this.#upstream = new URL(init.upstream.server);
+    const { ca, cert, key } = init.upstream;
+    this.#agent = new Agent({ keepAlive: true, ca, cert, key });
+    this.#credentials = init.credentials;
+    this.server = init.credentials.server;
+    this.#dir = init.dir;
+    this.kubeconfigPath = join(init.dir, 'kubeconfig.yaml');
+    writeFileSync(this.kubeconfigPath, kubeconfigText(init.credentials), { mode: 0o600 });
+    this.#http.on('request', (req, res) => this.#accept(req, res));
+    this.#http.on('secureConnection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  /** A fresh client-node KubeConfig that points at the proxy. */
+  get kubeconfig(): KubeConfig {
+    const config = new KubeConfig();
+    config.loadFromString(kubeconfigText(this.#credentials));
+    return config;
+  }
+
+  /** Credentials for raw HTTPS clients of the proxy. */
+  get credentials(): ApiCredentials {
+    return this.#credentials;
+  }
+
+  /** Applies `fault` to the matching requests that arrive from now on (those `options` count in). */
+  inject(match: Match, fault: Fault, options: InjectOptions = {}): Injection {
+    const { open, ...counting } = options;
+    const injection = new Injection(this, match, fault, counting);
+    this.#injections.push(injection);
+    if (open) this.#applyToOpen(injection);
+    return injection;
+  }
+
+  /** Hides a group, a version or a resource from discovery until the returned hiding is removed. */
+  hide(hidden: Hidden): Hiding {
+    const hiding = new Hiding(this, hidden);
+    this.#hidings.push(hiding);
+    return hiding;
+  }
+
+  unhide(hiding: Hiding): void {
+    this.#hidings = this.#hidings.filter((h) => h !== hiding);
+  }
+
+  /**
+   * Resolves with the passage of the `count`-th matching request (1 by default) that the apiserver
+   * answers from now on, once its answer went to the client (for a watch: once its head did).
+   */
+  passed(match: Match, options: { count?: number; status?: number } = {}): Promise<Passage> {
+    const { count = 1, status } = options;
+    let seen = 0;
+    return new Promise((resolve) => {
+      const watcher = (passage: Passage): void => {
+        if (passage.outcome !== 'passed' || !matches(match, passage.request)) return;
+        if (status !== undefined && passage.status !== status) return;
+        if (++seen < count) return;
+        this.#watchers.delete(watcher);
+        resolve(passage);
+      };
+      this.#watchers.add(watcher);
+    });
+  }
+
+  /** Closes the connections of all matching responses streaming now (e.g. watches); returns how many. */
+  cutStreams(match: Match): number {
+    const injection = this.inject(match, CUT, { open: true, times: 0 });
+    injection.remove();
+    return injection.hits.count;
+  }
+
+  /** Stops accepting, closes every connection, forgets the kubeconfig. */
+  async close(): Promise<void> {
+    for (const injection of this.#injections) injection.remove();
+    const closed = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    for (const socket of this.#sockets) socket.destroy();
+    for (const exchange of this.#exchanges) exchange.upstream?.destroy();
+    this.#agent.destroy();
+    await closed;
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  releaseHeldBy(injection: Injection): void {
+    for (const exchange of this.#heldBy(injection)) {
+      exchange.heldBy = null;
+      if (exchange.streaming) continue; // a silenced stream: its next bytes flow again
+      this.#note(exchange, 'released');
+      this.#forward(exchange);
+    }
+  }
+
+  cutHeldBy(injection: Injection): void {
+    for (const exchange of this.#heldBy(injection)) this.#cut(exchange);
+  }
+
+  #heldBy(injection: Injection): Exchange[] {
+    return [...this.#exchanges].filter((exchange) => exchange.heldBy === injection);
+  }
+
+  #applyToOpen(injection: Injection): void {
+    if (injection.fault.kind !== 'silence' && injection.fault.kind !== 'cut') {
+      throw new Error(`open: true applies to SILENCE and CUT only, not to ${injection.fault.kind}`);
+    }
+    for (const exchange of this.#exchanges) {
+      if (!exchange.streaming || !matches(injection.match, exchange.request)) continue;
+      injection.hits.record(exchange.request);
+      if (injection.fault.kind === 'cut') this.#cut(exchange);
+      else exchange.heldBy = injection;
+    }
+  }
+
+  #accept(clientReq: IncomingMessage, clientRes: ServerResponse): void {
+    const url = new URL(clientReq.url ?? '/', this.server);
+    const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
+    const request: RequestInfo = {
+      seq: ++this.#seq, method: clientReq.method ?? 'GET', path: url.pathname, query: url.searchParams, watch,
+      headers: clientReq.headers,
+    };
+    const exchange: Exchange = {
+      request, clientReq, clientRes, heldBy: null, upstream: null, streaming: false, done: false,
+    };
+    this.#exchanges.add(exchange);
+    clientRes.once('close', () => {
+      this.#exchanges.delete(exchange);
+      if (!exchange.done) exchange.upstream?.destroy();
+    });
+    const injection = this.#injections.find((i) => i.claims(request));
+    switch (injection?.fault.kind) {
+      case 'stall':
+        exchange.heldBy = injection;
+        return this.#note(exchange, 'stalled');
+      case 'cut':
+        return this.#cut(exchange);
+      case 'status':
+        return this.#answer(exchange, injection.fault.status, injection.fault.retryAfter);
+      case 'silence':
+        exchange.heldBy = injection;
+        return this.#forward(exchange);
+      default:
+        return this.#forward(exchange);
+    }
+  }
+
+  #note(exchange: Exchange, outcome: Passage['outcome'], status?: number): void {
+    const passage: Passage = { request: exchange.request, outcome, ...(status === undefined ? {} : { status }) };
+    this.log.push(passage);
+    for (const watcher of [...this.#watchers]) watcher(passage);
+  }
+
+  #cut(exchange: Exchange): void {
+    this.#note(exchange, 'cut');
+    exchange.upstream?.destroy();
+    exchange.clientRes.destroy();
+    exchange.clientReq.socket.destroy();
+  }
+
+  #answer(exchange: Exchange, status: number, retryAfter?: number, outcome: Passage['outcome'] = 'answered'): void {
+    this.#note(exchange, outcome, status);
+    const message = `injected by the fault proxy: ${describeRequest(exchange.request)}`;
+    const reason = status === 429 ? 'TooManyRequests' : status === 404 ? 'NotFound' : 'InternalError';
+    const body = JSON.stringify({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code: status,
+    });
+    exchange.clientReq.resume();
+    exchange.clientRes.writeHead(status, {
+      'content-type': 'application/json', 'content-length': Buffer.byteLength(body),
+      ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+    });
+    exchange.clientRes.end(body);
+  }
+
+  #forward(exchange: Exchange): void {
+    const hidings = this.#hidings;
+    const action = discoveryAction(hidings.map((h) => h.hidden), exchange.request);
+    if (action === 'not-found') {
+      for (const hiding of hidings) hiding.hits.record(exchange.request);
+      return this.#answer(exchange, 404, undefined, 'hidden');
+    }
+    const headers = forwardedHeaders(exchange.clientReq.headers, action === 'rewrite');
+    const upstream = upstreamRequest({
+      host: this.#upstream.hostname, port: this.#upstream.port, agent: this.#agent,
+      method: exchange.request.method, path: exchange.clientReq.url, headers,
+    });
+    exchange.upstream = upstream;
+    upstream.on('response', (response) => {
+      if (action === 'rewrite') this.#relayRewritten(exchange, response, hidings);
+      else this.#relay(exchange, response);
+    });
+    // The apiserver went away (killed, restarting): the client sees its connection drop, as it would.
+    upstream.on('error', () => {
+      if (!exchange.clientRes.destroyed) this.#note(exchange, 'failed');
+      exchange.clientRes.destroy();
+      exchange.clientReq.socket.destroy();
+    });
+    exchange.clientReq.pipe(upstream);
+  }
+
+  #relay(exchange: Exchange, response: IncomingMessage): void {
+    const { clientRes } = exchange;
+    clientRes.writeHead(response.statusCode ?? 502, relayedHeaders(response.headers));
+    clientRes.flushHeaders();
+    exchange.streaming = true;
+    if (exchange.request.watch) this.#note(exchange, exchange.heldBy ? 'silenced' : 'passed', response.statusCode);
+    response.on('data', (chunk: Buffer) => {
+      if (!exchange.heldBy) clientRes.write(chunk);
+    });
+    response.on('end', () => {
+      if (!response.complete) return;
+      exchange.done = true;
+      clientRes.end();
+      if (!exchange.request.watch) this.#note(exchange, exchange.heldBy ? 'silenced' : 'passed', response.statusCode);
+    });
+    // Cut short by the apiserver (killed mid-stream): so is the client's connection.
+    response.on('aborted', () => {
+      clientRes.destroy();
+      exchange.clientReq.socket.destroy();
+    });
+  }
+
+  #relayRewritten(exchange: Exchange, response: IncomingMessage, hidings: readonly Hiding[]): void {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () => {
+      exchange.done = true;
+      let body = Buffer.concat(chunks);
+      if (response.statusCode === 200) {
+        const document: unknown = JSON.parse(body.toString('utf8'));
+        const rewritten = rewriteDiscovery(hidings.map((h) => h.hidden), exchange.request.path, document);
+        body = Buffer.from(JSON.stringify(rewritten));
+        for (const hiding of hidings) hiding.hits.record(exchange.request);
+      }
+      const headers = { ...relayedHeaders(response.headers), 'content-length': body.length };
+      exchange.clientRes.writeHead(response.statusCode ?? 502, headers);
+      exchange.clientRes.end(body);
+      this.#note(exchange, 'passed', response.statusCode);
+    });
+  }
+}
+
+function forwardedHeaders(headers: IncomingHttpHeaders, plainDiscovery: boolean): OutgoingHttpHeaders {
+  const forwarded: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_BY_HOP.has(name) && value !== undefined) forwarded[name] = value;
+  }
+  // A discovery answer to rewrite must be plain JSON: no compression, no aggregated discovery.
+  if (plainDiscovery) {
+    delete forwarded['accept-encoding'];
+    forwarded.accept = 'application/json';
+  }
+  return forwarded;
+}
+
+function relayedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const relayed: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_BY_HOP.has(name) && value !== undefined) relayed[name] = value;
+  }
+  return relayed;
+}
+
+/** Starts a proxy on a free loopback port in front of the apiserver these credentials reach. */
+export async function startFaultProxy(upstream: ApiCredentials): Promise<FaultProxy> {
+  const ca = createCertificateAuthority('kopf-fault-proxy-ca');
+  const serving = issueCertificate(ca, {
+    commonName: 'localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'],
+  });
+  const http = createServer({ cert: serving.cert + ca.cert, key: serving.key });
+  // Watches and idle keep-alive connections last as long as the client wants, as with kube-apiserver.
+  http.requestTimeout = 0;
+  http.keepAliveTimeout = 0;
+  http.timeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  const server = `https://127.0.0.1:${port}`;
+  const credentials: ApiCredentials = { server, ca: ca.cert, cert: upstream.cert, key: upstream.key };
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-fault-proxy-'));
+  return new FaultProxy({ http, upstream, credentials, dir });
+}
