@@ -19,6 +19,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import('./controlplane.ts'),
   },
   demo: { summary: 'Start the local control plane, show it serving, stop it.', load: () => import('./demo.ts') },
+  freeze: { summary: 'Pause the operators of a lower priority for a while (peering).', load: () => import('./freeze.ts') },
+  resume: {
+    summary: 'End a freeze (peering).',
+    load: async () => ({ main: (await import('./freeze.ts')).resume }),
+  },
+  peering: { summary: 'Print the peering CRDs and default peering objects.', load: () => import('./peering.ts') },
   rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 

@@ -31,12 +31,17 @@ Logging:
       --no-log-prefix     Do not.
       --log-refkey KEY    The JSON key of the object reference (default: object).
 
-Peering (the machinery arrives in a later release: these options are accepted and checked, but
-not acted upon yet — the operator runs as if standalone):
+Peering (pausing while another operator of a higher priority serves the same resources; docs/peering.md):
       --standalone        No peering with other operators.
   -p, --priority N        This operator's priority among its peers (default 0).
-  -P, --peering NAME      The peering object's name; makes peering mandatory.
+  -P, --peering NAME      The peering object's name; makes peering mandatory (no object, no processing).
       --dev               Priority 666, for a developer's local operator.
+  Without these, the peering object \`default\` is used if the peering CRDs exist.
+
+Leader election (of several replicas, only the holder of a Lease processes; docs/peering.md):
+      --leader-election[=NAME]         Elect on the Lease NAME (default: kopf-leader).
+      --leader-election-namespace NS   The Lease's namespace (default: POD_NAMESPACE, else the
+                                       credentials' namespace, else default).
 
 Health (arrives in a later release; accepted):
   -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz.
@@ -50,9 +55,14 @@ export async function main(argv: string[]): Promise<number> {
   return run(values, positionals);
 }
 
+/** The Lease's name when `--leader-election` is given without one. */
+const DEFAULT_LEASE = 'kopf-leader';
+
 function parseOptions(argv: string[]) {
+  // `--leader-election` takes its value only after `=`: alone, it means the default Lease.
+  const args = argv.map((arg) => (arg === '--leader-election' ? `--leader-election=${DEFAULT_LEASE}` : arg));
   return parseArgs({
-    args: argv, allowPositionals: true, strict: true,
+    args, allowPositionals: true, strict: true,
     options: {
       namespace: { type: 'string', short: 'n', multiple: true },
       'all-namespaces': { type: 'boolean', short: 'A' },
@@ -68,6 +78,8 @@ function parseOptions(argv: string[]) {
       peering: { type: 'string', short: 'P' },
       dev: { type: 'boolean' },
       liveness: { type: 'string', short: 'L' },
+      'leader-election': { type: 'string' },
+      'leader-election-namespace': { type: 'string' },
       module: { type: 'string', short: 'm', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -115,8 +127,12 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   }
 
   const stop = new AbortController();
+  const leaderElection = {
+    name: values['leader-election'] ?? null,
+    ...(values['leader-election-namespace'] !== undefined && { namespace: values['leader-election-namespace'] }),
+  };
   const op = operator({
-    settings: defaultSettings({ networking: { readCoalescing: RUN_READ_COALESCING } }),
+    settings: defaultSettings({ networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
   });

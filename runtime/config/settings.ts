@@ -45,6 +45,24 @@ export interface PeeringSettings {
   clusterwide: boolean;
 }
 
+/**
+ * Not Kopf's: leader election on a `coordination.k8s.io/v1` Lease, so that of several replicas
+ * exactly one processes (client-go's defaults). The holder must renew within `renewDeadline`, or it
+ * pauses itself before its lease can expire and another replica take over.
+ */
+export interface LeaderElectionSettings {
+  /** The Lease's name; `null`: no leader election. */
+  name: string | null;
+  /** The Lease's namespace; `null`: `POD_NAMESPACE`, else the credentials' namespace, else `default`. */
+  namespace: string | null;
+  /** Seconds a lease is valid after its last renewal, for the others. */
+  leaseDuration: number;
+  /** Seconds the holder keeps trying to renew before it gives up its processing. */
+  renewDeadline: number;
+  /** Seconds between attempts to acquire or renew. */
+  retryPeriod: number;
+}
+
 export interface WatchingSettings {
   /** `timeoutSeconds` of watch requests; `null`: the server's choice. */
   serverTimeout: number | null;
@@ -129,6 +147,7 @@ export interface OperatorSettings {
   process: ProcessSettings;
   posting: PostingSettings;
   peering: PeeringSettings;
+  leaderElection: LeaderElectionSettings;
   watching: WatchingSettings;
   queueing: QueueingSettings;
   scanning: ScanningSettings;
@@ -157,6 +176,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       name: 'default', stealth: false, priority: 0, lifetime: 60,
       mandatory: false, standalone: false, clusterwide: false,
     },
+    leaderElection: { name: null, namespace: null, leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 },
     watching: { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 },
     queueing: {
       workerLimit: 64, idleTimeout: 5, exitTimeout: 2,

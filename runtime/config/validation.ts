@@ -48,6 +48,10 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
     name: text, stealth: flag, priority: integer, lifetime: positiveSeconds,
     mandatory: flag, standalone: flag, clusterwide: flag,
   },
+  leaderElection: {
+    name: optionalText, namespace: optionalText, leaseDuration: positiveSeconds, renewDeadline: positiveSeconds,
+    retryPeriod: positiveSeconds,
+  },
   watching: {
     serverTimeout: optionalSeconds, clientTimeout: optionalSeconds, connectTimeout: optionalSeconds,
     reconnectBackoff: seconds, inactivityTimeout: positiveSeconds,
@@ -88,6 +92,11 @@ export function validateSettings(settings: OperatorSettings): void {
       const expected = check(record[field]);
       if (expected !== null) problems.push(`settings.${group}.${field} must be ${expected}; got ${show(record[field])}.`);
     }
+  }
+  const election = settings.leaderElection as Partial<OperatorSettings['leaderElection']> | undefined;
+  if (election && isNumber(election.renewDeadline) && isNumber(election.leaseDuration) && election.renewDeadline >= election.leaseDuration) {
+    problems.push('settings.leaderElection.renewDeadline must be shorter than leaseDuration, so that a holder that cannot renew '
+      + 'stops before its lease expires.');
   }
   if (problems.length) throw new SettingsError(problems.join(' '));
 }

@@ -34,6 +34,10 @@ import { watchServed, type ServedResource } from '../watching/served.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
+import { ToggleSet } from '../structs/toggles.ts';
+import { Peering } from '../peering/peering.ts';
+import { detectOwnIdentity } from '../peering/identity.ts';
+import { LeaderElection } from '../peering/leases.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -44,9 +48,16 @@ export interface OperatorOptions {
   /** Namespaces to serve; cluster-wide when empty and `clusterwide` is set. */
   namespaces?: readonly string[];
   clusterwide?: boolean;
+  /** No peering with other operators (`settings.peering.standalone`). */
   standalone?: boolean;
+  /** This operator's priority among its peers (`settings.peering.priority`). */
   priority?: number;
+  /** The peering object's name; makes peering mandatory (`settings.peering.name` and `mandatory`). */
   peering?: string;
+  /** This operator's name among its peers; `POD_ID`, else `user@host/started/xyz`. */
+  identity?: string;
+  /** Elect a leader among replicas on the Lease of this name (`settings.leaderElection.name`). */
+  leaderElection?: string;
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
@@ -68,6 +79,13 @@ export class Operator {
   readonly done: Promise<void>;
   readonly settings: OperatorSettings;
   readonly logger: Logger;
+  /** This operator's name among its peers. */
+  readonly identity: string;
+  /**
+   * Why the operator is paused, if it is: a toggle per reason (a peer that outranks it in a peering
+   * object, a missing peering CRD). While any is on, no watch stream runs and no cycle starts.
+   */
+  readonly pauses = new ToggleSet();
 
   private readonly stopper = new AbortController();
   /** Cancels the handlers still running when the stop has waited `queueing.exitTimeout` for them. */
@@ -86,6 +104,8 @@ export class Operator {
     this.options = options;
     this.registry = options.registry ?? getDefaultRegistry();
     this.settings = options.settings ?? defaultSettings();
+    applyPeeringOptions(this.settings, options);
+    this.identity = options.identity ?? detectOwnIdentity();
     this.memo = options.memo ?? {};
     const indexIds = this.registry.resourceHandlers.filter((h) => h.kind === 'index').map((h) => h.id);
     this.indexers = new OperatorIndexers(indexIds);
@@ -96,6 +116,9 @@ export class Operator {
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
   }
+
+  /** Whether the operator is paused now (by peering). */
+  get paused(): boolean { return this.pauses.on; }
 
   /** Stops gracefully; resolves when everything has stopped. */
   async stop(): Promise<void> {
@@ -117,6 +140,12 @@ export class Operator {
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
+    let peering: Peering | undefined;
+    let election: LeaderElection | undefined;
+    // Peering and the election outlive the processing: a replica that lets others take over must
+    // have stopped its own work first.
+    const coordination = new AbortController();
+    const unpausing = this.pauses.subscribe((on) => { for (const queue of queues) if (on) queue.pause(); else queue.resume(); });
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const queues: ObjectQueues<RawEvent>[] = [];
     // Connected when first needed: by a startup handler's call, or else after the startup handlers,
@@ -143,6 +172,15 @@ export class Operator {
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
       const objectsLogger = this.logger.withTaps(loggingTap(eventPoster));
       if (!this.registry.resourceHandlers.length) logger.warning('No resource handlers are registered: there is nothing to serve.');
+      if (!this.settings.peering.standalone) {
+        const peeringLogger = this.logger.child('kopf.peering');
+        peering = new Peering({
+          client, settings: this.settings.peering, identity: this.identity, paused: this.pauses, logger: peeringLogger,
+          signal: coordination.signal,
+        });
+        await peering.ready; // nothing is processed before peering has had its say
+      }
+      election = this.elect(client, defaultNamespace);
       const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
         const own = this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
         const changing = own.filter((h): h is ChangingHandler => h.kind === 'changing');
@@ -153,6 +191,7 @@ export class Operator {
         if (!this.indexers.empty) proc.indexing = new ResourceIndexing(indexing, this.indexers, this.readiness);
         const gate = indexing.length ? this.readiness : undefined;
         queues.push(queue);
+        if (this.pauses.on) queue.pause();
         const served: ServedResource = {
           current: () => proc.resource,
           relocate: typeof ref === 'string' ? relocator(client, ref, proc, changing.length > 0, logger) : undefined,
@@ -169,7 +208,7 @@ export class Operator {
         serve(name, resource);
       }, signal, logger);
       // Observation returns at once for fixed namespaces; either way, the operator runs until stopped.
-      const observer = this.serveNamespaces(client, serving, signal, logger).then(() => aborted(signal));
+      const observer = this.serveNamespaces(client, serving, peering, signal, logger).then(() => aborted(signal));
       this.readiness.release(this);
       this.readyResolve();
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
@@ -180,11 +219,27 @@ export class Operator {
       this.stopper.abort();
       await serving.settled();
       const abandoned = await this.stopQueues(queues, logger);
+      coordination.abort();
+      await Promise.all([peering?.settled(), election?.stop()]);
+      unpausing();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
       await this.cleanUp(cleanups, activityClient, logger);
       ownClient?.close();
     }
+  }
+
+  /** Starts the leader election if asked for: until this replica holds the Lease, it is paused. */
+  private elect(client: KubeClient, credentialsNamespace: string | undefined): LeaderElection | undefined {
+    const settings = this.settings.leaderElection;
+    if (settings.name === null) return undefined;
+    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
+    const logger = this.logger.child('kopf.leadership');
+    const election = new LeaderElection({
+      client, settings: { ...settings, name: settings.name }, namespace, identity: this.identity, paused: this.pauses, logger,
+    });
+    election.start();
+    return election;
   }
 
   /**
@@ -223,16 +278,17 @@ export class Operator {
   }
 
   /** Serves the namespaces: the given ones, or for glob patterns those that match, as they come and go. */
-  private async serveNamespaces(client: KubeClient, serving: Serving, signal: AbortSignal, logger: Logger): Promise<void> {
+  private async serveNamespaces(client: KubeClient, serving: Serving, peering: Peering | undefined, signal: AbortSignal, logger: Logger): Promise<void> {
     const patterns = this.options.namespaces ?? [];
     if (this.options.clusterwide || !patterns.length) return;
+    const added = (namespace: string) => { peering?.addNamespace(namespace); serving.addNamespace(namespace); };
     if (!patterns.some(isGlob)) {
-      for (const namespace of patterns) serving.addNamespace(namespace);
+      for (const namespace of patterns) added(namespace);
       return;
     }
     await observeNamespaces(client, patterns, {
-      added: (namespace) => serving.addNamespace(namespace),
-      removed: (namespace) => void serving.removeNamespace(namespace),
+      added,
+      removed: (namespace) => { void serving.removeNamespace(namespace); void peering?.removeNamespace(namespace); },
     }, signal, logger);
   }
 
@@ -268,13 +324,39 @@ export class Operator {
     return { queue, proc };
   }
 
-  /** `gate`: for indexed resources, held until the first listing is over, and by objects seen until it opens. */
+  /**
+   * Streams a resource's events into its queue while the operator is not paused. A pause closes
+   * the stream; the resume lists the objects again, as Kopf does, so nothing changed meanwhile is
+   * missed. `gate`: for indexed resources, held until the first listing is over, and by objects
+   * seen until it opens.
+   */
   private async watch(
     client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
     signal: AbortSignal, logger: Logger, gate?: IndexReadiness,
   ): Promise<void> {
     const listing = {}; // this stream's hold on the gate
     gate?.hold(listing);
+    const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
+    while (!signal.aborted) {
+      if (this.pauses.on) {
+        const blockers = this.pauses.blockers();
+        logger.debug(`Pausing the watch-stream for ${watchName(served.current())} ${where} (blockers: ${blockers.join(', ')}).`);
+        if (!(await this.pauses.wait(false, signal))) return;
+        logger.debug(`Resuming the watch-stream for ${watchName(served.current())} ${where} (resolved: ${blockers.join(', ')}).`);
+      }
+      const untilPaused = this.pauses.untilOn(signal);
+      try {
+        await this.stream(client, served, namespace, queue, untilPaused.signal, logger, gate, listing);
+      } finally {
+        untilPaused.dispose();
+      }
+    }
+  }
+
+  private async stream(
+    client: KubeClient, served: ServedResource, namespace: string | null, queue: ObjectQueues<RawEvent>,
+    signal: AbortSignal, logger: Logger, gate: IndexReadiness | undefined, listing: object,
+  ): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
     const options = {
@@ -377,6 +459,18 @@ function relocator(client: KubeClient, name: string, proc: ResourceProcessor, pa
 
 function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
+}
+
+/** Maps the operator's peering options into its settings, as Kopf maps `kopf run`'s. */
+function applyPeeringOptions(settings: OperatorSettings, options: OperatorOptions): void {
+  settings.peering.clusterwide = options.clusterwide || !options.namespaces?.length;
+  if (options.peering !== undefined) {
+    settings.peering.name = options.peering;
+    settings.peering.mandatory = true;
+  }
+  if (options.standalone !== undefined) settings.peering.standalone = options.standalone;
+  if (options.priority !== undefined) settings.peering.priority = options.priority;
+  if (options.leaderElection !== undefined) settings.leaderElection.name = options.leaderElection;
 }
 
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */

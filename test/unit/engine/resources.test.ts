@@ -14,11 +14,11 @@ import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { deferred, kubeconfigOf, sendJson, startServer, status, type FakeServer } from '../kube/fake-server.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
-/** An operator of `registry` on the fake server, serving `default`, its log captured. */
+/** An operator of `registry` on the fake server (which serves no peering), serving `default`, its log captured. */
 function operatorOn(server: FakeServer, registry: OperatorRegistry, verbosity: 'normal' | 'debug') {
   const capture = captureLogs();
   const op = operator({
-    registry, kubeconfig: kubeconfigOf(server), namespaces: ['default'],
+    registry, kubeconfig: kubeconfigOf(server), namespaces: ['default'], standalone: true,
     settings: defaultSettings({ posting: { enabled: false } }),
     logs: new LogConfig({ verbosity, sinks: [capture.sink] }),
   });

@@ -25,7 +25,7 @@ test('failed requests that will be retried are logged as warnings, with the atte
   registry.on.create(KopfExample, async function create_fn() {});
   const capture = captureLogs();
   const op = operator({
-    registry, kubeconfig, namespaces: ['default'],
+    registry, kubeconfig, namespaces: ['default'], standalone: true, // the fake server serves no peering
     settings: defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.01, 0.01, 0.01] } }),
     logs: new LogConfig({ verbosity: 'normal', sinks: [capture.sink] }),
   });
