@@ -21,8 +21,8 @@ export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
 export { RegistrationError, type HandlerId } from './registry/ids.ts';
 export type {
-  ActivityContext, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
-  SpecOf, StatusOf,
+  Activity, ActivityContext, ActivityFn, ChangingContext, EventContext, FieldContext, FilterContext, Memo, Reason, ResourceContext,
+  LoginFn, ProbeFn, SpecOf, StatusOf,
 } from './registry/contexts.ts';
 export type {
   ActivityOptions, ChangingOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions, UpdateOptions,
@@ -41,6 +41,7 @@ export type { IndexOptions } from './registry/handlers.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), startup: delegate('startup'), cleanup: delegate('cleanup'),
+  login: delegate('login'), probe: delegate('probe'),
   index: delegate('index'),
 };
 
@@ -70,7 +71,8 @@ export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,
   type LogCapture, type LogFormat, type LogRecord, type LogSink, type StreamSinkOptions, type Verbosity,
 } from './logging/index.ts';
-export { KubeClient, KubeConfigError, type KubeClientOptions } from './kube/index.ts';
+export { KubeClient, KubeConfigError, LoginError, type ConnectionInfo, type KubeClientOptions } from './kube/index.ts';
+export { loginWithKubeconfig } from './activities/authentication.ts';
 
 // Children and the client for handlers.
 export {

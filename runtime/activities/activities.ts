@@ -1,12 +1,13 @@
 /**
  * Operator-level handlers: startup (before any watching; the operator proceeds only when all
- * succeed) and cleanup (on exit). They retry like resource handlers, but their progress lives
+ * succeed), cleanup (on exit), login (authentication.ts) and probes (probing.ts).
+ * They retry like resource handlers, but their progress lives
  * in memory: there is no object to store it on.
  */
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceClient } from '../kube/index.ts';
-import type { Memo } from '../registry/contexts.ts';
+import type { Activity, Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indexing/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
@@ -35,10 +36,14 @@ export interface ActivityEnv {
 
 /**
  * Runs all handlers of an activity to completion, one at a time in registration order, retrying
- * the delayed ones. Resolves when all are done; rejects (startup) if any failed for good.
+ * the delayed ones. Resolves with the results that are not `undefined`/`null`, by handler id, when
+ * all are done; rejects if any failed for good (except for cleanup: what fails there is logged).
  */
-export async function runActivity(handlers: readonly ActivityHandler[], activity: 'startup' | 'cleanup', env: ActivityEnv): Promise<void> {
+export async function runActivity(
+  handlers: readonly ActivityHandler[], activity: Activity, env: ActivityEnv,
+): Promise<Map<string, unknown>> {
   const logger = env.logger.child(`kopf.activities.${activity}`);
+  const results = new Map<string, unknown>();
   const states = new Map<string, HandlerState>();
   const pending = () => handlers.filter((h) => { const s = states.get(h.id); return !s || !(s.success || s.failure); });
   const { signal } = env;
@@ -49,18 +54,21 @@ export async function runActivity(handlers: readonly ActivityHandler[], activity
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
       const indices = env.indices ?? NO_INDICES;
       const { settings, memo, client } = env;
-      const context = { settings, logger, memo, client, param: handler.param, signal, indices };
+      const context = { activity, settings, logger, memo, client, param: handler.param, signal, indices };
       const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
-      if (!executed) return;
+      if (!executed) return results;
       states.set(handler.id, executed.state);
+      const result = executed.outcome.result;
+      if (result !== undefined && result !== null) results.set(handler.id, result);
     }
     const delays = pending().map((h) => Math.max(0, states.get(h.id)?.delayed?.secondsSince(Timestamp.now()) ?? 0));
     if (delays.length) await sleep(Math.min(...delays), signal);
   }
   const failures = handlers.filter((h) => states.get(h.id)?.failure).map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
-  if (failures.length && activity === 'startup') {
-    throw new ActivityError(`One or more startup handlers failed: ${failures.join('; ')}`, failures);
+  if (failures.length && activity !== 'cleanup') {
+    throw new ActivityError(`One or more ${activity} handlers failed: ${failures.join('; ')}`, failures);
   }
+  return results;
 }

@@ -24,13 +24,13 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
     load: () => import('./dev.ts'),
   },
-  rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
   freeze: { summary: 'Pause the operators of a lower priority for a while (peering).', load: () => import('./freeze.ts') },
   resume: {
     summary: 'End a freeze (peering).',
     load: async () => ({ main: (await import('./freeze.ts')).resume }),
   },
   peering: { summary: 'Print the peering CRDs and default peering objects.', load: () => import('./peering.ts') },
+  rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
 function usage(): string {

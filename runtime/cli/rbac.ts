@@ -31,6 +31,12 @@ Names:
                                   Its namespace (default: default).
       --name NAME                 The roles' and bindings' name (default: the service account's).
 
+Peering and leader election (as for kopf run; docs/peering.md):
+      --standalone                No peering: the peering objects are not needed.
+      --leader-election           The operator is elected on a Lease (its name does not matter here).
+      --leader-election-namespace NS
+                                  The Lease's namespace (default: the service account's).
+
 Rules:
       --rule VERBS:RESOURCE       More verbs on a resource, e.g. get,list:pods or create:deployments.apps
                                   or get:pods/log; repeatable. RESOURCE is a built-in kind's name or
@@ -43,7 +49,9 @@ Rules:
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true, strict: true,
+    // `--leader-election` takes a value only after `=`, as for `kopf run`: alone, it is on.
+    args: argv.map((arg) => (arg === '--leader-election' ? '--leader-election=' : arg)),
+    allowPositionals: true, strict: true,
     options: {
       namespace: { type: 'string', short: 'n', multiple: true },
       'all-namespaces': { type: 'boolean', short: 'A' },
@@ -52,6 +60,9 @@ export async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       rule: { type: 'string', multiple: true },
       'no-events': { type: 'boolean' },
+      standalone: { type: 'boolean' },
+      'leader-election': { type: 'string' },
+      'leader-election-namespace': { type: 'string' },
       module: { type: 'string', short: 'm', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -68,9 +79,17 @@ export async function main(argv: string[]): Promise<number> {
     if (!(await load(`module ${name}`, url))) return 1;
   }
   const namespaces = values.namespace ?? [];
+  const serviceAccount = {
+    name: values['service-account'] ?? 'kopf-operator',
+    namespace: values['service-account-namespace'] ?? 'default',
+  };
+  const elected = values['leader-election'] !== undefined || values['leader-election-namespace'] !== undefined;
+  const leaseNamespace = values['leader-election-namespace'] ?? serviceAccount.namespace;
+  const leaderElection = elected ? { namespace: leaseNamespace } : undefined;
   let needs: Need[];
   try {
-    const derived = operatorNeeds(getDefaultRegistry(), { namespaces, events: !values['no-events'] });
+    const options = { namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection };
+    const derived = operatorNeeds(getDefaultRegistry(), options);
     needs = [...derived, ...(values.rule ?? []).map(parseRule)];
   } catch (error) {
     if (!(error instanceof RbacError || error instanceof TypeError)) throw error;
@@ -81,10 +100,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write('kopf rbac: no resource handlers are registered by these files: ' +
       'only the framework\'s own needs are printed.\n');
   }
-  const serviceAccount = {
-    name: values['service-account'] ?? 'kopf-operator',
-    namespace: values['service-account-namespace'] ?? 'default',
-  };
   const manifests = rbacManifests(needs, { serviceAccount, name: values.name, namespaces });
   process.stdout.write(`${header(needs)}${manifests.map((m) => stringify(m)).join('---\n')}`);
   return 0;

@@ -11,6 +11,7 @@ import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings } from '../config/settings.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
@@ -43,8 +44,10 @@ Leader election (of several replicas, only the holder of a Lease processes; docs
       --leader-election-namespace NS   The Lease's namespace (default: POD_NAMESPACE, else the
                                        credentials' namespace, else default).
 
-Health (arrives in a later release; accepted):
-  -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz.
+Health:
+  -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz: the probe
+                          handlers' results as JSON; 503 when the operator is not running or a
+                          watch has been silent past its inactivity timeout.
 
   -m, --module NAME       Import a module by name (after the files); repeatable.
   -h, --help              This help.
@@ -112,6 +115,15 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
   if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
 
+  if (values.liveness !== undefined) {
+    try {
+      parseEndpoint(values.liveness);
+    } catch (error) {
+      process.stderr.write(`kopf run: --liveness: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) {
     process.stderr.write(`kopf run: no such file: ${missing.join(', ')}\n`);
@@ -135,6 +147,7 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     settings: defaultSettings({ networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
+    liveness: values.liveness,
   });
   const logger = op.logger.child('kopf.run');
   if (!values.namespace?.length && !values['all-namespaces']) {

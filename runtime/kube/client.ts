@@ -1,8 +1,9 @@
 /**
  * The client: one per operator (several may live in one process; nothing here is global).
  * It sends requests with the credentials of its source, retries what is worth retrying
- * (network errors, 5xx, 429 — honouring `Retry-After`), refreshes credentials once on a 401,
- * counts requests by verb, and owns the discovery cache.
+ * (network errors, 5xx, 429 — honouring `Retry-After`), refreshes credentials on a 401 (once, or
+ * until a vault of login handlers' credentials runs out), counts requests by verb, and owns the
+ * discovery cache.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isolatedDefaultCredentials } from './credentials/isolated.ts';
@@ -151,7 +152,7 @@ export class KubeClient {
         try {
           return await this.#attempt(credentials, method, path, body, options, verb);
         } catch (e) {
-          if (isUnauthorized(e) && !refreshed) {
+          if (isUnauthorized(e) && (!refreshed || this.#credentials.triesAll)) {
             refreshed = true;
             this.#credentials.invalidate(credentials);
             continue;
@@ -194,7 +195,7 @@ export class KubeClient {
       });
       if (isSuccess(response.status)) return response;
       const error = errorOf(await readAll(response), 'GET', path, options.verb ?? 'watch');
-      if (error.status === 401 && !refreshed) {
+      if (error.status === 401 && (!refreshed || this.#credentials.triesAll)) {
         this.#credentials.invalidate(credentials);
         continue;
       }

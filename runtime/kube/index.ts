@@ -6,6 +6,9 @@ export type { ClientSettings, KubeClientOptions, RequestTrace, RetryNotice } fro
 export { CachedCredentials, KubeConfigError, staticCredentials } from './credentials/credentials.ts';
 export type { CredentialSource, Credentials, TlsMaterial } from './credentials/credentials.ts';
 export { kubeConfigCredentials } from './credentials/kubeconfig.ts';
+export { connectionOf, credentialsOf, type ConnectionInfo } from './credentials/connection.ts';
+export { LoginError, Vault, type LoginResults } from './credentials/vault.ts';
+export { isolatedDefaultCredentials } from './credentials/isolated.ts';
 export type { KubeConfigCredentialsOptions } from './credentials/kubeconfig.ts';
 export { Discovery } from './discovery/discovery.ts';
 export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts';
@@ -25,6 +28,7 @@ export type { BufferedResponse, ResponseHead, StreamedResponse } from './transpo
 export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, RequestOptions, StreamEvent, Verb, WatchEventType } from './types.ts';
 export { keyOf, watchStream } from './watching/stream.ts';
 export type { WatchOptions } from './watching/stream.ts';
+export { WatchFreshness, type StreamLiveness } from './watching/freshness.ts';
 export { DEFAULT_FIELD_MANAGER, ResourceClient, resourceClientOf } from './resourceclient.ts';
 export type {
   ApplyOptions, CreateOptions, DeleteObjectOptions, GetOptions, JsonPatchOptions, ListObjectsOptions, MergePatchOptions, StatusPart, Where,

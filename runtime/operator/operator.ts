@@ -10,6 +10,7 @@ import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { ApiError, KubeClient, ResourceClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { WatchFreshness } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
@@ -21,7 +22,9 @@ import { ResourceIndexing } from '../indexing/indexing.ts';
 import { IndexReadiness } from '../indexing/readiness.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
-import { runActivity } from '../activities/activities.ts';
+import { runActivity, type ActivityEnv } from '../activities/activities.ts';
+import { loginVault } from '../activities/authentication.ts';
+import { LivenessEndpoint } from '../activities/probing.ts';
 import { ObjectQueues } from '../queueing/workers.ts';
 import { within, withinCycles } from '../queueing/sleeping.ts';
 import { Memories } from '../processing/memories.ts';
@@ -61,6 +64,12 @@ export interface OperatorOptions {
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
+  /**
+   * Serve the liveness endpoint here: `http://HOST:PORT/PATH` (port 0 for any free one; see
+   * `livenessUrl`). It answers with the probe handlers' results, or an error status when the
+   * operator is not running or a watch has been silent past its inactivity timeout.
+   */
+  liveness?: string;
   /** Aborting it stops the operator gracefully. */
   signal?: AbortSignal;
 }
@@ -99,6 +108,10 @@ export class Operator {
   private readyReject!: (error: unknown) => void;
 
   private readonly options: OperatorOptions;
+  /** When each watch stream last heard from the server, for the liveness endpoint. */
+  private readonly freshness = new WatchFreshness();
+  private running = false;
+  private endpoint: LivenessEndpoint | undefined;
 
   constructor(options: OperatorOptions = {}) {
     this.options = options;
@@ -115,6 +128,11 @@ export class Operator {
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => undefined); // observed through `done` as well
     this.done = this.run();
+  }
+
+  /** The liveness endpoint's URL once it is served (with the actual port if 0 was asked for). */
+  get livenessUrl(): string | undefined {
+    return this.endpoint?.url;
   }
 
   /** Whether the operator is paused now (by peering). */
@@ -151,16 +169,13 @@ export class Operator {
     // Connected when first needed: by a startup handler's call, or else after the startup handlers,
     // which may change the networking settings.
     let connected: KubeClient | undefined;
-    const connect = (): KubeClient => connected ??= this.options.client ?? (ownClient = this.options.kubeconfig
-      ? KubeClient.fromKubeConfig(this.options.kubeconfig, clientOptions(this.settings, this.logger))
-      : KubeClient.fromDefault(clientOptions(this.settings, this.logger)));
-    const activityClient = new ResourceClient(connect);
+    const connect = (): KubeClient => connected ??= this.options.client ?? (ownClient = this.makeClient(activityEnv));
+    const activityEnv = {
+      settings: this.settings, logger: this.logger, memo: this.memo, signal, indices: this.indexers.indices,
+      client: new ResourceClient(connect),
+    };
     try {
-      const indices = this.indexers.indices;
-      const activityEnv = {
-        settings: this.settings, logger: this.logger, memo: this.memo, client: activityClient, indices,
-      };
-      await runActivity(startups, 'startup', { ...activityEnv, signal });
+      await runActivity(startups, 'startup', activityEnv);
       // Stopped while starting (say, a startup handler waited for something that never came): the
       // stop ends here, before the first request, which might only retry against an absent server.
       if (signal.aborted) {
@@ -169,6 +184,7 @@ export class Operator {
       }
       validateSettings(this.settings); // startup handlers may have changed them
       const client = connect();
+      if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, activityEnv);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
       const eventPoster = poster = new EventPoster({ post: postEventVia(client), settings: this.settings, logger: this.logger.child('kopf.posting'), defaultNamespace });
@@ -213,11 +229,13 @@ export class Operator {
       const observer = this.serveNamespaces(client, serving, peering, signal, logger).then(() => aborted(signal));
       this.readiness.release(this);
       this.readyResolve();
+      this.running = true;
       await Promise.race([observer, serving.failed, late.then(() => aborted(signal)), aborted(signal)]);
     } catch (error) {
       this.readyReject(error);
       throw error;
     } finally {
+      this.running = false;
       this.stopper.abort();
       await serving.settled();
       const abandoned = await this.stopQueues(queues, logger);
@@ -226,7 +244,8 @@ export class Operator {
       unpausing();
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await poster?.close();
-      await this.cleanUp(cleanups, activityClient, logger);
+      await this.cleanUp(cleanups, activityEnv.client, logger);
+      await this.endpoint?.close();
       ownClient?.close();
     }
   }
@@ -242,6 +261,31 @@ export class Operator {
     });
     election.start();
     return election;
+  }
+
+  /**
+   * The API client: with the credentials of the login handlers if there are any (Kopf's
+   * `on.login`), else of the given kubeconfig, else of the default one.
+   */
+  private makeClient(env: ActivityEnv): KubeClient {
+    const options = clientOptions(this.settings, this.logger);
+    const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
+    if (logins.length) return new KubeClient(loginVault(logins, env), options);
+    const { kubeconfig } = this.options;
+    return kubeconfig ? KubeClient.fromKubeConfig(kubeconfig, options) : KubeClient.fromDefault(options);
+  }
+
+  /** The liveness endpoint: the probes' results while the operator runs and its watches are fresh. */
+  private serveLiveness(url: string, env: ActivityEnv): Promise<LivenessEndpoint> {
+    const probes = this.registry.activityHandlers.filter((h) => h.activity === 'probe');
+    return LivenessEndpoint.start(url, {
+      probe: () => runActivity(probes, 'probe', env),
+      problem: () => {
+        if (!this.running) return 'The operator is not running.';
+        const stale = this.freshness.stale().map((s) => `${s.name} (${s.overdue.toFixed(1)} s overdue)`);
+        return stale.length ? `Watch-streams silent past their inactivity timeout: ${stale.join(', ')}.` : null;
+      },
+    }, this.logger.child('kopf.activities.probe'));
   }
 
   /**
@@ -361,8 +405,12 @@ export class Operator {
   ): Promise<void> {
     const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
     logger.debug(`Starting the watch-stream for ${watchName(served.current())} ${where}.`);
+    const name = `${watchName(served.current())} ${where}`;
+    const liveness = this.freshness.track(name, this.settings.watching.inactivityTimeout);
+    // Watched until told to stop; a stream that failed for good stays stale, as it is.
+    signal.addEventListener('abort', () => liveness.ended(), { once: true });
     const options = {
-      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined,
+      namespace, signal, serverTimeout: this.settings.watching.serverTimeout ?? undefined, liveness,
       onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
     };
     let streaming = false;

@@ -88,7 +88,8 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
     return { kind, patch, records, done: true, delay: undefined };
   }
   logger.debug(() => `${title} is in progress: ${JSON.stringify(body)}`);
-  if (diff.length) logger.debug(() => `${title} diff: ${JSON.stringify(diff)}`);
+  // As Kopf: no diff line for a creation (nothing old to compare with), only for a change of something.
+  if (diff.length && old !== undefined) logger.debug(() => `${title} diff: ${JSON.stringify(diff)}`);
 
   const results = new Map<string, unknown>();
   const summary: PassSummary = await runPass(selected, {

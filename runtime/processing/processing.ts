@@ -10,7 +10,7 @@
  * handler whose work was written but not its record.
  */
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import type { KubeClient } from '../kube/index.ts';
+import { getObject, isNotFound, type KubeClient } from '../kube/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
@@ -131,12 +131,12 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
   if (required && !finalizers.present && !finalizers.deleting) {
     await applyPatch(proc, body, eventPatch, logger);
-    logger.info('Adding the finalizer, thus preventing the actual deletion.');
+    logger.debug('Adding the finalizer, thus preventing the actual deletion.');
     remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
     return;
   }
 
-  if (!(await consistent(proc, memory, body, pressure))) return;
+  if (!(await consistent(proc, key, memory, body, pressure))) return;
 
   const change = early ?? detectChange(proc, body, memory, finalizers, event.type);
   const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change });
@@ -145,7 +145,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
 
   let jsonOps = undefined;
   if (finalizers.deleting && finalizers.present && cycle.done) {
-    logger.info('Removing the finalizer, thus allowing the actual deletion.');
+    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
     jsonOps = finalizers.removeOps();
   }
   // A transformation refused by a conflict stops the writes before the records of the work: the
@@ -156,8 +156,10 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
 
   if (cycle.delay !== undefined) {
-    if (outcome.patched) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
-    else {
+    if (outcome.patched) {
+      // A zero delay is no sleep to skip: Kopf says nothing then.
+      if (cycle.delay) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
+    } else {
       const seconds = Math.min(cycle.delay, 600);
       logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
       schedule(proc, key, memory, body, seconds);
@@ -185,20 +187,39 @@ async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, me
 }
 
 async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<void> {
-  logger.info(message);
+  logger.debug(message);
   remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps()));
 }
 
-/** After our own patch, hold state-dependent handling until the watch shows our version (§5.4). */
-async function consistent(proc: ResourceProcessor, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): Promise<boolean> {
+/**
+ * After our own patch, hold state-dependent handling until the watch shows our version (§5.4).
+ * If it does not come in time (a silent or broken stream), the object is read afresh instead of
+ * handled as this event shows it: the event may predate our last write, which records what is
+ * done (a handler's result comes before its record), and handling it would run that handler again.
+ */
+async function consistent(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): Promise<boolean> {
   const expected = memory.expected;
   if (!expected) return true;
   if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
   const left = (expected.deadline - Date.now()) / 1000;
-  if (left <= 0) { memory.expected = undefined; return true; }
-  const waited = await sleep(left, pressure, proc.stopping);
-  if (!waited) return false; // a newer event has come: it will be processed instead of this one
+  // A newer event cuts the wait short: it will be processed instead of this one.
+  if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;
   memory.expected = undefined;
+  return !(await requeuedFresh(proc, key, body));
+}
+
+/** Reads the object again and queues it if it changed since `body`; true if queued (or gone). */
+async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObject): Promise<boolean> {
+  const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
+  let fresh: KubeObject;
+  try {
+    fresh = await getObject(proc.client, proc.resource, ref);
+  } catch (error) {
+    if (isNotFound(error)) return true; // gone: its deletion comes through the watch
+    throw error;
+  }
+  if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
+  proc.requeue(key, { type: 'MODIFIED', object: fresh });
   return true;
 }
 

@@ -25,17 +25,26 @@ export function rbacManifests(needs: readonly Need[], options: ManifestOptions):
   const serviceAccount: builtins.ServiceAccount = {
     apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account.name, namespace: account.namespace },
   };
-  if (!namespaces.length || namespaces.some(isGlob)) return [serviceAccount, ...clusterRole(name, needs, options)];
-  const clusterWide = needs.filter((need) => need.clusterScoped === true);
-  const namespaced = needs.filter((need) => need.clusterScoped !== true);
-  const roles = namespaces.flatMap((namespace) => role(name, namespace, namespaced, options));
-  // Events about cluster-scoped objects go to the namespace of the operator's credentials.
-  const servesClusterScoped = needs.some((need) => need.why === 'served' && need.clusterScoped === true);
-  const events = needs.filter(isFrameworkEvents);
-  const eventRoles = servesClusterScoped && events.length && !namespaces.includes(account.namespace)
-    ? role(`${name}-events`, account.namespace, events, options) : [];
-  const clusterRoles = clusterWide.length ? clusterRole(name, clusterWide, options) : [];
-  return [serviceAccount, ...clusterRoles, ...roles, ...eventRoles];
+  const free = needs.filter((need) => need.namespace === undefined);
+  const clusterWideMode = !namespaces.length || namespaces.some(isGlob);
+  const clusterNeeds = clusterWideMode ? free : free.filter((need) => need.clusterScoped === true);
+  const perNamespace = new Map<string, Need[]>();
+  if (!clusterWideMode) {
+    for (const namespace of namespaces) perNamespace.set(namespace, free.filter((need) => need.clusterScoped !== true));
+    // Events about cluster-scoped objects go to the namespace of the operator's credentials.
+    const servesClusterScoped = needs.some((need) => need.why === 'served' && need.clusterScoped === true);
+    const events = needs.filter(isFrameworkEvents);
+    if (servesClusterScoped && events.length && !perNamespace.has(account.namespace)) {
+      perNamespace.set(account.namespace, events);
+    }
+  }
+  for (const need of needs) {
+    if (need.namespace === undefined) continue;
+    perNamespace.set(need.namespace, [...perNamespace.get(need.namespace) ?? [], need]);
+  }
+  const clusterRoles = clusterNeeds.length ? clusterRole(name, clusterNeeds, options) : [];
+  const roles = [...perNamespace].flatMap(([namespace, own]) => role(name, namespace, own, options));
+  return [serviceAccount, ...clusterRoles, ...roles];
 }
 
 function clusterRole(name: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
@@ -66,5 +75,5 @@ function subject(options: ManifestOptions) {
 
 /** The framework's own need to post events (not a declared one, whose scope is known). */
 function isFrameworkEvents(need: Need): boolean {
-  return need.resource === 'events' && need.group === '' && need.clusterScoped === undefined;
+  return need.resource === 'events' && need.group === '' && need.clusterScoped === undefined && !need.namespace;
 }

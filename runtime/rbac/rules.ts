@@ -10,6 +10,7 @@ import { parseSelector } from '../kube/index.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
 import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
+import { peeringResources } from '../peering/resources.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */
 export interface PolicyRule {
@@ -26,6 +27,8 @@ export interface Need {
   verbs: readonly string[];
   /** Cluster-scoped resources can only be granted by a ClusterRole; `undefined` if not known. */
   clusterScoped?: boolean;
+  /** Granted in this namespace only, whatever the operator serves (the leader-election Lease's). */
+  namespace?: string;
   /** Why: shown as a comment in the printed manifests. */
   why: string;
 }
@@ -35,6 +38,10 @@ export interface NeedsOptions {
   namespaces?: readonly string[];
   /** Whether the operator posts Kubernetes events (`posting.enabled`); true by default. */
   events?: boolean;
+  /** No peering (`kopf run --standalone`); otherwise the peering objects of its scope are used if they exist. */
+  standalone?: boolean;
+  /** The namespace of the leader-election Lease (`kopf run --leader-election`), if elected. */
+  leaderElection?: { namespace: string };
 }
 
 /** A resource that cannot be named for RBAC without a cluster to ask. */
@@ -88,15 +95,32 @@ function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need
       why: 'namespace patterns: the namespaces are observed',
     });
   }
-  return [...needs, ...peeringNeeds()];
+  return [...needs, ...peeringNeeds(options)];
 }
 
 /**
- * Peering (Kopf's KopfPeering/ClusterKopfPeering objects, or Leases) is not built yet: when it
- * is, the objects it reads and writes go here, for operators that are not standalone.
+ * Peering: the operator's records in the peering object of its scope (ClusterKopfPeering when it
+ * serves the whole cluster, KopfPeering in each served namespace), unless it is standalone; and
+ * the Lease of leader election, in its namespace.
  */
-function peeringNeeds(): Need[] {
-  return [];
+function peeringNeeds(options: NeedsOptions): Need[] {
+  const needs: Need[] = [];
+  if (!options.standalone) {
+    const clusterwide = !(options.namespaces ?? []).length;
+    const [resource] = peeringResources(clusterwide);
+    needs.push({
+      group: resource!.group, resource: resource!.plural, verbs: ['get', 'list', 'watch', 'patch'],
+      clusterScoped: clusterwide,
+      why: 'peering (unless --standalone)',
+    });
+  }
+  if (options.leaderElection) {
+    needs.push({
+      group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'watch', 'create', 'update'],
+      namespace: options.leaderElection.namespace, why: 'leader election',
+    });
+  }
+  return needs;
 }
 
 /** What the handlers declared with `requires()` for their own calls. */

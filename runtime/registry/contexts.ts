@@ -8,7 +8,7 @@ import type { Patch } from '../structs/patches.ts';
 import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
-import type { ResourceClient } from '../kube/index.ts';
+import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
 import type { SubhandlerOptions } from './handlers.ts';
 import type { Indices } from '../indexing/indices.ts';
 
@@ -109,7 +109,12 @@ export type EventContext<T extends KubeObject> = ResourceContext<T> & {
   param: unknown;
 };
 
+/** Operator-level handlers, by when they run (Kopf's names: `on.login` is `authentication`). */
+export type Activity = 'startup' | 'cleanup' | 'authentication' | 'probe';
+
 export interface ActivityContext {
+  /** Which activity runs the handler. */
+  activity: Activity;
   settings: OperatorSettings;
   logger: Logger;
   memo: Memo;
@@ -123,7 +128,7 @@ export interface ActivityContext {
   runtime: number;
   param: unknown;
   /**
-   * Startup: aborted when the operator is stopped while it starts. Cleanup: aborted when
+   * Startup, login, probes: aborted when the operator is stopped. Cleanup: aborted when
    * `process.ultimateExitingTimeout` has passed since the cleanup began. An activity that fails
    * once it is aborted is cancelled, as a resource handler is (see `ResourceContext.signal`).
    */
@@ -140,6 +145,11 @@ export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: Changin
 export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> = (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
 export type ActivityFn = (ctx: ActivityContext) => Result | Promise<Result>;
+/** A login handler: credentials, or nothing (then other login handlers must give some). */
+type LoginResult = ConnectionInfo | null | undefined;
+export type LoginFn = (ctx: ActivityContext) => LoginResult | Promise<LoginResult>;
+/** A probe: its result is served by the liveness endpoint under the handler's id; JSON-serialisable. */
+export type ProbeFn = (ctx: ActivityContext) => unknown;
 /** An index function: a value, or a `{key: value}` object or `Map`, for the object; `null` keeps what it had. */
 export type IndexFn<T extends KubeObject, R> = (ctx: IndexContext<T>) => R | Promise<R>;
 

@@ -3,7 +3,7 @@
  */
 import type { ErrorsMode } from '../structs/errors.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import type { ActivityFn, FilterContext, Reason } from './contexts.ts';
+import type { Activity, ActivityFn, FilterContext, Reason } from './contexts.ts';
 import type { HandlerId } from './ids.ts';
 import type { Presence } from './markers.ts';
 
@@ -104,7 +104,7 @@ export interface EventHandler extends HandlerBase {
 
 export interface ActivityHandler extends HandlerBase {
   kind: 'activity';
-  activity: 'startup' | 'cleanup';
+  activity: Activity;
   fn: ActivityFn;
 }
 

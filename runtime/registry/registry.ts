@@ -4,7 +4,7 @@
  * can create their own, so several operators in one process share nothing.
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type { ActivityFn, ChangingFn, EventFn, FieldFn, IndexFn, Reason } from './contexts.ts';
+import type { Activity, ActivityFn, ChangingFn, EventFn, FieldFn, IndexFn, LoginFn, ProbeFn, Reason } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DeleteOptions, EventHandler, EventOptions,
   HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions, SubhandlerOptions, UpdateOptions,
@@ -42,6 +42,10 @@ export interface On {
   ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
+  /** Credentials for the API, instead of the kubeconfig's; called again when they expire or are rejected. */
+  login(fn: LoginFn, options?: ActivityOptions): void;
+  /** A value for the liveness endpoint (`kopf run --liveness`), under the handler's id. */
+  probe(fn: ProbeFn, options?: ActivityOptions): void;
 }
 
 type LooseOptions = RetryOptions & {
@@ -73,6 +77,8 @@ export class OperatorRegistry {
       index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
+      login: (fn: LoginFn, options: ActivityOptions = {}) => this.addActivity('authentication', fn, options, 'on.login'),
+      probe: (fn: ProbeFn, options: ActivityOptions = {}) => this.addActivity('probe', fn, options),
     } as On;
   }
 
@@ -141,11 +147,12 @@ export class OperatorRegistry {
     return { id };
   }
 
-  private addActivity(activity: 'startup' | 'cleanup', fn: ActivityFn, options: ActivityOptions): void {
-    checkFunction(fn, `on.${activity}`);
-    const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, `on.${activity}`), fn };
-    if (this.activityHandlers.some((h) => h.id === handler.id)) {
-      throw new RegistrationError(`on.${activity}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
+  private addActivity(activity: Activity, fn: ActivityFn, options: ActivityOptions, what = `on.${activity}`): void {
+    checkFunction(fn, what);
+    const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, what), fn };
+    if (this.activityHandlers.some((h) => h.id === handler.id && h.activity === activity)) {
+      throw new RegistrationError(
+        `${what}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
     }
     this.activityHandlers.push(handler);
   }

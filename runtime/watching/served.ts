@@ -42,6 +42,7 @@ export async function* watchServed<T extends KubeObject>(
       if (await served.relocate?.(resource)) { misses = 0; continue; }
       if (!misses) logger.warning(`${what(resource)} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
       const delay = backoffs[Math.min(misses++, backoffs.length - 1)]!;
+      options.liveness?.retrying(delay); // waiting on purpose for the resource, not silenced
       if (!(await sleep(delay, options.signal))) return;
     }
   }

@@ -62,6 +62,8 @@ export interface ScenarioOptions {
   /** The command up to `run`: this runtime's CLI by default; `kopfRunCommand()` for Python Kopf. */
   command?: string[];
   rules: ExampleRules;
+  /** Arguments of `run` after the scenario's own (`--all-namespaces --standalone --verbose`). */
+  args?: string[];
   /** All must appear (in any order) before the object is created. Default: the watch on KopfExamples started. */
   startupStopWords?: Pattern[];
   /** All must appear before the object is deleted. Default: "Creation is processed:" (if there is a create handler). */
@@ -103,7 +105,7 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
   await options.beforeStart?.(cluster);
   const operator = runOperator({
     command: options.command,
-    args: ['--all-namespaces', '--standalone', '--verbose'],
+    args: ['--all-namespaces', '--standalone', '--verbose', ...options.args ?? []],
     files: options.files,
     kubeconfigPath: options.kubeconfigPath,
   });
@@ -147,7 +149,8 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
 }
 
 export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
-  Pick<ScenarioOptions, 'creationStopWords' | 'deletionStopWords' | 'afterCreation' | 'beforeStart'> & {
+  Pick<ScenarioOptions, 'args' | 'beforeStart' | 'startupStopWords' | 'creationStopWords' | 'deletionStopWords'> &
+  Pick<ScenarioOptions, 'afterCreation'> & {
     /** Checks of the example's own, after the rules. */
     check?: (result: ScenarioResult) => void;
   };
@@ -158,7 +161,8 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
  * rules passing on both is what makes this a port.
  */
 export function testExample(dir: string, options: ExampleTestOptions = {}): void {
-  const { check, creationStopWords, deletionStopWords, afterCreation, beforeStart, ...counts } = options;
+  const { check, args, beforeStart, startupStopWords, creationStopWords, deletionStopWords, afterCreation, ...counts } =
+    options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
   let cp: ControlPlane | undefined;
@@ -175,7 +179,7 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
       cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
-      beforeStart,
+      beforeStart, args, startupStopWords,
     });
     checkExampleRules(result, rules);
     check?.(result);

@@ -45,6 +45,11 @@ export interface CredentialSource {
    * failed are dropped, so that many requests failing at once cause a single refresh.
    */
   invalidate(stale: Credentials): void;
+  /**
+   * After a 401, `get()` gives other credentials or throws, so a request tries them all (a vault of
+   * several). Otherwise a rejected request is retried once, with the credentials loaded afresh.
+   */
+  readonly triesAll?: boolean;
 }
 
 /**

@@ -28,6 +28,7 @@ import type { ApiStatus } from '../errors.ts';
 import { listPages } from '../listing.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
+import type { StreamLiveness } from './freshness.ts';
 
 export interface WatchOptions {
   /** One namespace; all namespaces if absent (and for cluster-scoped resources). */
@@ -54,6 +55,8 @@ export interface WatchOptions {
   resourceVersion?: string;
   /** Told of each event of a type this stream does not know (it is skipped), for a warning. */
   onUnsupported?: (raw: unknown) => void;
+  /** Told whenever the server is heard from, and of each wait before a retry (for the liveness endpoint). */
+  liveness?: StreamLiveness;
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
@@ -75,12 +78,14 @@ export async function* watchStream<T extends KubeObject>(
   let resourceVersion = options.resourceVersion;
   let mustList = resourceVersion === undefined;
   let failures = 0;
+  const liveness = options.liveness;
 
   async function* relist(): AsyncGenerator<StreamEvent<T>, string, undefined> {
     const seen = new Set<string>();
     let listedVersion = '';
     const pages = listPages(client, resource, { namespace: options.namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, pageSize: options.pageSize, signal });
     for await (const page of pages) {
+      liveness?.alive();
       if (page.restarted) seen.clear();
       for (const object of page.items) {
         const key = keyOf(object);
@@ -125,8 +130,10 @@ export async function* watchStream<T extends KubeObject>(
         },
         signal,
       });
+      liveness?.alive();
       const reader = readJsonLines(response.body, { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal });
       for await (const raw of reader) {
+        liveness?.alive();
         const event = toEvent<T>(raw, path);
         failures = 0;
         if (!event) { options.onUnsupported?.(raw); continue; }
@@ -147,6 +154,7 @@ export async function* watchStream<T extends KubeObject>(
         const delay = client.retryDelay(errorBackoffs, failures++, e);
         if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
         client.settings.onRetry?.({ method: 'WATCH', path, attempt: failures, attempts: errorBackoffs.length + 1, delay: Math.max(delay, reconnectMs) / 1000, error: e });
+        liveness?.retrying(Math.max(delay, reconnectMs) / 1000);
         if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
         continue;
       } else {

@@ -92,6 +92,7 @@ export class ControlPlane implements AsyncDisposable {
   #etcd: SupervisedProcess;
   #apiServer: SupervisedProcess;
   #apiServerArgs: string[];
+  #etcdArgs: string[];
   #ports: PortReservation[];
   #clientCa: CertificateAuthority;
   #startTimeoutMs: number;
@@ -104,7 +105,8 @@ export class ControlPlane implements AsyncDisposable {
 
   constructor(init: {
     layout: Layout; credentials: ApiCredentials; clientCa: CertificateAuthority; etcdUrl: string; binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
-    apiServer: SupervisedProcess; apiServerArgs: string[]; ports: PortReservation[]; startTimeoutMs: number;
+    apiServer: SupervisedProcess; apiServerArgs: string[]; etcdArgs: string[]; ports: PortReservation[];
+    startTimeoutMs: number;
   }) {
     this.server = init.credentials.server;
     this.etcdUrl = init.etcdUrl;
@@ -116,6 +118,7 @@ export class ControlPlane implements AsyncDisposable {
     this.#etcd = init.etcd;
     this.#apiServer = init.apiServer;
     this.#apiServerArgs = init.apiServerArgs;
+    this.#etcdArgs = init.etcdArgs;
     this.#ports = init.ports;
     this.#clientCa = init.clientCa;
     this.#startTimeoutMs = init.startTimeoutMs;
@@ -203,6 +206,24 @@ export class ControlPlane implements AsyncDisposable {
     this.#apiServer = spawnApiServer(this.binaries.apiServer, this.#apiServerArgs, old.logPath, this.dir);
     this.#watch(this.#apiServer);
     await waitApiServerReady(this.credentials, this.#apiServer, Date.now() + this.#startTimeoutMs);
+  }
+
+  /**
+   * Stops etcd and starts it again on the same ports with the same data; kube-apiserver keeps
+   * running (failing its storage requests meanwhile) and reconnects. Resolves once both are ready.
+   */
+  async restartEtcd(options: RestartOptions = {}): Promise<void> {
+    this.#throwIfCrashed();
+    const old = this.#etcd;
+    this.#expectedExits.add(old);
+    await old.stop(STOP_GRACE_MS, options.signal ?? 'SIGTERM');
+    await options.whileDown?.();
+    this.#throwIfCrashed();
+    this.#etcd = spawnEtcd(this.binaries.etcd, this.#etcdArgs, old.logPath, this.dir);
+    this.#watch(this.#etcd);
+    const deadline = Date.now() + this.#startTimeoutMs;
+    await waitEtcdReady(this.etcdUrl, this.#etcd, deadline);
+    await waitApiServerReady(this.credentials, this.#apiServer, deadline);
   }
 
   /**
@@ -313,13 +334,8 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
   const started: SupervisedProcess[] = [];
   try {
     const { credentials, clientCa, files } = writePki(layout, server);
-    const etcd = new SupervisedProcess({
-      name: 'etcd',
-      command: binaries.etcd,
-      args: [...etcdArguments(layout, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`), ...(options.etcdArgs ?? [])],
-      logPath: join(layout.logDir, 'etcd.log'),
-      orphanCleanupDir: layout.dir,
-    });
+    const etcdArgs = [...etcdArguments(layout, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`), ...(options.etcdArgs ?? [])];
+    const etcd = spawnEtcd(binaries.etcd, etcdArgs, join(layout.logDir, 'etcd.log'), layout.dir);
     started.push(etcd);
     await waitEtcdReady(etcdUrl, etcd, deadline);
 
@@ -333,7 +349,8 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
     await waitApiServerReady(credentials, apiServer, deadline);
     writeFileSync(layout.kubeconfigPath, kubeconfigText(credentials), { mode: 0o600 });
     return new ControlPlane({
-      layout, credentials, clientCa, etcdUrl, binaries, etcd, apiServer, apiServerArgs, ports, startTimeoutMs: timeoutMs,
+      layout, credentials, clientCa, etcdUrl, binaries, etcd, apiServer, apiServerArgs, etcdArgs, ports,
+      startTimeoutMs: timeoutMs,
     });
   } catch (error) {
     for (const child of started.reverse()) await child.stop(STOP_GRACE_MS);
@@ -372,6 +389,10 @@ function apiServerArguments(layout: Layout, files: PkiFiles, etcdUrl: string, po
     `--service-account-key-file=${files.saPublic}`,
     `--service-account-signing-key-file=${files.saPrivate}`,
   ];
+}
+
+function spawnEtcd(command: string, args: string[], logPath: string, stateDir: string): SupervisedProcess {
+  return new SupervisedProcess({ name: 'etcd', command, args, logPath, orphanCleanupDir: stateDir });
 }
 
 function spawnApiServer(command: string, args: string[], logPath: string, stateDir: string): SupervisedProcess {

@@ -17,21 +17,32 @@ export class Hits {
     return this.#requests;
   }
 
-  /** Resolves with the first request it applied to (at once if that happened already). */
+  /** Resolves with the first request it applied to (at once if that happened already; rejects after 60 s). */
   get first(): Promise<RequestInfo> {
     return this.nth(1);
   }
 
-  /** Resolves with the n-th request it applied to, counting from the first ever. */
-  nth(n: number): Promise<RequestInfo> {
+  /**
+   * Resolves with the n-th request it applied to, counting from the first ever; rejects if none
+   * comes within `timeout` ms (60 s by default).
+   */
+  nth(n: number, timeout = 60_000): Promise<RequestInfo> {
     const known = this.#requests[n - 1];
     if (known) return Promise.resolve(known);
-    return new Promise((resolve) => this.#waiters.push({ count: n, resolve }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(`the fault applied to ${this.count} request(s), not ${n}, within ${timeout} ms`));
+      }, timeout);
+      timer.unref(); // a wait that lost a race must not keep the test process alive
+      const waiter = { count: n, resolve: (request: RequestInfo) => { clearTimeout(timer); resolve(request); } };
+      this.#waiters.push(waiter);
+    });
   }
 
-  /** Resolves with the next request it applies to, from now on. */
-  next(): Promise<RequestInfo> {
-    return this.nth(this.count + 1);
+  /** Resolves with the next request it applies to, from now on (rejects after `timeout` ms). */
+  next(timeout?: number): Promise<RequestInfo> {
+    return this.nth(this.count + 1, timeout);
   }
 
   record(request: RequestInfo): void {

@@ -80,3 +80,13 @@ export function describeRequest(request: RequestInfo): string {
   const query = request.query.size ? `?${request.query.toString()}` : '';
   return `#${request.seq} ${request.method} ${request.path}${query}`;
 }
+
+export function describeMatch(match: Match): string {
+  const parts = [
+    match.method === undefined ? '' : [match.method].flat().join('|'),
+    match.path === undefined ? '' : String(match.path),
+    match.watch === undefined ? '' : match.watch ? '(watch)' : '(no watch)',
+    match.where ? '(and a condition)' : '',
+  ];
+  return parts.filter(Boolean).join(' ') || 'any request';
+}

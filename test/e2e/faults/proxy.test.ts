@@ -126,6 +126,18 @@ test('SILENCE on an open watch drops what follows; cutStreams() closes it', asyn
   silence.remove();
 });
 
+test('relayed() resolves once a response passed a text on, also if it did so before the call', async () => {
+  const watch = await openWatch(proxy.credentials);
+  const match = { path: EXAMPLES, watch: true };
+  const relayed = proxy.relayed(match, '"relayed-later"');
+  await createExample(cluster.cp.credentials, 'relayed-later');
+  assert.equal((await relayed).path, EXAMPLES);
+  while (!watch.text().includes('"relayed-later"')) await once(watch.response, 'data'); // and the client gets it
+  assert.equal((await proxy.relayed(match, '"relayed-later"')).path, EXAMPLES, 'a text passed before counts');
+  await assert.rejects(proxy.relayed(match, '"never-relayed"', { timeout: 100 }), /within 100 ms/);
+  watch.response.destroy();
+});
+
 test('hide() removes a group or a resource from discovery until removed', async () => {
   const groups = async (): Promise<string[]> => {
     const response = await sendRequest(proxy.credentials, 'GET', '/apis');

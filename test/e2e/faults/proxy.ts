@@ -30,7 +30,7 @@ import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { Hits } from './hits.ts';
-import { Counter, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
+import { Counter, describeMatch, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
 
 export type { Hidden } from './discovery.ts';
 export type { Counting, Match, RequestInfo } from './matching.ts';
@@ -55,7 +55,10 @@ export function answer(status: number, options: { retryAfter?: number } = {}): F
 }
 
 export interface InjectOptions extends Counting {
-  /** For SILENCE and CUT: apply to the matching responses streaming now (watches) as well. */
+  /**
+   * For SILENCE and CUT: apply to the matching responses streaming now (watches) as well; with
+   * `times: 0`, to those only.
+   */
   open?: boolean;
 }
 
@@ -136,7 +139,11 @@ interface Exchange {
   streaming: boolean;
   /** The apiserver's answer is complete. */
   done: boolean;
+  /** The end of what was relayed to the client (up to RECENT characters), for `relayed()`. */
+  recent: string;
 }
+
+const RECENT = 64 * 1024;
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te', 'trailer',
@@ -161,6 +168,7 @@ export class FaultProxy implements AsyncDisposable {
   #exchanges = new Set<Exchange>();
   #sockets = new Set<Socket>();
   #watchers = new Set<(passage: Passage) => void>();
+  #readers = new Set<(exchange: Exchange, chunk: Buffer) => void>();
 
   constructor(init: { http: Server; upstream: ApiCredentials; credentials: ApiCredentials; dir: string }) {
     this.#http = init.http;
@@ -214,19 +222,56 @@ export class FaultProxy implements AsyncDisposable {
   /**
    * Resolves with the passage of the `count`-th matching request (1 by default) that the apiserver
    * answers from now on, once its answer went to the client (for a watch: once its head did).
+   * Rejects if that takes longer than `timeout` ms (60 s by default).
    */
-  passed(match: Match, options: { count?: number; status?: number } = {}): Promise<Passage> {
-    const { count = 1, status } = options;
+  passed(match: Match, options: { count?: number; status?: number; timeout?: number } = {}): Promise<Passage> {
+    const { count = 1, status, timeout = 60_000 } = options;
     let seen = 0;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#watchers.delete(watcher);
+        reject(new Error(`${count} request(s) matching ${describeMatch(match)} did not pass within ${timeout} ms`));
+      }, timeout);
+      timer.unref(); // a wait that lost a race must not keep the test process alive
       const watcher = (passage: Passage): void => {
         if (passage.outcome !== 'passed' || !matches(match, passage.request)) return;
         if (status !== undefined && passage.status !== status) return;
         if (++seen < count) return;
         this.#watchers.delete(watcher);
+        clearTimeout(timer);
         resolve(passage);
       };
       this.#watchers.add(watcher);
+    });
+  }
+
+  /**
+   * Resolves once the response to a matching request has passed `text` on to its client (e.g. a
+   * watch event with a given resource version): it is written to the client's connection, and no
+   * fault injected later holds it back. The recent past of responses still open counts too.
+   * Rejects after `timeout` ms (60 s by default).
+   */
+  relayed(match: Match, text: string, options: { timeout?: number } = {}): Promise<RequestInfo> {
+    const { timeout = 60_000 } = options;
+    const tails = new WeakMap<Exchange, string>();
+    const past = [...this.#exchanges].find((e) => matches(match, e.request) && e.recent.includes(text));
+    if (past) return Promise.resolve(past.request);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#readers.delete(reader);
+        reject(new Error(`no response to ${describeMatch(match)} passed ${JSON.stringify(text)} within ${timeout} ms`));
+      }, timeout);
+      timer.unref(); // a wait that lost a race must not keep the test process alive
+      const reader = (exchange: Exchange, chunk: Buffer): void => {
+        if (!matches(match, exchange.request)) return;
+        // The text may straddle two chunks: the end of the previous one is kept.
+        const seen = (tails.get(exchange) ?? '') + chunk.toString('utf8');
+        if (!seen.includes(text)) return void tails.set(exchange, seen.slice(-text.length));
+        this.#readers.delete(reader);
+        clearTimeout(timer);
+        resolve(exchange.request);
+      };
+      this.#readers.add(reader);
     });
   }
 
@@ -289,7 +334,7 @@ export class FaultProxy implements AsyncDisposable {
       headers: clientReq.headers,
     };
     const exchange: Exchange = {
-      request, clientReq, clientRes, heldBy: null, upstream: null, streaming: false, done: false,
+      request, clientReq, clientRes, heldBy: null, upstream: null, streaming: false, done: false, recent: '',
     };
     this.#exchanges.add(exchange);
     clientRes.once('close', () => {
@@ -374,7 +419,10 @@ export class FaultProxy implements AsyncDisposable {
     exchange.streaming = true;
     if (exchange.request.watch) this.#note(exchange, exchange.heldBy ? 'silenced' : 'passed', response.statusCode);
     response.on('data', (chunk: Buffer) => {
-      if (!exchange.heldBy) clientRes.write(chunk);
+      if (exchange.heldBy) return;
+      clientRes.write(chunk);
+      exchange.recent = (exchange.recent + chunk.toString('utf8')).slice(-RECENT);
+      for (const reader of [...this.#readers]) reader(exchange, chunk);
     });
     response.on('end', () => {
       if (!response.complete) return;

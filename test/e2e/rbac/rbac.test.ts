@@ -58,7 +58,8 @@ test('an operator bound to exactly the printed RBAC (a Role in its namespace) ha
   const refused = await listObjects(account, builtins.ConfigMaps, { namespace: 'default' }).catch((e: unknown) => e);
   assert.ok(refused instanceof ForbiddenError, `the account must not list configmaps: ${String(refused)}`);
 
-  const operator = runOperator({ files: [example], args: ['-n', 'default', '--standalone', '--verbose'], kubeconfigPath });
+  // Not standalone: the operator looks for the peering objects of its scope, as deployed by default.
+  const operator = runOperator({ files: [example], args: ['-n', 'default', '--verbose'], kubeconfigPath });
   t.after(() => operator.stop());
   await operator.waitFor(/Starting the watch-stream for kopfexamples\.v1\.kopf\.dev/, { timeout: 60_000 });
   const owner = await createObject(cluster.client, KopfExample, { metadata: { name: 'kex-rbac', namespace: 'default' }, spec: { field: 'value' } });

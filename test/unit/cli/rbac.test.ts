@@ -52,6 +52,7 @@ test('prints the service account, roles and bindings as YAML, with what each per
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
     { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    { apiGroups: ['kopf.dev'], resources: ['kopfpeerings'], verbs: ['get', 'list', 'watch', 'patch'] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     { apiGroups: [''], resources: ['pods/log'], verbs: ['get', 'list'] },
   ]);

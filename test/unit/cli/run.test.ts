@@ -45,6 +45,16 @@ test('a missing file or an unknown option is a usage error', () => {
   assert.equal(other.stderr, "kopf demo: Option '--crd <value>' argument missing\nSee `kopf demo --help`.\n");
 });
 
+test('a liveness endpoint that is not an http URL is a usage error', () => {
+  const dir = project({});
+  const https = kopfRun(dir, '--liveness', 'https://0.0.0.0:8080/healthz');
+  assert.equal(https.status, 2);
+  assert.equal(https.stderr, 'kopf run: --liveness: Unsupported scheme of the liveness endpoint: https://0.0.0.0:8080/healthz (only http:// is served).\n');
+  const bare = kopfRun(dir, '-L', '0.0.0.0:8080');
+  assert.equal(bare.status, 2);
+  assert.match(bare.stderr, /^kopf run: --liveness: /);
+});
+
 test('a syntax error says where it is, without the loader’s frames', () => {
   const dir = project({ 'handlers.ts': 'const ok = 1;\nconst broken: number = ;\n' });
   const run = kopfRun(dir, 'handlers.ts');

@@ -12,7 +12,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
-import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { LogConfig, Logger, captureLogs, type LogRecord } from '../../../runtime/logging/index.ts';
 import { clientOf, sendJson, startServer, type Received } from '../kube/fake-server.ts';
 import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
 import { copyJson } from '../../../runtime/structs/diffs.ts';
@@ -51,7 +51,7 @@ export async function processOnce(
   body: KubeObject,
   persistence: SettingsOverrides['persistence'] = {},
   options: { prune?: (object: Fields) => void; kept?: KeptFields } = {},
-): Promise<{ patches: unknown[]; messages: string[]; requests: Received[] }> {
+): Promise<{ patches: unknown[]; messages: string[]; records: readonly LogRecord[]; requests: Received[] }> {
   const patches: unknown[] = [];
   const object = copyJson(body) as Fields;
   const server = await startServer((req, res) => {
@@ -72,7 +72,7 @@ export async function processOnce(
   const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, kept: options.kept });
   try {
     await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
-    return { patches, messages: capture.messages(), requests: server.received };
+    return { patches, messages: capture.messages(), records: capture.records, requests: server.received };
   } finally {
     stop.abort();
     proc.memories.clear();

@@ -104,3 +104,13 @@ test('what a handler gets of its object is read-only: changes go into the patch 
   });
   assert.equal(registry.resourceHandlers.length, 1);
 });
+
+test('login and probe handlers are activities of their own, by Kopf\'s names; ids are unique per activity', () => {
+  const r = new OperatorRegistry();
+  r.on.login(function login_fn() { return { server: 'https://127.0.0.1:6443' }; });
+  r.on.probe(function tasks_count() { return 0; }, { id: 'count' });
+  r.on.startup(function count() {});
+  assert.deepEqual(r.activityHandlers.map((h) => [h.activity, h.id]), [['authentication', 'login_fn'], ['probe', 'count'], ['startup', 'count']]);
+  assert.throws(() => r.on.probe(function count() { return 1; }), /on\.probe: two activity handlers share the id 'count'/);
+  assert.throws(() => r.on.login('not a function' as never), /on\.login: the handler must be a function/);
+});

@@ -164,6 +164,31 @@ test('a silent stream is re-established after the inactivity timeout, from the l
   assert.deepEqual(await modified, ['MODIFIED a']);
 });
 
+test('the stream tells its liveness: each listing page, opened stream and event; the wait before a retry', async (t) => {
+  const { watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([obj('a', '10')], '10')));
+  const told: string[] = [];
+  const liveness = { alive: () => told.push('alive'), retrying: (seconds: number) => told.push(`retrying ${seconds}`), ended: () => told.push('ended') };
+  const it = watchStream(client, Things, { inactivityTimeout: 0.2, errorBackoffs: [0.05], liveness, signal })[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 2), ['LISTED a', 'LISTED_DONE 10']);
+  assert.deepEqual(told, ['alive'], 'the page');
+
+  const added = take(it, 1);
+  const silent = await watches.next();
+  startWatch(silent.res);
+  silent.res.write(line('ADDED', obj('b', '11')));
+  assert.deepEqual(await added, ['ADDED b']);
+  assert.deepEqual(told, ['alive', 'alive', 'alive'], 'the page, the stream opened, the event');
+
+  // Silent past the inactivity timeout: the retry's wait is told before the stream is opened again.
+  const modified = take(it, 1);
+  const next = await watches.next();
+  assert.match(told.at(-1) ?? '', /^retrying 0\.\d+$/);
+  startWatch(next.res);
+  next.res.write(line('MODIFIED', obj('b', '12')));
+  assert.deepEqual(await modified, ['MODIFIED b']);
+  assert.deepEqual(told.slice(-2), ['alive', 'alive']);
+});
+
 test('an in-stream 410 re-lists, with synthetic DELETED for objects gone meanwhile', async (t) => {
   let lists = 0;
   const { watches, signal, client } = await watchServer(t, (_req, res) => {

@@ -11,26 +11,27 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const ACCOUNT = { name: 'op', namespace: 'ops' };
 
-test('served resources: list and watch; patch and the status subresource with changing handlers only', () => {
+test('served resources (indexed ones too): list and watch; patch and the status subresource with changing handlers only', () => {
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });
   registry.on.event(builtins.Pods, function spy() { /* */ });
-  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false })), [
+  registry.on.index(builtins.ConfigMaps, function by_name({ name }) { return name; });
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['list', 'watch', 'patch'] },
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+    { apiGroups: [''], resources: ['pods', 'configmaps'], verbs: ['list', 'watch'] },
   ]);
 });
 
 test('the framework: events, CRDs for resources named by strings, namespaces for patterns', () => {
   const registry = new OperatorRegistry();
   registry.on.create('kopfexamples.kopf.dev', function create_fn() { /* */ });
-  const needs = operatorNeeds(registry, { namespaces: ['team-*'] });
+  const needs = operatorNeeds(registry, { namespaces: ['team-*'], standalone: true });
   const rules = rulesOf(needs);
   assert.deepEqual(rules.find((r) => r.resources.includes('events')), { apiGroups: [''], resources: ['events'], verbs: ['create'] });
   assert.deepEqual(rules.find((r) => r.apiGroups[0] === 'apiextensions.k8s.io'), { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] });
   assert.deepEqual(rules.find((r) => r.resources.includes('namespaces')), { apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] });
-  assert.ok(!rulesOf(operatorNeeds(registry, { namespaces: ['default'] })).some((r) => r.resources.includes('namespaces')), 'no namespaces for fixed names');
+  assert.ok(!rulesOf(operatorNeeds(registry, { namespaces: ['default'], standalone: true })).some((r) => r.resources.includes('namespaces')), 'no namespaces for fixed names');
 });
 
 test('declared permissions join the rules; verbs of one resource merge, resources with the same verbs share a rule', () => {
@@ -39,7 +40,7 @@ test('declared permissions join the rules; verbs of one resource merge, resource
   registry.requires(builtins.Secrets, ['create', 'get']);
   registry.requires(builtins.ConfigMaps, ['delete']);
   registry.requires(builtins.Pods, ['get'], { subresource: 'log' });
-  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false })), [
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'delete'] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
     { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
@@ -57,7 +58,7 @@ test('manifests: cluster-wide, or per namespace with a ClusterRole only for clus
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });
   registry.requires(builtins.Namespaces, ['get']);
-  const needs = operatorNeeds(registry);
+  const needs = operatorNeeds(registry, { standalone: true });
   const clusterWide = rbacManifests(needs, { serviceAccount: ACCOUNT });
   assert.deepEqual(clusterWide.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`), ['ServiceAccount/ops/op', 'ClusterRole//op', 'ClusterRoleBinding//op']);
   assert.deepEqual((clusterWide[2] as builtins.ClusterRoleBinding).subjects, [{ kind: 'ServiceAccount', name: 'op', namespace: 'ops' }]);
@@ -68,4 +69,24 @@ test('manifests: cluster-wide, or per namespace with a ClusterRole only for clus
   ]);
   assert.deepEqual((namespaced[1] as builtins.ClusterRole).rules, [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }]);
   assert.ok(!(namespaced[3] as builtins.Role).rules?.some((r) => r.resources?.includes('namespaces')));
+});
+
+test('peering: the peering objects of the scope unless standalone; leader election: the Lease, in its namespace only', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  const peering = (namespaces: string[]) => rulesOf(operatorNeeds(registry, { namespaces, events: false }))
+    .find((rule) => rule.apiGroups[0] === 'kopf.dev' && rule.resources.some((r) => r.includes('peering')));
+  const verbs = ['get', 'list', 'watch', 'patch'];
+  assert.deepEqual(peering([]), { apiGroups: ['kopf.dev'], resources: ['clusterkopfpeerings'], verbs });
+  assert.deepEqual(peering(['a']), { apiGroups: ['kopf.dev'], resources: ['kopfpeerings'], verbs });
+
+  const needs = operatorNeeds(registry, { events: false, standalone: true, leaderElection: { namespace: 'ops' } });
+  const objects = rbacManifests(needs, { serviceAccount: ACCOUNT });
+  assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
+    'ServiceAccount/ops', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/ops', 'RoleBinding/ops',
+  ]);
+  assert.ok(!(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('leases')), 'no Leases cluster-wide');
+  assert.deepEqual((objects[3] as builtins.Role).rules, [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
+  ]);
 });
