@@ -2,7 +2,7 @@
  * kopf-gen's programmatic API: `generate({ inputs, outDir, stubsDir?, check?, force? })`, the
  * same run as the `kopf-gen` command, and the model that handler stubs and tools read.
  */
-export { generate, OverwriteError } from './pipeline/generate.ts';
+export { generate, NoCrdsError, OverwriteError } from './pipeline/generate.ts';
 export type { GenerateOptions, GenerateResult, ProgressEvent } from './pipeline/generate.ts';
 export type { StubsOutcome } from './pipeline/stubs.ts';
 export { InputError, formatDiagnostic, formatPath } from './diagnostics/diagnostic.ts';

@@ -2,6 +2,8 @@
  * The public facade of `kopf`: everything an operator imports, and nothing else.
  */
 import { getDefaultRegistry, type On } from './registry/registry.ts';
+import type { ResourceRef } from './registry/handlers.ts';
+import type { PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 export type {
   FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
@@ -37,6 +39,7 @@ export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
 export type {
   AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,
 } from './config/admission.ts';
+export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry/permissions.ts';
 export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
@@ -53,6 +56,14 @@ export const on: On = {
   login: delegate('login'), probe: delegate('probe'),
   index: delegate('index'),
 };
+
+/**
+ * Declares, in the default registry, an API permission that the handlers' own calls need (through
+ * `client`), for `kopf rbac`: `requires(builtins.ConfigMaps, ['create', 'get', 'patch', 'delete'])`.
+ */
+export function requires(resource: ResourceRef, verbs: readonly RbacVerb[], options?: PermissionOptions): void {
+  getDefaultRegistry().requires(resource, verbs, options);
+}
 
 /** Looks the default registry up at call time, so `setDefaultRegistry()` takes effect for `on`. */
 function delegate<K extends keyof On>(name: K): On[K] {
@@ -74,6 +85,18 @@ export {
 } from './logging/index.ts';
 export { KubeClient, KubeConfigError, LoginError, type ConnectionInfo, type KubeClientOptions } from './kube/index.ts';
 export { loginWithKubeconfig } from './activities/authentication.ts';
+
+// Children and the client for handlers.
+export {
+  adjustNamespace, adopt, appendOwnerReference, buildOwnerReference, harmonizeNaming, label, removeOwnerReference,
+  type Adopted, type AdoptOptions, type LabelOptions, type NamespaceOptions, type NamingOptions, type Owner,
+  type OwnerReferenceOptions,
+} from './hierarchies/index.ts';
+export {
+  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, ResourceClient,
+  type ApplyOptions, type CreateOptions, type DeleteObjectOptions, type GetOptions, type JsonPatchOp, type JsonPatchOptions,
+  type ListObjectsOptions, type ListResult, type MergePatchOptions, type StatusPart, type Where,
+} from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.

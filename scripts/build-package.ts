@@ -1,5 +1,5 @@
 /**
- * `node scripts/build-package.ts <runtime|generator> [--out DIR]`: a workspace package in the form
+ * `node scripts/build-package.ts <runtime|generator|create> [--out DIR]`: a workspace package in the form
  * it is published in (default `<package>/dist/`, then `npm pack ./<package>/dist`).
  *
  * Node strips types only outside `node_modules`, so an installed package must be JavaScript: the
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import ts from 'typescript';
 
 const root = resolve(import.meta.dirname, '..');
-const PACKAGES = ['runtime', 'generator'];
+const PACKAGES = ['runtime', 'generator', 'create'];
 const SHEBANG = '#!/usr/bin/env node';
 const DOCS = ['README.md', 'LICENSE'];
 

@@ -29,7 +29,7 @@ function layerOf(file: string): number {
 const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 const problems: string[] = [];
-for (const top of ['runtime', 'generator']) {
+for (const top of ['runtime', 'generator', 'create']) {
   for (const file of sourceFiles(join(root, top))) {
     const rel = relative(root, file);
     const text = readFileSync(file, 'utf8');
@@ -39,8 +39,9 @@ for (const top of ['runtime', 'generator']) {
       if (spec.startsWith('.')) {
         const target = resolve(dirname(file), spec);
         const theirs = layerOf(target);
-        if (rel.startsWith('runtime/') && !relative(root, target).startsWith('runtime/')) {
-          problems.push(`${rel}: imports ${spec}, outside the runtime package`);
+        const pkgTop = rel.split('/')[0];
+        if (!relative(root, target).startsWith(`${pkgTop}/`)) {
+          problems.push(`${rel}: imports ${spec}, outside its package (${pkgTop}/); packages reach each other by name`);
         } else if (own >= 0 && theirs > own) {
           problems.push(`${rel} (layer ${rules.layers[own].name}) imports ${spec} (layer ${rules.layers[theirs].name}): a lower layer may not import a higher one`);
         } else if (rel.startsWith('runtime/') && own < 0) {

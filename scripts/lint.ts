@@ -1,7 +1,7 @@
 /**
  * The project's lint rules, small and specific:
  * - relative imports name the `.ts` file (Node runs the sources directly);
- * - no `any` in the runtime's and generator's code (use `unknown` and narrow);
+ * - no `any` in the packages' code (runtime, generator, create) (use `unknown` and narrow);
  * - no `console.*` in the runtime's library code (use the operator's loggers);
  * - no focused or skipped tests (`.only`, `.skip`, `{ skip: … }`) counted as passing.
  */
@@ -23,13 +23,13 @@ function* sourceFiles(dir: string): Generator<string> {
 
 const rules: { name: string; where: (rel: string) => boolean; re: RegExp }[] = [
   { name: 'relative import without .ts', where: () => true, re: /from\s+['"]\.{1,2}\/[^'"]*(?<!\.ts)['"]/ },
-  { name: 'any type', where: (r) => /^(runtime|generator)\//.test(r), re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/ },
+  { name: 'any type', where: (r) => /^(runtime|generator|create)\//.test(r), re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/ },
   { name: 'console in library code', where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r), re: /\bconsole\.(log|info|warn|error|debug)\(/ },
   { name: 'focused or skipped test', where: (r) => /\.test\.ts$/.test(r), re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/ },
 ];
 
 const problems: string[] = [];
-for (const top of ['runtime', 'generator', 'test', 'examples', 'bench', 'scripts']) {
+for (const top of ['runtime', 'generator', 'create', 'test', 'examples', 'bench', 'scripts']) {
   for (const file of sourceFiles(join(root, top))) {
     const rel = relative(root, file);
     const lines = readFileSync(file, 'utf8').split('\n');

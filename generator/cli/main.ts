@@ -6,9 +6,10 @@
 import { Command } from 'commander';
 import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
-import { generate, OverwriteError } from '../pipeline/generate.ts';
+import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
 import { GENERATOR_VERSION } from '../version.ts';
+import { refuseUnsupportedNode } from './node-floor.ts';
 import { progressReporter } from './progress.ts';
 
 interface CliOptions {
@@ -16,6 +17,7 @@ interface CliOptions {
   stubs: string | false;
   check?: boolean;
   force?: boolean;
+  allowEmpty?: boolean;
   quiet?: boolean;
   verbose?: boolean;
 }
@@ -34,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--no-stubs', 'do not create or extend handler files')
     .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
     .option('--force', 'replace generated files even if they were edited by hand')
+    .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
     .option('-q, --quiet', 'print errors only')
     .option('--verbose', 'print every warning and note')
     .addHelpText('after', [
@@ -54,6 +57,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       'kopf-gen.manifest.json lets kopf-gen refuse to replace files edited by hand.',
       '',
       'Exit codes: 0 done or up to date; 1 invalid input (messages name the file, document and JSON path),',
+      '            no CRD in the input without --allow-empty,',
       '            stale output with --check, or generated files edited by hand without --force.',
       '',
       'Examples:',
@@ -78,12 +82,17 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
       check: options.check ?? false,
       force: options.force ?? false,
+      allowEmpty: options.allowEmpty ?? false,
       ...(options.quiet ? {} : { onProgress: progressReporter(err) }),
     });
   } catch (e) {
     if (e instanceof InputError) {
       for (const d of e.diagnostics) err.write(`${formatDiagnostic(d)}\n`);
       err.write(`kopf-gen: ${e.diagnostics.length} error${e.diagnostics.length === 1 ? '' : 's'}; nothing written\n`);
+      return 1;
+    }
+    if (e instanceof NoCrdsError) {
+      err.write(`kopf-gen: warning: ${e.message} (--allow-empty accepts that)\n`);
       return 1;
     }
     if (e instanceof OverwriteError) {
@@ -134,6 +143,14 @@ function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
     return Array.isArray(value) ? value.length : 0;
   };
   process.stdout.write(`kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} unchanged\n`);
+  // Added code runs when the operator starts: each addition is named, so none goes unnoticed.
+  const extended = (report as { extended?: unknown }).extended;
+  if (Array.isArray(extended)) {
+    for (const entry of extended as { file?: unknown; added?: unknown }[]) {
+      const added = Array.isArray(entry.added) ? entry.added.map(String) : [];
+      for (const what of added) process.stdout.write(`kopf-gen: added to ${displayDir(String(entry.file))}: ${what}\n`);
+    }
+  }
   const notes = (report as { notes?: unknown }).notes;
   if (Array.isArray(notes)) for (const note of notes) process.stdout.write(`kopf-gen: ${String(note)}\n`);
   const orphans = (report as { orphans?: unknown }).orphans;
@@ -145,7 +162,9 @@ function displayDir(dir: string): string {
   return dir.startsWith(`${cwd}/`) ? dir.slice(cwd.length + 1) : dir;
 }
 
-if (import.meta.main) {
+// Undefined on Node < 22.18, which the floor check refuses.
+if (import.meta.main !== false) {
+  refuseUnsupportedNode('kopf-gen');
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (e: unknown) => {

@@ -27,6 +27,8 @@ export interface GenerateOptions {
   readonly check?: boolean;
   /** Replace generated files even where they were edited by hand. */
   readonly force?: boolean;
+  /** Write (or check) an empty module when the inputs hold no CRD, instead of throwing NoCrdsError. */
+  readonly allowEmpty?: boolean;
   /** Base for relative paths; `process.cwd()` by default. */
   readonly cwd?: string;
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -66,12 +68,29 @@ export class OverwriteError extends Error {
   }
 }
 
+/**
+ * The inputs hold no CRD: an empty module is almost always a mistake (a wrong path, a file of other
+ * kinds), and generating it would leave a CI step green while every import of a kind breaks.
+ */
+export class NoCrdsError extends Error {
+  readonly inputs: readonly string[];
+  constructor(inputs: readonly string[], skipped: number) {
+    const why = skipped ? ` (${skipped} document${skipped === 1 ? '' : 's'} of other kinds skipped)` : '';
+    super(`no CustomResourceDefinition in ${inputs.join(', ')}${why}; nothing written`);
+    this.name = 'NoCrdsError';
+    this.inputs = inputs;
+  }
+}
+
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const cwd = options.cwd ?? process.cwd();
   const outDir = resolve(cwd, options.outDir);
   const sources = readInputs(options.inputs, cwd, outDir, options.onProgress);
   const bytes = sources.reduce((n, s) => n + s.bytes, 0);
   const model = buildModel(sources, (done, total, item) => options.onProgress?.({ phase: 'model', done, total, bytes, item }));
+  if (!model.resources.length && !options.allowEmpty) {
+    throw new NoCrdsError(options.inputs, model.diagnostics.filter((d) => d.severity === 'note').length);
+  }
   const files = renderFiles(model, (done, total, item) => options.onProgress?.({ phase: 'render', done, total, bytes, item }));
   files.set(MANIFEST_FILE, manifestText({
     generator: `kopf-gen ${GENERATOR_VERSION}`,

@@ -41,7 +41,11 @@ export interface SurveyTarget {
 }
 
 const KOPF = 'kopf';
-const SKIP_DIRECTIVE = /^[ \t]*\/\/[ \t]*kopf-gen:[ \t]*skip[ \t]+([a-z][a-z ,]*)/gm;
+/**
+ * `kopf-gen: skip delete` at the start of a comment line: a line comment (`//`), a block comment's
+ * first line (`/*`, `/**`) or one of its continuation lines (`*`), where JSDoc blocks put it.
+ */
+const SKIP_DIRECTIVE = /^[ \t]*(?:\/\/+|\/\*+|\*+)[ \t]*kopf-gen:[ \t]*skip[ \t]+([a-z][a-z ,]*)/gm;
 
 export function surveyHandlerFile(sf: SourceFile, target: SurveyTarget): HandlerFileSurvey {
   const imports = sf.getImportDeclarations();

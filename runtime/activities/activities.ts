@@ -6,6 +6,7 @@
  */
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
+import type { ResourceClient } from '../kube/index.ts';
 import type { Activity, Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indexing/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
@@ -26,6 +27,7 @@ export interface ActivityEnv {
   settings: OperatorSettings;
   logger: Logger;
   memo: Memo;
+  client: ResourceClient;
   /** Ends the activity: no more retries, and the running handler is cancelled. */
   signal: AbortSignal;
   /** The operator's indexes, as far as they are built. */
@@ -51,7 +53,8 @@ export async function runActivity(
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
       const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
       const indices = env.indices ?? NO_INDICES;
-      const context = { activity, settings: env.settings, logger, memo: env.memo, param: handler.param, signal, indices };
+      const { settings, memo, client } = env;
+      const context = { activity, settings, logger, memo, client, param: handler.param, signal, indices };
       const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });

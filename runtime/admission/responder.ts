@@ -12,6 +12,7 @@ import { HandlerTimeoutError, PermanentError, thrownText } from '../structs/erro
 import { diff } from '../structs/diffs.ts';
 import { Patch, isEmptyPatch, toJsonPatch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
+import { resourceClientOf, type KubeClient } from '../kube/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { WebhookRequest, WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
@@ -28,6 +29,8 @@ import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts
 
 export interface AdmissionEnv {
   webhooks: readonly ResolvedWebhook[];
+  /** The operator's client, which handlers get as theirs (mind `dryrun`: write nothing then). */
+  client: KubeClient;
   settings: OperatorSettings;
   poster: EventPoster;
   logger: Logger;
@@ -74,7 +77,8 @@ async function review(env: AdmissionEnv, request: WebhookRequest): Promise<Revie
     warnings: [], headers: request.headers, sslpeer: request.sslpeer, diff: diff(parsed.old, parsed.new),
   };
   const { cancelled: signal, indices } = env;
-  const parts = { resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, signal, indices };
+  const client = resourceClientOf(env.client);
+  const parts = { resource: candidates[0]!.resource, patch, logger, memo: { ...env.memo }, client, signal, indices };
   const base = { ...bodyContext(body, parts), ...info, old: parsed.old, new: parsed.new };
   const errors: unknown[] = [];
   for (const handler of selectHandlers(candidates, parsed, request.webhook, base)) {

@@ -4,18 +4,18 @@
  * (their log lines, the object's status and Kopf's annotations), deletes the object, and stops
  * everything cleanly.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments } from 'yaml';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
-import { KubeClient, createObject, deleteObject, getObject, resolveResource } from '../kube/index.ts';
+import { KubeClient, deleteObject, getObject, listObjects } from '../kube/index.ts';
 import { INFO, LogConfig, captureLogs } from '../logging/index.ts';
 import { defaultSettings } from '../config/settings.ts';
 import { operator } from '../operator/operator.ts';
+import * as builtins from '../structs/builtins.ts';
 import type { KubeObject } from '../structs/resources.ts';
+import { crdFiles, createSample, readObjects } from './manifests.ts';
 
 const HELP = `Usage: kopf demo --crd FILE --object FILE OPERATOR_FILE…
 
@@ -24,7 +24,7 @@ the operator from the given files, creates the object, shows what the handlers d
 object and stops everything. \`npm start\` runs it with the 01-minimal example.
 
 Options:
-  --crd FILE      CustomResourceDefinition(s) to install (YAML).
+  --crd PATH      CustomResourceDefinition(s) to install: YAML files, or folders of them.
   --object FILE   The object to create (YAML; namespace \`default\` unless it says otherwise).
   -h, --help      This help.
 `;
@@ -39,13 +39,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf demo: --crd, --object and at least one operator file are required.\n\n${HELP}`);
     return 2;
   }
-  const object = parseAllDocuments(readFileSync(values.object, 'utf8')).map((d) => d.toJS() as KubeObject).find(Boolean);
-  if (!object?.apiVersion || !object.kind || !object.metadata?.name) {
-    process.stderr.write(`kopf demo: ${values.object} holds no object with apiVersion, kind and metadata.name.\n`);
-    return 2;
-  }
-  const namespace = object.metadata.namespace ?? 'default';
-
+  const object = readObjects(values.object)[0];
   step('Starting the local control plane (etcd + kube-apiserver)…');
   const started = Date.now();
   const cp = await startControlPlane();
@@ -53,9 +47,8 @@ export async function main(argv: string[]): Promise<number> {
   const capture = captureLogs();
   try {
     step(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
-    await cp.installCrds(values.crd.map((f) => resolve(f)));
-    const resource = await resolveResource(client, { group: object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : '', version: object.apiVersion.split('/').pop(), name: object.kind });
-    step(`Installed the CRD for ${resource.kind} (${resource.plural}.${resource.group}).`);
+    await cp.installCrds(crdFiles(values.crd));
+    step(`Installed the CRDs of ${values.crd.join(', ')}.`);
 
     for (const file of positionals) await import(pathToFileURL(resolve(file)).href);
     const op = operator({
@@ -65,14 +58,18 @@ export async function main(argv: string[]): Promise<number> {
       logs: new LogConfig({ verbosity: 'verbose', format: 'full', sinks: [capture.sink, (record, render) => { if (record.level >= INFO) out(render()); }] }),
     });
     await op.ready;
-    step(`The operator from ${positionals.join(', ')} is running. Creating ${namespace}/${object.metadata.name}…`);
+    const name = object.metadata!.name!;
+    step(`The operator from ${positionals.join(', ')} is running. Creating ${object.kind} ${name}…`);
     try {
-      await createObject(client, resource, object, { namespace });
+      const { resource, namespace } = await createSample(client, object);
+      const ref = { ...(namespace === null ? {} : { namespace }), name };
       await capture.waitFor(/ is processed: /, { timeout: 60 });
       await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 60 }); // its patch has landed
-      show(await getObject(client, resource, { namespace, name: object.metadata.name }));
-      step(`Deleting ${namespace}/${object.metadata.name}…`);
-      await deleteObject(client, resource, { namespace, name: object.metadata.name });
+      const body = await getObject(client, resource, ref);
+      show(body);
+      await showChildren(client, body);
+      step(`Deleting ${object.kind} ${name}…`);
+      await deleteObject(client, resource, ref);
       await capture.waitFor('Deleted, really deleted, and we are notified.', { timeout: 60 });
       step('Deleted, and the operator has let it go.');
     } finally {
@@ -93,6 +90,15 @@ function out(line: string): void {
 
 function step(text: string): void {
   out(`\n==> ${text}`);
+}
+
+/** ConfigMaps that name the object as their owner (what the scaffold's handlers make). */
+async function showChildren(client: KubeClient, owner: KubeObject): Promise<void> {
+  const { items } = await listObjects(client, builtins.ConfigMaps, {});
+  const owned = items.filter((child) => child.metadata?.ownerReferences?.some((ref) => ref.uid === owner.metadata?.uid));
+  for (const child of owned) {
+    out(`  owns ConfigMap ${child.metadata?.namespace}/${child.metadata?.name}: ${JSON.stringify(child.data ?? {})}`);
+  }
 }
 
 function show(body: KubeObject): void {

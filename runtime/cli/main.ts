@@ -6,6 +6,7 @@
  */
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
+import { refuseUnsupportedNode } from './node-floor.ts';
 
 interface Subcommand {
   summary: string;
@@ -19,12 +20,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import('./controlplane.ts'),
   },
   demo: { summary: 'Start the local control plane, show it serving, stop it.', load: () => import('./demo.ts') },
+  dev: {
+    summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
+    load: () => import('./dev.ts'),
+  },
   freeze: { summary: 'Pause the operators of a lower priority for a while (peering).', load: () => import('./freeze.ts') },
   resume: {
     summary: 'End a freeze (peering).',
     load: async () => ({ main: (await import('./freeze.ts')).resume }),
   },
   peering: { summary: 'Print the peering CRDs and default peering objects.', load: () => import('./peering.ts') },
+  rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
 function usage(): string {
@@ -56,7 +62,9 @@ export async function main(argv: string[]): Promise<number> {
 
 const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
-if (import.meta.main) {
+// Undefined on Node < 22.18, which the floor check refuses.
+if (import.meta.main !== false) {
+  refuseUnsupportedNode('kopf');
   if (process.argv[2] === 'run') {
     tuneHeap();
     enableCompileCache();

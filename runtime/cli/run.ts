@@ -224,7 +224,7 @@ function admissionOptions(values: ReturnType<typeof parseOptions>['values']): Pa
  * (Node puts the line and a caret above the message in the stack), or the trace of an error
  * thrown while the file ran.
  */
-async function load(what: string, url: () => string): Promise<boolean> {
+export async function load(what: string, url: () => string): Promise<boolean> {
   try {
     await import(url());
     return true;
@@ -235,7 +235,7 @@ async function load(what: string, url: () => string): Promise<boolean> {
 }
 
 /** A package name, resolved as an `import` in a module of the current directory resolves it. */
-function resolveFromCwd(name: string): string {
+export function resolveFromCwd(name: string): string {
   const parentURL = pathToFileURL(`${process.cwd()}/`).href;
   // `import.meta.resolve` accepts another parent only behind a flag; a resolve hook can give it one.
   const hooks = registerHooks({ resolve: (specifier, context, next) => next(specifier, specifier === name ? { ...context, parentURL } : context) });

@@ -11,7 +11,7 @@ import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
 import type { CredentialSource, Credentials } from './credentials/credentials.ts';
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 import { Discovery } from './discovery/discovery.ts';
-import { ApiConnectionError, ApiError, certificateProblem, isRetryable, isUnauthorized } from './errors.ts';
+import { ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isUnauthorized } from './errors.ts';
 import type { ApiStatus } from './errors.ts';
 import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
@@ -194,7 +194,7 @@ export class KubeClient {
         headersTimeout: timeout,
       });
       if (isSuccess(response.status)) return response;
-      const error = errorOf(await readAll(response), 'GET', path);
+      const error = errorOf(await readAll(response), 'GET', path, options.verb ?? 'watch');
       if (error.status === 401 && (!refreshed || this.#credentials.triesAll)) {
         this.#credentials.invalidate(credentials);
         continue;
@@ -241,7 +241,7 @@ export class KubeClient {
       throw error;
     });
     trace?.({ method, path, status: response.status, ms: performance.now() - started });
-    if (!isSuccess(response.status)) throw errorOf(response, method, path);
+    if (!isSuccess(response.status)) throw errorOf(response, method, path, verb);
     return response.body;
   }
 
@@ -267,10 +267,10 @@ function isSuccess(status: number): boolean {
 }
 
 /** A failed response as an `ApiError` with the fields of its `v1.Status`, if it sent one. */
-function errorOf(response: BufferedResponse, method: string, path: string): ApiError {
+function errorOf(response: BufferedResponse, method: string, path: string, verb: Verb): ApiError {
   const retryAfter = parseRetryAfter(response.headers['retry-after']);
   const text = response.body.toString('utf8');
-  return new ApiError({ status: response.status, method, path, body: parseStatus(text), text, retryAfter });
+  return apiErrorOf({ status: response.status, method, path, body: parseStatus(text), text, retryAfter, verb });
 }
 
 /** The rest of a streamed response, for its error; a body cut short adds nothing reliable. */

@@ -49,7 +49,7 @@ export class ApiError extends Error {
   /** Seconds the server asked to wait before retrying (`Retry-After` or `details.retryAfterSeconds`). */
   readonly retryAfter?: number;
 
-  constructor(init: { status: number; method: string; path: string; body?: ApiStatus; text?: string; retryAfter?: number }) {
+  constructor(init: ApiErrorInit) {
     const reason = init.body?.reason ?? '';
     const message = init.body?.message ?? (init.text?.trim().slice(0, 500) || `HTTP ${init.status}`);
     super(`${init.method} ${init.path}: ${init.status}${reason ? ` ${reason}` : ''}: ${message}`);
@@ -63,6 +63,84 @@ export class ApiError extends Error {
     this.path = init.path;
     this.retryAfter = init.retryAfter ?? init.body?.details?.retryAfterSeconds;
   }
+}
+
+export interface ApiErrorInit {
+  status: number;
+  method: string;
+  path: string;
+  body?: ApiStatus;
+  text?: string;
+  retryAfter?: number;
+  /** The Kubernetes verb of the request (`get`, `list`, `patch`, …), for the messages of refusals. */
+  verb?: string;
+}
+
+/** 404: the object (or the resource, or its namespace) is not there. */
+export class NotFoundError extends ApiError {
+  constructor(init: ApiErrorInit) { super(init); this.name = 'NotFoundError'; }
+}
+
+/** 409 AlreadyExists: an object of that name exists already (on creation). */
+export class AlreadyExistsError extends ApiError {
+  constructor(init: ApiErrorInit) { super(init); this.name = 'AlreadyExistsError'; }
+}
+
+/** 409 otherwise: a stale `resourceVersion` or a failed precondition; read the object again and retry. */
+export class ConflictError extends ApiError {
+  constructor(init: ApiErrorInit) { super(init); this.name = 'ConflictError'; }
+}
+
+/** 422: the object or the patch is invalid (the schema, an immutable field, a bad name). */
+export class InvalidError extends ApiError {
+  constructor(init: ApiErrorInit) { super(init); this.name = 'InvalidError'; }
+}
+
+/**
+ * 403: the operator's credentials may not do this. The message names the verb and the resource, and
+ * where to grant it: the RBAC of the operator's service account.
+ */
+export class ForbiddenError extends ApiError {
+  /** The verb refused (`create`, `patch`, …). */
+  readonly verb: string;
+  /** The resource as RBAC names it (`configmaps`, `pods/status`), and its API group (`''` for the core group). */
+  readonly resource: string;
+  readonly group: string;
+
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.name = 'ForbiddenError';
+    const target = rbacTargetOf(init.path);
+    this.verb = init.verb ?? init.method.toLowerCase();
+    this.resource = target.resource;
+    this.group = target.group;
+    const group = this.group ? ` in the API group '${this.group}'` : ' in the core API group';
+    this.message += ` (the operator is not allowed to '${this.verb}' ${this.resource}${group}: ` +
+      'grant it in the RBAC of its service account; see `kopf rbac`)';
+  }
+}
+
+/** The API error for a failed response: a class of its own for the failures callers handle most. */
+export function apiErrorOf(init: ApiErrorInit): ApiError {
+  const reason = init.body?.reason;
+  switch (init.status) {
+    case 404: return new NotFoundError(init);
+    case 409: return reason === 'AlreadyExists' ? new AlreadyExistsError(init) : new ConflictError(init);
+    case 403: return new ForbiddenError(init);
+    case 422: return new InvalidError(init);
+    default: return new ApiError(init);
+  }
+}
+
+/** The resource (with its subresource) and the API group a request path is about, as RBAC names them. */
+export function rbacTargetOf(path: string): { group: string; resource: string } {
+  const parts = path.split('?')[0]!.split('/').filter(Boolean);
+  // /api/v1/… or /apis/<group>/<version>/…
+  const group = parts[0] === 'apis' ? parts[1] ?? '' : '';
+  let rest = parts.slice(parts[0] === 'apis' ? 3 : 2);
+  if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
+  const [plural = '', , subresource] = rest;
+  return { group, resource: subresource ? `${plural}/${subresource}` : plural };
 }
 
 /** The server could not be reached or did not answer in time, after all retries. */

@@ -15,10 +15,11 @@ export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts'
 export { UnresolvedResourceError, missingVerbs, parseSelector, resolveResource } from './discovery/resolve.ts';
 export type { ResourceSelector } from './discovery/resolve.ts';
 export {
-  ApiConnectionError, ApiError, WatchError, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,
+  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, WatchError,
+  apiErrorOf, rbacTargetOf, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,
   isInvalid, isNetworkError, isNotFound, isRetryable, isTooManyRequests, isUnauthorized,
 } from './errors.ts';
-export type { ApiStatus, StatusCause, StatusDetails } from './errors.ts';
+export type { ApiErrorInit, ApiStatus, StatusCause, StatusDetails } from './errors.ts';
 export { listObjects, listPages } from './listing.ts';
 export type { ListOptions, ListPage } from './listing.ts';
 export { createObject, deleteObject, getObject, patchObject, patchObjectVersion, replaceObject } from './objects.ts';
@@ -28,3 +29,7 @@ export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, Request
 export { keyOf, watchStream } from './watching/stream.ts';
 export type { WatchOptions } from './watching/stream.ts';
 export { WatchFreshness, type StreamLiveness } from './watching/freshness.ts';
+export { DEFAULT_FIELD_MANAGER, ResourceClient, resourceClientOf } from './resourceclient.ts';
+export type {
+  ApplyOptions, CreateOptions, DeleteObjectOptions, GetOptions, JsonPatchOptions, ListObjectsOptions, MergePatchOptions, StatusPart, Where,
+} from './resourceclient.ts';

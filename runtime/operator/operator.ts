@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
-import { ApiError, KubeClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
+import { ApiError, KubeClient, ResourceClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
 import { WatchFreshness } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
@@ -164,7 +164,6 @@ export class Operator {
     const logger = this.logger.child('kopf.operator');
     const startups = this.registry.activityHandlers.filter((h) => h.activity === 'startup');
     const cleanups = this.registry.activityHandlers.filter((h) => h.activity === 'cleanup');
-    const activityEnv = { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices: this.indexers.indices };
     let poster: EventPoster | undefined;
     let ownClient: KubeClient | undefined;
     let peering: Peering | undefined;
@@ -183,6 +182,14 @@ export class Operator {
     const queues: ObjectQueues<RawEvent>[] = [];
     const spawners: Spawner[] = [];
     let admissionDone: Promise<void> | undefined;
+    // Connected when first needed: by a startup handler's call, or else after the startup handlers,
+    // which may change the networking settings.
+    let connected: KubeClient | undefined;
+    const connect = (): KubeClient => connected ??= this.options.client ?? (ownClient = this.makeClient(activityEnv));
+    const activityEnv = {
+      settings: this.settings, logger: this.logger, memo: this.memo, signal, indices: this.indexers.indices,
+      client: new ResourceClient(connect),
+    };
     try {
       await runActivity(startups, 'startup', activityEnv);
       // Stopped while starting (say, a startup handler waited for something that never came): the
@@ -192,8 +199,7 @@ export class Operator {
         return;
       }
       validateSettings(this.settings); // startup handlers may have changed them
-      // Created after startup handlers, which may change the networking settings.
-      const client = this.options.client ?? (ownClient = this.makeClient(activityEnv));
+      const client = connect();
       if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, activityEnv);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const defaultNamespace = await client.credentialsNamespace();
@@ -268,7 +274,7 @@ export class Operator {
       if (abandoned.length) logger.warning(`${abandoned.length} object(s) were still being handled ${this.settings.queueing.exitTimeout} s after the stop began, and did not end when cancelled: they are left as they are, and their handlers run again when the objects are next processed.`);
       await admissionDone?.catch(() => undefined); // its failure, if any, is what stopped the operator
       await poster?.close();
-      await this.cleanUp(cleanups, logger);
+      await this.cleanUp(cleanups, activityEnv.client, logger);
       await this.endpoint?.close();
       ownClient?.close();
     }
@@ -328,12 +334,12 @@ export class Operator {
    * Runs the cleanup handlers. They are not guaranteed to finish (as in Kopf), but they must not
    * hold the exit forever: past the limit they are cancelled, and then left if they do not end.
    */
-  private async cleanUp(cleanups: readonly ActivityHandler[], logger: Logger): Promise<void> {
+  private async cleanUp(cleanups: readonly ActivityHandler[], client: ResourceClient, logger: Logger): Promise<void> {
     const limit = this.settings.process.ultimateExitingTimeout;
     const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
     let ended = false;
     const indices = this.indexers.indices;
-    const env = { settings: this.settings, logger: this.logger, memo: this.memo, signal, indices };
+    const env = { settings: this.settings, logger: this.logger, memo: this.memo, client, signal, indices };
     const cleanup = runActivity(cleanups, 'cleanup', env)
       .catch((e: unknown) => logger.error('Cleanup failed.', e))
       .finally(() => { ended = true; });

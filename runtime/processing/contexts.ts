@@ -3,6 +3,7 @@
  * context (so `info(body, …)` and friends find the right event queue).
  */
 import type { KubeObject } from '../structs/resources.ts';
+import { resourceClientOf } from '../kube/index.ts';
 import { reduceDiff, resolveField, type Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
 import type { Logger } from '../logging/index.ts';
@@ -25,12 +26,13 @@ const NO_INDICES = new OperatorIndexers([]).indices;
 /** The part of the context every resource handler and filter gets. */
 export function objectContext(body: KubeObject, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor): ResourceContext<KubeObject> {
   const indices = proc.indices ?? NO_INDICES;
-  const parts = { resource: proc.resource, patch, logger, memo: memory.memo, signal: proc.cancelled, indices };
+  const client = resourceClientOf(proc.client);
+  const parts = { resource: proc.resource, patch, logger, memo: memory.memo, client, signal: proc.cancelled, indices };
   return bodyContext(body, parts);
 }
 
 type BodyContextParts =
-  Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'signal' | 'indices'>;
+  Pick<ResourceContext<KubeObject>, 'resource' | 'patch' | 'logger' | 'memo' | 'client' | 'signal' | 'indices'>;
 
 /** The same, for handlers that are not run by a resource's processing (admission handlers). */
 export function bodyContext(body: KubeObject, parts: BodyContextParts): ResourceContext<KubeObject> {

@@ -8,7 +8,7 @@ import type { Patch } from '../structs/patches.ts';
 import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
-import type { ConnectionInfo } from '../kube/index.ts';
+import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
 import type { SubhandlerOptions } from './handlers.ts';
 import type { Indices } from '../indexing/indices.ts';
 
@@ -42,6 +42,12 @@ export interface ResourceContext<T extends KubeObject> {
   patch: Patch<T>;
   logger: Logger;
   memo: Memo;
+  /**
+   * The operator's API client, for other objects than this one (children, built-ins): typed `get`,
+   * `list`, `create`, `replace`, `patch`, `patchStatus`, `delete` for any descriptor. The handled
+   * object itself is changed through `patch`, which is applied with the handler's progress.
+   */
+  client: ResourceClient;
   /**
    * Aborted when the operator stops and this handler is still running `queueing.exitTimeout`
    * seconds later; Kopf cancels its handlers' tasks then. Pass it on to what the handler awaits
@@ -141,6 +147,11 @@ export interface ActivityContext {
   settings: OperatorSettings;
   logger: Logger;
   memo: Memo;
+  /**
+   * The operator's API client (see `ResourceContext.client`). In startup handlers, the first call
+   * connects it with the networking settings as they are then.
+   */
+  client: ResourceClient;
   retry: number;
   started: Date;
   runtime: number;

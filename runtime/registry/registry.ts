@@ -18,6 +18,7 @@ import { childId, handlerId, RegistrationError } from './ids.ts';
 import {
   webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
 } from './webhooks.ts';
+import { declaredPermission, type DeclaredPermission, type PermissionOptions, type RbacVerb } from './permissions.ts';
 
 type Keys<F> = keyof F & string;
 
@@ -77,6 +78,8 @@ export class OperatorRegistry {
   readonly activityHandlers: ActivityHandler[] = [];
   /** Admission handlers, in registration order (the order they run in for one review). */
   readonly webhookHandlers: WebhookHandler[] = [];
+  /** What the handlers' own API calls need, as declared with `requires()`, for `kopf rbac`. */
+  readonly permissions: DeclaredPermission[] = [];
   readonly on: On;
 
   constructor() {
@@ -105,6 +108,14 @@ export class OperatorRegistry {
       login: (fn: LoginFn, options: ActivityOptions = {}) => this.addActivity('authentication', fn, options, 'on.login'),
       probe: (fn: ProbeFn, options: ActivityOptions = {}) => this.addActivity('probe', fn, options),
     } as On;
+  }
+
+  /**
+   * Declares that the handlers call the API on a resource with these verbs (through the `client`
+   * in their context), so that `kopf rbac` grants it: `requires(builtins.ConfigMaps, ['create', 'get'])`.
+   */
+  requires(resource: ResourceRef, verbs: readonly RbacVerb[], options?: PermissionOptions): void {
+    this.permissions.push(declaredPermission(resource, verbs, options));
   }
 
   /** Resources any handler refers to, in registration order, without repeats. */
@@ -310,6 +321,13 @@ export function describe(resource: ResourceRef): string {
   return typeof resource === 'string' ? `'${resource}'` : `${resource.plural}.${resource.group || 'core'}/${resource.version}`;
 }
 
-let defaultRegistry = new OperatorRegistry();
-export function getDefaultRegistry(): OperatorRegistry { return defaultRegistry; }
-export function setDefaultRegistry(registry: OperatorRegistry): void { defaultRegistry = registry; }
+/**
+ * The default registry is kept on `globalThis` under a registered symbol, not in this module: an
+ * operator's files may import another copy of `kopf` than the one that runs them (a global `kopf`
+ * command, a linked workspace, a nested `node_modules`), and their handlers must land where
+ * `kopf run` looks for them.
+ */
+const DEFAULT_REGISTRY = Symbol.for('kopf.default-registry');
+const shared = globalThis as { [DEFAULT_REGISTRY]?: OperatorRegistry };
+export function getDefaultRegistry(): OperatorRegistry { return shared[DEFAULT_REGISTRY] ??= new OperatorRegistry(); }
+export function setDefaultRegistry(registry: OperatorRegistry): void { shared[DEFAULT_REGISTRY] = registry; }

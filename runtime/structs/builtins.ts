@@ -1,28 +1,133 @@
-import type { KubeObject, ObjectMeta, ResourceDescriptor } from './resources.ts';
+/**
+ * Descriptors for the built-in kinds an operator most often serves or creates, typed with the
+ * models of `@kubernetes/client-node`. The models are imported as types only: they cost nothing
+ * at run time (the published JavaScript has no import of client-node here, and an operator never
+ * loads client-node's API models through this module).
+ *
+ *   on.create(builtins.Pods, async function pod_seen({ spec }) { … spec.containers … });
+ *   await client.create(builtins.ConfigMaps, { metadata: { name, namespace }, data: { … } });
+ */
+import type {
+  CoreV1Event, V1ClusterRole, V1ClusterRoleBinding, V1ConfigMap, V1CronJob, V1CustomResourceDefinition, V1DaemonSet,
+  V1Deployment, V1HorizontalPodAutoscaler, V1Ingress, V1Job, V1Lease, V1Namespace, V1NetworkPolicy, V1Node,
+  V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1PodDisruptionBudget, V1ReplicaSet, V1Role, V1RoleBinding,
+  V1Secret, V1Service, V1ServiceAccount, V1StatefulSet, V1StorageClass,
+} from '@kubernetes/client-node';
+import type { ResourceDescriptor } from './resources.ts';
 
-/** Descriptors for the built-in kinds an operator most often serves or creates. */
+/**
+ * A client-node model as it is on the wire, and so in this runtime: client-node turns date-times
+ * into `Date` objects when it deserialises; here they stay the strings the API server sent.
+ */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Wire<U>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
 
-export interface Namespace extends KubeObject { metadata?: ObjectMeta; spec?: { finalizers?: string[] }; status?: { phase?: string } }
-export interface ConfigMap extends KubeObject { data?: { [key: string]: string }; binaryData?: { [key: string]: string } }
-export interface Secret extends KubeObject { type?: string; data?: { [key: string]: string }; stringData?: { [key: string]: string } }
-export interface Pod extends KubeObject { spec?: { [key: string]: unknown }; status?: { phase?: string; [key: string]: unknown } }
-export interface Event extends KubeObject {
-  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
-  reason?: string; message?: string; type?: string; source?: { component?: string; host?: string };
-  firstTimestamp?: string; lastTimestamp?: string; eventTime?: string | null; count?: number;
-  reportingComponent?: string; reportingInstance?: string; action?: string;
+export type Pod = Wire<V1Pod>;
+export type Service = Wire<V1Service>;
+export type ConfigMap = Wire<V1ConfigMap>;
+export type Secret = Wire<V1Secret>;
+export type ServiceAccount = Wire<V1ServiceAccount>;
+export type PersistentVolumeClaim = Wire<V1PersistentVolumeClaim>;
+export type PersistentVolume = Wire<V1PersistentVolume>;
+export type Namespace = Wire<V1Namespace>;
+export type Node = Wire<V1Node>;
+/** A core `v1` Event: what `event()`, `info()`, `warn()` and `exception()` post. */
+export type Event = Wire<CoreV1Event>;
+export type Deployment = Wire<V1Deployment>;
+export type StatefulSet = Wire<V1StatefulSet>;
+export type DaemonSet = Wire<V1DaemonSet>;
+export type ReplicaSet = Wire<V1ReplicaSet>;
+export type Job = Wire<V1Job>;
+export type CronJob = Wire<V1CronJob>;
+export type Role = Wire<V1Role>;
+export type RoleBinding = Wire<V1RoleBinding>;
+export type ClusterRole = Wire<V1ClusterRole>;
+export type ClusterRoleBinding = Wire<V1ClusterRoleBinding>;
+export type Ingress = Wire<V1Ingress>;
+export type NetworkPolicy = Wire<V1NetworkPolicy>;
+export type Lease = Wire<V1Lease>;
+export type HorizontalPodAutoscaler = Wire<V1HorizontalPodAutoscaler>;
+export type PodDisruptionBudget = Wire<V1PodDisruptionBudget>;
+export type StorageClass = Wire<V1StorageClass>;
+export type CustomResourceDefinition = Wire<V1CustomResourceDefinition>;
+
+type Scope = ResourceDescriptor['scope'];
+type Extra = Pick<ResourceDescriptor, 'shortNames' | 'subresources'>;
+
+/** A descriptor of a built-in kind: `group` is `''` for the core group. */
+function builtin(group: string, version: string, plural: string, kind: string, scope: Scope, extra: Extra = {}) {
+  return { group, version, plural, singular: kind.toLowerCase(), kind, scope, ...extra } as const;
 }
-export interface CustomResourceDefinition extends KubeObject { spec?: { [key: string]: unknown }; status?: { conditions?: { type: string; status: string }[]; [key: string]: unknown } }
 
-const core = (plural: string, kind: string, scope: 'Namespaced' | 'Cluster', extra: Partial<ResourceDescriptor> = {}) =>
-  ({ group: '', version: 'v1', plural, singular: kind.toLowerCase(), kind, scope, ...extra }) as const;
+const STATUS = ['status'];
+const SCALABLE = ['status', 'scale'];
 
-export const Namespaces: ResourceDescriptor<Namespace> = core('namespaces', 'Namespace', 'Cluster', { shortNames: ['ns'], subresources: ['status', 'finalize'] });
-export const ConfigMaps: ResourceDescriptor<ConfigMap> = core('configmaps', 'ConfigMap', 'Namespaced', { shortNames: ['cm'] });
-export const Secrets: ResourceDescriptor<Secret> = core('secrets', 'Secret', 'Namespaced');
-export const Pods: ResourceDescriptor<Pod> = core('pods', 'Pod', 'Namespaced', { shortNames: ['po'], subresources: ['status'] });
-export const Events: ResourceDescriptor<Event> = core('events', 'Event', 'Namespaced', { shortNames: ['ev'] });
-export const CustomResourceDefinitions: ResourceDescriptor<CustomResourceDefinition> = {
-  group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', singular: 'customresourcedefinition',
-  kind: 'CustomResourceDefinition', scope: 'Cluster', shortNames: ['crd', 'crds'], subresources: ['status'],
-};
+// Core (`v1`).
+export const Pods: ResourceDescriptor<Pod> = builtin(
+  '', 'v1', 'pods', 'Pod', 'Namespaced', { shortNames: ['po'], subresources: STATUS });
+export const Services: ResourceDescriptor<Service> = builtin(
+  '', 'v1', 'services', 'Service', 'Namespaced', { shortNames: ['svc'], subresources: STATUS });
+export const ConfigMaps: ResourceDescriptor<ConfigMap> = builtin(
+  '', 'v1', 'configmaps', 'ConfigMap', 'Namespaced', { shortNames: ['cm'] });
+export const Secrets: ResourceDescriptor<Secret> = builtin('', 'v1', 'secrets', 'Secret', 'Namespaced');
+export const ServiceAccounts: ResourceDescriptor<ServiceAccount> = builtin(
+  '', 'v1', 'serviceaccounts', 'ServiceAccount', 'Namespaced', { shortNames: ['sa'] });
+export const PersistentVolumeClaims: ResourceDescriptor<PersistentVolumeClaim> = builtin(
+  '', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', 'Namespaced',
+  { shortNames: ['pvc'], subresources: STATUS });
+export const PersistentVolumes: ResourceDescriptor<PersistentVolume> = builtin(
+  '', 'v1', 'persistentvolumes', 'PersistentVolume', 'Cluster', { shortNames: ['pv'], subresources: STATUS });
+export const Namespaces: ResourceDescriptor<Namespace> = builtin(
+  '', 'v1', 'namespaces', 'Namespace', 'Cluster', { shortNames: ['ns'], subresources: ['status', 'finalize'] });
+export const Nodes: ResourceDescriptor<Node> = builtin(
+  '', 'v1', 'nodes', 'Node', 'Cluster', { shortNames: ['no'], subresources: STATUS });
+export const Events: ResourceDescriptor<Event> = builtin(
+  '', 'v1', 'events', 'Event', 'Namespaced', { shortNames: ['ev'] });
+
+// Workloads.
+export const Deployments: ResourceDescriptor<Deployment> = builtin(
+  'apps', 'v1', 'deployments', 'Deployment', 'Namespaced', { shortNames: ['deploy'], subresources: SCALABLE });
+export const StatefulSets: ResourceDescriptor<StatefulSet> = builtin(
+  'apps', 'v1', 'statefulsets', 'StatefulSet', 'Namespaced', { shortNames: ['sts'], subresources: SCALABLE });
+export const DaemonSets: ResourceDescriptor<DaemonSet> = builtin(
+  'apps', 'v1', 'daemonsets', 'DaemonSet', 'Namespaced', { shortNames: ['ds'], subresources: STATUS });
+export const ReplicaSets: ResourceDescriptor<ReplicaSet> = builtin(
+  'apps', 'v1', 'replicasets', 'ReplicaSet', 'Namespaced', { shortNames: ['rs'], subresources: SCALABLE });
+export const Jobs: ResourceDescriptor<Job> = builtin(
+  'batch', 'v1', 'jobs', 'Job', 'Namespaced', { subresources: STATUS });
+export const CronJobs: ResourceDescriptor<CronJob> = builtin(
+  'batch', 'v1', 'cronjobs', 'CronJob', 'Namespaced', { shortNames: ['cj'], subresources: STATUS });
+export const HorizontalPodAutoscalers: ResourceDescriptor<HorizontalPodAutoscaler> = builtin(
+  'autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', 'Namespaced',
+  { shortNames: ['hpa'], subresources: STATUS });
+export const PodDisruptionBudgets: ResourceDescriptor<PodDisruptionBudget> = builtin(
+  'policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', 'Namespaced',
+  { shortNames: ['pdb'], subresources: STATUS });
+
+// Access control.
+const RBAC = 'rbac.authorization.k8s.io';
+export const Roles: ResourceDescriptor<Role> = builtin(RBAC, 'v1', 'roles', 'Role', 'Namespaced');
+export const RoleBindings: ResourceDescriptor<RoleBinding> = builtin(
+  RBAC, 'v1', 'rolebindings', 'RoleBinding', 'Namespaced');
+export const ClusterRoles: ResourceDescriptor<ClusterRole> = builtin(
+  RBAC, 'v1', 'clusterroles', 'ClusterRole', 'Cluster');
+export const ClusterRoleBindings: ResourceDescriptor<ClusterRoleBinding> = builtin(
+  RBAC, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', 'Cluster');
+
+// Networking, storage, coordination, extensions.
+export const Ingresses: ResourceDescriptor<Ingress> = builtin(
+  'networking.k8s.io', 'v1', 'ingresses', 'Ingress', 'Namespaced', { shortNames: ['ing'], subresources: STATUS });
+export const NetworkPolicies: ResourceDescriptor<NetworkPolicy> = builtin(
+  'networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', 'Namespaced', { shortNames: ['netpol'] });
+export const StorageClasses: ResourceDescriptor<StorageClass> = builtin(
+  'storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', 'Cluster', { shortNames: ['sc'] });
+export const Leases: ResourceDescriptor<Lease> = builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', 'Namespaced');
+export const CustomResourceDefinitions: ResourceDescriptor<CustomResourceDefinition> = builtin(
+  'apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', 'Cluster',
+  { shortNames: ['crd', 'crds'], subresources: STATUS },
+);

@@ -70,7 +70,12 @@ export interface RunningOperator {
    * the status. Rejects after `timeout` ms (30 s), or when the process exits first.
    */
   waitForObject<T extends KubeObject>(resource: ResourceDescriptor<T, FieldMap>, ref: { namespace?: string | null; name: string }, predicate: (object: T | null) => boolean, options?: { timeout?: number }): Promise<T | null>;
-  /** SIGTERM (or `signal`), then SIGKILL after `timeout` ms (10 s); resolves when it has exited. */
+  /**
+   * SIGTERM (or `signal`), then SIGKILL after `timeout` ms (10 s); resolves when it has exited. Its
+   * own deadline: if the process has not ended `timeout` ms after the SIGKILL either, it rejects
+   * saying so; if it has ended but a process it started still holds its output open, it resolves
+   * with the output so far.
+   */
   stop(options?: { signal?: NodeJS.Signals; timeout?: number }): Promise<OperatorExit>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -101,6 +106,9 @@ class OperatorProcess implements RunningOperator {
   private readonly echo: boolean;
   private readonly waiters = new Set<() => void>();
   private exit: OperatorExit | null = null;
+  /** How the process ended (its 'exit'), which may come long before its output ends ('close'). */
+  private ended: { exitCode: number | null; signal: NodeJS.Signals | null } | null = null;
+  private finish!: (exitCode: number | null, signal: NodeJS.Signals | null) => void;
   private readonly killOnExit = (): void => { this.child.kill('SIGKILL'); };
   private readonly kubeconfigPath: string | undefined;
   /** The client of `waitForObject`, made on first use and closed when the process exits. */
@@ -122,8 +130,9 @@ class OperatorProcess implements RunningOperator {
       });
     }
     process.once('exit', this.killOnExit);
+    child.once('exit', (exitCode, signal) => { this.ended = { exitCode, signal }; });
     this.exited = new Promise((resolve) => {
-      const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
+      const finish = this.finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exit) return;
         process.off('exit', this.killOnExit);
         this.append([partial.stdout, partial.stderr].filter(Boolean));
@@ -187,10 +196,22 @@ class OperatorProcess implements RunningOperator {
         this.append([`runOperator: no exit ${timeout} ms after ${signal}; killing it`]);
         this.child.kill('SIGKILL');
       }, timeout);
-      await this.exited;
+      const late = new Promise<'late'>((resolve) => setTimeout(resolve, 2 * timeout, 'late').unref());
+      const outcome = await Promise.race([this.exited, late]);
       clearTimeout(timer);
+      if (outcome === 'late') this.giveUp(timeout);
     }
     return this.exited;
+  }
+
+  /** The stop's deadline has passed: settle with what is known, or say what hangs. */
+  private giveUp(timeout: number): void {
+    if (this.exit) return;
+    if (!this.ended) {
+      throw new Error(`The operator (${this.command.join(' ')}, pid ${this.pid}) did not exit within ${timeout} ms after SIGKILL.`);
+    }
+    this.append([`runOperator: the operator exited, but its output was still open ${timeout} ms after: a process it started holds it; not waiting for that`]);
+    this.finish(this.ended.exitCode, this.ended.signal);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -114,3 +114,24 @@ test('progress is shown on large inputs', () => {
   assert.equal(run.code, 0);
   assert.match(run.stderr, /kopf-gen: reading CRD files \(61, 0\.\d MB of CRDs\)\nkopf-gen: parsing and checking CRDs/);
 });
+
+test('input without a CRD: a warning, exit 1 and nothing written, unless --allow-empty', () => {
+  writeFileSync(join(dir, 'crds', 'things.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n');
+  const refused = kopfGen();
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /kopf-gen: warning: no CustomResourceDefinition in crds\/ \(1 document of other kinds skipped\); nothing written/);
+  assert.ok(!existsSync(join(dir, 'src')), 'nothing is written');
+  const allowed = kopfGen('--allow-empty');
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stdout, /wrote src\/generated \(2 files for 0 CRDs\)/);
+});
+
+test('stubs added to an existing handler file are named, one line each', () => {
+  assert.equal(kopfGen().code, 0);
+  const file = join(dir, 'src/handlers/test.kopf.dev/things.ts');
+  writeFileSync(file, read('src/handlers/test.kopf.dev/things.ts').replace(/\non\.update\([^]*?\n\}\);\n/, '\n'));
+  const again = kopfGen();
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /handler files: 0 created, 1 extended, 0 unchanged\n/);
+  assert.match(again.stdout, /^kopf-gen: added to src\/handlers\/test\.kopf\.dev\/things\.ts: on\.update\(Thing, updateThing\)$/m);
+});

@@ -1,4 +1,4 @@
-/** The README's main job (`npm start`): the 01-minimal example on an embedded control plane. */
+/** `kopf demo`: an example on an embedded control plane, shown and stopped (the repository's `npm start` runs it on a new project). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -6,42 +6,17 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { ROOT, buildAndPack, cachedNode, ok, run, type Run } from './packages.ts';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const FLOOR_VERSION = '22.19.0';
-const FLOOR_DIR = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kopf', `node-${FLOOR_VERSION}`);
-const FLOOR = join(FLOOR_DIR, 'node_modules', 'node', 'bin', 'node');
-const NODES = [['floor', FLOOR], ['development', process.execPath]] as const;
+/** Older than the floor, and without `import.meta.main` (which came in 22.18). */
+const OLD_VERSION = '20.19.5';
 const NO_STRIPPING = '--no-experimental-strip-types';
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-
-interface Run { status: number | null; stdout: string; stderr: string }
-
-/** Runs a command to its end; npm runs on the development Node, not on whatever `node` is first on PATH. */
-function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  // `npm test` passes npm_config_* settings of the repository's workspace down: not the project's.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-  const env = { ...inherited, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...options.env };
-  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-  return new Promise((resolvePromise, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => resolvePromise({ status, stdout, stderr }));
-  });
-}
-
-async function ok(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  const result = await run(command, args, options);
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
+const COMMANDS = ['kopf', 'kopf-gen', 'create-kopf-operator'];
 
 const temp = mkdtempSync(join(tmpdir(), 'kopf-pack-'));
 const project = join(temp, 'project');
@@ -87,8 +62,16 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** Plain JavaScript: which modules of client-node importing kopf loads (none: its models are types only). */
+const MODULES = `import { registerHooks } from 'node:module';
+const seen = [];
+registerHooks({ resolve(specifier, context, next) { const resolved = next(specifier, context); seen.push(resolved.url); return resolved; } });
+const kopf = await import('kopf');
+console.log(JSON.stringify({ pods: kopf.builtins.Pods.plural, clientNode: seen.filter((url) => url.includes('/@kubernetes/client-node/')) }));
+`;
+
 /** TypeScript against the installed declarations and the generated modules; misuse must not compile. */
-const CONSUMER = `import { on, operator, TemporaryError, type KubeObject } from 'kopf';
+const CONSUMER = `import { adopt, builtins, on, operator, TemporaryError, type KubeObject } from 'kopf';
 import { startControlPlane, type ControlPlane } from 'kopf/testing';
 import { generate, type GenerateResult } from 'kopf-gen';
 import { Widget } from './src/generated/index.ts';
@@ -108,6 +91,14 @@ on.field(Widget, async function replicas_fn({ new: value }) {
 }, { field: 'spec.replicas' });
 // @ts-expect-error: not a field of Widget
 on.field(Widget, async function nosuch_fn() {}, { field: 'spec.nosuch' });
+on.create(Widget, async function child_fn({ body, client, namespace }) {
+  const child = adopt({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data: { image: body.spec?.image ?? '' } }, body);
+  const created: builtins.ConfigMap = await client.create(builtins.ConfigMaps, child);
+  // @ts-expect-error: a ConfigMap's data holds strings
+  await client.patch(builtins.ConfigMaps, child.metadata.name, { data: { image: 1 } }, { namespace });
+  const started: string | undefined = (await client.get(builtins.Pods, 'p', { namespace })).status?.startTime;
+  return { child: created.metadata?.name, started };
+});
 
 export async function embedded(objects: KubeObject[]): Promise<string> {
   const cp: ControlPlane = await startControlPlane();
@@ -120,32 +111,38 @@ export async function embedded(objects: KubeObject[]): Promise<string> {
 }
 `;
 
+let floor = '';
+let old = '';
+
 before(async () => {
-  if (!existsSync(FLOOR)) {
-    mkdirSync(FLOOR_DIR, { recursive: true });
-    await ok('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', FLOOR_DIR, `node@${FLOOR_VERSION}`]);
-  }
-  const builds = ['runtime', 'generator'].map((name) =>
-    ok(process.execPath, [join(ROOT, 'scripts', 'build-package.ts'), name, '--out', join(temp, name)], { cwd: ROOT }));
-  await Promise.all(builds);
-  const packed = await ok('npm', ['pack', '--json', '--pack-destination', temp, join(temp, 'runtime'), join(temp, 'generator')], { cwd: temp });
-  const tarballs = (JSON.parse(packed.stdout) as { filename: string }[]).map((entry) => join(temp, entry.filename));
+  [floor, old] = await Promise.all([cachedNode(FLOOR_VERSION), cachedNode(OLD_VERSION)]);
+  const tarballs = await buildAndPack(temp, ['runtime', 'generator', 'create']);
   mkdirSync(join(project, 'crds'), { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   await ok('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: project });
   writeFileSync(join(project, 'crds', 'widget.yaml'), WIDGET_CRD);
   writeFileSync(join(project, 'op.mjs'), OPERATOR);
   writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+  writeFileSync(join(project, 'modules.mjs'), MODULES);
   // The consumer type-checks the generated modules and stubs too: made here, examined by a test below.
-  generation = await run(FLOOR, [NO_STRIPPING, bin('kopf-gen'), 'crds/'], { cwd: project });
+  generation = await run(floor, [NO_STRIPPING, bin('kopf-gen'), 'crds/'], { cwd: project });
 });
 
 after(() => {
   rmSync(temp, { recursive: true, force: true });
 });
 
+test('every command refuses a Node older than the floor with a message and exit 1', async () => {
+  for (const command of COMMANDS) {
+    const result = await run(old, [bin(command), '--help'], { cwd: project });
+    assert.equal(result.status, 1, `${command} --help on Node ${OLD_VERSION}:\n${result.stdout}\n${result.stderr}`);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, `${command}: Node 22.19 or newer is required; this is Node ${OLD_VERSION} (${old}).\n`);
+  }
+});
+
 test('the packages hold compiled code and a manifest for it, no sources or scripts', () => {
-  for (const name of ['kopf', 'kopf-gen']) {
+  for (const name of COMMANDS) {
     const dir = join(project, 'node_modules', name);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(manifest.scripts, undefined);
@@ -162,29 +159,46 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
   assert.deepEqual(asRecord(kopf.exports)['./testing'], { types: './testing.d.ts', default: './testing.js' });
   assert.deepEqual(Object.keys(asRecord(kopf.dependencies)).sort(), ['@kubernetes/client-node', '@noble/hashes', 'yaml']);
   assert.ok(!existsSync(join(project, 'node_modules', 'kopf', 'node_modules')));
+  const create = join(project, 'node_modules', 'create-kopf-operator');
+  const templates = join(create, 'templates', 'project');
+  assert.ok(existsSync(join(templates, 'src', 'handlers', 'handlers.ts.hbs')), 'the project templates are packed');
+  assert.ok(existsSync(join(templates, 'gitignore.hbs')), 'the .gitignore template is packed under a name npm keeps');
 });
 
-for (const [which, node] of NODES) {
+for (const which of ['floor', 'development'] as const) {
+  const nodeOf = (): string => (which === 'floor' ? floor : process.execPath);
   test(`the commands run from node_modules/.bin as JavaScript on the ${which} Node`, async () => {
+    const node = nodeOf();
     // Through the shebang, as a shell runs them, with this Node first on PATH.
     const env = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_OPTIONS: NO_STRIPPING };
     const kopf = await ok(bin('kopf'), ['--help'], { cwd: project, env });
-    for (const command of ['run', 'control-plane', 'demo']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['run', 'control-plane', 'demo', 'rbac']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
     const runHelp = await ok(node, [NO_STRIPPING, bin('kopf'), 'run', '--help'], { cwd: project });
     assert.match(runHelp.stdout, /^Usage: kopf run /);
     const gen = await ok(bin('kopf-gen'), ['--help'], { cwd: project, env });
     assert.match(gen.stdout, /^Usage: kopf-gen /);
     const version = await ok(node, [NO_STRIPPING, bin('kopf-gen'), '--version'], { cwd: project });
     assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'generator', 'package.json'), 'utf8')).version);
+    const create = await ok(bin('create-kopf-operator'), ['--help'], { cwd: project, env });
+    assert.match(create.stdout, /^Usage: create-kopf-operator /);
   });
 
   test(`an operator file in plain JavaScript imports kopf and kopf/testing on the ${which} Node`, async () => {
+    const node = nodeOf();
     const result = await ok(node, [NO_STRIPPING, 'op.mjs'], { cwd: project, env: { KOPF_TEST_ECHO: '0' } });
     assert.deepEqual(JSON.parse(result.stdout), {
       handlers: 1, operator: 'function', startControlPlane: 'function', cliExit: 0, cliUsage: 'Usage: kopf run [options] [files…]',
     });
   });
 }
+
+test('the built-in descriptors are typed with client-node\'s models at no cost at run time', async () => {
+  const structs = join(project, 'node_modules', 'kopf', 'structs');
+  assert.doesNotMatch(readFileSync(join(structs, 'builtins.js'), 'utf8'), /client-node/, 'the compiled module imports nothing of client-node');
+  assert.match(readFileSync(join(structs, 'builtins.d.ts'), 'utf8'), /import type \{[^}]*V1Pod[^}]*\} from '@kubernetes\/client-node'/);
+  const result = await ok(process.execPath, [NO_STRIPPING, 'modules.mjs'], { cwd: project });
+  assert.deepEqual(JSON.parse(result.stdout), { pods: 'pods', clientNode: [] }, 'importing kopf loads no module of client-node');
+});
 
 test('kopf-gen writes modules and handler stubs from its templates, and finds them fresh', async () => {
   const written = generation;

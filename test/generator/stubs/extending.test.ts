@@ -106,6 +106,38 @@ test('a declined stub is not added back', (t) => {
   assert.equal(text, original);
 });
 
+test('a directive inside a JSDoc block, or a block comment of its own, declines stubs too', (t) => {
+  const original = [
+    "import { on } from 'kopf';",
+    "import { Certificate } from '../../generated/cert-manager.io/v1.ts';",
+    '',
+    '/**',
+    ' * Certificates are issued once; changes are for humans.',
+    ' * kopf-gen: skip update',
+    ' */',
+    '/* kopf-gen: skip delete */',
+    'on.create(Certificate, async function issue() {});',
+    '',
+  ].join('\n');
+  const { report, text } = extendOnce(original, t);
+  assert.deepEqual(report.extended, []);
+  assert.equal(text, original);
+});
+
+test('a directive that is only mentioned in prose declines nothing', (t) => {
+  const original = [
+    "import { on } from 'kopf';",
+    "import { Certificate } from '../../generated/cert-manager.io/v1.ts';",
+    '',
+    '/** Leave a comment such as `// kopf-gen: skip delete` to decline a stub. */',
+    'on.create(Certificate, async function issue() {});',
+    'on.update(Certificate, async function reissue() {});',
+    '',
+  ].join('\n');
+  const { report } = extendOnce(original, t);
+  assert.deepEqual(report.extended[0].added, ['on.delete(Certificate, deleteCertificate)']);
+});
+
 test('a function already named like a stub counts as that stub, however it is registered', (t) => {
   const original = [
     "import { on } from 'kopf';",

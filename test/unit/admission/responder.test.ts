@@ -15,6 +15,7 @@ import type { ReviewResponse } from '../../../runtime/admission/responses.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
 import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { clientOf } from '../kube/fake-server.ts';
 
 const OBJECT = {
   apiVersion: 'kopf.dev/v1', kind: 'KopfExample',
@@ -39,7 +40,8 @@ function responder(registry: OperatorRegistry, memo: Record<string, unknown> = {
   const webhooks = registry.webhookHandlers.map((handler) => ({ handler, resource: KopfExample }));
   const indices = new OperatorIndexers([]).indices;
   const cancelled = new AbortController().signal;
-  const respond = admissionResponder({ webhooks, settings, poster, logger, memo, cancelled, indices });
+  const client = clientOf({ url: 'http://127.0.0.1:9' }); // handed to the handlers; these never call it
+  const respond = admissionResponder({ webhooks, client, settings, poster, logger, memo, cancelled, indices });
   const send = (body: unknown, webhook?: string, headers: Record<string, string> = {}): Promise<WebhookReply> =>
     respond({ body: typeof body === 'string' ? body : JSON.stringify(body), webhook, headers, sslpeer: {} });
   const review = async (body: unknown, webhook?: string): Promise<ReviewResponse['response']> => {

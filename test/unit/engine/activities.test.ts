@@ -5,11 +5,13 @@ import { runActivity } from '../../../runtime/activities/activities.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { ResourceClient } from '../../../runtime/kube/index.ts';
 
 function env(signal: AbortSignal) {
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
-  return { env: { settings: defaultSettings(), logger, memo: {}, signal }, messages: () => capture.messages() };
+  const client = new ResourceClient(() => { throw new Error('no API in these tests'); });
+  return { env: { settings: defaultSettings(), logger, memo: {}, client, signal }, messages: () => capture.messages() };
 }
 
 test('an activity gets the signal that ends it; failing once it is aborted, it is cancelled and the rest do not run', async () => {

@@ -10,6 +10,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { WatchFreshness } from '../../../runtime/kube/index.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { ResourceClient } from '../../../runtime/kube/index.ts';
 
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
 
@@ -28,7 +29,8 @@ test('the probes\' results are served by handler id, as JSON; collected once for
   registry.on.probe(function tasks_count() { calls++; return 3; });
   registry.on.probe(async function monitored_objects({ memo }) { return { default: [memo['name']] }; });
   registry.on.probe(function nothing() { return undefined; });
-  const env = { settings: defaultSettings(), logger, memo: { name: 'kopf-example-1' }, signal: new AbortController().signal };
+  const client = new ResourceClient(() => { throw new Error('no API in this test'); });
+  const env = { settings: defaultSettings(), logger, memo: { name: 'kopf-example-1' }, client, signal: new AbortController().signal };
   const source = { probe: () => runActivity(registry.activityHandlers, 'probe', env), problem: () => null };
   await withEndpoint(source, async (url) => {
     const response = await fetch(url);

@@ -124,3 +124,19 @@ test('the operator dies with the process that started it, even on SIGKILL', asyn
 function alive(pid: number): boolean {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
+
+test('stopping has a deadline of its own: an operator that exited while a process it started holds its output is not waited for', { timeout: 60_000 }, async (t) => {
+  // The grandchild inherits the output pipes and outlives the operator, as a leaked helper would.
+  const op = runOperator({ command: script(`
+    process.on('SIGTERM', () => process.exit(0));
+    const helper = require('node:child_process').spawn('sleep', ['600'], { stdio: 'inherit' });
+    console.log('helper ' + helper.pid);
+    setInterval(() => {}, 1000);
+  `) });
+  const pid = Number((await op.waitFor(/^helper \d+$/)).split(' ')[1]);
+  t.after(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ } });
+  const exit = await op.stop({ timeout: 300 });
+  // Ended by its SIGTERM handler, or by the SIGKILL if that was slow on a busy machine: either way, it is settled.
+  assert.ok(exit.exitCode === 0 || exit.signal === 'SIGKILL', JSON.stringify(exit));
+  assert.match(exit.output, /the operator exited, but its output was still open 300 ms after: a process it started holds it/);
+});

@@ -10,6 +10,8 @@ export { KopfExample, type KopfExampleFields, type KopfExampleSpec, type KopfExa
 export interface WidgetSpec {
   replicas: number;
   image?: string;
+  /** The scaffold's field (create-kopf-operator), as the README's tour uses it. */
+  greeting: string;
 }
 
 export interface WidgetStatus {
@@ -30,6 +32,7 @@ export type WidgetFields = {
   'spec': WidgetSpec;
   'spec.replicas': number;
   'spec.image': string;
+  'spec.greeting': string;
   'status': WidgetStatus;
   'status.phase': 'Pending' | 'Ready';
 };

@@ -1,0 +1,64 @@
+/**
+ * The project's files, rendered from the handlebars templates in the repository's
+ * `templates/project/` (copied into the published package): one template per file, named after the
+ * file it makes, with the derived names filled in where a path depends on the resource.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import type { DependencySource } from './dependencies.ts';
+import type { ProjectOptions, ResourceNames } from './options.ts';
+import { resourceNames } from './options.ts';
+
+const TEMPLATES = fileURLToPath(new URL('../../templates/project/', import.meta.url));
+
+/** Template (relative to templates/project/, without `.hbs`) → the file it makes in the project. */
+function fileMap(names: ResourceNames): [string, string][] {
+  return [
+    ['package.json', 'package.json'],
+    ['tsconfig.json', 'tsconfig.json'],
+    ['tsconfig.build.json', 'tsconfig.build.json'],
+    // npm leaves `.gitignore` out of packages, so the templates carry it without the dot.
+    ['gitignore', '.gitignore'],
+    ['dockerignore', '.dockerignore'],
+    ['README.md', 'README.md'],
+    ['Dockerfile', 'Dockerfile'],
+    ['crds/crd.yaml', `crds/${names.plural}.yaml`],
+    ['samples/sample.yaml', `samples/${names.singular}.yaml`],
+    ['src/operator.ts', 'src/operator.ts'],
+    ['src/handlers/handlers.ts', `src/handlers/${names.group}/${names.plural}.ts`],
+    ['test/operator.test.ts', `test/${names.singular}.test.ts`],
+    ['deploy/namespace.yaml', 'deploy/namespace.yaml'],
+    ['deploy/rbac.yaml', 'deploy/rbac.yaml'],
+    ['deploy/deployment.yaml', 'deploy/deployment.yaml'],
+  ];
+}
+
+/** Writes every file of the project; returns their paths relative to the project, in order. */
+export function renderProject(options: ProjectOptions, dependencies: DependencySource): string[] {
+  const names = resourceNames(options);
+  const context = {
+    ...names,
+    name: options.name,
+    appName: appNameOf(options.name),
+    dependencies: { kopf: dependencies.kopf, kopfGen: dependencies.kopfGen },
+    vendored: dependencies.vendored.size > 0,
+  };
+  const written: string[] = [];
+  for (const [template, target] of fileMap(names)) {
+    const source = readFileSync(join(TEMPLATES, `${template}.hbs`), 'utf8');
+    // Nothing here is HTML: values go in as they are.
+    const text = Handlebars.compile(source, { noEscape: true, strict: true })(context);
+    const path = join(options.dir, target);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    written.push(target);
+  }
+  return written;
+}
+
+/** A Kubernetes name for the operator's namespace, account and image: the package name without its scope. */
+function appNameOf(name: string): string {
+  return name.replace(/^@[^/]+\//, '').replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63) || 'operator';
+}

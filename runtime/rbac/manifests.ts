@@ -1,0 +1,79 @@
+/**
+ * The RBAC objects for an operator's needs: a ServiceAccount, and a ClusterRole with its binding
+ * when it serves the whole cluster (or namespaces by pattern, which come and go), else a Role with
+ * its binding in each namespace it serves and a ClusterRole only for what is cluster-scoped.
+ */
+import type * as builtins from '../structs/builtins.ts';
+import type { KubeObject } from '../structs/resources.ts';
+import { isGlob } from '../watching/namespaces.ts';
+import { rulesOf, type Need } from './rules.ts';
+
+export interface ManifestOptions {
+  serviceAccount: { name: string; namespace: string };
+  /** The name of the roles and bindings; the service account's by default. */
+  name?: string;
+  /** The namespaces served, as `kopf run --namespace`; cluster-wide when empty. */
+  namespaces?: readonly string[];
+}
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+
+export function rbacManifests(needs: readonly Need[], options: ManifestOptions): KubeObject[] {
+  const account = options.serviceAccount;
+  const name = options.name ?? account.name;
+  const namespaces = options.namespaces ?? [];
+  const serviceAccount: builtins.ServiceAccount = {
+    apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account.name, namespace: account.namespace },
+  };
+  const free = needs.filter((need) => need.namespace === undefined);
+  const clusterWideMode = !namespaces.length || namespaces.some(isGlob);
+  const clusterNeeds = clusterWideMode ? free : free.filter((need) => need.clusterScoped === true);
+  const perNamespace = new Map<string, Need[]>();
+  if (!clusterWideMode) {
+    for (const namespace of namespaces) perNamespace.set(namespace, free.filter((need) => need.clusterScoped !== true));
+    // Events about cluster-scoped objects go to the namespace of the operator's credentials.
+    const servesClusterScoped = needs.some((need) => need.why === 'served' && need.clusterScoped === true);
+    const events = needs.filter(isFrameworkEvents);
+    if (servesClusterScoped && events.length && !perNamespace.has(account.namespace)) {
+      perNamespace.set(account.namespace, events);
+    }
+  }
+  for (const need of needs) {
+    if (need.namespace === undefined) continue;
+    perNamespace.set(need.namespace, [...perNamespace.get(need.namespace) ?? [], need]);
+  }
+  const clusterRoles = clusterNeeds.length ? clusterRole(name, clusterNeeds, options) : [];
+  const roles = [...perNamespace].flatMap(([namespace, own]) => role(name, namespace, own, options));
+  return [serviceAccount, ...clusterRoles, ...roles];
+}
+
+function clusterRole(name: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
+  const role: builtins.ClusterRole = {
+    apiVersion: RBAC, kind: 'ClusterRole', metadata: { name }, rules: rulesOf(needs),
+  };
+  const binding: builtins.ClusterRoleBinding = {
+    apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [subject(options)],
+  };
+  return [role, binding];
+}
+
+function role(name: string, namespace: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
+  const role: builtins.Role = { apiVersion: RBAC, kind: 'Role', metadata: { name, namespace }, rules: rulesOf(needs) };
+  const binding: builtins.RoleBinding = {
+    apiVersion: RBAC, kind: 'RoleBinding', metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [subject(options)],
+  };
+  return [role, binding];
+}
+
+function subject(options: ManifestOptions) {
+  return { kind: 'ServiceAccount', name: options.serviceAccount.name, namespace: options.serviceAccount.namespace };
+}
+
+/** The framework's own need to post events (not a declared one, whose scope is known). */
+function isFrameworkEvents(need: Need): boolean {
+  return need.resource === 'events' && need.group === '' && need.clusterScoped === undefined && !need.namespace;
+}

@@ -1,0 +1,205 @@
+/**
+ * The API permissions an operator needs, derived from its registry: what the engine does with the
+ * resources its handlers serve, what the framework does besides (events, CRD discovery, namespace
+ * patterns, peering), and what the handlers' own calls need, as far as they are declared with
+ * `requires()` — a handler's code cannot be read for the objects it touches.
+ */
+import * as builtins from '../structs/builtins.ts';
+import type { ResourceDescriptor } from '../structs/resources.ts';
+import { parseSelector } from '../kube/index.ts';
+import type { ResourceRef } from '../registry/handlers.ts';
+import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
+import { isGlob } from '../watching/namespaces.ts';
+import { peeringResources } from '../peering/resources.ts';
+
+/** A rule of a Role or ClusterRole, as Kubernetes writes it. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** One permission: verbs on a resource (or its subresource, `pods/log`) of an API group. */
+export interface Need {
+  group: string;
+  /** The resource as RBAC names it: the plural, with `/subresource` if any. */
+  resource: string;
+  verbs: readonly string[];
+  /** Cluster-scoped resources can only be granted by a ClusterRole; `undefined` if not known. */
+  clusterScoped?: boolean;
+  /** Granted in this namespace only, whatever the operator serves (the leader-election Lease's). */
+  namespace?: string;
+  /** Why: shown as a comment in the printed manifests. */
+  why: string;
+}
+
+export interface NeedsOptions {
+  /** The namespaces served (patterns allowed), as `kopf run --namespace`; cluster-wide when empty. */
+  namespaces?: readonly string[];
+  /** Whether the operator posts Kubernetes events (`posting.enabled`); true by default. */
+  events?: boolean;
+  /** No peering (`kopf run --standalone`); otherwise the peering objects of its scope are used if they exist. */
+  standalone?: boolean;
+  /** The namespace of the leader-election Lease (`kopf run --leader-election`), if elected. */
+  leaderElection?: { namespace: string };
+}
+
+/** A resource that cannot be named for RBAC without a cluster to ask. */
+export class RbacError extends Error {
+  constructor(message: string) { super(message); this.name = 'RbacError'; }
+}
+
+/** Everything the operator's registry needs, in the order: served resources, framework, declared. */
+export function operatorNeeds(registry: OperatorRegistry, options: NeedsOptions = {}): Need[] {
+  return [...servedNeeds(registry), ...frameworkNeeds(registry, options), ...declaredNeeds(registry)];
+}
+
+/**
+ * The served resources: listed and watched; patched (and their status, where it is a subresource)
+ * when changing handlers store their progress, results and diff-base on the objects.
+ */
+function servedNeeds(registry: OperatorRegistry): Need[] {
+  const needs: Need[] = [];
+  for (const ref of registry.resources()) {
+    const target = rbacResource(ref);
+    const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
+    const patching = handlers.some((h) => h.kind === 'changing');
+    const base = { group: target.group, clusterScoped: target.clusterScoped };
+    const verbs = patching ? ['list', 'watch', 'patch'] : ['list', 'watch'];
+    needs.push({ ...base, resource: target.plural, verbs, why: 'served' });
+    if (patching && target.status !== false) {
+      const why = 'served: results and progress in status';
+      needs.push({ ...base, resource: `${target.plural}/status`, verbs: ['patch'], why });
+    }
+  }
+  return needs;
+}
+
+/** What the framework itself does besides serving. */
+function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[] {
+  const needs: Need[] = [];
+  if (options.events ?? true) {
+    needs.push({ group: '', resource: 'events', verbs: ['create'], why: 'events about the served objects' });
+  }
+  // Resources named by strings are looked up, and waited for until their CRDs are created.
+  if (registry.resources().some((ref) => typeof ref === 'string')) {
+    needs.push({
+      group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verbs: ['list', 'watch'],
+      clusterScoped: true,
+      why: 'resources named by strings: their CRDs are awaited',
+    });
+  }
+  if ((options.namespaces ?? []).some(isGlob)) {
+    needs.push({
+      group: '', resource: 'namespaces', verbs: ['list', 'watch'], clusterScoped: true,
+      why: 'namespace patterns: the namespaces are observed',
+    });
+  }
+  return [...needs, ...peeringNeeds(options)];
+}
+
+/**
+ * Peering: the operator's records in the peering object of its scope (ClusterKopfPeering when it
+ * serves the whole cluster, KopfPeering in each served namespace), unless it is standalone; and
+ * the Lease of leader election, in its namespace.
+ */
+function peeringNeeds(options: NeedsOptions): Need[] {
+  const needs: Need[] = [];
+  if (!options.standalone) {
+    const clusterwide = !(options.namespaces ?? []).length;
+    const [resource] = peeringResources(clusterwide);
+    needs.push({
+      group: resource!.group, resource: resource!.plural, verbs: ['get', 'list', 'watch', 'patch'],
+      clusterScoped: clusterwide,
+      why: 'peering (unless --standalone)',
+    });
+  }
+  if (options.leaderElection) {
+    needs.push({
+      group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'watch', 'create', 'update'],
+      namespace: options.leaderElection.namespace, why: 'leader election',
+    });
+  }
+  return needs;
+}
+
+/** What the handlers declared with `requires()` for their own calls. */
+function declaredNeeds(registry: OperatorRegistry): Need[] {
+  return registry.permissions.map((permission) => {
+    const target = rbacResource(permission.resource);
+    const resource = permission.subresource ? `${target.plural}/${permission.subresource}` : target.plural;
+    const { group, clusterScoped } = target;
+    return { group, resource, verbs: permission.verbs, clusterScoped, why: 'declared with requires()' };
+  });
+}
+
+interface RbacResource {
+  group: string;
+  plural: string;
+  clusterScoped?: boolean;
+  /** Whether the status is a subresource; `undefined` if not known. */
+  status?: boolean;
+}
+
+const BUILTINS: readonly ResourceDescriptor[] = Object.values(builtins).filter(isDescriptor);
+
+/**
+ * The group and plural that RBAC needs: from a descriptor, or from a name — a built-in kind by any
+ * of its names, else `<plural>.<group>`. Other names need discovery, which a printout has not.
+ */
+export function rbacResource(ref: ResourceRef): RbacResource {
+  if (typeof ref !== 'string') return fromDescriptor(ref);
+  const selector = parseSelector(ref);
+  const name = selector.name.toLowerCase();
+  const inGroup = (d: ResourceDescriptor) => selector.group === undefined || selector.group === d.group;
+  const builtin = BUILTINS.find((d) => inGroup(d) && namesOf(d).includes(name));
+  if (builtin) return fromDescriptor(builtin);
+  if (selector.group) return { group: selector.group, plural: name };
+  throw new RbacError(
+    `The resource '${ref}' is named without its API group, and no built-in kind has that name: ` +
+    `name it '<plural>.<group>' (e.g. 'kopfexamples.kopf.dev') or use its descriptor.`);
+}
+
+function fromDescriptor(d: ResourceDescriptor): RbacResource {
+  const status = d.subresources ? d.subresources.includes('status') : undefined;
+  return { group: d.group, plural: d.plural, clusterScoped: d.scope === 'Cluster', status };
+}
+
+function namesOf(d: ResourceDescriptor): string[] {
+  return [d.plural, d.singular ?? '', d.kind.toLowerCase(), ...(d.shortNames ?? [])];
+}
+
+function isDescriptor(value: unknown): value is ResourceDescriptor {
+  return typeof value === 'object' && value !== null && 'plural' in value && 'kind' in value;
+}
+
+/**
+ * The needs as rules: the verbs of one resource together, and resources of one group with the
+ * same verbs in one rule; in a stable order, so that printouts can be compared.
+ */
+export function rulesOf(needs: readonly Need[]): PolicyRule[] {
+  const verbs = new Map<string, Set<string>>(); // "group\0resource" → verbs
+  for (const need of needs) {
+    const key = `${need.group}\0${need.resource}`;
+    const set = verbs.get(key) ?? new Set<string>();
+    for (const verb of need.verbs) set.add(verb);
+    verbs.set(key, set);
+  }
+  const rules = new Map<string, PolicyRule>(); // "group\0verbs" → rule
+  for (const [key, set] of verbs) {
+    const [group = '', resource = ''] = key.split('\0');
+    const sorted = [...set].sort(byVerb);
+    const ruleKey = `${group}\0${sorted.join(',')}`;
+    const rule = rules.get(ruleKey) ?? { apiGroups: [group], resources: [], verbs: sorted };
+    rule.resources.push(resource);
+    rules.set(ruleKey, rule);
+  }
+  return [...rules.values()];
+}
+
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+function byVerb(a: string, b: string): number {
+  const [i, j] = [VERB_ORDER.indexOf(a), VERB_ORDER.indexOf(b)];
+  return (i < 0 ? VERB_ORDER.length : i) - (j < 0 ? VERB_ORDER.length : j) || a.localeCompare(b);
+}

@@ -1,0 +1,198 @@
+/**
+ * create-kopf-operator as a new user meets it, offline: the three packages built and packed, the
+ * command installed from its tarball, a project scaffolded `--from` the tarballs and installed;
+ * then the project's own type check, its RBAC against `kopf rbac`, and `npm test` on a local control
+ * plane (the operator bound to that RBAC), `npm start` without
+ * a kubeconfig, the image build (where a container builder answers), and a schema change. The
+ * tests share the one project, in this order; the schema change comes last, since it breaks it.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { buildAndPack, ok, run, userEnv, type Run } from '../packaging/packages.ts';
+
+const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-'));
+const packages = join(temp, 'packages');
+const tool = join(temp, 'tool');
+const project = join(temp, 'my-op');
+const HANDLERS = join(project, 'src', 'handlers', 'example.com', 'widgets.ts');
+const CRD = join(project, 'crds', 'widgets.yaml');
+/** npm takes what it has cached (typescript, @types/node, kopf's dependencies) without asking the registry. */
+const OFFLINE = { npm_config_prefer_offline: 'true' };
+const create = (): string => join(tool, 'node_modules', '.bin', 'create-kopf-operator');
+let scaffolded: Run = { status: null, stdout: '', stderr: 'not run' };
+
+before(async () => {
+  const tarballs = await buildAndPack(join(temp, 'build'), ['runtime', 'generator', 'create'], packages);
+  mkdirSync(tool);
+  writeFileSync(join(tool, 'package.json'), JSON.stringify({ name: 'tool', private: true }));
+  // create-kopf-operator with the kopf-gen it depends on, as npx would install them.
+  const tools = tarballs.filter((t) => !/\/kopf-\d/.test(t));
+  await ok('npm', ['install', '--no-audit', '--no-fund', ...tools], { cwd: tool, env: OFFLINE });
+  scaffolded = await run(create(), ['my-op', '--yes', '--from', packages], { cwd: temp, env: OFFLINE });
+});
+
+after(() => {
+  rmSync(temp, { recursive: true, force: true });
+});
+
+test('create-kopf-operator --yes --from tarballs makes a project, installs it, names the next three commands', () => {
+  assert.equal(scaffolded.status, 0, `${scaffolded.stdout}\n${scaffolded.stderr}`);
+  for (const file of [
+    'package.json', 'tsconfig.json', '.gitignore', 'README.md', 'Dockerfile',
+    'crds/widgets.yaml', 'samples/widget.yaml',
+    'src/operator.ts', 'src/handlers/example.com/widgets.ts', 'src/generated/example.com/v1.ts', 'test/widget.test.ts',
+    'deploy/rbac.yaml', 'deploy/deployment.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
+  ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);
+  const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string>;
+  };
+  assert.deepEqual(Object.keys(manifest.scripts).sort(), ['build', 'gen', 'rbac', 'start', 'test', 'typecheck']);
+  assert.match(manifest.dependencies.kopf, /^file:vendor\/kopf-\d+\.\d+\.\d+\.tgz$/);
+  assert.match(manifest.devDependencies['kopf-gen'], /^file:vendor\/kopf-gen-\d+\.\d+\.\d+\.tgz$/);
+  assert.match(scaffolded.stdout, /Next:\n\n {2}cd my-op\n {2}npm start .*\n {2}npm test .*\n/);
+  type Schema = { openAPIV3Schema: { properties: Record<string, Record<string, unknown>> } };
+  type Version = { subresources?: { status?: object }; schema: Schema };
+  const crd = parse(readFileSync(CRD, 'utf8')) as { spec: { versions: Version[] } };
+  const [version] = crd.spec.versions;
+  assert.deepEqual(version.subresources?.status, {});
+  assert.equal(version.schema.openAPIV3Schema.properties.status['x-kubernetes-preserve-unknown-fields'], true);
+  assert.deepEqual(version.schema.openAPIV3Schema.properties.spec.required, ['greeting']);
+});
+
+test('a folder that is not empty is refused; without a terminal, missing values are named', async () => {
+  const again = await run(create(), ['my-op', '--yes', '--from', packages, '--no-install'], { cwd: temp });
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /my-op is not empty/);
+  const unasked = await run(create(), ['other', '--kind', 'Gadget'], { cwd: temp });
+  assert.equal(unasked.status, 2);
+  assert.match(unasked.stderr, /nothing can be asked: give --group, --api-version, --scope, or --yes for the defaults/);
+  assert.ok(!existsSync(join(temp, 'other')));
+});
+
+test('the new project type-checks', async () => {
+  await ok('npm', ['run', 'typecheck'], { cwd: project });
+});
+
+test('deploy/rbac.yaml is what kopf rbac derives from the handlers', async () => {
+  const rbac = join(project, 'deploy', 'rbac.yaml');
+  const scaffolded = readFileSync(rbac, 'utf8');
+  await ok('npm', ['run', 'rbac'], { cwd: project });
+  const derived = readFileSync(rbac, 'utf8');
+  assert.match(derived, /configmaps: create, patch, delete — declared with requires\(\)/);
+  // The scaffold's copy says first where it comes from; the rest is the same text.
+  assert.equal(scaffolded.split('\n').slice(2).join('\n'), derived);
+});
+
+test('the new project passes its own test on a local control plane', async () => {
+  const result = await ok('npm', ['test'], { cwd: project });
+  assert.match(result.stdout, /^ℹ pass 1$/m);
+  assert.match(result.stdout, /^ℹ fail 0$/m);
+});
+
+test('npm run build compiles what the image runs: plain JavaScript that kopf run loads', async () => {
+  await ok('npm', ['run', 'build'], { cwd: project });
+  for (const file of ['dist/operator.js', 'dist/handlers/example.com/widgets.js', 'dist/generated/example.com/v1.js']) {
+    assert.ok(existsSync(join(project, file)), `${file} is missing`);
+  }
+  // The image's command, with type stripping off: the files load (handlers registered), then the
+  // operator stops for want of a cluster.
+  const command = ['--no-experimental-strip-types', 'node_modules/kopf/cli/main.js', 'run', '-A', 'dist/operator.js'];
+  const env = { KUBECONFIG: join(temp, 'no-such-kubeconfig') };
+  const image = await run(process.execPath, command, { cwd: project, env });
+  assert.equal(image.status, 1, `${image.stdout}\n${image.stderr}`);
+  assert.doesNotMatch(image.stderr, /cannot load/);
+  assert.match(`${image.stdout}${image.stderr}`, /The operator has failed: .*no-such-kubeconfig/);
+});
+
+test('npm start without a kubeconfig runs the operator on a local control plane; Ctrl-C leaves nothing', async () => {
+  const start = spawn('npm', ['start'], {
+    cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    env: userEnv({ KUBECONFIG: join(temp, 'no-such-kubeconfig') }),
+  });
+  let output = '';
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    start.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const waiters = new Set<() => void>();
+  for (const stream of [start.stdout, start.stderr]) {
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      for (const check of waiters) check();
+    });
+  }
+  /** The first match of the pattern in the output; fails when npm start exits first, or after a generous deadline. */
+  const seen = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`no ${pattern} from npm start in 180 s:\n${output}`)), 180_000);
+    const check = () => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      clearTimeout(deadline);
+      waiters.delete(check);
+      resolve(match);
+    };
+    waiters.add(check);
+    void closed.then(() => {
+      clearTimeout(deadline);
+      reject(new Error(`npm start exited before ${pattern}:\n${output}`));
+    });
+    check();
+  });
+  try {
+    const [, kubeconfig] = await seen(/export KUBECONFIG=(\S+)/);
+    await seen(/Press Ctrl-C to stop\./);
+    await seen(/\[default\/example-widget\] Handler 'createWidget' succeeded\./);
+    await seen(/\[default\/example-widget\] Creation is processed: 2 succeeded; 0 failed\./);
+    // Ctrl-C in a terminal signals the whole process group: npm and the operator under it. npm
+    // ends on it at once; its output pipes close when the operator has ended too.
+    process.kill(-start.pid!, 'SIGINT');
+    const { code, signal } = await closed;
+    assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}:\n${output}`);
+    assert.doesNotMatch(output, /The operator has failed|Error:/);
+    assert.match(output, /current kubeconfig context cannot be used/);
+    assert.match(output, /Stopped; the local control plane is gone with all its state\./);
+    assert.ok(!existsSync(dirname(kubeconfig)), `${dirname(kubeconfig)} is left behind`);
+  } finally {
+    if (start.exitCode === null && start.signalCode === null) process.kill(-start.pid!, 'SIGKILL');
+  }
+});
+
+test('the Dockerfile builds, where a container builder answers', async (t) => {
+  const builder = await containerBuilder();
+  if (!builder) {
+    t.skip('no container builder answers here (docker, podman or buildah): the image was not built');
+    return;
+  }
+  await ok(builder, ['build', '-t', 'kopf-scaffold-test:latest', '.'], { cwd: project });
+});
+
+test('after a schema change, npm run gen updates the types; the type check finds a removed field', async () => {
+  const handlers = readFileSync(HANDLERS, 'utf8');
+  // spec.greeting becomes spec.message.
+  const crd = readFileSync(CRD, 'utf8');
+  const renamed = crd.replace('required: [greeting]', 'required: [message]')
+    .replace(/(\n\s+)greeting:(\n\s+type: string)/, '$1message:$2');
+  writeFileSync(CRD, renamed);
+  assert.notEqual(readFileSync(CRD, 'utf8'), crd);
+  const gen = await ok('npm', ['run', 'gen'], { cwd: project });
+  assert.match(gen.stdout, /kopf-gen: wrote src\/generated/);
+  assert.match(gen.stdout, /handler files: 0 created, 0 extended, 1 unchanged/);
+  assert.equal(readFileSync(HANDLERS, 'utf8'), handlers, 'the handler file is the user\'s: not a byte changed');
+  const check = await run('npm', ['run', 'typecheck'], { cwd: project });
+  assert.notEqual(check.status, 0, check.stdout);
+  const error = /src\/handlers\/example\.com\/widgets\.ts\(\d+,\d+\): error TS2339: Property 'greeting' does not exist/;
+  assert.match(check.stdout, error);
+});
+
+/** The first of docker, podman and buildah that is installed and whose daemon (if any) answers. */
+async function containerBuilder(): Promise<string | undefined> {
+  for (const name of ['docker', 'podman', 'buildah']) {
+    const answer = await run(name, ['info']).catch(() => undefined);
+    if (answer?.status === 0) return name;
+  }
+  return undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * What `kopf rbac` derives from a registry: the served resources' verbs, the framework's needs,
+ * declared permissions, and where each goes (cluster-wide or per namespace).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import * as builtins from '../../../runtime/structs/builtins.ts';
+import { RbacError, operatorNeeds, rbacManifests, rbacResource, rulesOf } from '../../../runtime/rbac/index.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+
+const ACCOUNT = { name: 'op', namespace: 'ops' };
+
+test('served resources (indexed ones too): list and watch; patch and the status subresource with changing handlers only', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  registry.on.event(builtins.Pods, function spy() { /* */ });
+  registry.on.index(builtins.ConfigMaps, function by_name({ name }) { return name; });
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['list', 'watch', 'patch'] },
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
+    { apiGroups: [''], resources: ['pods', 'configmaps'], verbs: ['list', 'watch'] },
+  ]);
+});
+
+test('the framework: events, CRDs for resources named by strings, namespaces for patterns', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create('kopfexamples.kopf.dev', function create_fn() { /* */ });
+  const needs = operatorNeeds(registry, { namespaces: ['team-*'], standalone: true });
+  const rules = rulesOf(needs);
+  assert.deepEqual(rules.find((r) => r.resources.includes('events')), { apiGroups: [''], resources: ['events'], verbs: ['create'] });
+  assert.deepEqual(rules.find((r) => r.apiGroups[0] === 'apiextensions.k8s.io'), { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] });
+  assert.deepEqual(rules.find((r) => r.resources.includes('namespaces')), { apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] });
+  assert.ok(!rulesOf(operatorNeeds(registry, { namespaces: ['default'], standalone: true })).some((r) => r.resources.includes('namespaces')), 'no namespaces for fixed names');
+});
+
+test('declared permissions join the rules; verbs of one resource merge, resources with the same verbs share a rule', () => {
+  const registry = new OperatorRegistry();
+  registry.requires(builtins.ConfigMaps, ['get', 'create']);
+  registry.requires(builtins.Secrets, ['create', 'get']);
+  registry.requires(builtins.ConfigMaps, ['delete']);
+  registry.requires(builtins.Pods, ['get'], { subresource: 'log' });
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'delete'] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
+    { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+  ]);
+});
+
+test('names: built-in kinds by any of their names, others with their group; a bare unknown name is refused', () => {
+  assert.deepEqual(rbacResource('deploy'), { group: 'apps', plural: 'deployments', clusterScoped: false, status: true });
+  assert.deepEqual(rbacResource('Namespace'), { group: '', plural: 'namespaces', clusterScoped: true, status: true });
+  assert.deepEqual(rbacResource('kopfexamples.kopf.dev'), { group: 'kopf.dev', plural: 'kopfexamples' });
+  assert.throws(() => rbacResource('kopfexamples'), (e: unknown) => e instanceof RbacError && /name it '<plural>\.<group>'/.test(e.message));
+});
+
+test('manifests: cluster-wide, or per namespace with a ClusterRole only for cluster-scoped needs', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  registry.requires(builtins.Namespaces, ['get']);
+  const needs = operatorNeeds(registry, { standalone: true });
+  const clusterWide = rbacManifests(needs, { serviceAccount: ACCOUNT });
+  assert.deepEqual(clusterWide.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`), ['ServiceAccount/ops/op', 'ClusterRole//op', 'ClusterRoleBinding//op']);
+  assert.deepEqual((clusterWide[2] as builtins.ClusterRoleBinding).subjects, [{ kind: 'ServiceAccount', name: 'op', namespace: 'ops' }]);
+
+  const namespaced = rbacManifests(needs, { serviceAccount: ACCOUNT, namespaces: ['a', 'b'], name: 'kex' });
+  assert.deepEqual(namespaced.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`), [
+    'ServiceAccount/ops/op', 'ClusterRole//kex', 'ClusterRoleBinding//kex', 'Role/a/kex', 'RoleBinding/a/kex', 'Role/b/kex', 'RoleBinding/b/kex',
+  ]);
+  assert.deepEqual((namespaced[1] as builtins.ClusterRole).rules, [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }]);
+  assert.ok(!(namespaced[3] as builtins.Role).rules?.some((r) => r.resources?.includes('namespaces')));
+});
+
+test('peering: the peering objects of the scope unless standalone; leader election: the Lease, in its namespace only', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  const peering = (namespaces: string[]) => rulesOf(operatorNeeds(registry, { namespaces, events: false }))
+    .find((rule) => rule.apiGroups[0] === 'kopf.dev' && rule.resources.some((r) => r.includes('peering')));
+  const verbs = ['get', 'list', 'watch', 'patch'];
+  assert.deepEqual(peering([]), { apiGroups: ['kopf.dev'], resources: ['clusterkopfpeerings'], verbs });
+  assert.deepEqual(peering(['a']), { apiGroups: ['kopf.dev'], resources: ['kopfpeerings'], verbs });
+
+  const needs = operatorNeeds(registry, { events: false, standalone: true, leaderElection: { namespace: 'ops' } });
+  const objects = rbacManifests(needs, { serviceAccount: ACCOUNT });
+  assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
+    'ServiceAccount/ops', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/ops', 'RoleBinding/ops',
+  ]);
+  assert.ok(!(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('leases')), 'no Leases cluster-wide');
+  assert.deepEqual((objects[3] as builtins.Role).rules, [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
+  ]);
+});
