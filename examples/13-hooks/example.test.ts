@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { Pods } from '../../runtime/structs/builtins.ts';
 import { testExample } from '../../test/e2e/rules.ts';
+import { freePort } from '../../test/e2e/ports.ts';
 
 /** A pod for the event handler to start its background task for (nothing runs it: no kubelet). */
 const POD = {
@@ -9,15 +9,6 @@ const POD = {
   spec: { containers: [{ name: 'c', image: 'none' }] },
 };
 
-/** A free loopback port for the liveness endpoint. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
 const PORT = await freePort();
 
 testExample(import.meta.dirname, {

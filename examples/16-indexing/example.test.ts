@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { testExample } from '../../test/e2e/rules.ts';
+import { freePort } from '../../test/e2e/ports.ts';
 import type { Cluster } from '../../test/e2e/cluster.ts';
 import { patchObject } from '../../runtime/kube/index.ts';
 import { Pods, type Pod } from '../../runtime/structs/builtins.ts';
@@ -23,15 +24,20 @@ async function createPods(cluster: Cluster): Promise<void> {
   }
 }
 
+const PORT = await freePort();
+
 testExample(import.meta.dirname, {
-  // The pods exist before the operator starts: the creation handler runs only once both indexes hold them.
+  args: ['--liveness', `http://127.0.0.1:${PORT}/healthz`],
+  // The pods exist before the operator starts: the timer runs only once both indexes hold them.
   beforeStart: createPods,
-  successCounts: { running_pods: 1 },
   afterCreation: async ({ cluster, ref }) => {
-    // The status is written after the diff-base: wait for it.
     const running = (o: KopfExample | null) => o?.status?.['running-pods'];
     const object = await cluster.waitFor(KopfExample, ref, (o) => running(o) !== undefined, { timeout: 30_000 });
     assert.deepEqual(running(object), ['default::kopf-pod-running']);
+    // The probes read the same index; other pods of the cluster count too, if any.
+    const probes = await (await fetch(`http://127.0.0.1:${PORT}/healthz`)).json() as { pod_count: number; pod_names: string[] };
+    assert.ok(probes.pod_names.includes('kopf-pod-running') && probes.pod_names.includes('kopf-pod-pending'), JSON.stringify(probes));
+    assert.equal(probes.pod_count, probes.pod_names.length);
   },
   check: ({ output }) => {
     const labelled = 'app=kopf-demo: kopf-pod-pending, kopf-pod-running; '

@@ -1,12 +1,11 @@
 /**
- * In-memory indexes of pods, read by a handler of another resource. The indexes are named by
- * their functions; `on.index()` returns a handle whose types (keys and values) come from what the
- * function returns, and handlers read an index with `indices.get(handle)`.
+ * In-memory indexes of pods, read by liveness probes and by a timer of another resource. The
+ * indexes are named by their functions; `on.index()` returns a handle whose types (keys and
+ * values) come from what the function returns, and handlers read an index with
+ * `indices.get(handle)`.
  *
- * Kopf's example reads the indexes in two liveness probes and in a timer every 5 seconds; this
- * port has a creation handler of KopfExamples read them (once, when the object is created) and
- * write the same status field. A store holds one value per pod: a pod is running if its store
- * holds `true` (Kopf's example tests whether the store is non-empty, which every pod's is).
+ * A store holds one value per pod: a pod is running if its store holds `true` (Kopf's example
+ * tests whether the store is non-empty, which every pod's is).
  */
 import { builtins, on } from 'kopf';
 import { KopfExample } from '../kopfexample.ts';
@@ -21,7 +20,15 @@ export const byLabel = on.index(builtins.Pods, function by_label({ labels, name 
   return new Map(Object.entries(labels).map(([label, value]) => [[label, value] as const, name]));
 });
 
-on.create(KopfExample, function running_pods({ indices, patch, logger }) {
+on.probe(function pod_count({ indices }) {
+  return indices.get(isRunning).size;
+});
+
+on.probe(function pod_names({ indices }) {
+  return [...indices.get(isRunning)].map(([[, name]]) => name);
+});
+
+on.timer(KopfExample, function intervalled({ indices, patch, logger }) {
   const labelled = [...indices.get(byLabel)]
     .map(([[label, value], names]) => `${label}=${value}: ${[...names].sort().join(', ')}`);
   logger.info(`Pods by label: ${labelled.sort().join('; ')}`);
@@ -29,4 +36,4 @@ on.create(KopfExample, function running_pods({ indices, patch, logger }) {
     .filter(([[namespace], running]) => (namespace === 'kube-system' || namespace === 'default') && running.has(true))
     .map(([[namespace, name]]) => `${namespace}::${name}`)
     .sort();
-});
+}, { interval: 5 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../../e2e/ports.ts';
 import { test } from 'node:test';
 import { connect } from 'node:tls';
 import type { WebhookClientConfig, WebhookRequest } from '../../../runtime/config/admission.ts';
@@ -94,14 +94,6 @@ test('behind a Service: the client config names it, and the certificate covers i
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
 
 test('certificate files go together', () => {
   assert.throws(() => new WebhookServer({ certFile: 'cert.pem' }), /`certFile` and `keyFile` go together/);
