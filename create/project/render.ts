@@ -31,6 +31,8 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['test/operator.test.ts', `test/${names.singular}.test.ts`],
     ['deploy/namespace.yaml', 'deploy/namespace.yaml'],
     ['deploy/rbac.yaml', 'deploy/rbac.yaml'],
+    ['deploy/peering-crds.yaml', 'deploy/peering-crds.yaml'],
+    ['deploy/peering.yaml', 'deploy/peering.yaml'],
     ['deploy/deployment.yaml', 'deploy/deployment.yaml'],
   ];
 }

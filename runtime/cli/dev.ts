@@ -1,7 +1,7 @@
 /**
  * `kopf dev` (a new project's `npm start`): the operator for development, with or without a cluster.
  *
- * When the current kubeconfig context answers, it is `kopf run` there (the CRDs are the user's to
+ * When the current kubeconfig context answers, it is `kopf run --dev` there (the CRDs are the user's to
  * apply: nothing is written to a real cluster unasked). When there is no kubeconfig, or its server
  * does not answer, a local control plane is started for the session: the CRDs installed, the
  * sample objects created, the operator run in this process, and the kubeconfig printed for
@@ -22,7 +22,8 @@ import { crdFiles, createSample, readObjects } from './manifests.ts';
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
 
 Runs the operator for development. When the current kubeconfig context answers, this is
-\`kopf run\` there (apply the CRDs yourself: kopf dev does not change a real cluster). When there
+\`kopf run --dev\` there, which pauses the deployed operators that peer with it (apply the CRDs
+yourself: kopf dev does not change a real cluster). When there
 is no kubeconfig, or its server does not answer, it starts a local control plane (etcd +
 kube-apiserver), installs the CRDs, creates the sample objects, runs the operator there, and
 prints how to point kubectl at it. Ctrl-C stops everything; the local control plane leaves
@@ -58,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
   const unreachable = values.local ? 'asked for (--local)' : await whyUnreachable();
   if (unreachable === undefined) {
     const scope = namespaces.length ? namespaces.flatMap((ns) => ['-n', ns]) : ['-A'];
-    return (await import('./run.ts')).main([...scope, ...(values.verbose ? ['--verbose'] : []), ...positionals]);
+    // A developer's operator: it pauses the deployed ones that peer with it, until it exits.
+    return (await import('./run.ts')).main([...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]);
   }
   note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
   return runLocally({

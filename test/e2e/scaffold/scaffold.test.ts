@@ -46,7 +46,7 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, n
     'package.json', 'tsconfig.json', '.gitignore', 'README.md', 'Dockerfile',
     'crds/widgets.yaml', 'samples/widget.yaml',
     'src/operator.ts', 'src/handlers/example.com/widgets.ts', 'src/generated/example.com/v1.ts', 'test/widget.test.ts',
-    'deploy/rbac.yaml', 'deploy/deployment.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
+    'deploy/rbac.yaml', 'deploy/deployment.yaml', 'deploy/peering-crds.yaml', 'deploy/peering.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
   ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);
   const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string>;
