@@ -56,11 +56,18 @@ export async function runTimer(env: TaskEnv, handler: TimerHandler): Promise<voi
       continue;
     }
     call.reset();
-    if (interval !== undefined && sharp) await stopper.wait(interval - ((performance.now() - started) / 1000) % interval);
-    else if (interval !== undefined) await stopper.wait(interval);
+    if (interval !== undefined) await stopper.wait(intervalWait(interval, sharp, (performance.now() - started) / 1000));
     else if (idle !== undefined) await nextChange(env, idle, started);
     else break; // neither interval nor idle: once
   }
+}
+
+/**
+ * Seconds from the end of a call to the next: the whole interval; or, if sharp, what is left of the
+ * interval the call began (the next point of the grid), so that a slow call does not shift it.
+ */
+export function intervalWait(interval: number, sharp: boolean | undefined, callSeconds: number): number {
+  return sharp ? interval - (callSeconds % interval) : interval;
 }
 
 /** Waits until the essence has not changed for `idle` seconds; `false` if stopped meanwhile. */

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import type { RawEvent } from '../../../runtime/processing/processing.ts';
 import { Spawner } from '../../../runtime/daemons/spawning.ts';
 import { Pausing } from '../../../runtime/daemons/pausing.ts';
+import { intervalWait } from '../../../runtime/daemons/loops.ts';
 import { Stopper } from '../../../runtime/daemons/stopper.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
@@ -189,4 +190,11 @@ test('timers and daemons register with their options; bad durations and old/new 
   assert.throws(() => r.on.timer('kex', function bad() {}, { interval: -1 }), (e: Error) => e instanceof RegistrationError && /interval/.test(e.message));
   assert.throws(() => r.on.timer('kex', function zero() {}, { interval: 0 }), /above 0/);
   assert.throws(() => r.on.daemon('kex', function odd() {}, { field: 'spec.field', old: 'a' } as never), /old/);
+});
+
+test('a sharp timer keeps to the grid of its interval however long its calls take; a plain one waits the interval', () => {
+  assert.equal(intervalWait(10, true, 0.5), 9.5);
+  assert.equal(intervalWait(10, true, 12), 8, 'a call longer than the interval waits for the next point after it');
+  assert.equal(intervalWait(10, false, 0.5), 10);
+  assert.equal(intervalWait(10, undefined, 12), 10);
 });
