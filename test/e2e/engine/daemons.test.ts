@@ -135,20 +135,31 @@ test('a daemon whose object no longer matches is stopped, and spawned again when
   assert.deepEqual(journal.entries, ['started', 'stopped: no longer matching', 'started', 'stopped: operator exiting']);
 });
 
-test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason; the resume spawns it again', async (t) => {
+test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason and its timers; the resume spawns it again', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d5')).catch(() => undefined));
   const journal = new Journal();
   const registry = new OperatorRegistry();
   journaling(registry, journal, 'pausable');
+  // A timer must not tick while paused either (Kopf once kept a paused replica's timers running).
+  let pausedTicks = 0;
+  let ticks = 0;
+  let paused = () => false;
+  registry.on.timer(KopfExample, function ticking() { ticks++; if (paused()) pausedTicks++; }, { interval: 0.05 });
   await withOperator(cluster, registry, async ({ op }) => {
+    paused = () => op.paused;
     await create('d5');
     await journal.until('started');
     const blocker = op.pauses.make('a test');
     blocker.turn(true);
     await journal.until('stopped: operator pausing');
+    const before = ticks;
+    // An absence has no event to await: the pause lasts twenty of the timer's intervals.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal(ticks, before, 'the timer ticked while the operator was paused');
     blocker.turn(false);
     await journal.until('started', 2);
   });
+  assert.equal(pausedTicks, 0, 'a timer call began while the operator was paused');
   assert.deepEqual(journal.entries, ['started', 'stopped: operator pausing', 'started', 'stopped: operator exiting']);
 });
 
