@@ -56,16 +56,18 @@ export function operatorNeeds(registry: OperatorRegistry, options: NeedsOptions 
 
 /**
  * The served resources: listed and watched; patched (and their status, where it is a subresource)
- * when changing handlers store their progress, results and diff-base on the objects.
+ * when changing handlers, timers or daemons store their progress, results and diff-base on the
+ * objects, and then read too (`get`: an object is read afresh when our own write does not come back
+ * through the watch in time).
  */
 function servedNeeds(registry: OperatorRegistry): Need[] {
   const needs: Need[] = [];
   for (const ref of registry.resources()) {
     const target = rbacResource(ref);
     const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
-    const patching = handlers.some((h) => h.kind === 'changing');
+    const patching = handlers.some((h) => h.kind === 'changing' || h.kind === 'timer' || h.kind === 'daemon');
     const base = { group: target.group, clusterScoped: target.clusterScoped };
-    const verbs = patching ? ['list', 'watch', 'patch'] : ['list', 'watch'];
+    const verbs = patching ? ['get', 'list', 'watch', 'patch'] : ['list', 'watch'];
     needs.push({ ...base, resource: target.plural, verbs, why: 'served' });
     if (patching && target.status !== false) {
       const why = 'served: results and progress in status';

@@ -48,11 +48,11 @@ test('prints the service account, roles and bindings as YAML, with what each per
   // CRDs, for the resource named by a string, are cluster-scoped; the rest is the namespace's.
   assert.deepEqual(objects[1]!.rules, [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] }]);
   assert.deepEqual(objects[3]!.rules, [
-    { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['list', 'watch', 'patch'] },
+    // The same verbs in one group make one rule: the served resource's and the peering objects'.
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples', 'kopfpeerings'], verbs: ['get', 'list', 'watch', 'patch'] },
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
     { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create'] },
-    { apiGroups: ['kopf.dev'], resources: ['kopfpeerings'], verbs: ['get', 'list', 'watch', 'patch'] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     { apiGroups: [''], resources: ['pods/log'], verbs: ['get', 'list'] },
   ]);
@@ -85,5 +85,5 @@ test('handlers registered through another copy of kopf (a global command, a link
   const run = kopfRbac(dir, '-A', file);
   assert.equal(run.status, 0, run.stderr);
   assert.doesNotMatch(run.stderr, /no resource handlers are registered/);
-  assert.match(run.stdout, /^# {3}pods: list, watch, patch — served$/m);
+  assert.match(run.stdout, /^# {3}pods: get, list, watch, patch — served$/m);
 });

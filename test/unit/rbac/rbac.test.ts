@@ -17,7 +17,7 @@ test('served resources (indexed ones too): list and watch; patch and the status 
   registry.on.event(builtins.Pods, function spy() { /* */ });
   registry.on.index(builtins.ConfigMaps, function by_name({ name }) { return name; });
   assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
-    { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['list', 'watch', 'patch'] },
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['get', 'list', 'watch', 'patch'] },
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
     { apiGroups: [''], resources: ['pods', 'configmaps'], verbs: ['list', 'watch'] },
   ]);
@@ -73,7 +73,9 @@ test('manifests: cluster-wide, or per namespace with a ClusterRole only for clus
 
 test('peering: the peering objects of the scope unless standalone; leader election: the Lease, in its namespace only', () => {
   const registry = new OperatorRegistry();
-  registry.on.create(KopfExample, function create_fn() { /* */ });
+  // An event handler only: the served resource's verbs differ from the peering objects', so the
+  // peering rule stands alone.
+  registry.on.event(KopfExample, function event_fn() { /* */ });
   const peering = (namespaces: string[]) => rulesOf(operatorNeeds(registry, { namespaces, events: false }))
     .find((rule) => rule.apiGroups[0] === 'kopf.dev' && rule.resources.some((r) => r.includes('peering')));
   const verbs = ['get', 'list', 'watch', 'patch'];
