@@ -5,7 +5,7 @@
 import type { KubeObject, ObjectMeta, OwnerReference } from '../structs/resources.ts';
 import { adjustNamespace, harmonizeNaming } from './naming.ts';
 import { label } from './labels.ts';
-import { appendOwnerReference, ownerOrHandled, type Children, type Owner } from './owners.ts';
+import { appendOwnerReference, each, ownerOrHandled, type Children, type Owner } from './owners.ts';
 
 export interface AdoptOptions {
   /** Overwrite the child's own name, namespace and labels with the owner's. */
@@ -35,7 +35,7 @@ export function adopt<C extends KubeObject>(
 ): Children<C> {
   const real = ownerOrHandled(owner);
   const meta = real.metadata ?? {};
-  const many = Array.isArray(children) ? children : [children];
+  const many = each(children);
   appendOwnerReference(many, real);
   harmonizeNaming(many, meta.name, { forced: options.forced, strict: options.strict });
   adjustNamespace(many, meta.namespace ?? null, { forced: options.forced });

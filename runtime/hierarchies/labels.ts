@@ -4,6 +4,7 @@
  * labels the objects made from them carry.
  */
 import type { KubeObject } from '../structs/resources.ts';
+import { isMapping } from '../structs/diffs.ts';
 import { each, metadataOf, ownerOrHandled, type Children } from './owners.ts';
 
 export interface LabelOptions {
@@ -36,10 +37,6 @@ export function label<C extends KubeObject>(
 /** The object at a dotted path inside another, if there is one. */
 function objectAt(object: KubeObject, path: string): KubeObject | undefined {
   let value: unknown = object;
-  for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
-  return isObject(value) ? value as KubeObject : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  for (const key of path.split('.')) value = isMapping(value) ? value[key] : undefined;
+  return isMapping(value) ? value as KubeObject : undefined;
 }

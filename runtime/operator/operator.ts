@@ -496,7 +496,6 @@ function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => { if (signal.aborted) resolve(); else signal.addEventListener('abort', () => resolve(), { once: true }); });
 }
 
-/** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
 /**
  * For a resource named by a string whose descriptor is not served any more: resolves the name
  * again, as Kopf re-scans, and serves the objects where the name is served now (another group, or
@@ -532,11 +531,12 @@ function relocator(client: KubeClient, name: string, proc: ResourceProcessor, pa
   };
 }
 
+/** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
 function watchName(resource: ResourceDescriptor): string {
   return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
 }
 
-/** Maps the operator's peering options into its settings, as Kopf maps `kopf run`'s. */
+/** Maps the operator's peering and leader-election options into its settings, as Kopf maps `kopf run`'s. */
 function applyPeeringOptions(settings: OperatorSettings, options: OperatorOptions): void {
   settings.peering.clusterwide = options.clusterwide || !options.namespaces?.length;
   if (options.peering !== undefined) {

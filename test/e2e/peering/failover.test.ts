@@ -18,7 +18,8 @@ import { peeringManifests, peeringResources } from '../../../runtime/peering/res
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';
 import { CRD_YAML } from '../rules.ts';
-import { intervals, overlaps, random } from './journal.ts';
+import { intervals, overlaps } from './journal.ts';
+import { SeededRandom } from '../../faults/random.ts';
 
 const NAMESPACE = 'default';
 const FILES = [join(import.meta.dirname, 'replica.ts')];
@@ -143,7 +144,7 @@ for (const mode of ['lease', 'peering'] as const) {
   test(`${mode}: the active replica SIGKILLed ten times while objects are created: nothing lost, never two at work`, async () => {
     const seed = Number(process.env.FAILOVER_SEED ?? Date.now() % 100_000);
     console.log(`${mode}: FAILOVER_SEED=${seed}`);
-    const rnd = random(seed);
+    const rnd = new SeededRandom(seed);
     const scope = `${mode}-kills`;
     await preparePeering(mode, scope);
     const journal = join(dir, `${scope}.journal`);
@@ -161,7 +162,7 @@ for (const mode of ['lease', 'peering'] as const) {
         const batch = Array.from({ length: 3 }, (_, i) => `${scope}-${seed}-${round}-${i}`);
         names.push(...batch);
         const creating = createObjects(batch);
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(rnd() * 400)));
+        await new Promise((resolve) => setTimeout(resolve, rnd.between(0, 399)));
         const others = replicas.filter((r) => r !== active);
         const since = activations(mode, others);
         const killedAt = Date.now();

@@ -4,18 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** Small deterministic generator (mulberry32), so that a failing run can be replayed. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface Interval { who: string; object: string; start: number; end: number }
 
 /** The journal's handler runs; a run cut by a kill ends at the kill. */
