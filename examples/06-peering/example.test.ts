@@ -53,6 +53,8 @@ for (const twin of [false, true]) {
     const dev = start(['--dev']);
     try {
       await normal.waitFor(/Pausing operations in favour of \[<Peer .*priority=666/);
+      // The pause is announced before the stream is closed: wait until it is (both runtimes say so).
+      await normal.waitFor(/Pausing the watch-stream for kopfexamples/);
       await dev.waitFor(/Starting the watch-stream for kopfexamples/);
       await cluster.create(KopfExample, object!);
       await dev.waitFor(successLine('create_fn'));

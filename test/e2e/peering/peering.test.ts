@@ -119,6 +119,7 @@ for (const [low, high] of [['ours', 'ours'], ['kopf', 'ours'], ['ours', 'kopf']]
       const higher = start(highSide, 'high', ['--dev']);
       operators.push(higher);
       await lower.waitFor(/Pausing operations in favour of \[<Peer .*priority=666/);
+      await lower.waitFor(/Pausing the watch-stream for kopfexamples/); // announced before it is closed
       await higher.waitFor(WATCHING);
       assert.equal(await createHandled(`${prefix}-paused`), 'high');
       assert.doesNotMatch(lower.output, new RegExp(`${prefix}-paused\\].*Handler 'create_fn'`), `${low} handled while paused`);
