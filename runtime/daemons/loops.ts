@@ -130,25 +130,14 @@ class Call {
   }
 }
 
-const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
-
-/** The handler's context, whose object parts show the latest body seen (a live view, as in Kopf). */
+/** The handler's context, whose object parts are the object's live views (as in Kopf). */
 function liveContext(env: TaskEnv, patch: Patch<KubeObject>, attempt: Attempt): SpawningContext<KubeObject> {
   const { spawned, object, proc } = env;
   const memory = { memo: object.memo, initial: false };
-  const ctx: SpawningContext<KubeObject> = {
+  const { body, spec, status, meta, labels, annotations } = object.views;
+  return {
     ...objectContext(object.body, memory, spawned.logger, patch, proc),
+    body, spec, status, meta, labels, annotations,
     ...attempt, param: spawned.handler.param, stopped: spawned.stopper, signal: spawned.canceller.signal,
   };
-  const live = (read: () => unknown) => ({ get: read, enumerable: true });
-  const meta = () => object.body.metadata ?? {};
-  Object.defineProperties(ctx, {
-    body: live(() => object.body),
-    spec: live(() => object.body.spec ?? EMPTY),
-    status: live(() => object.body.status ?? EMPTY),
-    meta: live(meta),
-    labels: live(() => meta().labels ?? EMPTY),
-    annotations: live(() => meta().annotations ?? EMPTY),
-  });
-  return ctx;
 }

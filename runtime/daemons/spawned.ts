@@ -9,6 +9,7 @@ import type { Memo } from '../registry/contexts.ts';
 import type { SpawningHandler } from '../registry/handlers.ts';
 import { handlerTitle } from '../progress/index.ts';
 import { Stopper } from './stopper.ts';
+import { LiveViews } from './views.ts';
 
 /** One timer or daemon running for one object. */
 export class Spawned {
@@ -33,8 +34,9 @@ export class Spawned {
 }
 
 export class ObjectDaemons {
-  /** The latest body seen: timers and daemons read it live. */
-  body: KubeObject;
+  /** The parts of the latest body seen, as its timers and daemons see them (live views). */
+  readonly views: LiveViews;
+  private latest: KubeObject;
   readonly memo: Memo;
   /** When the essence last changed (`performance.now()`), for idle timers. */
   idleResetAt = performance.now();
@@ -44,8 +46,17 @@ export class ObjectDaemons {
   deletion: Promise<void> | undefined;
 
   constructor(body: KubeObject, memo: Memo) {
-    this.body = body;
+    this.latest = body;
+    this.views = new LiveViews(body);
     this.memo = memo;
+  }
+
+  /** The latest body seen; setting it updates the views handed out to the tasks. */
+  get body(): KubeObject { return this.latest; }
+  set body(body: KubeObject) {
+    if (body === this.latest) return;
+    this.latest = body;
+    this.views.refresh(body);
   }
 
   /** Whether a task still holds the object (running, and not abandoned). */

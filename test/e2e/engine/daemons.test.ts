@@ -193,6 +193,32 @@ test('a daemon that returns writes its result and is not spawned again for its o
   });
 });
 
+test('a daemon that took spec out of its context sees the object as it is when it reads it, not as it was when it started', async (t) => {
+  t.after(() => deleteObject(cluster.client, KopfExample, ref('d6')).catch(() => undefined));
+  const journal = new Journal();
+  const changed = gate();
+  const registry = new OperatorRegistry();
+  registry.on.daemon(KopfExample, async function follow({ spec, labels }) {
+    journal.add(`started with ${spec.field}`);
+    await changed.wait;
+    return { field: spec.field, labels: { ...labels } };
+  }, {
+    // The spawner evaluates the filters on every event, and takes the event's body in the same turn.
+    when: ({ spec }) => { journal.add(`seen ${spec.field}`); return true; },
+  });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async () => {
+    await create('d6', { field: 'a' });
+    await journal.until('started with a');
+    await patchObject(cluster.client, KopfExample, ref('d6'), { metadata: { labels: { now: 'b' } }, spec: { field: 'b' } });
+    await journal.until('seen b');
+    changed.open();
+    const done = await observer.waitFor(KopfExample, ref('d6'), (o) => Boolean(o?.status?.follow));
+    assert.deepEqual(done?.status?.follow, { field: 'b', labels: { now: 'b' } });
+  });
+});
+
 test('a timer never runs twice at once, and writes each result to status.<id>', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('t1')).catch(() => undefined));
   const journal = new Journal();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { RegistrationError } from '../../../runtime/registry/ids.ts';
 import type { SpawningHandler } from '../../../runtime/registry/handlers.ts';
-import type { FilterContext, StopReason } from '../../../runtime/registry/contexts.ts';
+import type { FilterContext, SpawningContext, StopReason } from '../../../runtime/registry/contexts.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import type { RawEvent } from '../../../runtime/processing/processing.ts';
 import { Spawner } from '../../../runtime/daemons/spawning.ts';
@@ -197,4 +197,39 @@ test('a sharp timer keeps to the grid of its interval however long its calls tak
   assert.equal(intervalWait(10, true, 12), 8, 'a call longer than the interval waits for the next point after it');
   assert.equal(intervalWait(10, false, 0.5), 10);
   assert.equal(intervalWait(10, undefined, 12), 10);
+});
+
+/** A gate a handler waits at until the test opens it. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => { open = resolve; });
+  return { wait, open };
+}
+
+test('a daemon and a timer that took spec, meta, labels, status and body out of their context see the object as it is now', async () => {
+  const changed = gate();
+  const seen: Record<string, unknown>[] = [];
+  await withSpawner((registry, journal) => {
+    const look = (kind: string) => async ({ body, spec, meta, labels, annotations, status }: SpawningContext<KopfExample>) => {
+      journal.add(`${kind} started`);
+      await changed.wait;
+      seen.push({
+        kind, field: spec.field, labels: { ...labels }, annotations: Object.keys(annotations), generation: meta.generation,
+        status: JSON.stringify(status), name: body.metadata?.name, bodyField: body.spec?.field,
+      });
+      journal.add(`${kind} saw`);
+    };
+    registry.on.daemon(KopfExample, look('daemon'), { id: 'daemon' });
+    registry.on.timer(KopfExample, look('timer'), { id: 'timer', interval: 3600 });
+  }, async ({ journal, handle }) => {
+    handle();
+    await journal.until('daemon started');
+    await journal.until('timer started');
+    handle({ ...FRESH, metadata: { ...FRESH.metadata, generation: 2, labels: { run: 'yes' } }, spec: { field: 'new' }, status: { a: 1 } });
+    changed.open();
+    await journal.until('daemon saw');
+    await journal.until('timer saw');
+  });
+  const now = { field: 'new', labels: { run: 'yes' }, annotations: [], generation: 2, status: '{"a":1}', name: 'x', bodyField: 'new' };
+  assert.deepEqual(seen.sort((a, b) => String(a.kind).localeCompare(String(b.kind))), [{ kind: 'daemon', ...now }, { kind: 'timer', ...now }]);
 });
