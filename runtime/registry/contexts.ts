@@ -128,8 +128,9 @@ export interface Stopped {
 }
 
 /**
- * What a timer or a daemon gets. The object's parts are a live view: they show the latest body
- * the operator has seen, replaced on every watch event, as Kopf's are. `signal` is aborted when
+ * What a timer or a daemon gets. The object's parts (`body`, `spec`, `status`, `meta`, `labels`,
+ * `annotations`) are read-only live views, as Kopf's are: also when taken out of the context, they
+ * show the latest body the operator has seen, refilled on every watch event. `signal` is aborted when
  * the handler is cancelled by force (a daemon's `cancellationTimeout`, or the operator's exit).
  */
 export type SpawningContext<T extends KubeObject> = ResourceContext<T> & InvocationContext & {
