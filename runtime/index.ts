@@ -93,7 +93,8 @@ export {
   type OwnerReferenceOptions,
 } from './hierarchies/index.ts';
 export {
-  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, ResourceClient,
+  AlreadyExistsError, ApiConnectionError, ApiError, AuthorizationError, ConflictError, ForbiddenError, InvalidError,
+  NotFoundError, ResourceClient,
   type ApplyOptions, type CreateOptions, type DeleteObjectOptions, type GetOptions, type JsonPatchOp, type JsonPatchOptions,
   type ListObjectsOptions, type ListResult, type MergePatchOptions, type StatusPart, type Where,
 } from './kube/index.ts';

@@ -97,8 +97,11 @@ export class InvalidError extends ApiError {
 }
 
 /**
- * 403: the operator's credentials may not do this. The message names the verb and the resource, and
- * where to grant it: the RBAC of the operator's service account.
+ * 403: the API server refused the request. Two kinds of refusal come as 403, with different cures:
+ * an authorization denial (the operator's RBAC does not allow it: an `AuthorizationError`), and a
+ * refusal by an admission check, whoever asks (a quota, a policy, a webhook, a namespace being
+ * deleted, a volume that cannot be resized: a plain `ForbiddenError`, whose message says that more
+ * permissions would not help). Both carry the verb and the resource of the request.
  */
 export class ForbiddenError extends ApiError {
   /** The verb refused (`create`, `patch`, …). */
@@ -114,10 +117,35 @@ export class ForbiddenError extends ApiError {
     this.verb = init.verb ?? init.method.toLowerCase();
     this.resource = target.resource;
     this.group = target.group;
+    if (init.body?.message && !isAuthorizationDenial(init.body)) {
+      this.message += ' (refused by the API server\'s admission checks, not by the RBAC: ' +
+        'more permissions would not help)';
+    }
+  }
+}
+
+/**
+ * 403 from authorization: the operator's credentials may not do this. The message names the verb
+ * and the resource, and where to grant it: the RBAC of the operator's service account.
+ */
+export class AuthorizationError extends ForbiddenError {
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.name = 'AuthorizationError';
     const group = this.group ? ` in the API group '${this.group}'` : ' in the core API group';
-    this.message += ` (the operator is not allowed to '${this.verb}' ${this.resource}${group}: ` +
+    const what = this.resource ? `${this.resource}${group}` : `the path ${init.path.split('?')[0]}`;
+    this.message += ` (the operator is not allowed to '${this.verb}' ${what}: ` +
       'grant it in the RBAC of its service account; see `kopf rbac`)';
   }
+}
+
+/**
+ * Whether a 403's status is the authorizer's: its message is `<resource> "<name>" is forbidden:
+ * User "…" cannot <verb> …` (the name, or the whole prefix, absent for a collection or a path), where
+ * an admission plugin's says why without naming the user. The pattern cannot backtrack far.
+ */
+function isAuthorizationDenial(status: ApiStatus | undefined): boolean {
+  return /^(?:[^" ]+(?: "[^"]*")? is )?forbidden: User "(?:[^"\\]|\\.)*" cannot /.test(status?.message ?? '');
 }
 
 /** The API error for a failed response: a class of its own for the failures callers handle most. */
@@ -126,7 +154,7 @@ export function apiErrorOf(init: ApiErrorInit): ApiError {
   switch (init.status) {
     case 404: return new NotFoundError(init);
     case 409: return reason === 'AlreadyExists' ? new AlreadyExistsError(init) : new ConflictError(init);
-    case 403: return new ForbiddenError(init);
+    case 403: return isAuthorizationDenial(init.body) ? new AuthorizationError(init) : new ForbiddenError(init);
     case 422: return new InvalidError(init);
     default: return new ApiError(init);
   }
@@ -135,6 +163,7 @@ export function apiErrorOf(init: ApiErrorInit): ApiError {
 /** The resource (with its subresource) and the API group a request path is about, as RBAC names them. */
 export function rbacTargetOf(path: string): { group: string; resource: string } {
   const parts = path.split('?')[0]!.split('/').filter(Boolean);
+  if (parts[0] !== 'api' && parts[0] !== 'apis') return { group: '', resource: '' }; // a path such as /version
   // /api/v1/… or /apis/<group>/<version>/…
   const group = parts[0] === 'apis' ? parts[1] ?? '' : '';
   let rest = parts.slice(parts[0] === 'apis' ? 3 : 2);

@@ -15,7 +15,8 @@ export type { ApiGroupInfo, DiscoveredResource } from './discovery/discovery.ts'
 export { UnresolvedResourceError, missingVerbs, parseSelector, resolveResource } from './discovery/resolve.ts';
 export type { ResourceSelector } from './discovery/resolve.ts';
 export {
-  AlreadyExistsError, ApiConnectionError, ApiError, ConflictError, ForbiddenError, InvalidError, NotFoundError, WatchError,
+  AlreadyExistsError, ApiConnectionError, ApiError, AuthorizationError, ConflictError, ForbiddenError, InvalidError,
+  NotFoundError, WatchError,
   apiErrorOf, rbacTargetOf, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,
   isInvalid, isNetworkError, isNotFound, isRetryable, isTooManyRequests, isUnauthorized,
 } from './errors.ts';

@@ -5,8 +5,9 @@
  * context stays the way: it is applied with the handler's progress, in one request.
  *
  * Failures are `ApiError`s, of a class of their own for the common ones: `NotFoundError`,
- * `AlreadyExistsError`, `ConflictError`, `InvalidError`, and `ForbiddenError`, which names the
- * verb and the resource that the operator's RBAC does not allow.
+ * `AlreadyExistsError`, `ConflictError`, `InvalidError`, and `ForbiddenError` (its subclass
+ * `AuthorizationError` when the operator's RBAC does not allow the verb on the resource; a plain
+ * `ForbiddenError` when an admission check refused the request).
  */
 import type { FieldMap, JsonObject, KubeObject, MergePatch, ResourceDescriptor } from '../structs/resources.ts';
 import type { KubeClient } from './client.ts';

@@ -8,7 +8,7 @@
  * operator is away.
  */
 import type { WebhookClientConfig } from '../config/admission.ts';
-import { createObject, isAlreadyExists, isForbidden, patchObject, type KubeClient } from '../kube/index.ts';
+import { AuthorizationError, createObject, isAlreadyExists, patchObject, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { MetaFilter } from '../registry/handlers.ts';
@@ -57,7 +57,7 @@ export async function ensureConfiguration(
   } catch (error) {
     if (isAlreadyExists(error)) return;
     const { kind: what } = CONFIGURATIONS[kind];
-    if (isForbidden(error)) logger.error(`Not enough RBAC permissions to create the ${what} ${name}.`);
+    if (error instanceof AuthorizationError) logger.error(`Not enough RBAC permissions to create the ${what} ${name}.`);
     throw error;
   }
 }

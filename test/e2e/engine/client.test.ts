@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  AlreadyExistsError, ConflictError, ForbiddenError, KubeClient, NotFoundError, OperatorRegistry, adopt, builtins,
+  AlreadyExistsError, AuthorizationError, ConflictError, ForbiddenError, KubeClient, NotFoundError, OperatorRegistry, adopt, builtins,
   type ResourceClient,
 } from '../../../runtime/index.ts';
 import { resourceClientOf } from '../../../runtime/kube/index.ts';
@@ -62,7 +62,8 @@ test('typed errors: already exists, conflict, and forbidden naming the verb and 
   const outsider = KubeClient.fromKubeConfig(cluster.cp.kubeconfigFor('outsider'));
   try {
     const refused = await resourceClientOf(outsider).delete(builtins.ConfigMaps, 'cm-errors', { namespace: NS }).catch((e: unknown) => e);
-    assert.ok(refused instanceof ForbiddenError, String(refused));
+    assert.ok(refused instanceof AuthorizationError, String(refused));
+    assert.ok(refused instanceof ForbiddenError, 'an authorization denial is a ForbiddenError too');
     assert.equal(refused.verb, 'delete');
     assert.equal(refused.resource, 'configmaps');
     assert.match(refused.message, /not allowed to 'delete' configmaps in the core API group/);
@@ -70,6 +71,22 @@ test('typed errors: already exists, conflict, and forbidden naming the verb and 
     outsider.close();
   }
   await client.delete(builtins.ConfigMaps, 'cm-errors', { namespace: NS });
+});
+
+test('a refusal by an admission check (a namespace being deleted) is a ForbiddenError that does not blame the RBAC', async () => {
+  const client = clientOf();
+  // Without a controller-manager, nothing finalizes the namespace: it stays terminating.
+  await client.create(builtins.Namespaces, { metadata: { name: 'kopf-terminating' } });
+  await client.delete(builtins.Namespaces, 'kopf-terminating');
+  const object = { metadata: { name: 'cm-late', namespace: 'kopf-terminating' } };
+  const refused = await client.create(builtins.ConfigMaps, object).catch((e: unknown) => e);
+  assert.ok(refused instanceof ForbiddenError, String(refused));
+  assert.ok(!(refused instanceof AuthorizationError), `not an authorization denial: ${refused.message}`);
+  assert.equal(refused.verb, 'create');
+  assert.equal(refused.resource, 'configmaps');
+  assert.match(refused.message, /because it is being terminated/);
+  assert.match(refused.message, /not by the RBAC: more permissions would not help/);
+  assert.doesNotMatch(refused.message, /grant it/);
 });
 
 test('a handler adopts a child and creates it with the client in its context', async () => {
