@@ -2,7 +2,7 @@
  * `kopf rbac [files…]`: prints the RBAC that an operator needs (a ServiceAccount, roles and their
  * bindings, as YAML for `kubectl apply -f -`), derived from the handlers its files register.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -43,6 +43,10 @@ Rules:
                                   <plural>.<group>, with /<subresource> if any.
       --no-events                 The operator posts no events (settings.posting.enabled is false).
 
+Output:
+  -o, --output FILE               Write the YAML to FILE instead of stdout.
+Only the YAML goes to stdout: what the operator's files print (console.log at import) goes to stderr.
+
   -m, --module NAME               Import a module by name (after the files); repeatable.
   -h, --help                      This help.
 `;
@@ -64,10 +68,12 @@ export async function main(argv: string[]): Promise<number> {
       'leader-election': { type: 'string' },
       'leader-election-namespace': { type: 'string' },
       module: { type: 'string', short: 'm', multiple: true },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
+  const print = keepStdoutFor(values.output);
   if (values.namespace?.length && values['all-namespaces']) {
     return usage('--namespace and --all-namespaces exclude each other.');
   }
@@ -101,8 +107,31 @@ export async function main(argv: string[]): Promise<number> {
       'only the framework\'s own needs are printed.\n');
   }
   const manifests = rbacManifests(needs, { serviceAccount, name: values.name, namespaces });
-  process.stdout.write(`${header(needs)}${manifests.map((m) => stringify(m)).join('---\n')}`);
-  return 0;
+  return print(`${header(needs)}${manifests.map((m) => stringify(m)).join('---\n')}`);
+}
+
+/**
+ * Keeps stdout for the YAML, so that `kopf rbac > rbac.yaml` makes a file kubectl takes: from now
+ * on, whatever else writes to stdout (the operator's files printing as they are imported, at once
+ * or later) goes to stderr. Returns how the YAML is written — to stdout, or to `file` — and the
+ * exit code of that.
+ */
+function keepStdoutFor(file: string | undefined): (yaml: string) => number {
+  const stdout = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  return (yaml) => {
+    if (file === undefined) {
+      stdout(yaml);
+      return 0;
+    }
+    try {
+      writeFileSync(file, yaml);
+      return 0;
+    } catch (error) {
+      process.stderr.write(`kopf rbac: cannot write ${file}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  };
 }
 
 /** `get,list:pods`, `create:deployments.apps`, `get:pods/log` as a need. */

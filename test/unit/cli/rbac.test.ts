@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -86,4 +86,33 @@ test('handlers registered through another copy of kopf (a global command, a link
   assert.equal(run.status, 0, run.stderr);
   assert.doesNotMatch(run.stderr, /no resource handlers are registered/);
   assert.match(run.stdout, /^# {3}pods: get, list, watch, patch — served$/m);
+});
+
+test('only the YAML goes to stdout: what the operator\'s files print goes to stderr; -o writes the YAML to a file', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = operatorFile(dir, `
+    import { on } from '${KOPF}';
+    console.log('loading handlers');
+    console.info({ noisy: true });
+    process.stdout.write('raw write\\n');
+    setImmediate(() => console.log('printed later'));
+    on.create('pods', function create_fn() {});
+  `);
+  const run = kopfRbac(dir, '-A', file);
+  assert.equal(run.status, 0, run.stderr);
+  assert.doesNotMatch(run.stdout, /loading handlers|noisy|raw write|printed later/);
+  const documents = parseAllDocuments(run.stdout);
+  assert.deepEqual(documents.flatMap((doc) => doc.errors), []);
+  assert.deepEqual(documents.map((doc) => (doc.toJS() as { kind: string }).kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+  for (const line of ['loading handlers', 'noisy: true', 'raw write', 'printed later']) assert.ok(run.stderr.includes(line), run.stderr);
+
+  const output = join(dir, 'rbac.yaml');
+  const written = kopfRbac(dir, '-A', '-o', output, file);
+  assert.equal(written.status, 0, written.stderr);
+  assert.equal(written.stdout, '');
+  assert.equal(readFileSync(output, 'utf8'), run.stdout);
+  const nowhere = kopfRbac(dir, '-A', '--output', join(dir, 'missing', 'rbac.yaml'), file);
+  assert.equal(nowhere.status, 1);
+  assert.match(nowhere.stderr, /^kopf rbac: cannot write .*missing\/rbac\.yaml: ENOENT/m);
 });
