@@ -6,8 +6,10 @@ import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBinaries, lookUpBinaries } from '../testing/controlplane/binaries.ts';
+import { readCrds } from '../testing/controlplane/crds.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION } from '../testing/controlplane/versions.ts';
+import { crdFiles } from './manifests.ts';
 
 const HELP = `Usage: kopf control-plane [options]
 
@@ -22,7 +24,8 @@ are not there, they are built into the cache from the Go module proxy (needs \`g
 Options:
       --build-only          Only find or build the binaries, print where they are, and exit.
       --kubeconfig PATH     Also write the kubeconfig to PATH (left in place on exit).
-      --crd PATH            Install the CRDs of this YAML file once ready; repeatable.
+      --crd PATH            Install the CRDs once ready: a YAML file, or a folder of them (.yaml, .yml,
+                            .json); repeatable.
       --apiserver-arg FLAG  An extra kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false;
                             repeatable.
       --log-dir DIR         Keep etcd's and kube-apiserver's logs in DIR.
@@ -51,9 +54,18 @@ export async function main(argv: string[]): Promise<number> {
   if (values['build-only']) return buildOnly();
   const verbosity = values.verbosity === undefined ? undefined : Number(values.verbosity);
   if (verbosity !== undefined && !Number.isInteger(verbosity)) throw new Error(`--verbosity wants an integer, got ${values.verbosity}`);
+  // Read before anything starts: a wrong path or a file that is not a CRD is said at once.
+  let crds: string[];
+  try {
+    crds = crdFiles(values.crd ?? []);
+    readCrds(crds);
+  } catch (error) {
+    process.stderr.write(`kopf control-plane: --crd: ${(error as Error).message}\n`);
+    return 2;
+  }
   return serve({
     kubeconfig: values.kubeconfig,
-    crds: values.crd ?? [],
+    crds,
     apiServerArgs: values['apiserver-arg'] ?? [],
     logDir: values['log-dir'],
     verbosity,
@@ -97,7 +109,7 @@ async function serve(options: ServeOptions): Promise<number> {
   });
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    if (options.crds.length) await cp.installCrds(options.crds.map((path) => resolve(path)));
+    if (options.crds.length) await cp.installCrds(options.crds);
     if (options.kubeconfig) copyFileSync(cp.kubeconfigPath, options.kubeconfig);
     console.error(`Control plane ready in ${formatDuration(Date.now() - started)}: ${cp.server} (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION})`);
     console.log(`export KUBECONFIG=${options.kubeconfig ? resolve(options.kubeconfig) : cp.kubeconfigPath}`);

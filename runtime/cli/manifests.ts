@@ -8,23 +8,39 @@ import { parseAllDocuments } from 'yaml';
 import { KubeClient, createObject, resolveResource } from '../kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 
-/** CRD files: files as given, folders searched (not recursively) for `.yaml`/`.yml`/`.json`, in name order. */
+/**
+ * CRD files: files as given, folders searched (not recursively) for `.yaml`/`.yml`/`.json`, in name
+ * order. A path that cannot be read is an error that names it.
+ */
 export function crdFiles(paths: readonly string[]): string[] {
   return paths.flatMap((path) => {
     const full = resolve(path);
-    if (!statSync(full).isDirectory()) return [full];
-    return readdirSync(full).filter((name) => /\.(ya?ml|json)$/.test(name)).sort().map((name) => join(full, name));
+    if (!reading(path, () => statSync(full)).isDirectory()) return [full];
+    const names = reading(path, () => readdirSync(full));
+    return names.filter((name) => /\.(ya?ml|json)$/.test(name)).sort().map((name) => join(full, name));
   });
 }
 
 /** The objects of a YAML file, each with apiVersion, kind and a name; a message naming the file if not. */
 export function readObjects(file: string): KubeObject[] {
-  const documents = parseAllDocuments(readFileSync(file, 'utf8'));
+  const documents = parseAllDocuments(reading(file, () => readFileSync(file, 'utf8')));
   const objects = documents.map((d) => d.toJS() as KubeObject | null).filter((o) => o !== null);
   if (!objects.length || objects.some((o) => !o.apiVersion || !o.kind || !o.metadata?.name)) {
     throw new Error(`${file} holds no objects, or one without apiVersion, kind and metadata.name`);
   }
   return objects;
+}
+
+/** What `read` returns; its failure as an error that names the path (Node's EISDIR, for one, does not). */
+function reading<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file or folder'
+      : code === 'EISDIR' ? 'it is a folder, not a file' : (error as Error).message;
+    throw new Error(`cannot read ${path}: ${why}`, { cause: error });
+  }
 }
 
 export interface CreatedObject {

@@ -34,7 +34,14 @@ export function readCrds(sources: readonly CrdSource[]): Crd[] {
 }
 
 function parseYamlFile(path: string): unknown[] {
-  return parseAllDocuments(readFileSync(path, 'utf8')).map((document) => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    // Node's message does not always name the path (EISDIR: "illegal operation on a directory").
+    throw new Error(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return parseAllDocuments(text).map((document) => {
     if (document.errors.length) throw new Error(`${path}: ${document.errors[0].message}`);
     return document.toJS() as unknown;
   });

@@ -2,13 +2,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { isRunning, processesMentioning } from '../../unit/controlplane/host.ts';
 
 const MAIN = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
+const EXAMPLE_CRD = fileURLToPath(new URL('../../../examples/crd.yaml', import.meta.url));
+
+/** A second CRD, to see that every file of a folder is installed. */
+const GADGETS = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: gadgets.example.com }
+spec:
+  group: example.com
+  scope: Namespaced
+  names: { plural: gadgets, singular: gadget, kind: Gadget }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: { openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true } }
+`;
 
 function kopf(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8' });
@@ -36,8 +54,13 @@ test('kopf control-plane --help and --build-only', () => {
   }
 });
 
-test('kopf control-plane serves until Ctrl-C, then stops and cleans up', async () => {
-  const child = spawn(process.execPath, [MAIN, 'control-plane'], { stdio: ['ignore', 'pipe', 'pipe'] });
+test('kopf control-plane installs the CRDs of a folder, serves until Ctrl-C, then stops and cleans up', async (t) => {
+  const crds = mkdtempSync(join(tmpdir(), 'kopf-crds-'));
+  t.after(() => rmSync(crds, { recursive: true, force: true }));
+  copyFileSync(EXAMPLE_CRD, join(crds, 'kopfexamples.yaml'));
+  writeFileSync(join(crds, 'gadgets.yml'), GADGETS);
+  writeFileSync(join(crds, 'README.md'), 'Not a CRD.\n');
+  const child = spawn(process.execPath, [MAIN, 'control-plane', '--crd', crds], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -50,6 +73,8 @@ test('kopf control-plane serves until Ctrl-C, then stops and cleans up', async (
   config.loadFromFile(path);
   const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
   assert.ok(namespaces.items.some((ns) => ns.metadata?.name === 'default'));
+  const installed = await config.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+  assert.deepEqual(installed.items.map((crd) => crd.metadata?.name).sort(), ['gadgets.example.com', 'kopfexamples.kopf.dev']);
   const dir = path.replace(/\/kubeconfig\.yaml$/, '');
   const pids = processesMentioning(dir);
   assert.ok(pids.length >= 2, 'kube-apiserver and etcd run');

@@ -1,0 +1,54 @@
+/**
+ * The CRDs and sample objects that `kopf control-plane`, `kopf demo` and `kopf dev` read: folders
+ * stand for the CRD files in them, and a path that cannot be read is named in the error. Nothing
+ * here starts a control plane: `kopf control-plane` reads its CRDs before it starts one.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { crdFiles, readObjects } from '../../../runtime/cli/manifests.ts';
+import { readCrds } from '../../../runtime/testing/controlplane/crds.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = join(ROOT, 'runtime', 'cli', 'main.ts');
+
+function folder(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-manifests-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('a folder of CRDs stands for its .yaml, .yml and .json files, in name order; a file stands for itself', (t) => {
+  const dir = folder(t);
+  const crds = join(dir, 'crds');
+  mkdirSync(join(crds, 'nested'), { recursive: true });
+  for (const name of ['b.yml', 'a.yaml', 'c.json', 'README.md', 'nested/d.yaml']) writeFileSync(join(crds, name), '');
+  writeFileSync(join(dir, 'other.yaml'), '');
+  assert.deepEqual(crdFiles([crds, join(dir, 'other.yaml')]), [
+    join(crds, 'a.yaml'), join(crds, 'b.yml'), join(crds, 'c.json'), join(dir, 'other.yaml'),
+  ]);
+});
+
+test('a path that cannot be read is named in the error: a missing one, a folder where a file is read', (t) => {
+  const dir = folder(t);
+  assert.throws(() => crdFiles([join(dir, 'missing')]), { message: `cannot read ${join(dir, 'missing')}: there is no such file or folder` });
+  assert.throws(() => readObjects(dir), { message: `cannot read ${dir}: it is a folder, not a file` });
+  assert.throws(() => readCrds([dir]), (error: Error) => error.message.startsWith(`cannot read ${dir}: EISDIR`));
+});
+
+test('kopf control-plane --crd refuses a missing path or a file that is not a CRD at once, naming it', (t) => {
+  const dir = folder(t);
+  copyFileSync(join(ROOT, 'examples', 'crd.yaml'), join(dir, 'crd.yaml'));
+  writeFileSync(join(dir, 'sample.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'control-plane', ...args], { encoding: 'utf8', timeout: 60_000 });
+  const missing = run('--crd', join(dir, 'missing'));
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.equal(missing.stderr, `kopf control-plane: --crd: cannot read ${join(dir, 'missing')}: there is no such file or folder\n`);
+  const mixed = run('--crd', dir);
+  assert.equal(mixed.status, 2, mixed.stderr);
+  assert.equal(mixed.stderr, `kopf control-plane: --crd: ${join(dir, 'sample.yaml')}: expected a CustomResourceDefinition, got ConfigMap\n`);
+});
