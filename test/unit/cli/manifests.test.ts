@@ -35,7 +35,8 @@ test('a folder of CRDs stands for its .yaml, .yml and .json files, in name order
 
 test('a path that cannot be read is named in the error: a missing one, a folder where a file is read', (t) => {
   const dir = folder(t);
-  assert.throws(() => crdFiles([join(dir, 'missing')]), { message: `cannot read ${join(dir, 'missing')}: there is no such file or folder` });
+  const missing = join(dir, 'missing');
+  assert.throws(() => crdFiles([missing]), { message: `cannot read ${missing}: there is no such file or folder` });
   assert.throws(() => readObjects(dir), { message: `cannot read ${dir}: it is a folder, not a file` });
   assert.throws(() => readCrds([dir]), (error: Error) => error.message.startsWith(`cannot read ${dir}: EISDIR`));
 });
@@ -44,11 +45,13 @@ test('kopf control-plane --crd refuses a missing path or a file that is not a CR
   const dir = folder(t);
   copyFileSync(join(ROOT, 'examples', 'crd.yaml'), join(dir, 'crd.yaml'));
   writeFileSync(join(dir, 'sample.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'control-plane', ...args], { encoding: 'utf8', timeout: 60_000 });
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'control-plane', ...args], { encoding: 'utf8' });
   const missing = run('--crd', join(dir, 'missing'));
   assert.equal(missing.status, 2, missing.stderr);
-  assert.equal(missing.stderr, `kopf control-plane: --crd: cannot read ${join(dir, 'missing')}: there is no such file or folder\n`);
+  const why = 'there is no such file or folder';
+  assert.equal(missing.stderr, `kopf control-plane: --crd: cannot read ${join(dir, 'missing')}: ${why}\n`);
   const mixed = run('--crd', dir);
   assert.equal(mixed.status, 2, mixed.stderr);
-  assert.equal(mixed.stderr, `kopf control-plane: --crd: ${join(dir, 'sample.yaml')}: expected a CustomResourceDefinition, got ConfigMap\n`);
+  const what = 'expected a CustomResourceDefinition, got ConfigMap';
+  assert.equal(mixed.stderr, `kopf control-plane: --crd: ${join(dir, 'sample.yaml')}: ${what}\n`);
 });

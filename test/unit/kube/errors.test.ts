@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuthorizationError, ForbiddenError, apiErrorOf, isForbidden } from '../../../runtime/kube/index.ts';
 
-const refusal = (message: string | undefined, path = '/api/v1/namespaces/ns/configmaps/cm', verb = 'patch') => apiErrorOf({
+const CONFIGMAP = '/api/v1/namespaces/ns/configmaps/cm';
+const refusal = (message: string | undefined, path = CONFIGMAP, verb = 'patch') => apiErrorOf({
   status: 403, method: 'PATCH', path, verb,
   body: message === undefined ? undefined : { kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message },
 });
