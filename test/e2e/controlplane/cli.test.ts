@@ -65,7 +65,8 @@ test('kopf control-plane installs the CRDs of a folder, serves until Ctrl-C, the
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout });
-  const [line] = (await once(lines, 'line')) as [string];
+  const early = exited.then(([code]) => { throw new Error(`kopf control-plane exited with ${code}: ${stderr}`); });
+  const [line] = (await Promise.race([once(lines, 'line'), early])) as [string];
   const path = /^export KUBECONFIG=(.+)$/.exec(line)?.[1];
   assert.ok(path, line);
 
