@@ -1,8 +1,10 @@
 /**
- * Errors of the API layer. Every HTTP failure is one class, `ApiError`, carrying the fields of the
- * `v1.Status` the server sent, so callers branch on `reason`/`status` (or the `is…` helpers) rather
- * than on subclasses. Failures below HTTP (refused connections, resets, timeouts) surface as
- * `ApiConnectionError` once the retries are spent; a watch that cannot be restored throws `WatchError`.
+ * Errors of the API layer. Every HTTP failure is an `ApiError`, carrying the fields of the
+ * `v1.Status` the server sent, so callers can branch on `reason`/`status` (or the `is…` helpers);
+ * the failures handlers meet most have a subclass of their own, whose message says what to do
+ * (`NotFoundError`, `ConflictError`, `ForbiddenError` and its `AuthorizationError`, …). Failures
+ * below HTTP (refused connections, resets, timeouts) surface as `ApiConnectionError` once the
+ * retries are spent; a watch that cannot be restored throws `WatchError`.
  */
 import { thrownText } from '../structs/errors.ts';
 
