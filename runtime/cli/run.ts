@@ -47,7 +47,8 @@ Leader election (of several replicas, only the holder of a Lease processes; docs
 
 Admission webhooks (for on.validate/on.mutate; docs/webhooks.md):
       --webhook-port N    Serve them on this port (default: a free one).
-      --webhook-addr A    Listen on this address (default: all interfaces).
+      --webhook-addr A    Listen on this address (default: loopback only; all interfaces with
+                          --webhook-host or --webhook-service).
       --webhook-host H    The host name the API server is given (default: localhost).
       --webhook-path P    The URL path prefix of the webhooks.
       --webhook-cert F    The serving certificate (PEM), with --webhook-key F; else one is made at start.
