@@ -15,7 +15,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ServerOptions as HttpsServerOptions } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../logging/index.ts';
 import { thrownText } from '../structs/errors.ts';
 
@@ -66,7 +67,7 @@ export async function createHttpServer(handle: RequestHandler, options: HttpServ
   if (!tls) return (await import('node:http')).createServer(timeouts, listener);
   const secure = { ...tls, minVersion: 'TLSv1.2', ciphers: CIPHERS, handshakeTimeout: headersTimeout } as const;
   const server = (await import('node:https')).createServer({ ...timeouts, ...secure }, listener);
-  server.on('tlsClientError', (error: Error, socket: Socket) => refused(logger, error, socket));
+  server.on('tlsClientError', (error: Error, socket: TLSSocket) => refused(logger, error, socket));
   return server;
 }
 
@@ -109,14 +110,17 @@ function guarded(handle: RequestHandler, logger: Logger): (request: IncomingMess
 }
 
 /**
- * A TLS connection that failed before a request: a client certificate that is not signed by the
- * client CA is worth a warning; anything else (scanners, plain HTTP, a client giving up) is noise.
+ * A TLS connection that failed before a request. A caller refused for its client certificate (an
+ * invalid one, or none where the server asks for one) is worth a warning; anything else (scanners,
+ * plain HTTP, a client giving up) is noise.
  */
-function refused(logger: Logger, error: Error, socket: Socket): void {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const from = socket.remoteAddress ?? 'an unknown address';
-  const message = `A TLS connection from ${from} is refused: ${error.message}`;
-  if (/CERTIFICATE|PEER_DID_NOT_RETURN/.test(code)) logger.warning(message);
-  else logger.debug(message);
+function refused(logger: Logger, error: Error, socket: TLSSocket): void {
+  const from = `A TLS connection from ${socket.remoteAddress ?? 'an unknown address'} is refused`;
+  // Node closes a connection whose certificate fails verification, and says why only here.
+  const invalid = socket.authorizationError;
+  if (invalid) logger.warning(`${from}: its client certificate is not valid (${String(invalid)}).`);
+  else if ((error as NodeJS.ErrnoException).code === 'ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE') {
+    logger.warning(`${from}: it presented no client certificate.`);
+  } else logger.debug(`${from}: ${error.message}`);
   socket.destroy();
 }

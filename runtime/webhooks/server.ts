@@ -189,9 +189,11 @@ async function serveRequest(req: IncomingMessage, res: ServerResponse, serving: 
     if (req.method !== 'POST') return refuse(405, `Webhooks accept POST requests only, not ${req.method}.`);
     const rest = path.slice(prefix.length + 1);
     const webhook = rest ? decodeURIComponent(rest) : undefined;
+    // A body past the limit is not read (or not further): the connection closes rather than carry it.
+    const tooLarge = () => refuse(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`, { close: true });
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge();
     const body = await readBody(req);
-    // The rest of the body is not read: the connection closes rather than carrying it.
-    if (body === undefined) return refuse(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`, { close: true });
+    if (body === undefined) return tooLarge();
     send(res, await respond({ body, webhook, headers: headersOf(req), sslpeer: peers ? peerOf(req) : {} }));
   } catch (error) {
     // A broken connection or a bad URL escape: said, and answered if there is still someone to answer.
