@@ -12,6 +12,7 @@ import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings, type AdmissionSettings } from '../config/settings.ts';
 import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { guardProcess } from '../operator/guard.ts';
 import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
 
@@ -184,7 +185,9 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
       stop.abort(STOP_ANNOUNCED);
     });
   }
+  // The process is the operator's: a forgotten promise is logged, an uncaught exception stops it (exit 1).
   let code = 0;
+  guardProcess(logger, () => { code = 1; stop.abort(STOP_ANNOUNCED); });
   try {
     await op.done;
   } catch (error) {
