@@ -102,3 +102,4 @@ export { event, exception, info, warn } from './posting/index.ts';
 
 // Running.
 export { Operator, STOP_ANNOUNCED, operator, type OperatorOptions } from './operator/operator.ts';
+export { guardProcess } from './operator/guard.ts';

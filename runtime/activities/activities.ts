@@ -19,8 +19,16 @@ import { OperatorIndexers } from '../indexing/indexers.ts';
 const NO_INDICES = new OperatorIndexers([]).indices;
 
 export class ActivityError extends Error {
+  /** `id: message` of each handler that failed. */
   readonly failures: readonly string[];
-  constructor(message: string, failures: readonly string[]) { super(message); this.name = 'ActivityError'; this.failures = failures; }
+  /** The ids of the handlers that failed, for those who may see which failed but not why. */
+  readonly handlerIds: readonly string[];
+  constructor(message: string, failures: readonly string[], handlerIds: readonly string[] = []) {
+    super(message);
+    this.name = 'ActivityError';
+    this.failures = failures;
+    this.handlerIds = handlerIds;
+  }
 }
 
 export interface ActivityEnv {
@@ -66,9 +74,11 @@ export async function runActivity(
     const delays = pending().map((h) => Math.max(0, states.get(h.id)?.delayed?.secondsSince(Timestamp.now()) ?? 0));
     if (delays.length) await sleep(Math.min(...delays), signal);
   }
-  const failures = handlers.filter((h) => states.get(h.id)?.failure).map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
+  const failed = handlers.filter((h) => states.get(h.id)?.failure);
+  const failures = failed.map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
   if (failures.length && activity !== 'cleanup') {
-    throw new ActivityError(`One or more ${activity} handlers failed: ${failures.join('; ')}`, failures);
+    const message = `One or more ${activity} handlers failed: ${failures.join('; ')}`;
+    throw new ActivityError(message, failures, failed.map((h) => h.id));
   }
   return results;
 }

@@ -6,11 +6,16 @@
  * Beyond Kopf, it is red (503, the reason as text) when the operator is not running — stopping,
  * or not serving yet — and when a watch stream has been silent past its inactivity timeout
  * without being re-established: liveness says the watches are fresh, not only that the process
- * is up. A probe that fails for good makes it answer 500.
+ * is up. A probe that fails for good makes it answer 500, naming the probe but not its message
+ * (which may hold a connection string, and anyone who reaches the endpoint would read): the
+ * message goes to the log. A request it cannot read is answered 400, as every server of the
+ * runtime answers one (servers/http.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/index.ts';
+import { close, createHttpServer, listen, type ServerLimits } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
+import { ActivityError } from './activities.ts';
 
 /** Kopf's caching period of the probes' results. */
 const PROBING_MAX_AGE_MS = 10_000;
@@ -31,19 +36,16 @@ export class LivenessEndpoint {
     this.url = url;
   }
 
-  /** Listens at the endpoint's host and port (port 0: a free one, which `url` then names). */
-  static async start(endpoint: string, source: LivenessSource, logger: Logger): Promise<LivenessEndpoint> {
+  /**
+   * Listens at the endpoint's host and port (port 0: a free one, which `url` then names).
+   * `limits`: how long a client may take to send its request (servers/http.ts's defaults).
+   */
+  static async start(
+    endpoint: string, source: LivenessSource, logger: Logger, limits?: Partial<ServerLimits>,
+  ): Promise<LivenessEndpoint> {
     const { host, port, path } = parseEndpoint(endpoint);
-    const respond = responder(path, source, logger);
-    // Loaded only when served: an operator without the endpoint does not load Node's HTTP module.
-    const { createServer } = await import('node:http');
-    const server = createServer((request, response) => void respond(request, response));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => { server.off('error', reject); resolve(); });
-    });
-    const address = server.address();
-    const actualPort = typeof address === 'object' && address ? address.port : port;
+    const server = await createHttpServer(responder(path, source, logger), { logger, limits });
+    const actualPort = await listen(server, host, port);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${path}`;
     logger.debug(`Serving health status at ${url}`);
     return new LivenessEndpoint(server, url);
@@ -51,8 +53,7 @@ export class LivenessEndpoint {
 
   /** Stops listening; open connections are closed. */
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await close(this.#server);
   }
 }
 
@@ -83,7 +84,8 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
     return collecting;
   };
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const requested = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const requested = pathOf(request);
+    if (requested === undefined) return answer(response, 400, 'text/plain', 'The request target is not a URL.\n');
     if (requested !== path) return answer(response, 404, 'text/plain', 'Not found.\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return answer(response, 405, 'text/plain', 'Only GET is served.\n');
@@ -94,9 +96,19 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
       answer(response, 200, 'application/json', await collect());
     } catch (error) {
       logger.error(`The probes failed: ${thrownText(error)}`);
-      answer(response, 500, 'text/plain', `The probes failed: ${thrownText(error)}\n`);
+      const which = error instanceof ActivityError && error.handlerIds.length ? `: ${error.handlerIds.join(', ')}` : '';
+      answer(response, 500, 'text/plain', `The probes failed${which}; the operator's log says why.\n`);
     }
   };
+}
+
+/** The path the request asks for (`/healthz` of `/healthz?x` or `http://host/healthz`), if it names one. */
+function pathOf(request: IncomingMessage): string | undefined {
+  try {
+    return new URL(request.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 function answer(response: ServerResponse, status: number, type: string, body: string): void {

@@ -6,6 +6,12 @@ import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
 import { WebhookError } from './errors.ts';
 
+/**
+ * How deeply a review's JSON may nest. Diffs, patches and clones walk objects recursively, and a
+ * few thousand levels exhaust the stack; no Kubernetes object comes near this.
+ */
+export const MAX_REVIEW_DEPTH = 1000;
+
 /** The versions of AdmissionReview understood here (the same as Kopf's); the answer has the request's. */
 export const REVIEW_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 
@@ -30,6 +36,9 @@ export function parseReview(text: string): ReviewRequest {
     review = JSON.parse(text);
   } catch (error) {
     throw new WebhookError(`The request is not JSON: ${(error as Error).message}`);
+  }
+  if (deeperThan(review, MAX_REVIEW_DEPTH)) {
+    throw new WebhookError(`The request's JSON is nested deeper than ${MAX_REVIEW_DEPTH} levels.`);
   }
   if (!isObject(review)) throw new WebhookError('The request is not an AdmissionReview: not a JSON object.');
   if (review.kind !== 'AdmissionReview') {
@@ -86,6 +95,18 @@ function bodiesOf(object: unknown, oldObject: unknown): Pick<ReviewRequest, 'bod
 function requiredText(value: unknown, what: string): string {
   if (typeof value !== 'string' || !value) throw new WebhookError(`The AdmissionReview has no ${what}.`);
   return value;
+}
+
+/** Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat. */
+function deeperThan(root: unknown, limit: number): boolean {
+  const pending: [value: unknown, depth: number][] = [[root, 0]];
+  while (pending.length) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -12,6 +12,7 @@ import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings, type AdmissionSettings } from '../config/settings.ts';
 import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { guardProcess } from '../operator/guard.ts';
 import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
 
@@ -47,7 +48,8 @@ Leader election (of several replicas, only the holder of a Lease processes; docs
 
 Admission webhooks (for on.validate/on.mutate; docs/webhooks.md):
       --webhook-port N    Serve them on this port (default: a free one).
-      --webhook-addr A    Listen on this address (default: all interfaces).
+      --webhook-addr A    Listen on this address (default: loopback only; all interfaces with
+                          --webhook-host or --webhook-service).
       --webhook-host H    The host name the API server is given (default: localhost).
       --webhook-path P    The URL path prefix of the webhooks.
       --webhook-cert F    The serving certificate (PEM), with --webhook-key F; else one is made at start.
@@ -183,7 +185,9 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
       stop.abort(STOP_ANNOUNCED);
     });
   }
+  // The process is the operator's: a forgotten promise is logged, an uncaught exception stops it (exit 1).
   let code = 0;
+  guardProcess(logger, () => { code = 1; stop.abort(STOP_ANNOUNCED); });
   try {
     await op.done;
   } catch (error) {

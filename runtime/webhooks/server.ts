@@ -5,11 +5,17 @@
  * can be written out with `caDump`) and tells the API server to trust that CA. Two ways to be
  * reached: by URL (the default: `https://localhost:<port>`, which a local control plane on the
  * same host reaches on loopback; `host` names another), or through a Service in the cluster
- * (`service`), for an operator deployed in it.
+ * (`service`), for an operator deployed in it. Unless `addr` says where, it listens on loopback
+ * only when neither `host` nor `service` says that it is reached from elsewhere: a developer's
+ * operator is not open to the network.
+ *
+ * With `clientCaFile`, a caller must present a certificate signed by that CA: any other caller,
+ * with a certificate or without one, is refused at the TLS handshake, so `sslpeer` only ever
+ * holds a verified identity.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, issueCertificate } from '../certificates/x509.ts';
 import type {
@@ -17,10 +23,11 @@ import type {
 } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { statusReply } from '../admission/responses.ts';
+import { close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
 
 export interface WebhookServerOptions {
-  /** The address to listen on; all interfaces by default. */
+  /** The address to listen on: loopback by default, all interfaces if `host` or `service` is given. */
   addr?: string;
   /** The port to listen on; a free one by default. */
   port?: number;
@@ -41,17 +48,24 @@ export interface WebhookServerOptions {
   extraSans?: readonly string[];
   /** Plain HTTP: for a TLS-terminating proxy in front; the API server itself calls only HTTPS. */
   insecure?: boolean;
-  /** Ask callers for a client certificate, verified against this CA bundle (PEM file); seen as `sslpeer`. */
+  /** Callers must present a client certificate signed by this CA bundle (PEM file); seen as `sslpeer`. */
   clientCaFile?: string;
+  /** Seconds a caller has to send a request's headers (10 by default); a slower one is disconnected. */
+  headersTimeout?: number;
+  /** Seconds a caller has to send a whole request (30 by default); a slower one is disconnected. */
+  requestTimeout?: number;
 }
 
 /** Reviews are small (an object and its old state); a body past this is refused rather than read. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 interface TlsMaterial {
-  tls?: { cert: string; key: string; ca?: string; requestCert?: boolean; rejectUnauthorized?: boolean };
+  tls?: HttpServerOptions['tls'];
   caBundle?: string;
 }
+
+/** Listening here unless told otherwise: a developer's operator must not be reachable from the network. */
+const LOOPBACK = '127.0.0.1';
 
 export class WebhookServer implements AdmissionServer {
   readonly options: WebhookServerOptions;
@@ -68,15 +82,13 @@ export class WebhookServer implements AdmissionServer {
     const { tls, caBundle } = await this.tlsMaterial();
     const prefix = (this.options.path ?? '').replace(/\/+$/, '');
     const serving: Serving = { prefix, peers: Boolean(this.options.clientCaFile), respond, logger };
-    const handle = (req: IncomingMessage, res: ServerResponse) => void serveRequest(req, res, serving);
-    // Loaded here: an operator without webhooks does not load Node's HTTP server at all.
-    const server = tls
-      ? (await import('node:https')).createServer(tls, handle)
-      : (await import('node:http')).createServer(handle);
-    const port = await listen(server, this.options.addr, this.options.port ?? 0);
+    const handle = (req: IncomingMessage, res: ServerResponse) => serveRequest(req, res, serving);
+    const server = await createHttpServer(handle, { logger, tls, limits: this.limits() });
+    const addr = this.listeningAddress(logger);
+    const port = await listen(server, addr, this.options.port ?? 0);
     try {
       const scheme = tls ? 'https' : 'http';
-      logger.debug(`Listening for webhooks at ${scheme}://${this.options.addr ?? '*'}:${port}${prefix}`);
+      logger.debug(`Listening for webhooks at ${scheme}://${addr ?? '*'}:${port}${prefix}`);
       const config = this.clientConfig(scheme, port, prefix, caBundle);
       const where = config.url ?? `service ${config.service!.namespace}/${config.service!.name}`;
       logger.debug(`The API server reaches the webhooks at ${where}`);
@@ -85,6 +97,23 @@ export class WebhookServer implements AdmissionServer {
     } finally {
       await close(server);
     }
+  }
+
+  /** `addr`, else loopback unless the API server reaches the operator from elsewhere (said in the log). */
+  private listeningAddress(logger: Logger): string | undefined {
+    const { addr, host, service } = this.options;
+    if (addr !== undefined || host !== undefined || service !== undefined) return addr;
+    const how = 'set `addr` (--webhook-addr), `host` or `service` to be reached from elsewhere';
+    logger.info(`The webhook server listens on loopback (${LOOPBACK}) only: ${how}.`);
+    return LOOPBACK;
+  }
+
+  private limits(): HttpServerOptions['limits'] {
+    const { headersTimeout, requestTimeout } = this.options;
+    return {
+      ...(headersTimeout !== undefined && { headersTimeout }),
+      ...(requestTimeout !== undefined && { requestTimeout }),
+    };
   }
 
   private clientConfig(scheme: string, port: number, prefix: string, caBundle?: string): WebhookClientConfig {
@@ -108,8 +137,9 @@ export class WebhookServer implements AdmissionServer {
   private async tlsMaterial(): Promise<TlsMaterial> {
     const o = this.options;
     if (o.insecure) return {};
+    // Without a verified certificate, no handshake: an unverified peer never reaches `sslpeer`.
     const client = o.clientCaFile
-      ? { ca: await readFile(o.clientCaFile, 'utf8'), requestCert: true, rejectUnauthorized: false }
+      ? { ca: await readFile(o.clientCaFile, 'utf8'), requestCert: true, rejectUnauthorized: true }
       : {};
     if (o.certFile && o.keyFile) {
       const cert = await readFile(o.certFile, 'utf8');
@@ -147,23 +177,28 @@ interface Serving {
 /** One request: only `POST` under the prefix; the rest of the path (before the query) names the handler. */
 async function serveRequest(req: IncomingMessage, res: ServerResponse, serving: Serving): Promise<void> {
   const { prefix, peers, respond, logger } = serving;
+  const refuse = (status: number, message: string, options: { close?: boolean } = {}) => {
+    logger.warning(`A webhook request is refused (${status}): ${message}`);
+    send(res, statusReply(status, message), options);
+  };
   try {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (path !== prefix && !path.startsWith(`${prefix}/`)) {
-      return send(res, statusReply(404, `No webhooks are served at ${path}.`));
+      return refuse(404, `No webhooks are served at ${JSON.stringify(path)}.`);
     }
-    if (req.method !== 'POST') {
-      return send(res, statusReply(405, `Webhooks accept POST requests only, not ${req.method}.`));
-    }
+    if (req.method !== 'POST') return refuse(405, `Webhooks accept POST requests only, not ${req.method}.`);
     const rest = path.slice(prefix.length + 1);
     const webhook = rest ? decodeURIComponent(rest) : undefined;
+    // A body past the limit is not read (or not further): the connection closes rather than carry it.
+    const tooLarge = () => refuse(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`, { close: true });
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge();
     const body = await readBody(req);
-    if (body === undefined) return send(res, statusReply(413, `The request is larger than ${MAX_BODY_BYTES} bytes.`));
+    if (body === undefined) return tooLarge();
     send(res, await respond({ body, webhook, headers: headersOf(req), sslpeer: peers ? peerOf(req) : {} }));
   } catch (error) {
     // A broken connection or a bad URL escape: said, and answered if there is still someone to answer.
-    logger.warning(`A webhook request could not be served: ${thrownText(error)}`);
-    if (!res.headersSent) send(res, statusReply(400, `The request could not be read: ${thrownText(error)}`));
+    if (res.headersSent) logger.warning(`A webhook request could not be served: ${thrownText(error)}`);
+    else refuse(400, `The request could not be read: ${thrownText(error)}`, { close: true });
   }
 }
 
@@ -175,8 +210,10 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** The caller's certificate, if the handshake verified it (it refuses any other when a client CA is set). */
 function peerOf(req: IncomingMessage): Record<string, unknown> {
   const socket = req.socket as Partial<TLSSocket>;
+  if (!socket.authorized) return {};
   const peer = socket.getPeerCertificate?.();
   return peer && Object.keys(peer).length ? { ...peer } : {};
 }
@@ -196,27 +233,11 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-function send(res: ServerResponse, reply: WebhookReply): void {
+function send(res: ServerResponse, reply: WebhookReply, options: { close?: boolean } = {}): void {
   const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+  res.writeHead(reply.status, options.close ? { ...headers, connection: 'close' } : headers);
   res.end(text);
-}
-
-function listen(server: Server, addr: string | undefined, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, addr, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function abortedOf(signal: AbortSignal): Promise<void> {

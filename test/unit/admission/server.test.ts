@@ -70,7 +70,7 @@ test('requests it cannot serve get an HTTP error with a Status saying why', asyn
   await withServer(new WebhookServer({ addr: '127.0.0.1', path: '/hooks' }), async (config) => {
     const elsewhere = await call(config, '/other/x');
     assert.equal(elsewhere.status, 404);
-    assert.match(elsewhere.body.message!, /No webhooks are served at \/other\/x/);
+    assert.match(elsewhere.body.message!, /No webhooks are served at "\/other\/x"/);
     const get = await call(config, 'x', 'GET', '');
     assert.equal(get.status, 405);
     assert.match(get.body.message!, /POST requests only, not GET/);

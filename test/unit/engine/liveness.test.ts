@@ -11,6 +11,7 @@ import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { WatchFreshness } from '../../../runtime/kube/index.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { ResourceClient } from '../../../runtime/kube/index.ts';
+import { PermanentError } from '../../../runtime/structs/errors.ts';
 
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
 
@@ -61,8 +62,30 @@ test('a problem answers 503 with the reason; a failed probe 500', async () => {
   await withEndpoint({ probe: async () => { throw new Error('broken probe'); }, problem: () => null }, async (url) => {
     const failed = await fetch(url);
     assert.equal(failed.status, 500);
-    assert.match(await failed.text(), /broken probe/);
+    assert.equal(await failed.text(), 'The probes failed; the operator\'s log says why.\n');
   });
+});
+
+test('a failed probe is named to the caller; its message, which may hold a secret, goes to the log only', async () => {
+  const capture = captureLogs();
+  const logged = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [capture.sink] }));
+  const registry = new OperatorRegistry();
+  registry.on.probe(function database() { throw new PermanentError('cannot reach postgres://admin:s3cret@db/app'); });
+  registry.on.probe(function tasks_count() { return 3; });
+  const client = new ResourceClient(() => { throw new Error('no API in this test'); });
+  const env = { settings: defaultSettings(), logger: logged, memo: {}, client, signal: new AbortController().signal };
+  const source = { probe: () => runActivity(registry.activityHandlers, 'probe', env), problem: () => null };
+  const endpoint = await LivenessEndpoint.start('http://127.0.0.1:0/healthz', source, logged);
+  try {
+    const failed = await fetch(endpoint.url);
+    assert.equal(failed.status, 500);
+    const text = await failed.text();
+    assert.equal(text, 'The probes failed: database; the operator\'s log says why.\n');
+    assert.doesNotMatch(text, /s3cret/);
+    assert.ok(capture.messages().some((m) => m.startsWith('The probes failed:') && m.includes('s3cret')));
+  } finally {
+    await endpoint.close();
+  }
 });
 
 test('a watch is stale once silent past its inactivity timeout, plus the wait before a retry it announced', () => {
