@@ -28,7 +28,8 @@ export interface ResourceDescriptor<
   /**
    * Phantom too: the input type. A method, whose parameter TypeScript compares both ways, so that
    * a descriptor still fits where only its read type is named (`ResourceDescriptor<T, F>`, whose
-   * input is `T`): a read object is always a valid input, but not the other way round.
+   * input is `T`): a read object is always a valid input, but not the other way round. That
+   * default is `NoInfer<T>`, so that such a parameter infers `T` from the read type alone.
    */
   __input?(object: I): void;
 }
