@@ -6,7 +6,7 @@ import type { ResourceRef } from './registry/handlers.ts';
 import type { PermissionOptions, RbacVerb } from './registry/permissions.ts';
 
 export type {
-  FieldMap, FieldsOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
+  FieldMap, FieldsOf, InputOf, JsonObject, JsonPrimitive, JsonValue, KubeObject, ManagedFieldsEntry,
   MergePatch, ObjectMeta, ObjectOf, OwnerReference, PrinterColumn, ResourceDescriptor, UntypedFields,
 } from './structs/resources.ts';
 export { apiVersionOf, resourceName, resourcePath } from './structs/resources.ts';

@@ -57,6 +57,29 @@ export function pluralOf(singular: string): string {
   return `${singular}s`;
 }
 
+/**
+ * The kind with its indefinite article, chosen by sound as a reader says the kind: `an
+ * EphemeralVolumeClaim`, `a User`; a kind that starts with an initialism by its first letter's
+ * name (`an HTTPRoute`, `a URLMap`).
+ */
+export function withArticle(kind: string): string {
+  return `${startsWithVowelSound(kind) ? 'an' : 'a'} ${kind}`;
+}
+
+/** Letters whose names start with a vowel sound: "ay", "ee", "ef", "aitch", "eye", "el", … */
+const VOWEL_SOUNDING_LETTERS = 'AEFHILMNORSX';
+/** Vowel letters sounding as "you" or "wuh" (a Unit, a User, a Euro, a OneShot), but not "un-" (an Uninstall). */
+const CONSONANT_SOUNDING_VOWELS = /^(uni(?!n)|us[aeu]|uti|ur[aeio]|eu|ewe|one|once)/;
+/** A silent h (an Hour). */
+const SILENT_H = /^(hour|honest|honou?r|heir)/;
+
+function startsWithVowelSound(word: string): boolean {
+  if (/^[A-Z][A-Z0-9]/.test(word)) return VOWEL_SOUNDING_LETTERS.includes(word[0]!);
+  const lower = word.toLowerCase();
+  if (CONSONANT_SOUNDING_VOWELS.test(lower)) return false;
+  return SILENT_H.test(lower) || /^[aeiou]/.test(lower);
+}
+
 /** A problem with each value that is wrong, in the words of the option that sets it; empty when all are right. */
 export function validate(options: ProjectOptions): string[] {
   const problems: string[] = [];

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import type { DependencySource } from './dependencies.ts';
 import type { ProjectOptions, ResourceNames } from './options.ts';
-import { resourceNames } from './options.ts';
+import { resourceNames, withArticle } from './options.ts';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/project/', import.meta.url));
 
@@ -42,6 +42,7 @@ export function renderProject(options: ProjectOptions, dependencies: DependencyS
   const names = resourceNames(options);
   const context = {
     ...names,
+    aKind: withArticle(names.kind),
     name: options.name,
     appName: appNameOf(options.name),
     dependencies: { kopf: dependencies.kopf, kopfGen: dependencies.kopfGen },

@@ -1,7 +1,7 @@
 /**
  * A kind's descriptor: the value handlers and the API client are given (`on.create(Widget, …)`),
  * sharing its name with the object type. Its type parameters carry the object type and the
- * field map into handlers.
+ * field map into handlers, and the input type into the client's `create` and `replace`.
  */
 import type { ResourceModel, VersionModel } from '../model/types.ts';
 import { jsdoc, propertyKey, stringLiteral } from './syntax.ts';
@@ -39,7 +39,7 @@ export function descriptorDeclaration(resource: ResourceModel, version: VersionM
   }
   if (version.selectableFields.length) doc.push(`Selectable fields: ${version.selectableFields.map((f) => `\`${f}\``).join(', ')}.`);
   const tags = deprecationTags(resource, version);
-  return `${jsdoc('', doc, tags)}export const ${names.type}: ${descriptorType}<${names.type}, ${names.fields}> = {\n${lines.map((l) => `  ${l}`).join('\n')}\n};\n`;
+  return `${jsdoc('', doc, tags)}export const ${names.type}: ${descriptorType}<${names.type}, ${names.fields}, ${names.input}> = {\n${lines.map((l) => `  ${l}`).join('\n')}\n};\n`;
 }
 
 export function deprecationTags(resource: ResourceModel, version: VersionModel): string[] {

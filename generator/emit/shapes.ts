@@ -7,12 +7,16 @@
 import { canonicalJson } from '../input/json.ts';
 import type { Property, SchemaNode } from '../model/types.ts';
 
-/** How a property is present: always (`required`), always once read (`default`), or maybe. */
+/**
+ * How a property is present: always (`required`), always once read (`defaulted`: the API server
+ * fills it in where it is left out, so it is optional to write, even where it is also required),
+ * or maybe.
+ */
 export type Presence = 'required' | 'defaulted' | 'optional';
 
 export function presenceOf(property: Property): Presence {
-  if (property.required) return 'required';
-  return property.node.default !== undefined ? 'defaulted' : 'optional';
+  if (property.node.default !== undefined) return 'defaulted';
+  return property.required ? 'required' : 'optional';
 }
 
 export class ShapeTable {

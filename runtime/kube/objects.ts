@@ -9,6 +9,8 @@ import type { ApiStatus } from './errors.ts';
 import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType, RequestOptions } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
+/** A descriptor with its input type, which what is written to create or replace an object has. */
+type Writable<T extends KubeObject, I extends KubeObject> = ResourceDescriptor<T, FieldMap, I>;
 
 export interface ReadOptions {
   subresource?: string;
@@ -50,16 +52,26 @@ export async function getObject<T extends KubeObject>(client: KubeClient, resour
   return client.request<T>('GET', path, { signal: options.signal, verb: 'get' });
 }
 
-/** Creates an object; its namespace is `options.namespace` or the one in its metadata. */
-export async function createObject<T extends KubeObject>(client: KubeClient, resource: Resource<T>, object: T, options: WriteOptions & { namespace?: string } = {}): Promise<T> {
+/**
+ * Creates an object, written as the descriptor's input type (what the API server defaults may be
+ * left out); its namespace is `options.namespace` or the one in its metadata.
+ */
+export async function createObject<T extends KubeObject, I extends KubeObject>(
+  client: KubeClient, resource: Writable<T, I>, object: NoInfer<I>, options: WriteOptions & { namespace?: string } = {},
+): Promise<T> {
   const namespace = options.namespace ?? object.metadata?.namespace;
   requireNamespace(resource, namespace);
   const path = resourcePath(resource, { namespace });
   return client.request<T>('POST', path, { body: withTypeMeta(resource, object), query: writeQuery(options), signal: options.signal, verb: 'create' });
 }
 
-/** Replaces an object (PUT) as a whole; `metadata.resourceVersion`, if set, guards against lost updates. */
-export async function replaceObject<T extends KubeObject>(client: KubeClient, resource: Resource<T>, object: T, options: WriteOptions & { subresource?: string } = {}): Promise<T> {
+/**
+ * Replaces an object (PUT) as a whole, written as the descriptor's input type; `metadata.resourceVersion`,
+ * if set, guards against lost updates.
+ */
+export async function replaceObject<T extends KubeObject, I extends KubeObject>(
+  client: KubeClient, resource: Writable<T, I>, object: NoInfer<I>, options: WriteOptions & { subresource?: string } = {},
+): Promise<T> {
   const name = object.metadata?.name;
   if (!name) throw new TypeError(`Cannot replace a ${resource.kind} without metadata.name`);
   const path = objectPath(resource, object.metadata?.namespace, name, options.subresource);

@@ -19,6 +19,8 @@ import {
 import type { ApplyPatch, JsonPatchOp, ListResult } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
+/** A descriptor with its input type, which what is written to create or replace an object has. */
+type Writable<T extends KubeObject, I extends KubeObject> = ResourceDescriptor<T, FieldMap, I>;
 
 /** Where the object is: its namespace, required for namespaced resources (cluster-scoped have none). */
 export interface Where {
@@ -74,13 +76,23 @@ export class ResourceClient {
     return listObjects(this.#kube(), resource, options);
   }
 
-  /** Creates an object in its `metadata.namespace` (or `options.namespace`); returns it as the server stored it. */
-  create<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: CreateOptions = {}): Promise<T> {
+  /**
+   * Creates an object in its `metadata.namespace` (or `options.namespace`); returns it as the server
+   * stored it. The object is of the descriptor's input type: what the API server defaults may be left out.
+   */
+  create<T extends KubeObject, I extends KubeObject>(
+    resource: Writable<T, I>, object: NoInfer<I>, options: CreateOptions = {},
+  ): Promise<T> {
     return createObject(this.#kube(), resource, object, { ...options, namespace: options.namespace ?? undefined });
   }
 
-  /** Replaces an object as a whole (PUT); its `metadata.resourceVersion`, if set, guards against lost updates. */
-  replace<T extends KubeObject>(resource: Resource<T>, object: NoInfer<T>, options: ReplaceOptions = {}): Promise<T> {
+  /**
+   * Replaces an object as a whole (PUT), of the descriptor's input type as for `create`; its
+   * `metadata.resourceVersion`, if set, guards against lost updates.
+   */
+  replace<T extends KubeObject, I extends KubeObject>(
+    resource: Writable<T, I>, object: NoInfer<I>, options: ReplaceOptions = {},
+  ): Promise<T> {
     return replaceObject(this.#kube(), resource, object, options);
   }
 

@@ -17,7 +17,14 @@ export type Reason = 'create' | 'update' | 'delete' | 'resume';
 /** A per-object (or, for activities, per-operator) scratch space that survives between events. */
 export type Memo = Record<string, unknown>;
 
-type Part<T, K extends string> = T extends { [P in K]?: infer V } ? NonNullable<V> : JsonObject;
+/**
+ * A part of the object as handlers get it: as typed where the object always has it (`spec: S`);
+ * where the API server may send the object without it (`spec?: S`), handlers get `{}`, and so
+ * each of its fields may be absent (`Partial<S>`).
+ */
+type Part<T, K extends string> = T extends { [P in K]?: infer V }
+  ? (T extends { [P in K]: unknown } ? NonNullable<V> : Partial<NonNullable<V>>)
+  : JsonObject;
 export type SpecOf<T> = Part<T, 'spec'>;
 export type StatusOf<T> = Part<T, 'status'>;
 

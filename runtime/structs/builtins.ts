@@ -13,7 +13,7 @@ import type {
   V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1PodDisruptionBudget, V1ReplicaSet, V1Role, V1RoleBinding,
   V1Secret, V1Service, V1ServiceAccount, V1StatefulSet, V1StorageClass,
 } from '@kubernetes/client-node';
-import type { ResourceDescriptor } from './resources.ts';
+import type { KubeObject, ResourceDescriptor, UntypedFields } from './resources.ts';
 
 /**
  * A client-node model as it is on the wire, and so in this runtime: client-node turns date-times
@@ -56,6 +56,17 @@ export type PodDisruptionBudget = Wire<V1PodDisruptionBudget>;
 export type StorageClass = Wire<V1StorageClass>;
 export type CustomResourceDefinition = Wire<V1CustomResourceDefinition>;
 
+/**
+ * A built-in object as the API server sends it. Go writes the `spec` and `status` of the built-in
+ * kinds always, if only as `{}`, so they are there to read; client-node's models have them
+ * optional, as they are to write. A built-in descriptor reads this and takes the model to write.
+ */
+export type Sent<T> = Omit<T, SentParts<T>> & { [K in SentParts<T>]-?: NonNullable<T[K]> };
+type SentParts<T> = Extract<keyof T, 'spec' | 'status'>;
+
+/** The descriptor of a built-in kind: objects read as they are sent, written as the model. */
+type Builtin<T extends KubeObject> = ResourceDescriptor<Sent<T>, UntypedFields, T>;
+
 type Scope = ResourceDescriptor['scope'];
 type Extra = Pick<ResourceDescriptor, 'shortNames' | 'subresources'>;
 
@@ -68,66 +79,66 @@ const STATUS = ['status'];
 const SCALABLE = ['status', 'scale'];
 
 // Core (`v1`).
-export const Pods: ResourceDescriptor<Pod> = builtin(
+export const Pods: Builtin<Pod> = builtin(
   '', 'v1', 'pods', 'Pod', 'Namespaced', { shortNames: ['po'], subresources: STATUS });
-export const Services: ResourceDescriptor<Service> = builtin(
+export const Services: Builtin<Service> = builtin(
   '', 'v1', 'services', 'Service', 'Namespaced', { shortNames: ['svc'], subresources: STATUS });
-export const ConfigMaps: ResourceDescriptor<ConfigMap> = builtin(
+export const ConfigMaps: Builtin<ConfigMap> = builtin(
   '', 'v1', 'configmaps', 'ConfigMap', 'Namespaced', { shortNames: ['cm'] });
-export const Secrets: ResourceDescriptor<Secret> = builtin('', 'v1', 'secrets', 'Secret', 'Namespaced');
-export const ServiceAccounts: ResourceDescriptor<ServiceAccount> = builtin(
+export const Secrets: Builtin<Secret> = builtin('', 'v1', 'secrets', 'Secret', 'Namespaced');
+export const ServiceAccounts: Builtin<ServiceAccount> = builtin(
   '', 'v1', 'serviceaccounts', 'ServiceAccount', 'Namespaced', { shortNames: ['sa'] });
-export const PersistentVolumeClaims: ResourceDescriptor<PersistentVolumeClaim> = builtin(
+export const PersistentVolumeClaims: Builtin<PersistentVolumeClaim> = builtin(
   '', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', 'Namespaced',
   { shortNames: ['pvc'], subresources: STATUS });
-export const PersistentVolumes: ResourceDescriptor<PersistentVolume> = builtin(
+export const PersistentVolumes: Builtin<PersistentVolume> = builtin(
   '', 'v1', 'persistentvolumes', 'PersistentVolume', 'Cluster', { shortNames: ['pv'], subresources: STATUS });
-export const Namespaces: ResourceDescriptor<Namespace> = builtin(
+export const Namespaces: Builtin<Namespace> = builtin(
   '', 'v1', 'namespaces', 'Namespace', 'Cluster', { shortNames: ['ns'], subresources: ['status', 'finalize'] });
-export const Nodes: ResourceDescriptor<Node> = builtin(
+export const Nodes: Builtin<Node> = builtin(
   '', 'v1', 'nodes', 'Node', 'Cluster', { shortNames: ['no'], subresources: STATUS });
-export const Events: ResourceDescriptor<Event> = builtin(
+export const Events: Builtin<Event> = builtin(
   '', 'v1', 'events', 'Event', 'Namespaced', { shortNames: ['ev'] });
 
 // Workloads.
-export const Deployments: ResourceDescriptor<Deployment> = builtin(
+export const Deployments: Builtin<Deployment> = builtin(
   'apps', 'v1', 'deployments', 'Deployment', 'Namespaced', { shortNames: ['deploy'], subresources: SCALABLE });
-export const StatefulSets: ResourceDescriptor<StatefulSet> = builtin(
+export const StatefulSets: Builtin<StatefulSet> = builtin(
   'apps', 'v1', 'statefulsets', 'StatefulSet', 'Namespaced', { shortNames: ['sts'], subresources: SCALABLE });
-export const DaemonSets: ResourceDescriptor<DaemonSet> = builtin(
+export const DaemonSets: Builtin<DaemonSet> = builtin(
   'apps', 'v1', 'daemonsets', 'DaemonSet', 'Namespaced', { shortNames: ['ds'], subresources: STATUS });
-export const ReplicaSets: ResourceDescriptor<ReplicaSet> = builtin(
+export const ReplicaSets: Builtin<ReplicaSet> = builtin(
   'apps', 'v1', 'replicasets', 'ReplicaSet', 'Namespaced', { shortNames: ['rs'], subresources: SCALABLE });
-export const Jobs: ResourceDescriptor<Job> = builtin(
+export const Jobs: Builtin<Job> = builtin(
   'batch', 'v1', 'jobs', 'Job', 'Namespaced', { subresources: STATUS });
-export const CronJobs: ResourceDescriptor<CronJob> = builtin(
+export const CronJobs: Builtin<CronJob> = builtin(
   'batch', 'v1', 'cronjobs', 'CronJob', 'Namespaced', { shortNames: ['cj'], subresources: STATUS });
-export const HorizontalPodAutoscalers: ResourceDescriptor<HorizontalPodAutoscaler> = builtin(
+export const HorizontalPodAutoscalers: Builtin<HorizontalPodAutoscaler> = builtin(
   'autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', 'Namespaced',
   { shortNames: ['hpa'], subresources: STATUS });
-export const PodDisruptionBudgets: ResourceDescriptor<PodDisruptionBudget> = builtin(
+export const PodDisruptionBudgets: Builtin<PodDisruptionBudget> = builtin(
   'policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', 'Namespaced',
   { shortNames: ['pdb'], subresources: STATUS });
 
 // Access control.
 const RBAC = 'rbac.authorization.k8s.io';
-export const Roles: ResourceDescriptor<Role> = builtin(RBAC, 'v1', 'roles', 'Role', 'Namespaced');
-export const RoleBindings: ResourceDescriptor<RoleBinding> = builtin(
+export const Roles: Builtin<Role> = builtin(RBAC, 'v1', 'roles', 'Role', 'Namespaced');
+export const RoleBindings: Builtin<RoleBinding> = builtin(
   RBAC, 'v1', 'rolebindings', 'RoleBinding', 'Namespaced');
-export const ClusterRoles: ResourceDescriptor<ClusterRole> = builtin(
+export const ClusterRoles: Builtin<ClusterRole> = builtin(
   RBAC, 'v1', 'clusterroles', 'ClusterRole', 'Cluster');
-export const ClusterRoleBindings: ResourceDescriptor<ClusterRoleBinding> = builtin(
+export const ClusterRoleBindings: Builtin<ClusterRoleBinding> = builtin(
   RBAC, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', 'Cluster');
 
 // Networking, storage, coordination, extensions.
-export const Ingresses: ResourceDescriptor<Ingress> = builtin(
+export const Ingresses: Builtin<Ingress> = builtin(
   'networking.k8s.io', 'v1', 'ingresses', 'Ingress', 'Namespaced', { shortNames: ['ing'], subresources: STATUS });
-export const NetworkPolicies: ResourceDescriptor<NetworkPolicy> = builtin(
+export const NetworkPolicies: Builtin<NetworkPolicy> = builtin(
   'networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', 'Namespaced', { shortNames: ['netpol'] });
-export const StorageClasses: ResourceDescriptor<StorageClass> = builtin(
+export const StorageClasses: Builtin<StorageClass> = builtin(
   'storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', 'Cluster', { shortNames: ['sc'] });
-export const Leases: ResourceDescriptor<Lease> = builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', 'Namespaced');
-export const CustomResourceDefinitions: ResourceDescriptor<CustomResourceDefinition> = builtin(
+export const Leases: Builtin<Lease> = builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', 'Namespaced');
+export const CustomResourceDefinitions: Builtin<CustomResourceDefinition> = builtin(
   'apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', 'Cluster',
   { shortNames: ['crd', 'crds'], subresources: STATUS },
 );

@@ -3,9 +3,13 @@
  *
  * The generator emits one descriptor per kind and version from CRDs; the runtime ships
  * descriptors for the built-in kinds; discovery produces them for strings like `'kex'`.
- * The type parameter carries the object's shape into handlers: it is never read at run time.
+ * The type parameters carry the object's shapes into handlers and the API client, and are never
+ * read at run time: `T` as the API server returns the object, `F` its field map, `I` what may be
+ * written to create or replace it (without the fields that the API server fills in with defaults).
  */
-export interface ResourceDescriptor<T extends KubeObject = KubeObject, F extends FieldMap = UntypedFields> {
+export interface ResourceDescriptor<
+  T extends KubeObject = KubeObject, F extends FieldMap = UntypedFields, I extends KubeObject = NoInfer<T>,
+> {
   /** API group; `''` for the core group (`v1` pods, configmaps, …). */
   readonly group: string;
   readonly version: string;
@@ -21,6 +25,13 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject, F extends
   /** Phantom fields: the object type and its field map. Never set; only read by the type checker. */
   readonly __type?: T;
   readonly __fields?: F;
+  /**
+   * Phantom too: the input type. A method, whose parameter TypeScript compares both ways, so that
+   * a descriptor still fits where only its read type is named (`ResourceDescriptor<T, F>`, whose
+   * input is `T`): a read object is always a valid input, but not the other way round. That
+   * default is `NoInfer<T>`, so that such a parameter infers `T` from the read type alone.
+   */
+  __input?(object: I): void;
 }
 
 /**
@@ -56,6 +67,9 @@ export interface PrinterColumn {
 
 /** The object type a descriptor stands for. */
 export type ObjectOf<R> = R extends ResourceDescriptor<infer T, FieldMap> ? T : KubeObject;
+
+/** What is written to create or replace an object of a descriptor: defaulted fields optional. */
+export type InputOf<R> = R extends ResourceDescriptor<KubeObject, FieldMap, infer I> ? I : KubeObject;
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };

@@ -32,7 +32,9 @@ export class Cluster {
     this.client = new KubeClient(kubeConfigCredentials(kc));
   }
 
-  async create<T extends KubeObject>(resource: Resource<T>, object: T, namespace?: string): Promise<T> {
+  async create<T extends KubeObject, I extends KubeObject = T>(
+    resource: ResourceDescriptor<T, FieldMap, I>, object: I, namespace?: string,
+  ): Promise<T> {
     return createObject(this.client, resource, object, { namespace: namespace ?? (resource.scope === 'Namespaced' ? object.metadata?.namespace ?? 'default' : undefined) });
   }
 

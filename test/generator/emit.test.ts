@@ -84,6 +84,34 @@ test('defaults: required to read, optional to write; an Input type only where th
   assert.match(text, /export type SimpleInput = Simple;/);
 });
 
+test('a field both required and defaulted is there to read and optional to write: the API server fills it in first', () => {
+  const text = render(crdYaml({ schema: `
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [size, name]
+              properties:
+                size: {type: integer, default: 1}
+                name: {type: string}` })).get('test.kopf.dev/v1.ts')!;
+  assert.match(text, /export interface ThingSpec \{\n[^}]*\n {2}size: number;\n {2}name: string;\n\}/);
+  assert.match(text, /export interface ThingSpecInput \{\n[^}]*\n {2}size\?: number;\n {2}name: string;\n\}/);
+  assert.match(text, /export interface ThingInput extends KubeObject \{[^}]*\n {2}spec\?: ThingSpecInput;/);
+});
+
+test('the descriptor carries the input type, for the client to take when creating', () => {
+  const files = render(crdYaml({ schema: `
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                mode: {type: string, default: auto}` }), crdYaml({ kind: 'Simple' }));
+  const text = files.get('test.kopf.dev/v1.ts')!;
+  assert.match(text, /export const Thing: ResourceDescriptor<Thing, ThingFields, ThingInput> = \{/);
+  assert.match(text, /export const Simple: ResourceDescriptor<Simple, SimpleFields, SimpleInput> = \{/);
+});
+
 test('enums: a literal union and its values, shared by value set; "" and case twins kept', () => {
   const text = render(crdYaml({ schema: `
           type: object

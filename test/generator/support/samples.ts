@@ -3,7 +3,7 @@
  * model), as TypeScript object literals: a generated type that rejects a valid object, or a
  * property the types lost, shows up as a compile error.
  *
- * - `minimal`: required fields only (what a user must write, checked against KindInput);
+ * - `minimal`: required fields without defaults only (what a user must write, checked against KindInput);
  * - `read`: required and defaulted fields (what the API server returns, checked against Kind);
  * - `full`: every field down to a size budget, with extra keys where unknown fields are kept.
  */
@@ -28,8 +28,10 @@ export function sampleObject(schema: Schema, apiVersion: string, kind: string, m
 }
 
 function included(name: string, schema: Json, required: Set<string>, mode: SampleMode, budget: { left: number }): boolean {
-  if (required.has(name)) return true;
-  if (mode === 'read') return isMap(schema) && schema['default'] !== undefined;
+  const defaulted = isMap(schema) && schema['default'] !== undefined;
+  // The API server fills in defaults before it validates: a user need not write them, required or not.
+  if (required.has(name)) return mode !== 'minimal' || !defaulted;
+  if (mode === 'read') return defaulted;
   if (mode === 'full') return budget.left > 0;
   return false;
 }

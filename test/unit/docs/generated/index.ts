@@ -23,7 +23,8 @@ export interface Widget extends KubeObject {
   apiVersion?: 'example.com/v1';
   kind?: 'Widget';
   metadata?: ObjectMeta;
-  spec?: WidgetSpec;
+  /** Required at the root of its CRD, as in the scaffold's: handlers read its required fields as present. */
+  spec: WidgetSpec;
   status?: WidgetStatus;
 }
 

@@ -40,7 +40,7 @@ export type CertificatePatch = MergePatch<Certificate>;
 /**
  * Certificate (certificates.alpha.golden.kopf.dev/v1, namespaced): the resource for handlers and the API client.
  */
-export const Certificate: ResourceDescriptor<Certificate, CertificateFields> = {
+export const Certificate: ResourceDescriptor<Certificate, CertificateFields, CertificateInput> = {
   group: 'alpha.golden.kopf.dev',
   version: 'v1',
   plural: 'certificates',
@@ -93,7 +93,7 @@ export type ConditionPatch = MergePatch<Condition>;
 /**
  * Condition (conditions.alpha.golden.kopf.dev/v1, namespaced): the resource for handlers and the API client.
  */
-export const Condition: ResourceDescriptor<Condition, ConditionFields> = {
+export const Condition: ResourceDescriptor<Condition, ConditionFields, ConditionInput> = {
   group: 'alpha.golden.kopf.dev',
   version: 'v1',
   plural: 'conditions',
@@ -147,7 +147,7 @@ export type PodToBePatch = MergePatch<PodToBe>;
 /**
  * pod-to-be (pods-to-be.alpha.golden.kopf.dev/v1, namespaced): the resource for handlers and the API client.
  */
-export const PodToBe: ResourceDescriptor<PodToBe, PodToBeFields> = {
+export const PodToBe: ResourceDescriptor<PodToBe, PodToBeFields, PodToBeInput> = {
   group: 'alpha.golden.kopf.dev',
   version: 'v1',
   plural: 'pods-to-be',

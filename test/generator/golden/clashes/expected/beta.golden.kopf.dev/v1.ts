@@ -38,7 +38,7 @@ export type CertificatePatch = MergePatch<Certificate>;
 /**
  * Certificate (certificates.beta.golden.kopf.dev/v1, namespaced): the resource for handlers and the API client.
  */
-export const Certificate: ResourceDescriptor<Certificate, CertificateFields> = {
+export const Certificate: ResourceDescriptor<Certificate, CertificateFields, CertificateInput> = {
   group: 'beta.golden.kopf.dev',
   version: 'v1',
   plural: 'certificates',

@@ -38,7 +38,7 @@ export type CertificatePatch = MergePatch<Certificate>;
 /**
  * Certificate (certificates.beta.golden.kopf.dev/v1beta1, namespaced): the resource for handlers and the API client.
  */
-export const Certificate: ResourceDescriptor<Certificate, CertificateFields> = {
+export const Certificate: ResourceDescriptor<Certificate, CertificateFields, CertificateInput> = {
   group: 'beta.golden.kopf.dev',
   version: 'v1beta1',
   plural: 'certificates',
@@ -91,7 +91,7 @@ export type IssuerPatch = MergePatch<Issuer>;
 /**
  * Issuer (issuers.beta.golden.kopf.dev/v1beta1, cluster): the resource for handlers and the API client.
  */
-export const Issuer: ResourceDescriptor<Issuer, IssuerFields> = {
+export const Issuer: ResourceDescriptor<Issuer, IssuerFields, IssuerInput> = {
   group: 'beta.golden.kopf.dev',
   version: 'v1beta1',
   plural: 'issuers',

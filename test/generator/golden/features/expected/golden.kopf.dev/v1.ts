@@ -125,7 +125,7 @@ export type GadgetPatch = MergePatch<Gadget>;
  *
  * Scale subresource: replicas at `.spec.size` (spec) and `.status.size` (status).
  */
-export const Gadget: ResourceDescriptor<Gadget, GadgetFields> = {
+export const Gadget: ResourceDescriptor<Gadget, GadgetFields, GadgetInput> = {
   group: 'golden.kopf.dev',
   version: 'v1',
   plural: 'gadgets',
@@ -226,7 +226,7 @@ export interface GadgetSpecInput {
    * @default 1
    * @format int32
    */
-  size: number;
+  size?: number;
   /**
    * Defaulted, not required: optional to write, always there to read.
    *
@@ -430,7 +430,7 @@ export type WidgetFields = {
 export type WidgetPatch = MergePatch<Widget>;
 
 /** Widget (widgets.golden.kopf.dev/v1, cluster): the resource for handlers and the API client. */
-export const Widget: ResourceDescriptor<Widget, WidgetFields> = {
+export const Widget: ResourceDescriptor<Widget, WidgetFields, WidgetInput> = {
   group: 'golden.kopf.dev',
   version: 'v1',
   plural: 'widgets',

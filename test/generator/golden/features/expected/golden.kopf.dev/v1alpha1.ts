@@ -46,7 +46,7 @@ export type GadgetPatch = MergePatch<Gadget>;
  *
  * @deprecated golden.kopf.dev/v1alpha1 Gadget is going away; use v1
  */
-export const Gadget: ResourceDescriptor<Gadget, GadgetFields> = {
+export const Gadget: ResourceDescriptor<Gadget, GadgetFields, GadgetInput> = {
   group: 'golden.kopf.dev',
   version: 'v1alpha1',
   plural: 'gadgets',
