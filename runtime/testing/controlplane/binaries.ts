@@ -102,9 +102,9 @@ export function missingBinariesMessage(
   const minor = KUBERNETES_VERSION.split('.').slice(0, 2).join('.');
   const index = indexUrl(env);
   const download = index
-    ? [`  - let this machine reach ${index} and the archives it lists (github.com), or set`,
-      `    ${INDEX_VARIABLE} to a copy of that index it can reach: the prebuilt binaries are then downloaded`,
-      `    into that folder (about 55 MB, once);`]
+    ? [`  - let this machine reach ${index}`,
+      `    and the archives it lists (on github.com), or set ${INDEX_VARIABLE} to a copy of that index that`,
+      '    it can reach: the prebuilt binaries are then downloaded into that folder (about 55 MB, once);']
     : [`  - unset ${INDEX_VARIABLE}=off: the prebuilt binaries are then downloaded into that folder`,
       '    (about 55 MB, once);'];
   return [
