@@ -124,7 +124,7 @@ export function missingBinariesMessage(
 export interface EnsureOptions {
   env?: NodeJS.ProcessEnv;
   onProgress?: ProgressReporter;
-  /** Get kubectl too when it is missing: downloaded, or built where Go is there (the control plane runs without it). */
+  /** Get kubectl too when missing: downloaded, or built where Go is (the control plane runs without it). */
   requireKubectl?: boolean;
   signal?: AbortSignal;
 }
