@@ -8,8 +8,9 @@
  * Module-relative URLs (`new URL('…', import.meta.url)`) are rewritten the same way: a `.ts` target
  * becomes its `.js`, any other file or folder is copied into the output (keeping its path relative to
  * the package, or to the repository when it lies outside the package) and the URL points at the copy.
- * The output's package.json is the package's own, with `exports`/`bin` on the compiled files and
- * without `scripts`/`devDependencies`; every package the code imports must be one of its dependencies.
+ * The output's package.json is the package's own, with `exports`/`bin` on the compiled files (a
+ * command written in JavaScript is copied, its `.ts` imports pointed at theirs) and without
+ * `scripts`/`devDependencies`; every package the code imports must be one of its dependencies.
  */
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
@@ -219,7 +220,9 @@ function publishedManifest(pkg: Manifest, layout: Layout): Manifest {
     return [subpath, { types: js.replace(/\.js$/, '.d.ts'), default: js }];
   }));
   const bin = Object.fromEntries(Object.entries(binField(pkg)).map(([command, target]) => {
-    const js = compiledPath(target, `bin.${command}`, layout);
+    const field = `bin.${command}`;
+    const written = typeof target === 'string' && target.endsWith('.js');
+    const js = written ? copiedEntry(target, field, layout) : compiledPath(target, field, layout);
     makeExecutable(join(layout.outDir, js));
     return [command, js];
   }));
@@ -245,6 +248,26 @@ function compiledPath(target: unknown, field: string, layout: Layout): string {
   const js = target.replace(/\.ts$/, '.js');
   if (!existsSync(join(layout.outDir, js))) throw new BuildError(`package.json ${field}: ${target} was not compiled`);
   return js;
+}
+
+/**
+ * A command written in JavaScript already (an entry that checks the Node before it loads the compiled
+ * code): copied as it is, its relative `.ts` imports pointed at the `.js` the build wrote.
+ */
+function copiedEntry(target: string, field: string, layout: Layout): string {
+  const from = join(layout.pkgDir, target);
+  if (!/^\.\/[^.].*\.js$/.test(target) || !existsSync(from)) {
+    throw new BuildError(`package.json ${field}: expected "./….js" in the package, got ${JSON.stringify(target)}`);
+  }
+  const to = join(layout.outDir, target);
+  const specifier = /(['"])(\.\.?\/[^'"]*)\.ts\1/g;
+  const text = readFileSync(from, 'utf8').replace(specifier, (_whole, quote: string, path: string) => {
+    if (!existsSync(resolve(dirname(to), `${path}.js`))) throw new BuildError(`${target}: ${path}.ts was not compiled`);
+    return `${quote}${path}.js${quote}`;
+  });
+  mkdirSync(dirname(to), { recursive: true });
+  writeFileSync(to, text);
+  return target;
 }
 
 function makeExecutable(file: string): void {

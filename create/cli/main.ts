@@ -9,7 +9,6 @@ import { parseArgs } from 'node:util';
 import { DEFAULTS, packageNameOf } from '../project/options.ts';
 import type { ProjectOptions, Scope } from '../project/options.ts';
 import { OWN_VERSION, ScaffoldError, scaffold } from '../project/scaffold.ts';
-import { refuseUnsupportedNode } from './node-floor.ts';
 
 const HELP = `Usage: create-kopf-operator [folder] [options]
        npm init kopf-operator [folder] -- [options]
@@ -107,9 +106,11 @@ function nextSteps(dir: string, installed: boolean): string {
     + 'After a change of crds/, `npm run gen` updates the types; `npm run typecheck` finds what broke.\n';
 }
 
-// Undefined on Node < 22.18, which the floor check refuses.
-if (import.meta.main !== false) {
-  refuseUnsupportedNode('create-kopf-operator');
+/**
+ * Runs the command line of this process. The `create-kopf-operator` bin (bin/create-kopf-operator.js)
+ * calls it once it has checked that this Node is new enough; a run of this file itself starts here too.
+ */
+export function start(): void {
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (error: unknown) => {
@@ -119,3 +120,5 @@ if (import.meta.main !== false) {
     },
   );
 }
+
+if (import.meta.main) start();

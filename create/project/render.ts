@@ -19,8 +19,9 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['package.json', 'package.json'],
     ['tsconfig.json', 'tsconfig.json'],
     ['tsconfig.build.json', 'tsconfig.build.json'],
-    // npm leaves `.gitignore` out of packages, so the templates carry it without the dot.
+    // npm leaves `.gitignore` and `.npmrc` out of packages, so the templates carry them without the dot.
     ['gitignore', '.gitignore'],
+    ['npmrc', '.npmrc'],
     ['dockerignore', '.dockerignore'],
     ['README.md', 'README.md'],
     ['Dockerfile', 'Dockerfile'],

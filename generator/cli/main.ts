@@ -9,7 +9,6 @@ import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
 import { GENERATOR_VERSION } from '../version.ts';
-import { refuseUnsupportedNode } from './node-floor.ts';
 import { progressReporter } from './progress.ts';
 
 interface CliOptions {
@@ -162,9 +161,11 @@ function displayDir(dir: string): string {
   return dir.startsWith(`${cwd}/`) ? dir.slice(cwd.length + 1) : dir;
 }
 
-// Undefined on Node < 22.18, which the floor check refuses.
-if (import.meta.main !== false) {
-  refuseUnsupportedNode('kopf-gen');
+/**
+ * Runs the command line of this process. The `kopf-gen` bin (bin/kopf-gen.js) calls it once it has
+ * checked that this Node is new enough; a run of this file itself starts here too.
+ */
+export function start(): void {
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (e: unknown) => {
@@ -173,3 +174,5 @@ if (import.meta.main !== false) {
     },
   );
 }
+
+if (import.meta.main) start();

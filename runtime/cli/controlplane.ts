@@ -19,10 +19,12 @@ Prints the KUBECONFIG to use, serves until Ctrl-C, then stops both and removes t
 
 The binaries come from TEST_ASSET_KUBE_APISERVER / TEST_ASSET_ETCD / TEST_ASSET_KUBECTL, else
 $KUBEBUILDER_ASSETS, else the cache (~/.cache/kopf/control-plane/, or under $XDG_CACHE_HOME); if they
-are not there, they are built into the cache from the Go module proxy (needs \`go\`, minutes, once).
+are not there, envtest's prebuilt binaries are downloaded into the cache (checksummed; another index:
+KOPF_ENVTEST_INDEX=URL, none: =off), else they are built there from the Go module proxy (needs \`go\`,
+minutes, once).
 
 Options:
-      --build-only          Only find or build the binaries, print where they are, and exit.
+      --build-only          Only find, download or build the binaries, print where they are, and exit.
       --kubeconfig PATH     Also write the kubeconfig to PATH (left in place on exit).
       --crd PATH            Install the CRDs once ready: a YAML file, or a folder of them (.yaml, .yml,
                             .json); repeatable.

@@ -4,9 +4,9 @@
  * does not pay for the control plane's code and `kopf control-plane` not for the operator's.
  * Each subcommand module exports `main(argv): Promise<number>` (the exit code).
  */
+import { readFileSync } from 'node:fs';
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
-import { refuseUnsupportedNode } from './node-floor.ts';
 
 interface Subcommand {
   summary: string;
@@ -36,7 +36,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 function usage(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
-  return `Usage: kopf <command> [options]\n\nCommands:\n${lines.join('\n')}\n\n\`kopf <command> --help\` describes a command's options.\n`;
+  const help = '`kopf <command> --help` describes a command\'s options; `kopf --version` prints the version.';
+  return `Usage: kopf <command> [options]\n\nCommands:\n${lines.join('\n')}\n\n${help}\n`;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -44,6 +45,10 @@ export async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${ownVersion()}\n`);
+    return 0;
   }
   const command = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
   if (!command) {
@@ -60,11 +65,19 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+function ownVersion(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return String((manifest as { version?: unknown }).version);
+}
+
 const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
-// Undefined on Node < 22.18, which the floor check refuses.
-if (import.meta.main !== false) {
-  refuseUnsupportedNode('kopf');
+/**
+ * Runs the command line of this process. The `kopf` bin (bin/kopf.js) calls it once it has checked
+ * that this Node is new enough; a run of this file itself (the tests, `kopf/testing`'s runner) starts
+ * here too.
+ */
+export function start(): void {
   if (process.argv[2] === 'run') {
     tuneHeap();
     enableCompileCache();
@@ -79,3 +92,5 @@ if (import.meta.main !== false) {
     },
   );
 }
+
+if (import.meta.main) start();

@@ -1,13 +1,18 @@
 /**
  * Finding the control plane's binaries, in envtest's order so that binaries fetched by
  * `setup-envtest` work as they are: `TEST_ASSET_<NAME>`, then `$KUBEBUILDER_ASSETS/<name>`, then
- * kopf's own cache; missing ones are built into the cache from the Go module proxy.
+ * kopf's own cache (built, then downloaded). Missing ones are downloaded into the cache (envtest's
+ * prebuilt binaries, verified), else built there from the Go module proxy where Go is installed,
+ * else the error says what to install.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { buildBinaries, type ProgressReporter } from './building.ts';
-import { binaryCacheDir } from './cache.ts';
+import { buildBinaries } from './building.ts';
+import { binaryCacheDir, controlPlaneCacheDir } from './cache.ts';
+import { downloadBinaries } from './downloading.ts';
+import { DownloadError, downloadedBinaries, indexUrl, INDEX_VARIABLE } from './envtest.ts';
+import { PREFIX, defaultReporter, type ProgressReporter } from './progress.ts';
 import { BINARY_NAMES, ETCD_VERSION, KUBERNETES_VERSION, type BinaryName } from './versions.ts';
 
 /** The Go version upstream's go.mod asks for (`go 1.26.0` for Kubernetes 1.36); shown in messages. */
@@ -22,8 +27,10 @@ export interface ControlPlaneBinaries {
 
 export interface BinaryLookup {
   paths: Partial<Record<BinaryName, string>>;
-  /** Where each found binary came from, e.g. `TEST_ASSET_ETCD` or `cache`. */
+  /** Where each found binary came from: `TEST_ASSET_ETCD`, `KUBEBUILDER_ASSETS`, `cache` (built) or `download`. */
   sources: Partial<Record<BinaryName, string>>;
+  /** The Kubernetes version of the downloaded binaries in the cache, if there are any. */
+  downloadedVersion: string | null;
   missing: BinaryName[];
   /** Explicitly configured locations that hold no executable: errors, never silently built over. */
   problems: string[];
@@ -50,14 +57,21 @@ function isExecutable(path: string): boolean {
 
 export function lookUpBinaries(env: NodeJS.ProcessEnv = process.env): BinaryLookup {
   const cacheDir = binaryCacheDir(env);
-  const result: BinaryLookup = { paths: {}, sources: {}, missing: [], problems: [], cacheDir };
+  const downloaded = downloadedBinaries(env);
+  const result: BinaryLookup = {
+    paths: {}, sources: {}, downloadedVersion: downloaded?.version ?? null, missing: [], problems: [], cacheDir,
+  };
   const assets = env.KUBEBUILDER_ASSETS;
   for (const name of BINARY_NAMES) {
     const variable = testAssetVariable(name);
     const explicit = env[variable];
     const candidates: [string, string][] = explicit
       ? [[explicit, variable]]
-      : [...(assets ? [[join(assets, name), 'KUBEBUILDER_ASSETS'] as [string, string]] : []), [join(cacheDir, name), 'cache']];
+      : [
+        ...(assets ? [[join(assets, name), 'KUBEBUILDER_ASSETS'] as [string, string]] : []),
+        [join(cacheDir, name), 'cache'],
+        ...(downloaded ? [[join(downloaded.dir, name), 'download'] as [string, string]] : []),
+      ];
     const hit = candidates.find(([path]) => isExecutable(path));
     if (hit) {
       result.paths[name] = hit[0];
@@ -80,14 +94,29 @@ export function findGo(env: NodeJS.ProcessEnv = process.env): string | null {
   return result.stdout.trim();
 }
 
-export function missingGoMessage(cacheDir: string, missing: readonly BinaryName[]): string {
+/** What to do when the binaries are nowhere, could not be downloaded, and Go is not there to build them. */
+export function missingBinariesMessage(
+  env: NodeJS.ProcessEnv, missing: readonly BinaryName[], downloadFailure: string,
+): string {
+  const root = controlPlaneCacheDir(env);
+  const minor = KUBERNETES_VERSION.split('.').slice(0, 2).join('.');
+  const index = indexUrl(env);
+  const download = index
+    ? [`  - let this machine reach ${index}`,
+      `    and the archives it lists (on github.com), or set ${INDEX_VARIABLE} to a copy of that index that`,
+      '    it can reach: the prebuilt binaries are then downloaded into that folder (about 55 MB, once);']
+    : [`  - unset ${INDEX_VARIABLE}=off: the prebuilt binaries are then downloaded into that folder`,
+      '    (about 55 MB, once);'];
   return [
-    `The local control plane needs ${missing.join(', ')} (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION});`,
-    `they are not in ${cacheDir}, and there is no \`go\` on PATH to build them. Do one of:`,
+    `The local control plane needs ${missing.join(', ')} (Kubernetes ${minor}: the prebuilt binaries of envtest,`,
+    `or v${KUBERNETES_VERSION} and etcd v${ETCD_VERSION} built from source). They are not in ${root},`,
+    `they could not be downloaded (${downloadFailure}),`,
+    'and there is no `go` on PATH to build them. Do one of:',
+    ...download,
     `  - install Go >= ${GO_MINIMUM} (https://go.dev/dl/) and put \`go\` on PATH: they are then built from the Go`,
     `    module proxy into that folder (about 7 minutes on 2 cores, once);`,
     `  - set KUBEBUILDER_ASSETS to a folder holding kube-apiserver, etcd and kubectl`,
-    `    (for example from \`setup-envtest use ${KUBERNETES_VERSION.split('.').slice(0, 2).join('.')}.x -p path\`);`,
+    `    (for example from \`setup-envtest use ${minor}.x -p path\`);`,
     `  - set ${missing.map(testAssetVariable).join(' and ')} to the binaries' paths.`,
   ].join('\n');
 }
@@ -95,24 +124,32 @@ export function missingGoMessage(cacheDir: string, missing: readonly BinaryName[
 export interface EnsureOptions {
   env?: NodeJS.ProcessEnv;
   onProgress?: ProgressReporter;
-  /** Build kubectl too when it is missing and Go is there (the control plane itself does not need it). */
+  /** Get kubectl too when missing: downloaded, or built where Go is (the control plane runs without it). */
   requireKubectl?: boolean;
   signal?: AbortSignal;
 }
 
-/** Finds the binaries, building the missing ones into the cache; throws a message saying what to do. */
+/**
+ * Finds the binaries; missing ones are downloaded into the cache, else built there; throws a message
+ * saying what to do when neither can be done.
+ */
 export async function ensureBinaries(options: EnsureOptions = {}): Promise<ControlPlaneBinaries> {
   const env = options.env ?? process.env;
+  const report = options.onProgress ?? defaultReporter;
   let lookup = lookUpBinaries(env);
   if (lookup.problems.length) throw new BinariesNotFoundError(lookup.problems.join('\n'));
-  const required = lookup.missing.filter((name) => name !== 'kubectl');
-  const wanted = options.requireKubectl ? lookup.missing : required;
-  if (wanted.length) {
-    const hasGo = findGo(env) !== null;
-    if (!hasGo && required.length) throw new BinariesNotFoundError(missingGoMessage(lookup.cacheDir, required));
+  if (wanted(lookup, options).length) {
+    const downloadFailure = await tryDownload(env, report, options.signal);
+    lookup = lookUpBinaries(env);
+    const required = lookup.missing.filter((name) => name !== 'kubectl');
+    const missing = wanted(lookup, options);
+    const hasGo = missing.length > 0 && findGo(env) !== null;
+    if (required.length && !hasGo) {
+      throw new BinariesNotFoundError(missingBinariesMessage(env, required, downloadFailure ?? 'they were incomplete'));
+    }
     // Without Go, a missing kubectl is no reason to fail: the control plane runs without it.
     if (hasGo) {
-      await buildBinaries(wanted, { env, onProgress: options.onProgress, signal: options.signal });
+      await buildBinaries(missing, { env, onProgress: report, signal: options.signal });
       lookup = lookUpBinaries(env);
     }
   }
@@ -123,4 +160,22 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Contr
     return path;
   };
   return { apiServer: found('kube-apiserver'), etcd: found('etcd'), kubectl: paths.kubectl ?? null };
+}
+
+function wanted(lookup: BinaryLookup, options: EnsureOptions): BinaryName[] {
+  return options.requireKubectl ? lookup.missing : lookup.missing.filter((name) => name !== 'kubectl');
+}
+
+/** Downloads the prebuilt binaries; null when that worked, else why not (said, then built or reported). */
+async function tryDownload(
+  env: NodeJS.ProcessEnv, report: ProgressReporter, signal?: AbortSignal,
+): Promise<string | null> {
+  try {
+    await downloadBinaries({ env, onProgress: report, signal });
+    return null;
+  } catch (error) {
+    if (!(error instanceof DownloadError)) throw error;
+    report(`${PREFIX} could not download the prebuilt binaries: ${error.message}`);
+    return error.message;
+  }
 }

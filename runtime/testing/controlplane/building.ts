@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { binaryCacheDir, buildWorkDir } from './cache.ts';
 import { kubernetesVersionLdflags, kubernetesWrapperGoMod, parseUpstreamGoMod } from './gomod.ts';
 import { acquireLock } from './locks.ts';
+import { PREFIX, defaultReporter, type ProgressReporter } from './progress.ts';
 import { formatDuration, lastLines } from './text.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION, type BinaryName } from './versions.ts';
-
-export type ProgressReporter = (line: string) => void;
 
 export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
@@ -33,12 +32,6 @@ export class BuildError extends Error {
     this.step = step;
     this.logPath = logPath;
   }
-}
-
-const PREFIX = '[kopf control-plane]';
-
-function defaultReporter(line: string): void {
-  process.stderr.write(`${line}\n`);
 }
 
 const GO_PACKAGES: Record<BinaryName, string> = {

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBinaries, type ControlPlaneBinaries } from './binaries.ts';
-import type { ProgressReporter } from './building.ts';
+import type { ProgressReporter } from './progress.ts';
 import { createControlPlanePki } from './certificates.ts';
 import { issueCertificate, type CertificateAuthority } from '../../certificates/x509.ts';
 import { register, unregister } from './cleanup.ts';
@@ -33,9 +33,9 @@ export interface ControlPlaneOptions {
   logDir?: string;
   /** How long start and restarts may take; default 60 s (2 busy cores can be slow). */
   startTimeoutMs?: number;
-  /** Explicit binaries; anything missing is looked up (TEST_ASSET_*, KUBEBUILDER_ASSETS, cache) or built. */
+  /** Explicit binaries; anything missing is looked up (TEST_ASSET_*, KUBEBUILDER_ASSETS, cache), downloaded or built. */
   binaries?: Partial<ControlPlaneBinaries>;
-  /** Build progress, if a build is needed; standard error by default. */
+  /** Progress, if the binaries must be downloaded or built; standard error by default. */
   onProgress?: ProgressReporter;
   /** The environment for lookups and the cache location; `process.env` by default. */
   env?: NodeJS.ProcessEnv;

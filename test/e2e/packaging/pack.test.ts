@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { ROOT, buildAndPack, cachedNode, ok, run, type Run } from './packages.ts';
+import { ROOT, buildAndPack, cachedNode, floorMessage, ok, run, type Run } from './packages.ts';
 
 const FLOOR_VERSION = '22.19.0';
 /** Older than the floor, and without `import.meta.main` (which came in 22.18). */
@@ -137,7 +137,7 @@ test('every command refuses a Node older than the floor with a message and exit 
     const result = await run(old, [bin(command), '--help'], { cwd: project });
     assert.equal(result.status, 1, `${command} --help on Node ${OLD_VERSION}:\n${result.stdout}\n${result.stderr}`);
     assert.equal(result.stdout, '');
-    assert.equal(result.stderr, `${command}: Node 22.19 or newer is required; this is Node ${OLD_VERSION} (${old}).\n`);
+    assert.equal(result.stderr, floorMessage(command, '22.19', old, OLD_VERSION));
   }
 });
 
@@ -150,8 +150,11 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
     assert.deepEqual(asRecord(manifest.exports)['.'], { types: './index.d.ts', default: './index.js' });
     assert.ok(existsSync(join(dir, 'index.d.ts')) && existsSync(join(dir, 'index.js.map')) && existsSync(join(dir, 'README.md')));
     assert.ok(!existsSync(join(dir, 'index.ts')), `${name} ships its TypeScript sources`);
+    // The entry that checks the Node first, then loads the compiled command line.
     const cli = realpathSync(bin(name));
-    assert.equal(cli, join(dir, 'cli', 'main.js'));
+    assert.equal(cli, join(dir, 'bin', `${name}.js`));
+    assert.match(readFileSync(cli, 'utf8'), /import\('\.\.\/cli\/main\.js'\)/);
+    assert.ok(existsSync(join(dir, 'cli', 'main.js')));
     assert.ok(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n'));
     assert.ok((statSync(cli).mode & 0o111) !== 0, `${cli} is not executable`);
   }

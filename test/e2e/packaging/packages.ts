@@ -73,3 +73,9 @@ export async function cachedNode(version: string): Promise<string> {
   }
   return bin;
 }
+
+/** What a command prints on a Node older than its package's floor (`engines.node`, as `MAJOR.MINOR`). */
+export function floorMessage(command: string, floor: string, node: string, version: string): string {
+  return `${command} needs Node ${floor} or newer; this is Node ${version} (${node}).\n`
+    + `Install a newer Node (for example \`nvm install ${floor.split('.')[0]}\`) and try again.\n`;
+}

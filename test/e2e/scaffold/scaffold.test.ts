@@ -2,18 +2,19 @@
  * create-kopf-operator as a new user meets it, offline: the three packages built and packed, the
  * command installed from its tarball, a project scaffolded `--from` the tarballs and installed;
  * then the project's own type check, its RBAC against `kopf rbac`, and `npm test` on a local control
- * plane (the operator bound to that RBAC), `npm start` without
- * a kubeconfig, the image build (where a container builder answers), and a schema change. The
- * tests share the one project, in this order; the schema change comes last, since it breaks it.
+ * plane (the operator bound to that RBAC), `npm start` without a kubeconfig, the image build
+ * (where a container builder answers), the project on a Node older than the floor, and a schema
+ * change. The tests share the one project, in this order; the schema change comes last, since it
+ * breaks it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { buildAndPack, ok, run, userEnv, type Run } from '../packaging/packages.ts';
+import { buildAndPack, cachedNode, floorMessage, ok, run, userEnv, type Run } from '../packaging/packages.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-'));
 const packages = join(temp, 'packages');
@@ -23,10 +24,14 @@ const HANDLERS = join(project, 'src', 'handlers', 'example.com', 'widgets.ts');
 const CRD = join(project, 'crds', 'widgets.yaml');
 /** npm takes what it has cached (typescript, @types/node, kopf's dependencies) without asking the registry. */
 const OFFLINE = { npm_config_prefer_offline: 'true' };
+/** The Node a user may have on PATH, older than the floor. */
+const OLD_VERSION = '20.19.5';
+let old = '';
 const create = (): string => join(tool, 'node_modules', '.bin', 'create-kopf-operator');
 let scaffolded: Run = { status: null, stdout: '', stderr: 'not run' };
 
 before(async () => {
+  old = await cachedNode(OLD_VERSION);
   const tarballs = await buildAndPack(join(temp, 'build'), ['runtime', 'generator', 'create'], packages);
   mkdirSync(tool);
   writeFileSync(join(tool, 'package.json'), JSON.stringify({ name: 'tool', private: true }));
@@ -43,7 +48,7 @@ after(() => {
 test('create-kopf-operator --yes --from tarballs makes a project, installs it, names the next three commands', () => {
   assert.equal(scaffolded.status, 0, `${scaffolded.stdout}\n${scaffolded.stderr}`);
   for (const file of [
-    'package.json', 'tsconfig.json', '.gitignore', 'README.md', 'Dockerfile',
+    'package.json', 'tsconfig.json', '.gitignore', '.npmrc', 'README.md', 'Dockerfile',
     'crds/widgets.yaml', 'samples/widget.yaml',
     'src/operator.ts', 'src/handlers/example.com/widgets.ts', 'src/generated/example.com/v1.ts', 'test/widget.test.ts',
     'deploy/rbac.yaml', 'deploy/deployment.yaml', 'deploy/peering-crds.yaml', 'deploy/peering.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
@@ -168,6 +173,20 @@ test('the Dockerfile builds, where a container builder answers', async (t) => {
     return;
   }
   await ok(builder, ['build', '-t', 'kopf-scaffold-test:latest', '.'], { cwd: project });
+});
+
+test('on a Node older than the floor, npm install refuses and the scripts stop, naming the Node they need', async () => {
+  const env = { PATH: `${dirname(old)}${delimiter}${process.env.PATH ?? ''}` };
+  const install = await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: project, env: { ...OFFLINE, ...env } });
+  assert.notEqual(install.status, 0, `${install.stdout}\n${install.stderr}`);
+  assert.match(install.stderr, /EBADENGINE/);
+  assert.match(install.stderr, /"node":">=22\.19"/);
+  assert.ok(existsSync(join(project, 'node_modules', 'kopf', 'package.json')), 'the refused install left the project as it was');
+  for (const [script, command] of [['start', 'kopf'], ['test', 'kopf'], ['gen', 'kopf-gen']]) {
+    const result = await run('npm', ['run', script], { cwd: project, env });
+    assert.equal(result.status, 1, `npm run ${script}:\n${result.stdout}\n${result.stderr}`);
+    assert.ok(result.stderr.includes(floorMessage(command, '22.19', old, OLD_VERSION)), `npm run ${script}:\n${result.stderr}`);
+  }
 });
 
 test('after a schema change, npm run gen updates the types; the type check finds a removed field', async () => {

@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  BinariesNotFoundError, ensureBinaries, lookUpBinaries, missingGoMessage, testAssetVariable,
+  BinariesNotFoundError, ensureBinaries, lookUpBinaries, missingBinariesMessage, testAssetVariable,
 } from '../../../runtime/testing/controlplane/binaries.ts';
-import { binaryCacheDir } from '../../../runtime/testing/controlplane/cache.ts';
-import { cacheFolderName } from '../../../runtime/testing/controlplane/versions.ts';
+import { binaryCacheDir, controlPlaneCacheDir } from '../../../runtime/testing/controlplane/cache.ts';
+import { envtestFolderName, envtestPlatform } from '../../../runtime/testing/controlplane/envtest.ts';
+import { KUBERNETES_VERSION, cacheFolderName } from '../../../runtime/testing/controlplane/versions.ts';
 import { fakeExecutable, tempDir } from './fakes.ts';
 
 function fullSet(dir: string): void {
@@ -24,9 +25,18 @@ test('the cache follows XDG_CACHE_HOME and names both versions', () => {
   assert.match(cacheFolderName('linux', 'x64'), /^v\d+\.\d+\.\d+-etcd-v\d+\.\d+\.\d+-linux-x64$/);
 });
 
-test('lookup order: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then the cache', () => {
+test('lookup order: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then the cache (built, then downloaded)', () => {
   const xdg = tempDir('xdg');
   const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: xdg };
+  const platform = envtestPlatform() ?? { os: 'linux', arch: 'amd64' };
+  const minor = KUBERNETES_VERSION.split('.').slice(0, 2).join('.');
+  // Of the downloaded ones, the newest patch of the pinned minor; another minor is not taken.
+  const downloadedDir = (version: string): string => join(controlPlaneCacheDir(env), envtestFolderName(version, platform));
+  for (const version of [`${minor}.1`, `${minor}.12`, '0.1.0']) fullSet(downloadedDir(version));
+  const downloaded = lookUpBinaries(env);
+  assert.deepEqual(downloaded.sources, { 'kube-apiserver': 'download', etcd: 'download', kubectl: 'download' });
+  assert.equal(downloaded.downloadedVersion, `${minor}.12`);
+  assert.equal(downloaded.paths.etcd, join(downloadedDir(`${minor}.12`), 'etcd'));
   fullSet(binaryCacheDir(env));
   assert.deepEqual(lookUpBinaries(env).sources, { 'kube-apiserver': 'cache', etcd: 'cache', kubectl: 'cache' });
 
@@ -74,24 +84,25 @@ test('KUBEBUILDER_ASSETS without kubectl is fine: the control plane does not nee
   assert.equal(binaries.kubectl, null);
 });
 
-test('without binaries and without go: a message saying exactly what to install or set', async () => {
+test('without binaries, downloads and go: a message saying exactly what to install or set', async () => {
   const xdg = tempDir('xdg');
-  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: xdg, PATH: tempDir('nopath') };
-  await assert.rejects(ensureBinaries({ env }), (error: Error) => {
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: xdg, PATH: tempDir('nopath'), KOPF_ENVTEST_INDEX: 'off' };
+  await assert.rejects(ensureBinaries({ env, onProgress: () => {} }), (error: Error) => {
     assert.ok(error instanceof BinariesNotFoundError);
-    assert.equal(error.message, missingGoMessage(binaryCacheDir(env), ['kube-apiserver', 'etcd']));
+    const downloadFailure = 'downloads are off (KOPF_ENVTEST_INDEX=off)';
+    assert.equal(error.message, missingBinariesMessage(env, ['kube-apiserver', 'etcd'], downloadFailure));
     assert.match(error.message, /install Go >= 1\.26 \(https:\/\/go\.dev\/dl\/\) and put `go` on PATH/);
     assert.match(error.message, /set KUBEBUILDER_ASSETS to a folder holding kube-apiserver, etcd and kubectl/);
     assert.match(error.message, /set TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD/);
-    assert.ok(error.message.includes(binaryCacheDir(env)));
+    assert.ok(error.message.includes(controlPlaneCacheDir(env)));
     return true;
   });
 });
 
 test('without go, a missing kubectl is no failure even when asked for: the control plane runs without it', async () => {
-  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), PATH: tempDir('nopath') };
+  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), PATH: tempDir('nopath'), KOPF_ENVTEST_INDEX: 'off' };
   fakeExecutable(binaryCacheDir(env), 'kube-apiserver');
   fakeExecutable(binaryCacheDir(env), 'etcd');
-  const binaries = await ensureBinaries({ env, requireKubectl: true });
+  const binaries = await ensureBinaries({ env, requireKubectl: true, onProgress: () => {} });
   assert.equal(binaries.kubectl, null);
 });

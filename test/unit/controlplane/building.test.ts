@@ -8,7 +8,8 @@ import { binaryCacheDir, buildWorkDir } from '../../../runtime/testing/controlpl
 import { fakeGo, tempDir } from './fakes.ts';
 
 function fakeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { XDG_CACHE_HOME: tempDir('xdg'), PATH: `${fakeGo(tempDir('go'))}:/usr/bin:/bin`, ...extra };
+  // Downloads off: these tests are about the build.
+  return { XDG_CACHE_HOME: tempDir('xdg'), PATH: `${fakeGo(tempDir('go'))}:/usr/bin:/bin`, KOPF_ENVTEST_INDEX: 'off', ...extra };
 }
 
 test('missing binaries are built into the cache, step by step, with progress', async () => {

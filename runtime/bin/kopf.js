@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * The `kopf` command's entry: it checks this Node against the package's floor (`engines.node`,
+ * `>=MAJOR.MINOR`), then starts the command line (cli/main.ts).
+ *
+ * Plain JavaScript that any Node parses: a Node older than the floor cannot load the command's
+ * TypeScript at all (Node 20 refuses a `.ts` file before running a line of it), and a compiled
+ * module may use what it lacks. So the check comes first, in this file, and the rest is imported
+ * only after it. kopf-gen and create-kopf-operator have the same entry: the three packages are
+ * installed apart.
+ */
+import { readFileSync } from 'node:fs';
+
+const COMMAND = 'kopf';
+
+function floorOf(manifest) {
+  const match = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec((manifest.engines && manifest.engines.node) || '');
+  return match ? match[1] : null;
+}
+
+function olderThan(version, floor) {
+  const have = version.split('.').map(Number);
+  const need = floor.split('.').map(Number);
+  for (let i = 0; i < need.length; i++) {
+    if ((have[i] || 0) !== need[i]) return (have[i] || 0) < need[i];
+  }
+  return false;
+}
+
+const floor = floorOf(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
+if (floor && olderThan(process.versions.node, floor)) {
+  const node = `Node ${process.versions.node} (${process.execPath})`;
+  process.stderr.write(`${COMMAND} needs Node ${floor} or newer; this is ${node}.\n`
+    + `Install a newer Node (for example \`nvm install ${floor.split('.')[0]}\`) and try again.\n`);
+  // Not process.exit(): the message must reach a pipe in full first.
+  process.exitCode = 1;
+} else {
+  import('../cli/main.ts').then((cli) => cli.start());
+}
