@@ -27,6 +27,7 @@ import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
+import { UnreadableStateError } from '../progress/index.ts';
 import type { Spawner } from '../daemons/spawning.ts';
 import type { ResourceIndexing } from '../indexing/indexing.ts';
 import type { Indices } from '../indexing/indices.ts';
@@ -96,6 +97,8 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
     // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
     // here: its writes are refused by the closed client, and nothing is retried any more.
     if (proc.stopping.aborted) logger.debug(`The cycle ended after the operator stopped: ${thrownText(error)}`);
+    // Retrying cannot mend what someone else wrote into our annotations: the object waits for its next change.
+    else if (error instanceof UnreadableStateError) logger.error(error.message);
     else throttle(proc, key, memory, event.object, logger, error);
   }
 }
