@@ -7,7 +7,7 @@ import { registerHooks } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LogConfig, type LogFormat, type Verbosity } from '../logging/index.ts';
+import { LogConfig, Logger, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings, type AdmissionSettings } from '../config/settings.ts';
 import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
@@ -15,6 +15,7 @@ import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { guardProcess } from '../operator/guard.ts';
 import { parseEndpoint } from '../activities/probing.ts';
 import { thrownText } from '../structs/errors.ts';
+import { compileCacheRefusal } from './compile-cache.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
 
@@ -134,6 +135,8 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   }
   const verbosity: Verbosity = values.debug ? 'debug' : values.verbose ? 'verbose' : values.quiet ? 'quiet' : 'normal';
   const logs = new LogConfig({ verbosity, format, prefix: values['no-log-prefix'] ? false : values['log-prefix'] ? true : null, refkey: values['log-refkey'] ?? null });
+  const refusal = compileCacheRefusal();
+  if (refusal) new Logger(logs, 'kopf.run').warning(`Running without Node's compile cache: ${refusal}.`);
   const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
   if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
 

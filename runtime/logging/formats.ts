@@ -9,6 +9,12 @@
  * on by default for text and off for JSON. An error's stack follows the text on new lines, or goes
  * into `exc_info` in JSON. JSON is written as Python's `json.dumps` writes it (`, ` and `: `
  * separators, non-ASCII escaped), so that log pipelines parsing Kopf's output need no change.
+ *
+ * Text is one line per record, whatever the record holds: object names, namespaces and messages
+ * come from the cluster (or from whoever created the object), and a newline or a terminal escape
+ * there would forge a line of the log or repaint the terminal. Their control characters are
+ * written escaped (`\n`, `\x1b`), as are those of an error's message; only the stack's own lines
+ * follow on new lines.
  */
 import { pythonJson, pythonString } from '../progress/python.ts';
 import { levelName, severityOf } from './levels.ts';
@@ -38,7 +44,33 @@ function prefixed(record: LogRecord, prefix: boolean): string {
 }
 
 function withError(text: string, record: LogRecord): string {
-  return record.error === undefined ? text : `${text}\n${errorText(record.error)}`;
+  return record.error === undefined ? text : `${text}\n${escapedErrorText(record.error)}`;
+}
+
+/** Control characters, and the separators some viewers break lines at (tabs are harmless). */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/g;
+
+/** The text with its control characters escaped: `\n`, `\r`, `\x1b`, `\u2028`. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (char) => {
+    if (char === '\n') return '\\n';
+    if (char === '\r') return '\\r';
+    const code = char.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
+/**
+ * An error's text with its header (`Name: message`, where a message may quote the cluster)
+ * escaped, and its stack frames on their lines. Without the usual header, the lines before the
+ * first frame are taken for it.
+ */
+function escapedErrorText(error: unknown): string {
+  const text = errorText(error);
+  const header = error instanceof Error ? String(error) : '';
+  if (header && text.startsWith(header)) return escapeControls(header) + text.slice(header.length);
+  const frame = text.search(/\n\s+at /);
+  return frame < 0 ? escapeControls(text) : escapeControls(text.slice(0, frame)) + text.slice(frame);
 }
 
 /** Python's `%-N.Ns`: padded and cut to exactly `width` characters. */
@@ -49,9 +81,11 @@ function fixed(text: string, width: number): string {
 export function formatRecord(record: LogRecord, options: FormatOptions): string {
   switch (options.format) {
     case 'plain':
-      return withError(prefixed(record, options.prefix), record);
-    case 'full':
-      return withError(`[${asctime(record.time)}] ${fixed(record.name, 20)} [${fixed(levelName(record.level), 8)}] ${prefixed(record, options.prefix)}`, record);
+      return withError(escapeControls(prefixed(record, options.prefix)), record);
+    case 'full': {
+      const head = `[${asctime(record.time)}] ${fixed(record.name, 20)} [${fixed(levelName(record.level), 8)}]`;
+      return withError(`${head} ${escapeControls(prefixed(record, options.prefix))}`, record);
+    }
     case 'json':
       return formatJson(record, options);
   }

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../structs/resources.ts';
 import type { Diff } from '../structs/diffs.ts';
-import { Patch } from '../structs/patches.ts';
+import { Patch, patchContent } from '../structs/patches.ts';
 import { diff as diffOf } from '../structs/diffs.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
@@ -19,6 +19,8 @@ import type { ResourceProcessor } from './processing.ts';
 import { invokeChanging, objectContext } from './contexts.ts';
 import { ObjectState } from './state.ts';
 import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
+import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from './oversize.ts';
+import { reportRefusal } from './refusals.ts';
 
 export interface CauseInput {
   body: KubeObject;
@@ -73,18 +75,19 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const { body, memory, logger, patch } = input;
   const { kind, state, old, current, diff } = input.change;
   const now = Timestamp.now();
+  const superseded = new Patch<KubeObject>({}, { body });
   const progress = new Patch<KubeObject>({}, { body });
   const diffBase = new Patch<KubeObject>({}, { body });
-  const records = [progress, diffBase];
-  if (!isReason(kind)) return { kind, patch, records, done: true, delay: undefined };
+  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const reason = kind;
   const title = TITLES[reason];
   const selected = select(input.handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
 
-  state.supersede(reason, proc.changing, logger, progress);
+  state.supersede(reason, proc.changing, logger, superseded);
   if (!selected.length) {
     state.storeDiffBase(current, diffBase);
     memory.initial = false;
+    const records = fitting(proc, input, superseded, progress, diffBase);
     return { kind, patch, records, done: true, delay: undefined };
   }
   logger.debug(() => `${title} is in progress: ${JSON.stringify(body)}`);
@@ -99,12 +102,44 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   });
   state.writeStates(progress, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
-  if (summary.done) {
-    logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
-    state.storeDiffBase(current, diffBase);
-    memory.initial = false;
-  }
-  return { kind, patch, records, done: summary.done, delay: summary.delay };
+  if (!summary.done) return { kind, patch, records: [superseded, progress], done: false, delay: summary.delay };
+  logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
+  state.storeDiffBase(current, diffBase);
+  memory.initial = false;
+  const records = fitting(proc, input, superseded, progress, diffBase, () => {
+    const kept = new Patch<KubeObject>({}, { body });
+    state.writeStates(kept);
+    return kept;
+  });
+  return { kind, patch, records, done: true, delay: summary.delay };
+}
+
+/**
+ * The records of a finished cause: the progress records (purged), then the diff-base. If the
+ * diff-base would take the annotations over the API server's limit, it is left out, and so is the
+ * purge that must come with it: the progress records stay, saying the handlers are done (`keep`
+ * writes them), so that none of them runs again, now or after a restart. It is said once: the
+ * same state of the object is not handled again (`refusedBefore` in processing.ts).
+ */
+function fitting(
+  proc: ResourceProcessor, input: CauseInput, superseded: Patch<KubeObject>, progress: Patch<KubeObject>,
+  diffBase: Patch<KubeObject>, keep?: () => Patch<KubeObject>,
+): Patch<KubeObject>[] {
+  const { body, patch, memory, logger, change } = input;
+  const overflow = diffBaseOverflow(body, [patch, superseded, progress].map((p) => patchContent(p)), patchContent(diffBase));
+  if (!overflow) return [superseded, progress, diffBase];
+  reportRefusal(proc, body, logger, 'TooLarge', unfittingMessage(overflow));
+  memory.oversized = change.current;
+  return keep ? [superseded, keep()] : [superseded];
+}
+
+function unfittingMessage(overflow: Overflow): string {
+  return `The diff-base does not fit into the object's annotations: ${overflow.annotation} would be ${kib(overflow.size)}, `
+    + `all annotations ${kib(overflow.total)}, over the API server's limit of ${kib(ANNOTATIONS_LIMIT)}. `
+    + 'It is not stored; the handlers\' records stay on the object instead, so that none of them runs again, '
+    + 'and the object\'s further changes are not handled until the diff-base fits. '
+    + 'Keep the diff-base in status (settings.persistence.diffbaseStorage = new StatusDiffBaseStorage()), '
+    + 'or leave its large fields out (AnnotationsDiffBaseStorage\'s ignoredFields).';
 }
 
 function select(

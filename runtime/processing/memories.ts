@@ -3,7 +3,7 @@
  * only what cannot be read from the object itself, and dropped when the object is gone.
  */
 import type { Memo } from '../registry/contexts.ts';
-import type { HandlerState } from '../progress/index.ts';
+import type { Essence, HandlerState } from '../progress/index.ts';
 
 export interface ObjectMemory {
   memo: Memo;
@@ -19,6 +19,11 @@ export interface ObjectMemory {
   wakeup?: NodeJS.Timeout;
   /** When the delayed handlers' wake-up is due (ms since the epoch): a newer event cuts it short. */
   sleepingUntil?: number;
+  /**
+   * The essence whose records could not be written for their size (`oversize.ts`): said once,
+   * and its handlers are not run again until the object changes.
+   */
+  oversized?: Essence;
   /** Index functions that failed for this object, or wait for their retry (`indexing/`). */
   indexing?: Map<string, HandlerState>;
 }

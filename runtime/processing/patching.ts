@@ -14,6 +14,7 @@ import { patchObject, patchObjectVersion } from '../kube/objects.ts';
 import { jsonText } from '../structs/diffs.ts';
 import { mergeInconsistencies } from './inconsistencies.ts';
 import { planWrites } from './writes.ts';
+import { describeWrite, isTooLarge, TooLargeError } from './oversize.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceProcessor } from './processing.ts';
 
@@ -67,6 +68,8 @@ export async function applyPatch(
         outcome.gone = true;
         return false;
       }
+      // Sent again, it would be refused again: the cycle reports it once (`oversize.ts`).
+      if (kind === 'merge' && isTooLarge(error)) throw new TooLargeError(describeWrite(content as Fields, subresource ?? 'object'), error);
       if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
         outcome.conflict = true;
         logger.debug('Could not apply the patch in full due to conflicts with newer changes. Will retry on the next event.');

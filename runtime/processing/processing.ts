@@ -21,12 +21,16 @@ import { sleep } from '../queueing/sleeping.ts';
 import type { Memories, ObjectMemory } from './memories.ts';
 import type { KeptFields } from './inconsistencies.ts';
 import { runEventHandlers } from './events.ts';
-import { detectChange, handleCause } from './changing.ts';
+import { detectChange, handleCause, type Change } from './changing.ts';
+import { TooLargeError } from './oversize.ts';
+import { reportRefusal } from './refusals.ts';
+import { jsonEqual } from '../structs/diffs.ts';
 import { isReason } from './causes.ts';
 import { Finalizers } from './finalizers.ts';
 import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
 import { objectContext } from './contexts.ts';
 import { thrownText } from '../structs/errors.ts';
+import { UnreadableStateError } from '../progress/index.ts';
 import type { Spawner } from '../daemons/spawning.ts';
 import type { ResourceIndexing } from '../indexing/indexing.ts';
 import type { Indices } from '../indexing/indices.ts';
@@ -96,6 +100,10 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
     // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
     // here: its writes are refused by the closed client, and nothing is retried any more.
     if (proc.stopping.aborted) logger.debug(`The cycle ended after the operator stopped: ${thrownText(error)}`);
+    // Retrying cannot mend what someone else wrote into our annotations, nor make a write smaller:
+    // the object waits for its next change.
+    else if (error instanceof UnreadableStateError) reportRefusal(proc, event.object, logger, 'UnreadableState', error.message);
+    else if (error instanceof TooLargeError) reportRefusal(proc, event.object, logger, 'TooLarge', error.message);
     else throttle(proc, key, memory, event.object, logger, error);
   }
 }
@@ -163,6 +171,7 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
 
   if (!(await consistent(proc, key, memory, body, pressure))) return;
+  if (refusedBefore(memory, changeNow(), logger)) return;
 
   const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() });
   if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
@@ -175,7 +184,17 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
   // A transformation refused by a conflict stops the writes before the records of the work: the
   // handlers run again on the next event, and their transformations with them.
-  const outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps, cycle.records);
+  let outcome: PatchOutcome;
+  try {
+    outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps, cycle.records);
+  } catch (error) {
+    if (!(error instanceof TooLargeError)) throw error;
+    // The work may be written and its records not: its handlers must not run again on its echo.
+    memory.oversized = changeNow().current;
+    reportRefusal(proc, body, logger, 'TooLarge', `${error.message}. The handlers are not run again until the object `
+      + 'changes; make what they write smaller (for the diff-base: keep it in status, or leave its large fields out).');
+    return;
+  }
   if (jsonOps && outcome.jsonApplied) memory.released = true;
   remember(proc, memory, outcome);
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
@@ -191,6 +210,21 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
       memory.sleepingUntil = Date.now() + seconds * 1000;
     }
   }
+}
+
+/**
+ * Whether a write of this state of the object was refused for its size: its handlers do not run
+ * again (they did, and only their records are missing) until the object changes. A deletion goes
+ * on: its records are small, and the finalizer must be released.
+ */
+function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): boolean {
+  if (memory.oversized === undefined) return false;
+  if (change.kind === 'delete' || !jsonEqual(memory.oversized, change.current)) {
+    memory.oversized = undefined;
+    return false;
+  }
+  logger.debug('Not handled again: the records of this state of the object were too large to be written.');
+  return true;
 }
 
 /**

@@ -80,6 +80,8 @@ export class ObjectState {
    * Writes the changed states into the patch. When the cycle is done (`done`: the resource's
    * changing handlers), their states and their sub-handlers' are then purged (Kopf's order); the
    * storage is told which records it stores only to purge, so that it need not write them.
+   * The states are left as they are: the records can be written again into another patch, without
+   * the purge, when the diff-base that the purge must come with cannot be stored.
    */
   writeStates(patch: Patch<KubeObject>, done?: readonly ChangingHandler[]): void {
     const storage = this.settings.persistence.progressStorage;
@@ -91,9 +93,8 @@ export class ObjectState {
       else storage.store(id, recordOf(state), this.body, patch);
     }
     storage.flush();
-    this.dirty.clear();
     if (!purged) return;
-    this.purgeIds([...purged], patch);
+    for (const id of purged) storage.purge(id, this.body, patch);
     storage.flush();
   }
 

@@ -48,7 +48,7 @@ export class AnnotationsProgressStorage implements ProgressStorage {
   fetch(key: string, body: KubeObject): ProgressRecord | null {
     for (const full of this.keys(key, body)) {
       const encoded = resolveField(body, ['metadata', 'annotations', full], null);
-      const record = typeof encoded === 'string' ? decodeRecord(encoded) : null;
+      const record = typeof encoded === 'string' ? decodeRecord(encoded, `annotation ${full}`) : null;
       if (record !== null) return record;
     }
     return null;

@@ -12,7 +12,7 @@ import { storageKeys } from './keys.ts';
 import { storeMarker } from './markers.ts';
 import { pythonJson } from './python.ts';
 import { namedField } from './status.ts';
-import type { DiffBaseStorage } from './storage.ts';
+import { DIFFBASE_REMEDY, parseStored, UnreadableStateError, type DiffBaseStorage } from './storage.ts';
 
 export interface AnnotationsDiffBaseOptions {
   readonly prefix?: string;
@@ -51,9 +51,8 @@ export class AnnotationsDiffBaseStorage implements DiffBaseStorage {
 
   fetch(body: KubeObject): Essence | null {
     for (const key of this.keys(body)) {
-      const encoded = resolveField(body, ['metadata', 'annotations', key], null);
-      const essence: unknown = typeof encoded === 'string' ? JSON.parse(encoded) : null;
-      if (isMapping(essence)) return essence;
+      const essence = storedEssence(resolveField(body, ['metadata', 'annotations', key], null), `annotation ${key}`);
+      if (essence !== null) return essence;
     }
     return null;
   }
@@ -63,6 +62,15 @@ export class AnnotationsDiffBaseStorage implements DiffBaseStorage {
     for (const key of this.keys(body)) patch.metadata.annotations[key] = encoded;
     storeMarker(this.prefix, patch, body);
   }
+}
+
+/** The essence a diff-base storage kept as JSON text at `where`; `null` if there is none. */
+function storedEssence(encoded: unknown, where: string): Essence | null {
+  if (encoded === null || encoded === undefined) return null;
+  if (typeof encoded !== 'string') throw new UnreadableStateError(where, 'is not a string of JSON', DIFFBASE_REMEDY);
+  const essence = parseStored(encoded, where, DIFFBASE_REMEDY);
+  if (essence === null || isMapping(essence)) return essence;
+  throw new UnreadableStateError(where, 'is not a diff-base: a JSON object is expected', DIFFBASE_REMEDY);
 }
 
 export interface StatusDiffBaseOptions {
@@ -89,9 +97,7 @@ export class StatusDiffBaseStorage implements DiffBaseStorage {
   }
 
   fetch(body: KubeObject): Essence | null {
-    const encoded = resolveField(body, this.field, null);
-    const essence: unknown = typeof encoded === 'string' ? JSON.parse(encoded) : null;
-    return isMapping(essence) ? essence : null;
+    return storedEssence(resolveField(body, this.field, null), `field ${this.field.join('.')}`);
   }
 
   store(_body: KubeObject, patch: Patch, essence: Essence): void {

@@ -8,6 +8,8 @@
  */
 import { isMapping } from '../structs/diffs.ts';
 import { pythonJson } from './python.ts';
+import { PROGRESS_REMEDY, parseStored, UnreadableStateError } from './storage.ts';
+import { Timestamp } from './timestamps.ts';
 
 export interface ProgressRecord {
   /** When the first attempt started. */
@@ -50,8 +52,55 @@ export function encodeRecord(record: ProgressRecord, verbose = false): string {
   return pythonJson(storableRecord(record, verbose));
 }
 
-/** A record from an annotation value; `null` for a JSON `null` or anything but an object. */
-export function decodeRecord(text: string): ProgressRecord | null {
-  const value: unknown = JSON.parse(text);
-  return isMapping(value) ? (value as ProgressRecord) : null;
+/**
+ * A record from an annotation value; `null` for a JSON `null`. Anything else that is not a record
+ * of Kopf's shape is an `UnreadableStateError` naming the annotation (`where`).
+ */
+export function decodeRecord(text: string, where = 'annotation'): ProgressRecord | null {
+  const value = parseStored(text, where, PROGRESS_REMEDY);
+  return value === null ? null : checkedRecord(value, where);
+}
+
+/** The value as a record if it has a record's shape (unknown fields are let through, as Kopf does). */
+export function checkedRecord(value: unknown, where: string): ProgressRecord {
+  const problem = recordProblem(value);
+  if (problem) throw new UnreadableStateError(where, `is not a progress record: ${problem}`, PROGRESS_REMEDY);
+  return value as ProgressRecord;
+}
+
+const KINDS: Readonly<Record<keyof ProgressRecord, 'timestamp' | 'string' | 'number' | 'boolean' | 'strings'>> = {
+  started: 'timestamp', stopped: 'timestamp', delayed: 'timestamp', purpose: 'string', retries: 'number',
+  success: 'boolean', failure: 'boolean', message: 'string', subrefs: 'strings',
+};
+
+function recordProblem(value: unknown): string | undefined {
+  if (!isMapping(value)) return 'a JSON object is expected';
+  for (const [field, kind] of Object.entries(KINDS)) {
+    const item = value[field];
+    if (item === null || item === undefined || isKind(item, kind)) continue;
+    return `${field} must be ${KIND_NAMES[kind]}`;
+  }
+  return undefined;
+}
+
+const KIND_NAMES = {
+  timestamp: 'an ISO 8601 time', string: 'a string', number: 'a number', boolean: 'a boolean', strings: 'a list of strings',
+} as const;
+
+function isKind(value: unknown, kind: keyof typeof KIND_NAMES): boolean {
+  switch (kind) {
+    case 'timestamp': return typeof value === 'string' && isTimestamp(value);
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'strings': return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    default: return typeof value === kind;
+  }
+}
+
+function isTimestamp(text: string): boolean {
+  try {
+    Timestamp.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,7 @@ import { ensureField, hasField, isMapping, parseField, removeField, resolveField
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { copyAlong, removeEmptyStanzas, type Essence } from './essence.ts';
-import type { ProgressRecord } from './records.ts';
+import { checkedRecord, type ProgressRecord } from './records.ts';
 import type { ProgressStorage } from './storage.ts';
 
 export interface StatusProgressOptions {
@@ -38,7 +38,7 @@ export class StatusProgressStorage implements ProgressStorage {
   fetch(key: string, body: KubeObject): ProgressRecord | null {
     const container = resolveField(body, this.field, {});
     const record = isMapping(container) ? container[key] : undefined;
-    return isMapping(record) ? (record as ProgressRecord) : null;
+    return record === undefined || record === null ? null : checkedRecord(record, `field ${[...this.field, key].join('.')}`);
   }
 
   store(key: string, record: ProgressRecord, _body: KubeObject, patch: Patch): void {

@@ -61,12 +61,16 @@ export async function runExecPlugin(exec: ExecConfig, cluster?: ExecClusterInfo)
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.concat(stdout).toString('utf8'));
-  } catch (e) {
-    throw new Error(`credential plugin ${exec.command} printed no valid ExecCredential JSON`, { cause: e });
+  } catch {
+    // Without the parser's message: it quotes the output, which holds the credentials.
+    throw new Error(`credential plugin ${exec.command} printed no valid ExecCredential JSON`);
   }
   const status = (parsed as { status?: ExecCredentialStatus } | null)?.status;
   if (!status || (!status.token && !status.clientCertificateData)) {
     throw new Error(`credential plugin ${exec.command} returned neither a token nor a client certificate`);
   }
+  const fields = ['token', 'clientCertificateData', 'clientKeyData', 'expirationTimestamp'] as const;
+  const wrong = fields.find((field) => status[field] !== undefined && status[field] !== null && typeof status[field] !== 'string');
+  if (wrong) throw new Error(`credential plugin ${exec.command} returned an ExecCredential whose status.${wrong} is not a string`);
   return status;
 }

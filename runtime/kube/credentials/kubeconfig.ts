@@ -5,10 +5,10 @@
  * reach (its exec cache trusts `expirationTimestamp`, its token-file reader re-reads only every 60 s):
  * exec plugins and the in-cluster service-account token file.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { Agent, RequestOptions } from 'node:https';
 // Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
@@ -16,6 +16,7 @@ import { thrownText } from '../../structs/errors.ts';
 import { CachedCredentials, KubeConfigError } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
 import { runExecPlugin } from './exec-plugin.ts';
+import { kubeConfigFileProblem, unreadable } from './kubeconfig-checks.ts';
 import type { ExecConfig } from './exec-plugin.ts';
 
 export interface KubeConfigCredentialsOptions {
@@ -40,13 +41,19 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
 function loadDefaultKubeConfig(kc: KubeConfig): string {
   const home = join(homedir(), '.kube', 'config');
   const { KUBECONFIG } = process.env;
+  const files = KUBECONFIG ? KUBECONFIG.split(delimiter).filter(Boolean) : existsSync(home) ? [home] : [];
   const source = KUBECONFIG ? `kubeconfig ${KUBECONFIG} (KUBECONFIG)`
-    : existsSync(home) ? `kubeconfig ${home}`
+    : files.length ? `kubeconfig ${home}`
     : existsSync(SERVICE_ACCOUNT_TOKEN) ? 'in-cluster configuration'
     : process.platform === 'win32' ? 'kubeconfig (default)' // client-node also looks into WSL there
     : undefined;
   if (source === undefined) {
     throw new KubeConfigError(`no Kubernetes configuration: KUBECONFIG is not set, ${home} does not exist, and this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`);
+  }
+  for (const file of files) {
+    const problem = kubeConfigFileProblem(file);
+    // The file is named where KUBECONFIG lists several; the source names a single one already.
+    if (problem) throw new KubeConfigError(`${source}: ${files.length > 1 ? `${file}: ` : ''}${problem}`);
   }
   try {
     kc.loadFromDefault();
@@ -71,13 +78,31 @@ export async function defaultKubeConfigCredentials(kc: KubeConfig): Promise<Cred
 
 /** The error as a `KubeConfigError` that says which configuration it is about. */
 function withSource(source: string, error: unknown): KubeConfigError {
-  return new KubeConfigError(`${source}: ${thrownText(error)}`);
+  return new KubeConfigError(`${source}: ${yamlReason(error) ?? thrownText(error)}`);
+}
+
+/**
+ * A YAML error of client-node's parser by its reason and position: its message goes on to quote
+ * the file around the error, secrets included. (The files are checked before it reads them; this
+ * is for whatever its parser refuses that the check let through.)
+ */
+function yamlReason(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== 'YAMLException') return undefined;
+  const { reason, mark } = error as Error & { reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  const position = typeof mark?.line === 'number' && typeof mark.column === 'number'
+    ? ` at ${mark.line + 1}:${mark.column + 1}` : '';
+  return `not valid YAML${position}: ${typeof reason === 'string' ? reason : 'unknown reason'}`;
 }
 
 export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredentialsOptions = {}): CredentialSource {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeConfigError(whyNoCluster(kc));
   const user = kc.getCurrentUser();
+  const userName = kc.getContextObject(kc.getCurrentContext())?.user;
+  if (userName && !user) {
+    const users = kc.getUsers().map((item) => item.name).join(', ') || 'none';
+    throw new KubeConfigError(`the context "${kc.getCurrentContext()}" names the user "${userName}", which is not defined (users: ${users})`);
+  }
   const refreshMs = (options.refreshInterval ?? 60) * 1000;
   const exec = execConfigOf(user);
   const tokenFile = tokenFileOf(user);
@@ -85,6 +110,7 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
   const refreshesItself = user?.authProvider !== undefined && !tokenFile && !exec;
 
   return new CachedCredentials(async () => {
+    await checkFiles(cluster, user);
     const opts: RequestOptions = { headers: {} };
     await plain.applyToHTTPSOptions(opts);
     const headers = headersOf(opts);
@@ -115,6 +141,23 @@ function whyNoCluster(kc: KubeConfig): string {
   const context = kc.getContextObject(current);
   if (!context) return `the current context "${current}" is not defined (contexts: ${names(kc.getContexts())})`;
   return `the context "${current}" names the cluster "${context.cluster}", which is not defined (clusters: ${names(kc.getClusters())})`;
+}
+
+/** The current cluster's and user's files can be read: else client-node's error would not say which field names them. */
+async function checkFiles(cluster: Cluster, user: User | null): Promise<void> {
+  const files: [string | undefined, string][] = [
+    [cluster.caFile, `the cluster "${cluster.name}" names the certificate-authority`],
+    [user?.certFile, `the user "${user?.name}" names the client-certificate`],
+    [user?.keyFile, `the user "${user?.name}" names the client-key`],
+  ];
+  for (const [file, what] of files) {
+    if (!file) continue;
+    try {
+      await access(file, constants.R_OK);
+    } catch (error) {
+      throw new KubeConfigError(`${what} ${file}, which ${unreadable(error)}`);
+    }
+  }
 }
 
 function refreshTime(expiration: number): number | undefined {

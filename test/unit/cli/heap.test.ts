@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
@@ -26,10 +26,14 @@ writeFileSync(REPORT, [
   'process.exit(0);',
 ].join('\n'));
 
+/** The user's cache folder of these runs, so that they leave nothing in the real one. */
+const CACHE_HOME = mkdtempSync(join(tmpdir(), 'kopf-heap-cache-'));
+after(() => rmSync(CACHE_HOME, { recursive: true, force: true }));
+
 /** Runs `kopf run` on the report file. */
 function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): { pid: number; reported: Report } {
   const run = spawnSync(process.execPath, [...process.execArgv, ...nodeArgs, CLI, 'run', REPORT], {
-    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, ...env },
+    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, XDG_CACHE_HOME: CACHE_HOME, ...env },
   });
   assert.equal(run.status, 0, run.stderr);
   return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
@@ -59,6 +63,6 @@ test('kopf run starts with Node\'s compile cache: a warm start does not load the
   // Node caches the stripped sources since 23.x; Node 22 caches compiled code only.
   const cachesStripping = Number(process.versions.node.split('.')[0]) >= 24;
   assert.equal(warm.stripper, !cachesStripping);
-  assert.ok(reportFromRun().reported.cache?.startsWith(join(tmpdir(), 'node-compile-cache')), 'by default, in the temporary folder');
+  assert.ok(reportFromRun().reported.cache?.startsWith(join(CACHE_HOME, 'kopf', 'node-compile-cache')), 'by default, in the user\'s cache folder');
   assert.equal(reportFromRun({ NODE_DISABLE_COMPILE_CACHE: '1' }).reported.cache, undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off');
 });

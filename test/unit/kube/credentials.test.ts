@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { inspect } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, kubeConfigCredentials } from '../../../runtime/kube/index.ts';
 import { sendJson, startServer, status } from './fake-server.ts';
@@ -83,6 +84,23 @@ test('a failing plugin fails the request with its stderr', async (t) => {
   const kc = kubeConfigOf('http://127.0.0.1:1', { exec: { command: process.execPath, args: [script] } });
   const client = KubeClient.fromKubeConfig(kc);
   await assert.rejects(client.request('GET', '/api'), /exited with 3: please log in/);
+});
+
+test('a plugin whose output is not an ExecCredential fails without quoting the output', async (t) => {
+  const dir = tempDir(t);
+  const outputs = [
+    ['{"status":{"token":"SECRET-TOKEN"', /printed no valid ExecCredential JSON$/],
+    ['{"status":{"token":{"value":"SECRET-TOKEN"}}}', /returned an ExecCredential whose status\.token is not a string$/],
+  ] as const;
+  for (const [index, [output, expected]] of outputs.entries()) {
+    const script = join(dir, `odd-${index}.mjs`);
+    writeFileSync(script, `process.stdout.write(${JSON.stringify(output)});`);
+    const kc = kubeConfigOf('http://127.0.0.1:1', { exec: { command: process.execPath, args: [script] } });
+    const client = KubeClient.fromKubeConfig(kc);
+    const error = await client.request('GET', '/api').then(() => assert.fail('accepted'), (e: unknown) => e as Error);
+    assert.match(error.message, expected);
+    assert.doesNotMatch(inspect(error), /SECRET/, 'neither the message nor a cause quotes it');
+  }
 });
 
 test('a plugin that is not installed says so, with the kubeconfig’s install hint', async () => {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { KubeClient } from '../../../runtime/kube/client.ts';
 import { KubeConfigError } from '../../../runtime/kube/credentials/credentials.ts';
 import { sendJson, startServer } from './fake-server.ts';
@@ -89,8 +89,69 @@ test('a broken kubeconfig fails the first request, saying which file and why', a
   await withKubeconfig('clusters: [unterminated', async () => {
     const error = await firstError();
     assert.ok(error instanceof KubeConfigError);
-    assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): /);
-    assert.match(error.message, /unexpected end of the stream/);
+    assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): not valid YAML at 1:\d+: /);
+  });
+});
+
+test('a kubeconfig that is not YAML is refused by reason and line:column, quoting none of its lines', async () => {
+  const text = 'users:\n- name: u\n  user:\n    token: SECRET-TOKEN\n    password: [unclosed\ncontexts: []\n';
+  await withKubeconfig(text, async () => {
+    const error = await firstError();
+    assert.ok(error instanceof KubeConfigError);
+    assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): not valid YAML at 6:1: [^\n]+$/);
+    assert.doesNotMatch(error.message, /SECRET|unclosed|password/);
+  });
+});
+
+test('broken kubeconfigs are refused in one line that names the field, and never quote a value', async () => {
+  const user = 'users: [{ name: u, user: { token: SECRET } }]';
+  const context = 'contexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x';
+  const cluster = "clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1' } }]";
+  const cases: [string, RegExp][] = [
+    ['', /: the file is empty$/],
+    ['- SECRET', /: not a kubeconfig: a mapping with clusters, users and contexts is expected$/],
+    [`clusters: SECRET\n${user}\n${context}`, /: clusters must be a list$/],
+    [`clusters: [{ name: c, cluster: { server: 42 } }]\n${user}\n${context}`, /: clusters\[0\]\.cluster\.server must be a string$/],
+    [`${cluster}\nusers: [{ name: u, user: { token: [SECRET] } }]\n${context}`, /: users\[0\]\.user\.token must be a string$/],
+    [`${cluster}\nusers: [{ name: u, user: { exec: { command: [SECRET] } } }]\n${context}`, /: users\[0\]\.user\.exec\.command must be a string$/],
+    // A tag this parser lets through and client-node's refuses: its message quoted the lines around it.
+    [`${cluster}\nusers: [{ name: u, user: { token: !custom SECRET } }]\n${context}`, /: not valid YAML at 2:\d+: unknown scalar tag/],
+    [`${cluster}\nusers: [SECRET]\n${context}`, /: users\[0\] must be a mapping with a name and a user$/],
+    [`${cluster}\n${user}\ncontexts: [{ name: x, context: { cluster: c, user: v } }]\ncurrent-context: x`,
+      /: the context "x" names the user "v", which is not defined \(users: u\)$/],
+    [`clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1', certificate-authority: DIR/none.crt } }]\n${user}\n${context}`,
+      /: the cluster "c" names the certificate-authority \S+\/none\.crt, which does not exist$/],
+    [`${cluster}\nusers: [{ name: u, user: { client-certificate: DIR/none.crt, client-key-data: SECRET } }]\n${context}`,
+      /: the user "u" names the client-certificate \S+\/none\.crt, which does not exist$/],
+  ];
+  for (const [text, expected] of cases) {
+    await withKubeconfig(text, async () => {
+      const error = await firstError();
+      assert.ok(error instanceof KubeConfigError, error.message);
+      assert.match(error.message, /^kubeconfig \S+\/config \(KUBECONFIG\): [^\n]+$/);
+      assert.match(error.message, expected);
+      assert.doesNotMatch(error.message, /SECRET/);
+    });
+  }
+});
+
+test('a kubeconfig file that does not exist says so', async () => {
+  await withKubeconfig('', async () => {
+    process.env.KUBECONFIG += '.missing';
+    const error = await firstError();
+    assert.ok(error instanceof KubeConfigError, error.message);
+    assert.match(error.message, /^kubeconfig \S+\/config\.missing \(KUBECONFIG\): the file does not exist$/);
+  });
+});
+
+test('of several kubeconfig files, the broken one is named', async () => {
+  await withKubeconfig("clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1' } }]", async () => {
+    const broken = process.env.KUBECONFIG!.replace(/config$/, 'broken');
+    writeFileSync(broken, 'users: 5');
+    process.env.KUBECONFIG = [process.env.KUBECONFIG, broken].join(delimiter);
+    const error = await firstError();
+    assert.ok(error instanceof KubeConfigError, error.message);
+    assert.ok(error.message.endsWith(`: ${broken}: users must be a list`), error.message);
   });
 });
 

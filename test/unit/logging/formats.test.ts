@@ -87,3 +87,27 @@ test('an error\'s stack follows the text, or goes to exc_info in json', () => {
 test('sub-millisecond clocks give microseconds in json', () => {
   assert.match(lines({ format: 'json', clock: () => T + 0.25 }, (root) => root.info('x'))[0], /"timestamp": "2026-11-22T15:39:55\.651250\+00:00"/);
 });
+
+test('text output keeps each record on one line: control characters from the cluster are escaped', () => {
+  const forged = { apiVersion: 'v1', kind: 'X', metadata: { name: 'a\n[2026-11-22 15:39:55,651] kopf.objects [INFO] \x1b[31mforged', namespace: 'n\rs', uid: 'u' } };
+  const write = (root: Logger) => root.forObject(forged).info('Handler \'x\' failed: \u2028\x07\x9b');
+  const escaped = '[n\\rs/a\\n[2026-11-22 15:39:55,651] kopf.objects [INFO] \\x1b[31mforged] Handler \'x\' failed: \\u2028\\x07\\x9b';
+  assert.deepEqual(lines({ format: 'plain' }, write), [escaped]);
+  assert.deepEqual(lines({ format: 'full' }, write), [`[2026-11-22 15:39:55,651] kopf.objects         [INFO    ] ${escaped}`]);
+  assert.deepEqual(lines({ format: 'plain' }, (root) => root.info('tabs\tstay')), ['tabs\tstay']);
+  const json = lines({ format: 'json' }, write)[0]!;
+  assert.ok(!/[\x00-\x1f]/.test(json), 'JSON escapes them as JSON does');
+});
+
+test('an error\'s message is escaped in text output; its stack frames stay on their lines', () => {
+  const error = new Error('Conflict on "a\n    at forged (x.ts:1:1)\x1b[2J"');
+  error.stack = `${String(error)}\n    at here (file.ts:1:1)`;
+  assert.deepEqual(lines({ format: 'plain' }, (root) => root.exception('failed', error)), [
+    'failed\nError: Conflict on "a\\n    at forged (x.ts:1:1)\\x1b[2J"\n    at here (file.ts:1:1)',
+  ]);
+  const renamed = new Error('x');
+  renamed.stack = 'Custom header\nwith \x1b[31m\n    at here (file.ts:1:1)';
+  assert.deepEqual(lines({ format: 'plain' }, (root) => root.exception('failed', renamed)), [
+    'failed\nCustom header\\nwith \\x1b[31m\n    at here (file.ts:1:1)',
+  ]);
+});
