@@ -18,7 +18,7 @@ import { CONFIGURATIONS } from '../webhooks/managed.ts';
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
-  /** Only these objects (never for `create`, whose object has no name when it is authorized). */
+  /** Only these objects (never matches a `create`: its request's path names no object). */
   resourceNames?: string[];
   verbs: string[];
 }
@@ -115,8 +115,8 @@ function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need
 }
 
 /**
- * Managed webhook configurations: created at start if absent (`create` cannot be narrowed to a
- * name: the object has none yet when the request is authorized), then patched with the webhooks.
+ * Managed webhook configurations: created at start if absent (RBAC cannot narrow a `create` to a
+ * name: its request's path names no object), then patched with the webhooks.
  */
 function webhookNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[] {
   const managed = options.webhookManaged ?? true;

@@ -132,7 +132,7 @@ test('admission handlers: the managed webhook configurations, create and patch; 
   };
   const resources = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'];
   assert.deepEqual(webhooks({}), [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }]);
-  // A new object has no name when its creation is authorized: `create` cannot be narrowed.
+  // A creation's path names no object: RBAC cannot narrow a `create` to a name.
   assert.deepEqual(webhooks({ webhookManaged: 'auto.kopf.dev' }), [
     { apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create'] },
     { apiGroups: ['admissionregistration.k8s.io'], resources, resourceNames: ['auto.kopf.dev'], verbs: ['patch'] },
