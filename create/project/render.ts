@@ -13,6 +13,12 @@ import { resourceNames, withArticle } from './options.ts';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/project/', import.meta.url));
 
+/**
+ * The namespace that the operator of a namespaced kind serves: where kubectl, the sample and the
+ * test put objects. Served by name, the operator's RBAC is a Role there, not a ClusterRole.
+ */
+const SERVED_NAMESPACE = 'default';
+
 /** Template (relative to templates/project/, without `.hbs`) → the file it makes in the project. */
 function fileMap(names: ResourceNames): [string, string][] {
   return [
@@ -46,6 +52,7 @@ export function renderProject(options: ProjectOptions, dependencies: DependencyS
     aKind: withArticle(names.kind),
     name: options.name,
     appName: appNameOf(options.name),
+    servedNamespace: SERVED_NAMESPACE,
     dependencies: { kopf: dependencies.kopf, kopfGen: dependencies.kopfGen },
     vendored: dependencies.vendored.size > 0,
   };

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { getDefaultRegistry } from '../registry/registry.ts';
-import { RbacError, operatorNeeds, rbacManifests, rbacResource, type Need } from '../rbac/index.ts';
+import { RbacError, operatorNeeds, rbacManifests, rbacResource, scopeNotes, type Need } from '../rbac/index.ts';
 import { load, resolveFromCwd } from './run.ts';
 
 const HELP = `Usage: kopf rbac [options] [files…]
@@ -18,8 +18,10 @@ ClusterRole and ClusterRoleBinding (cluster-wide, or namespaces by pattern), or 
 RoleBinding in each namespace served (and a ClusterRole for what is cluster-scoped). Derived from
 the handlers the files register: the served resources (list, watch; patch and their status when
 changing handlers store progress and results), events (create), CRDs (list, watch) for resources
-named by strings, namespaces (list, watch) for namespace patterns. What the handlers' own API calls
-need cannot be derived: declare it with requires() next to the handlers, or with --rule.
+named by strings, namespaces (list, watch) for namespace patterns, the webhook configurations
+(create, patch) for admission handlers. What the handlers' own API calls need cannot be derived:
+declare it with requires() next to the handlers (with { namespace } for a Role in that namespace
+only), or with --rule.
 
 Scope (as for kopf run):
   -n, --namespace NS              A namespace served; repeatable; globs (*, ?) and !exclusions allowed.
@@ -36,6 +38,11 @@ Peering and leader election (as for kopf run; docs/peering.md):
       --leader-election           The operator is elected on a Lease (its name does not matter here).
       --leader-election-namespace NS
                                   The Lease's namespace (default: the service account's).
+
+Admission webhooks (docs/webhooks.md): with admission handlers, the managed webhook configurations
+are granted (the setting is made when the operator runs, out of sight here):
+      --webhook-managed NAME      Their name, as for kopf run: patches are allowed on these only.
+      --no-webhook-managed        Leave them out: the configurations are written by other means.
 
 Rules:
       --rule VERBS:RESOURCE       More verbs on a resource, e.g. get,list:pods or create:deployments.apps
@@ -67,6 +74,8 @@ export async function main(argv: string[]): Promise<number> {
       standalone: { type: 'boolean' },
       'leader-election': { type: 'string' },
       'leader-election-namespace': { type: 'string' },
+      'webhook-managed': { type: 'string' },
+      'no-webhook-managed': { type: 'boolean' },
       module: { type: 'string', short: 'm', multiple: true },
       output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
@@ -76,6 +85,9 @@ export async function main(argv: string[]): Promise<number> {
   const print = keepStdoutFor(values.output);
   if (values.namespace?.length && values['all-namespaces']) {
     return usage('--namespace and --all-namespaces exclude each other.');
+  }
+  if (values['webhook-managed'] !== undefined && values['no-webhook-managed']) {
+    return usage('--webhook-managed and --no-webhook-managed exclude each other.');
   }
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) return usage(`no such file: ${missing.join(', ')}`);
@@ -94,7 +106,10 @@ export async function main(argv: string[]): Promise<number> {
   const leaderElection = elected ? { namespace: leaseNamespace } : undefined;
   let needs: Need[];
   try {
-    const options = { namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection };
+    const webhookManaged = values['no-webhook-managed'] ? false : values['webhook-managed'] ?? true;
+    const options = {
+      namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection, webhookManaged,
+    };
     const derived = operatorNeeds(getDefaultRegistry(), options);
     needs = [...derived, ...(values.rule ?? []).map(parseRule)];
   } catch (error) {
@@ -102,12 +117,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf rbac: ${error.message}\n`);
     return 2;
   }
-  if (!getDefaultRegistry().resourceHandlers.length) {
+  if (!getDefaultRegistry().resourceHandlers.length && !getDefaultRegistry().webhookHandlers.length) {
     process.stderr.write('kopf rbac: no resource handlers are registered by these files: ' +
       'only the framework\'s own needs are printed.\n');
   }
   const manifests = rbacManifests(needs, { serviceAccount, name: values.name, namespaces });
-  return print(`${header(needs)}${manifests.map((m) => stringify(m)).join('---\n')}`);
+  return print(`${header(needs, namespaces)}${manifests.map((m) => stringify(m)).join('---\n')}`);
 }
 
 /**
@@ -149,16 +164,18 @@ function parseRule(text: string): Need {
   };
 }
 
-/** What the printout grants and why, as YAML comments. */
-function header(needs: readonly Need[]): string {
+/** What the printout grants, where and why, as YAML comments. */
+function header(needs: readonly Need[], namespaces: readonly string[]): string {
   const lines = needs.map((need) => {
     const group = need.group ? ` (${need.group})` : '';
-    return `#   ${need.resource}${group}: ${need.verbs.join(', ')} — ${need.why}`;
+    const names = need.resourceNames ? ` named ${need.resourceNames.join(', ')}` : '';
+    return `#   ${need.resource}${group}${names}: ${need.verbs.join(', ')} — ${need.why}`;
   });
   return [
     '# The RBAC of the operator, printed by `kopf rbac` from its handlers:',
     ...lines,
     '# The handlers\' own API calls are included only as declared with requires() or --rule.',
+    ...scopeNotes(needs, namespaces).map((line) => `# ${line}`),
     '',
   ].join('\n');
 }

@@ -4,4 +4,4 @@
 export {
   RbacError, operatorNeeds, rbacResource, rulesOf, type Need, type NeedsOptions, type PolicyRule,
 } from './rules.ts';
-export { rbacManifests, type ManifestOptions } from './manifests.ts';
+export { rbacManifests, scopeNotes, type ManifestOptions } from './manifests.ts';

@@ -26,7 +26,7 @@ export function rbacManifests(needs: readonly Need[], options: ManifestOptions):
     apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account.name, namespace: account.namespace },
   };
   const free = needs.filter((need) => need.namespace === undefined);
-  const clusterWideMode = !namespaces.length || namespaces.some(isGlob);
+  const clusterWideMode = servesClusterWide(namespaces);
   const clusterNeeds = clusterWideMode ? free : free.filter((need) => need.clusterScoped === true);
   const perNamespace = new Map<string, Need[]>();
   if (!clusterWideMode) {
@@ -43,8 +43,32 @@ export function rbacManifests(needs: readonly Need[], options: ManifestOptions):
     perNamespace.set(need.namespace, [...perNamespace.get(need.namespace) ?? [], need]);
   }
   const clusterRoles = clusterNeeds.length ? clusterRole(name, clusterNeeds, options) : [];
-  const roles = [...perNamespace].flatMap(([namespace, own]) => role(name, namespace, own, options));
+  // A namespace with nothing to grant gets no Role (an operator of admission handlers only).
+  const granted = [...perNamespace].filter(([, own]) => own.length);
+  const roles = granted.flatMap(([namespace, own]) => role(name, namespace, own, options));
   return [serviceAccount, ...clusterRoles, ...roles];
+}
+
+/**
+ * What a reader of the printout must know about where it grants: the namespaced permissions that a
+ * ClusterRole grants in every namespace, and why. Empty when there are none.
+ */
+export function scopeNotes(needs: readonly Need[], namespaces: readonly string[] = []): string[] {
+  if (!servesClusterWide(namespaces)) return [];
+  const everywhere = needs.filter((need) => need.namespace === undefined && need.clusterScoped !== true);
+  if (!everywhere.length) return [];
+  const resources = [...new Set(everywhere.map((need) => need.resource))].join(', ');
+  return [
+    `Cluster-wide, the ClusterRole grants ${resources} in every namespace: an operator that serves`,
+    'the whole cluster (or namespaces by pattern) meets its objects, and makes their children, in any',
+    'namespace, and RBAC cannot grant "where the served objects are". For a Role in each namespace',
+    'instead, serve named namespaces (-n NS); children kept in one namespace: requires(…, { namespace }).',
+  ];
+}
+
+/** The whole cluster, or namespaces by pattern, which come and go: no Role can be written ahead for them. */
+function servesClusterWide(namespaces: readonly string[]): boolean {
+  return !namespaces.length || namespaces.some(isGlob);
 }
 
 function clusterRole(name: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {

@@ -1,8 +1,9 @@
 /**
  * The API permissions an operator needs, derived from its registry: what the engine does with the
  * resources its handlers serve, what the framework does besides (events, CRD discovery, namespace
- * patterns, peering), and what the handlers' own calls need, as far as they are declared with
- * `requires()` — a handler's code cannot be read for the objects it touches.
+ * patterns, peering, managed webhook configurations), and what the handlers' own calls need, as
+ * far as they are declared with `requires()` — a handler's code cannot be read for the objects it
+ * touches.
  */
 import * as builtins from '../structs/builtins.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
@@ -11,11 +12,14 @@ import type { ResourceRef } from '../registry/handlers.ts';
 import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { peeringResources } from '../peering/resources.ts';
+import { CONFIGURATIONS } from '../webhooks/managed.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
+  /** Only these objects (never matches a `create`: its request's path names no object). */
+  resourceNames?: string[];
   verbs: string[];
 }
 
@@ -25,6 +29,8 @@ export interface Need {
   /** The resource as RBAC names it: the plural, with `/subresource` if any. */
   resource: string;
   verbs: readonly string[];
+  /** Only the objects of these names; all of them when absent. */
+  resourceNames?: readonly string[];
   /** Cluster-scoped resources can only be granted by a ClusterRole; `undefined` if not known. */
   clusterScoped?: boolean;
   /** Granted in this namespace only, whatever the operator serves (the leader-election Lease's). */
@@ -42,6 +48,14 @@ export interface NeedsOptions {
   standalone?: boolean;
   /** The namespace of the leader-election Lease (`kopf run --leader-election`), if elected. */
   leaderElection?: { namespace: string };
+  /**
+   * The webhook configurations of admission handlers, which `settings.admission.managed` (or `kopf
+   * run --webhook-managed NAME`) has the operator create and keep current. They are set when the
+   * operator runs, out of sight here, so they are granted whenever there are admission handlers
+   * (`true`, the default); their name narrows the patches to those objects; `false` leaves them out
+   * (the configurations are written by other means).
+   */
+  webhookManaged?: boolean | string;
 }
 
 /** A resource that cannot be named for RBAC without a cluster to ask. */
@@ -97,7 +111,22 @@ function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need
       why: 'namespace patterns: the namespaces are observed',
     });
   }
-  return [...needs, ...peeringNeeds(options)];
+  return [...needs, ...peeringNeeds(options), ...webhookNeeds(registry, options)];
+}
+
+/**
+ * Managed webhook configurations: created at start if absent (RBAC cannot narrow a `create` to a
+ * name: its request's path names no object), then patched with the webhooks.
+ */
+function webhookNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[] {
+  const managed = options.webhookManaged ?? true;
+  if (!registry.webhookHandlers.length || managed === false) return [];
+  const why = 'admission handlers: managed webhook configurations (unless --no-webhook-managed)';
+  return Object.values(CONFIGURATIONS).flatMap(({ group, plural }): Need[] => {
+    const need = { group, resource: plural, clusterScoped: true, why };
+    if (managed === true) return [{ ...need, verbs: ['create', 'patch'] }];
+    return [{ ...need, verbs: ['create'] }, { ...need, verbs: ['patch'], resourceNames: [managed] }];
+  });
 }
 
 /**
@@ -125,13 +154,19 @@ function peeringNeeds(options: NeedsOptions): Need[] {
   return needs;
 }
 
-/** What the handlers declared with `requires()` for their own calls. */
+/** What the handlers declared with `requires()` for their own calls; in their namespace, if they name one. */
 function declaredNeeds(registry: OperatorRegistry): Need[] {
   return registry.permissions.map((permission) => {
     const target = rbacResource(permission.resource);
     const resource = permission.subresource ? `${target.plural}/${permission.subresource}` : target.plural;
     const { group, clusterScoped } = target;
-    return { group, resource, verbs: permission.verbs, clusterScoped, why: 'declared with requires()' };
+    const { verbs, namespace } = permission;
+    if (namespace === undefined) return { group, resource, verbs, clusterScoped, why: 'declared with requires()' };
+    if (clusterScoped) {
+      throw new RbacError(`requires(${resource}, …, { namespace: '${namespace}' }): ` +
+        `${resource} are cluster-scoped, so no namespace holds them: leave the namespace out.`);
+    }
+    return { group, resource, verbs, clusterScoped, namespace, why: `declared with requires(), in ${namespace}` };
   });
 }
 
@@ -176,27 +211,35 @@ function isDescriptor(value: unknown): value is ResourceDescriptor {
 }
 
 /**
- * The needs as rules: the verbs of one resource together, and resources of one group with the
- * same verbs in one rule; in a stable order, so that printouts can be compared.
+ * The needs as rules: the verbs of one resource (and the same object names) together, and
+ * resources of one group with the same verbs and names in one rule; in a stable order, so that
+ * printouts can be compared.
  */
 export function rulesOf(needs: readonly Need[]): PolicyRule[] {
-  const verbs = new Map<string, Set<string>>(); // "group\0resource" → verbs
+  const verbs = new Map<string, Set<string>>(); // "group\0resource\0names" → verbs
   for (const need of needs) {
-    const key = `${need.group}\0${need.resource}`;
+    const key = [need.group, need.resource, namesKey(need.resourceNames)].join('\0');
     const set = verbs.get(key) ?? new Set<string>();
     for (const verb of need.verbs) set.add(verb);
     verbs.set(key, set);
   }
-  const rules = new Map<string, PolicyRule>(); // "group\0verbs" → rule
+  const rules = new Map<string, PolicyRule>(); // "group\0verbs\0names" → rule
   for (const [key, set] of verbs) {
-    const [group = '', resource = ''] = key.split('\0');
+    const [group = '', resource = '', names = ''] = key.split('\0');
     const sorted = [...set].sort(byVerb);
-    const ruleKey = `${group}\0${sorted.join(',')}`;
-    const rule = rules.get(ruleKey) ?? { apiGroups: [group], resources: [], verbs: sorted };
+    const ruleKey = [group, sorted.join(','), names].join('\0');
+    const rule: PolicyRule = rules.get(ruleKey) ?? {
+      apiGroups: [group], resources: [], ...(names ? { resourceNames: names.split(',') } : {}), verbs: sorted,
+    };
     rule.resources.push(resource);
     rules.set(ruleKey, rule);
   }
   return [...rules.values()];
+}
+
+/** Object names as one key (Kubernetes names hold no commas); empty for all objects. */
+function namesKey(names: readonly string[] | undefined): string {
+  return [...new Set(names ?? [])].sort().join(',');
 }
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];

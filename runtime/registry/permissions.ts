@@ -13,16 +13,25 @@ export type RbacVerb = Verb | 'bind' | 'escalate' | 'impersonate' | 'use' | '*';
 export interface PermissionOptions {
   /** A subresource instead of the objects themselves: `'status'`, `'log'`, `'scale'`, … */
   subresource?: string;
+  /**
+   * The one namespace where the calls go (children kept in a fixed namespace): `kopf rbac` grants
+   * them there only, with a Role, even to an operator that serves the whole cluster.
+   */
+  namespace?: string;
 }
+
+/** A namespace's name, as the API server accepts it: a DNS-1123 label. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** A declared permission, as the registry keeps it. */
 export interface DeclaredPermission {
   resource: ResourceRef;
   verbs: readonly RbacVerb[];
   subresource?: string;
+  namespace?: string;
 }
 
-/** The declaration, checked: a resource, at least one verb, no empty names. */
+/** The declaration, checked: a resource, at least one verb, no empty names, a namespace that can be one. */
 export function declaredPermission(
   resource: ResourceRef, verbs: readonly RbacVerb[], options: PermissionOptions = {},
 ): DeclaredPermission {
@@ -37,5 +46,10 @@ export function declaredPermission(
   if (!Array.isArray(verbs) || !verbs.length || verbs.some((verb) => typeof verb !== 'string' || !verb)) {
     throw new RegistrationError('requires(): give the verbs as a non-empty list, e.g. `[\'get\', \'create\']`.');
   }
-  return { resource, verbs: [...verbs], ...(options.subresource ? { subresource: options.subresource } : {}) };
+  const { subresource, namespace } = options;
+  if (namespace !== undefined && !(typeof namespace === 'string' && NAMESPACE.test(namespace))) {
+    throw new RegistrationError(
+      `requires(): the namespace ${JSON.stringify(namespace)} is not a namespace's name (a DNS label, e.g. 'ops').`);
+  }
+  return { resource, verbs: [...verbs], ...(subresource ? { subresource } : {}), ...(namespace ? { namespace } : {}) };
 }

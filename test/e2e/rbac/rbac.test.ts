@@ -1,7 +1,8 @@
 /**
  * `kopf rbac` on a real API server: an operator run as a service account bound to exactly the
- * RBAC printed for it works end to end (namespaced: Roles), and a handler that needs one verb
- * more than declared fails with a 403 that names the verb and the resource (cluster-wide).
+ * RBAC printed for it works end to end (namespaced: Roles; with admission handlers, the managed
+ * webhook configurations too), and a handler that needs one verb more than declared fails with a
+ * 403 that names the verb and the resource (cluster-wide).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -15,6 +16,8 @@ import { builtins } from '../../../runtime/index.ts';
 import { ForbiddenError, KubeClient, createObject, deleteObject, listObjects } from '../../../runtime/kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { runOperator } from '../../../runtime/testing/runner.ts';
+import { waitForObject } from '../../../runtime/testing/objects.ts';
+import { CONFIGURATIONS, type WebhookConfiguration } from '../../../runtime/webhooks/managed.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 
@@ -92,4 +95,30 @@ test('a handler that needs one verb more than declared fails with a 403 naming t
   assert.match(line, /403 Forbidden/);
   assert.match(line, /the operator is not allowed to 'delete' configmaps in the core API group/);
   assert.match(line, /cannot delete resource "configmaps"/, "the API server's own words");
+});
+
+test('an operator of managed admission webhooks (examples/17-admission), bound to the printed RBAC, writes its configurations', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const example = join(EXAMPLES, '17-admission', 'example.ts');
+  const printed = await applyRbac(['-n', 'default', '--standalone', '--service-account', 'admission', example]);
+  // The configurations are cluster-scoped: a ClusterRole for them only, a Role for the rest.
+  assert.deepEqual(printed.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  const kubeconfigPath = kubeconfigOfServiceAccount(dir, 'default', 'admission');
+  const operator = runOperator({ files: [example], args: ['-n', 'default', '--standalone', '--verbose'], kubeconfigPath });
+  t.after(async () => {
+    await operator.stop();
+    for (const kind of Object.values(CONFIGURATIONS)) {
+      await deleteObject(cluster.client, kind, { name: 'auto.kopf.dev' }).catch(() => undefined);
+    }
+  });
+  // Created at start, then patched with one webhook per handler of its kind.
+  for (const kind of Object.values(CONFIGURATIONS)) {
+    const written = (o: WebhookConfiguration | null) => Boolean(o?.webhooks?.length);
+    await waitForObject(cluster.client, kind, { namespace: null, name: 'auto.kopf.dev' }, written, { timeout: 60_000 });
+  }
+  const exit = await operator.stop();
+  assert.equal(exit.exitCode, 0, exit.output);
+  assert.doesNotMatch(exit.output, /Forbidden|Not enough RBAC permissions/, 'nothing was refused');
+  assert.match(exit.output, /Cleaning up the validating webhook auto\.kopf\.dev\./, 'the clean-up on exit is a patch too');
 });

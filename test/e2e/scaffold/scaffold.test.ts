@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { buildAndPack, cachedNode, floorMessage, ok, run, userEnv, type Run } from '../packaging/packages.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-'));
@@ -89,6 +89,9 @@ test('deploy/rbac.yaml is what kopf rbac derives from the handlers', async () =>
   await ok('npm', ['run', 'rbac'], { cwd: project });
   const derived = readFileSync(rbac, 'utf8');
   assert.match(derived, /configmaps: create, patch, delete — declared with requires\(\)/);
+  // The namespace served by name: a Role there, nothing cluster-wide, for `npm test` to run under.
+  const kinds = parseAllDocuments(derived).map((doc) => (doc.toJS() as { kind: string }).kind);
+  assert.deepEqual(kinds, ['ServiceAccount', 'Role', 'RoleBinding']);
   // The scaffold's copy says first where it comes from; the rest is the same text.
   assert.equal(scaffolded.split('\n').slice(2).join('\n'), derived);
 });

@@ -116,3 +116,29 @@ test('only the YAML goes to stdout: what the operator\'s files print goes to std
   assert.equal(nowhere.status, 1);
   assert.match(nowhere.stderr, /^kopf rbac: cannot write .*missing\/rbac\.yaml: ENOENT/m);
 });
+
+test('admission handlers (examples/17-admission): the managed webhook configurations are granted, narrowed by name, or left out', () => {
+  const example = join(ROOT, 'examples', '17-admission', 'example.ts');
+  type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
+  const admissionRules = (...args: string[]) => {
+    const run = kopfRbac(ROOT, '-A', ...args, example);
+    assert.equal(run.status, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /no resource handlers are registered/);
+    const [, clusterRole] = parseAllDocuments(run.stdout).map((doc) => doc.toJS() as { kind: string; rules?: Rule[] });
+    assert.equal(clusterRole?.kind, 'ClusterRole');
+    return { header: run.stdout, rules: clusterRole.rules!.filter((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io') };
+  };
+  const resources = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'];
+  const derived = admissionRules();
+  assert.deepEqual(derived.rules, [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }]);
+  assert.match(derived.header, /^# {3}validatingwebhookconfigurations \(admissionregistration\.k8s\.io\): create, patch — admission handlers/m);
+  const named = admissionRules('--webhook-managed', 'auto.kopf.dev');
+  assert.deepEqual(named.rules, [
+    { apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create'] },
+    { apiGroups: ['admissionregistration.k8s.io'], resources, resourceNames: ['auto.kopf.dev'], verbs: ['patch'] },
+  ]);
+  assert.deepEqual(admissionRules('--no-webhook-managed').rules, []);
+  const both = kopfRbac(ROOT, '--webhook-managed', 'x', '--no-webhook-managed', example);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /--webhook-managed and --no-webhook-managed exclude each other/);
+});

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import * as builtins from '../../../runtime/structs/builtins.ts';
-import { RbacError, operatorNeeds, rbacManifests, rbacResource, rulesOf } from '../../../runtime/rbac/index.ts';
+import { RbacError, operatorNeeds, rbacManifests, rbacResource, rulesOf, scopeNotes } from '../../../runtime/rbac/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const ACCOUNT = { name: 'op', namespace: 'ops' };
@@ -91,4 +91,74 @@ test('peering: the peering objects of the scope unless standalone; leader electi
   assert.deepEqual((objects[3] as builtins.Role).rules, [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
   ]);
+});
+
+test('requires() with a namespace: a Role there only, even for an operator that serves the whole cluster', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  registry.requires(builtins.ConfigMaps, ['create', 'patch', 'delete'], { namespace: 'children' });
+  const needs = operatorNeeds(registry, { events: false, standalone: true });
+  const objects = rbacManifests(needs, { serviceAccount: ACCOUNT });
+  assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
+    'ServiceAccount/ops', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/children', 'RoleBinding/children',
+  ]);
+  assert.ok(!(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('configmaps')), 'no ConfigMaps cluster-wide');
+  assert.deepEqual((objects[3] as builtins.Role).rules, [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] },
+  ]);
+  // Served in named namespaces: the fixed namespace's Role stands beside theirs.
+  const served = rbacManifests(needs, { serviceAccount: ACCOUNT, namespaces: ['shop'] });
+  assert.deepEqual(served.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
+    'ServiceAccount/ops', 'Role/shop', 'RoleBinding/shop', 'Role/children', 'RoleBinding/children',
+  ]);
+  assert.ok(!(served[1] as builtins.Role).rules?.some((r) => r.resources?.includes('configmaps')));
+});
+
+test('requires() with a namespace: refused for a cluster-scoped resource, and for a name no namespace can have', () => {
+  const registry = new OperatorRegistry();
+  registry.requires(builtins.Namespaces, ['get'], { namespace: 'ops' });
+  assert.throws(() => operatorNeeds(registry), (e: unknown) => e instanceof RbacError && /namespaces are cluster-scoped/.test(e.message));
+  for (const namespace of ['', 'Ops', 'a/b', '../x', 'x'.repeat(64)]) {
+    assert.throws(() => new OperatorRegistry().requires(builtins.ConfigMaps, ['get'], { namespace }), /is not a namespace's name/, namespace);
+  }
+});
+
+test('admission handlers: the managed webhook configurations, create and patch; patches narrowed to a name; or none', () => {
+  const webhooks = (options: { webhookManaged?: boolean | string }) => {
+    const registry = new OperatorRegistry();
+    registry.on.validate(KopfExample, function check() { /* */ });
+    return rulesOf(operatorNeeds(registry, { events: false, standalone: true, ...options }))
+      .filter((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io');
+  };
+  const resources = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'];
+  assert.deepEqual(webhooks({}), [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }]);
+  // A creation's path names no object: RBAC cannot narrow a `create` to a name.
+  assert.deepEqual(webhooks({ webhookManaged: 'auto.kopf.dev' }), [
+    { apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create'] },
+    { apiGroups: ['admissionregistration.k8s.io'], resources, resourceNames: ['auto.kopf.dev'], verbs: ['patch'] },
+  ]);
+  assert.deepEqual(webhooks({ webhookManaged: false }), []);
+  const withoutAdmission = new OperatorRegistry();
+  withoutAdmission.on.create(KopfExample, function create_fn() { /* */ });
+  assert.ok(!rulesOf(operatorNeeds(withoutAdmission)).some((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io'));
+  // Cluster-scoped: in the ClusterRole, also for an operator of named namespaces.
+  const registry = new OperatorRegistry();
+  registry.on.mutate(KopfExample, function inject() { /* */ });
+  const objects = rbacManifests(operatorNeeds(registry, { namespaces: ['a'], events: false, standalone: true }), { serviceAccount: ACCOUNT, namespaces: ['a'] });
+  assert.deepEqual(objects.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+});
+
+test('scope notes: a cluster-wide printout says which namespaced permissions hold in every namespace, and why', () => {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { /* */ });
+  registry.requires(builtins.ConfigMaps, ['create']);
+  registry.requires(builtins.Secrets, ['get'], { namespace: 'ops' });
+  registry.requires(builtins.Namespaces, ['get']);
+  const needs = operatorNeeds(registry, { standalone: true });
+  const [first, ...rest] = scopeNotes(needs);
+  assert.match(first!, /^Cluster-wide, the ClusterRole grants kopfexamples, kopfexamples\/status, events, configmaps in every namespace/);
+  assert.match(rest.join(' '), /RBAC cannot grant "where the served objects are"/);
+  assert.match(rest.join(' '), /serve named namespaces \(-n NS\)/);
+  assert.deepEqual(scopeNotes(needs, ['team-*']).length, 4, 'patterns are cluster-wide too');
+  assert.deepEqual(scopeNotes(needs, ['shop']), [], 'named namespaces: Roles, nothing to say');
 });
