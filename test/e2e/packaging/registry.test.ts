@@ -160,6 +160,7 @@ test('in the project, npm start handles the sample object on a local control pla
     const { code, signal } = await started.closed;
     assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}:\n${started.output()}`);
     assert.doesNotMatch(started.output(), /The operator has failed|Error:/);
+    assert.match(started.output(), /Stopped; the local control plane is gone with all its state\./);
   } finally {
     started.kill();
   }
