@@ -14,7 +14,9 @@
  * they are released together (scripts/release.ts), so each is published with the ones it was built with.
  * The package's README and the licence (the package's own, else the repository's) are required.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -139,7 +141,9 @@ function compile(layout: Layout): ts.Program {
     before: [moduleUrlTransformer(layout)],
     afterDeclarations: [declarationSpecifierTransformer],
   });
-  if (result.diagnostics.length || result.emitSkipped) throw new BuildError(formatDiagnostics(result.diagnostics) || 'emit skipped');
+  if (result.diagnostics.length || result.emitSkipped) {
+    throw new BuildError(formatDiagnostics(result.diagnostics) || 'emit skipped');
+  }
   return program;
 }
 
@@ -158,17 +162,26 @@ function formatDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
 const declarationSpecifierTransformer: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = (context) => (root) => {
   const f = context.factory;
   const rewritten = (spec: ts.Expression): ts.StringLiteral | undefined =>
-    ts.isStringLiteral(spec) && /^\.\.?\/.*(?<!\.d)\.ts$/.test(spec.text) ? f.createStringLiteral(spec.text.replace(/\.ts$/, '.js')) : undefined;
+    ts.isStringLiteral(spec) && /^\.\.?\/.*(?<!\.d)\.ts$/.test(spec.text)
+      ? f.createStringLiteral(spec.text.replace(/\.ts$/, '.js'))
+      : undefined;
   const visit = (node: ts.Node): ts.Node => {
     if (ts.isImportDeclaration(node)) {
       const spec = rewritten(node.moduleSpecifier);
       if (spec) return f.updateImportDeclaration(node, node.modifiers, node.importClause, spec, node.attributes);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
       const spec = rewritten(node.moduleSpecifier);
-      if (spec) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, spec, node.attributes);
+      if (spec) {
+        const { modifiers, isTypeOnly, exportClause, attributes } = node;
+        return f.updateExportDeclaration(node, modifiers, isTypeOnly, exportClause, spec, attributes);
+      }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       const spec = rewritten(node.argument.literal);
-      if (spec) node = f.updateImportTypeNode(node, f.updateLiteralTypeNode(node.argument, spec), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
+      if (spec) {
+        const argument = f.updateLiteralTypeNode(node.argument, spec);
+        const { attributes, qualifier, typeArguments, isTypeOf } = node;
+        node = f.updateImportTypeNode(node, argument, attributes, qualifier, typeArguments, isTypeOf);
+      }
     }
     return ts.visitEachChild(node, visit, context);
   };
@@ -192,7 +205,8 @@ function moduleUrlTransformer(layout: Layout): ts.TransformerFactory<ts.SourceFi
 }
 
 function moduleUrlSpecifier(node: ts.Node): string | undefined {
-  if (!ts.isNewExpression(node) || !ts.isIdentifier(node.expression) || node.expression.text !== 'URL') return undefined;
+  if (!ts.isNewExpression(node) || !ts.isIdentifier(node.expression)) return undefined;
+  if (node.expression.text !== 'URL') return undefined;
   const [spec, base] = node.arguments ?? [];
   if (!spec || !base || !ts.isStringLiteralLike(spec) || !/^\.\.?\//.test(spec.text)) return undefined;
   const isImportMetaUrl = ts.isPropertyAccessExpression(base) && ts.isMetaProperty(base.expression)
@@ -228,7 +242,8 @@ function isInside(path: string, dir: string): boolean {
 function checkDependencies(program: ts.Program, layout: Layout, pkg: Manifest): void {
   const declared = new Set([
     String(pkg.name),
-    ...['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(asRecord(pkg[field]))),
+    ...['dependencies', 'peerDependencies', 'optionalDependencies']
+      .flatMap((field) => Object.keys(asRecord(pkg[field]))),
   ]);
   const missing: string[] = [];
   for (const file of program.getSourceFiles()) {
@@ -280,14 +295,18 @@ function binField(pkg: Manifest): Record<string, unknown> {
 
 /** `./x.ts` in the package → `./x.js` in the output, which the build must have written. */
 function compiledPath(target: unknown, field: string, layout: Layout): string {
-  if (typeof target !== 'string' || !/^\.\/.*\.ts$/.test(target)) throw new BuildError(`package.json ${field}: expected "./….ts", got ${JSON.stringify(target)}`);
+  if (typeof target !== 'string' || !/^\.\/.*\.ts$/.test(target)) {
+    throw new BuildError(`package.json ${field}: expected "./….ts", got ${JSON.stringify(target)}`);
+  }
   const js = target.replace(/\.ts$/, '.js');
   if (!existsSync(join(layout.outDir, js))) throw new BuildError(`package.json ${field}: ${target} was not compiled`);
   return js;
 }
 
 function makeExecutable(file: string): void {
-  if (!readFileSync(file, 'utf8').startsWith(`${SHEBANG}\n`)) throw new BuildError(`${file}: a command must start with "${SHEBANG}"`);
+  if (!readFileSync(file, 'utf8').startsWith(`${SHEBANG}\n`)) {
+    throw new BuildError(`${file}: a command must start with "${SHEBANG}"`);
+  }
   chmodSync(file, 0o755);
 }
 
