@@ -10,28 +10,41 @@
  * the package, or to the repository when it lies outside the package) and the URL points at the copy.
  * The output's package.json is the package's own, with `exports`/`bin` on the compiled files (a
  * command written in JavaScript is copied, its `.ts` imports pointed at theirs) and without
- * `scripts`/`devDependencies`; every package the code imports must be one of its dependencies.
+ * `scripts`/`devDependencies`; every package the code imports must be one of its dependencies,
+ * and a dependency on another package of this workspace is pinned to that package's exact version:
+ * they are released together (scripts/release.ts), so each is published with the ones it was built with.
+ * The package's README and the licence (the package's own, else the repository's) are required.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
 
 const root = resolve(import.meta.dirname, '..');
-const PACKAGES = ['runtime', 'generator', 'create'];
+export const PACKAGES = ['runtime', 'generator', 'create'] as const;
+export type PackageDir = (typeof PACKAGES)[number];
 const SHEBANG = '#!/usr/bin/env node';
 const DOCS = ['README.md', 'LICENSE'];
+/**
+ * Source maps (with the sources in them) only where a user reads stack traces and steps through the
+ * code: the runtime runs inside the user's operator. The generator and the scaffold are commands
+ * whose failures are reported as messages; maps would be most of their size.
+ */
+const SOURCE_MAPS: ReadonlySet<PackageDir> = new Set(['runtime']);
 
-type Manifest = Record<string, unknown>;
+export type Manifest = Record<string, unknown>;
 
-class BuildError extends Error {}
+export class BuildError extends Error {}
 
 /** Where the package's files go in the output, and what is copied there besides compiled code. */
 interface Layout {
   readonly pkgDir: string;
   readonly outDir: string;
   readonly sources: ReadonlySet<string>;
+  readonly sourceMaps: boolean;
   /** Copies to make: output path → source path. */
   readonly assets: Map<string, string>;
 }
@@ -39,14 +52,18 @@ interface Layout {
 function main(): void {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
   const [name] = positionals;
-  if (positionals.length !== 1 || !PACKAGES.includes(name)) {
+  if (positionals.length !== 1 || !isPackageDir(name)) {
     throw new BuildError(`usage: build-package.ts <${PACKAGES.join('|')}> [--out DIR]`);
   }
-  const pkgDir = join(root, name);
-  const outDir = values.out ? resolve(values.out) : join(pkgDir, 'dist');
-  prepareOutDir(outDir, values.out !== undefined);
+  buildPackage(name, values.out);
+}
+
+/** Builds the package into `out` (empty or absent), else into `<package>/dist/`; returns its published manifest. */
+export function buildPackage(name: PackageDir, out?: string): Manifest {
+  const outDir = out ? resolve(out) : join(root, name, 'dist');
+  prepareOutDir(outDir, out !== undefined);
   try {
-    build(pkgDir, outDir);
+    return build(name, outDir);
   } catch (error) {
     // Half an output must not be packed.
     rmSync(outDir, { recursive: true, force: true });
@@ -54,19 +71,33 @@ function main(): void {
   }
 }
 
-function build(pkgDir: string, outDir: string): void {
-  const layout: Layout = { pkgDir, outDir, sources: new Set(sourceFiles(pkgDir)), assets: new Map() };
-  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as Manifest;
+export function isPackageDir(name: string | undefined): name is PackageDir {
+  return PACKAGES.some((known) => known === name);
+}
+
+/** The workspace package's manifest as it is in the repository. */
+export function sourceManifest(name: PackageDir): Manifest {
+  return JSON.parse(readFileSync(join(root, name, 'package.json'), 'utf8')) as Manifest;
+}
+
+function build(name: PackageDir, outDir: string): Manifest {
+  const pkgDir = join(root, name);
+  const layout: Layout = {
+    pkgDir, outDir, sources: new Set(sourceFiles(pkgDir)), sourceMaps: SOURCE_MAPS.has(name), assets: new Map(),
+  };
+  const pkg = sourceManifest(name);
+  const docs = DOCS.map((doc) => [doc, [join(pkgDir, doc), join(root, doc)].find(existsSync)] as const);
+  const missing = docs.filter(([, from]) => !from).map(([doc]) => doc);
+  if (missing.length) throw new BuildError(`${name}: no ${missing.join(' or ')} in ${name}/ or the repository's root`);
   const program = compile(layout);
   checkDependencies(program, layout, pkg);
   for (const [to, from] of layout.assets) cpSync(from, to, { recursive: true });
   const manifest = publishedManifest(pkg, layout);
   writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  for (const doc of DOCS) {
-    const from = [join(pkgDir, doc), join(root, doc)].find((path) => existsSync(path));
-    if (from) cpSync(from, join(outDir, doc));
-  }
-  console.log(`${String(manifest.name)}: built ${relative(process.cwd(), outDir) || '.'} (${layout.sources.size} modules)`);
+  for (const [doc, from] of docs) if (from) cpSync(from, join(outDir, doc));
+  const where = relative(process.cwd(), outDir) || '.';
+  console.log(`${String(manifest.name)}: built ${where} (${layout.sources.size} modules)`);
+  return manifest;
 }
 
 /** The default output is rebuilt from scratch; an explicit one must be empty, since a failed build removes it. */
@@ -96,9 +127,9 @@ function compilerOptions(layout: Layout): ts.CompilerOptions {
     rootDir: layout.pkgDir,
     outDir: layout.outDir,
     declaration: true,
-    sourceMap: true,
+    sourceMap: layout.sourceMaps,
     // The sources are not published: the maps carry them.
-    inlineSources: true,
+    inlineSources: layout.sourceMaps,
     noEmitOnError: true,
   };
 }
@@ -111,7 +142,9 @@ function compile(layout: Layout): ts.Program {
     before: [moduleUrlTransformer(layout)],
     afterDeclarations: [declarationSpecifierTransformer],
   });
-  if (result.diagnostics.length || result.emitSkipped) throw new BuildError(formatDiagnostics(result.diagnostics) || 'emit skipped');
+  if (result.diagnostics.length || result.emitSkipped) {
+    throw new BuildError(formatDiagnostics(result.diagnostics) || 'emit skipped');
+  }
   return program;
 }
 
@@ -130,17 +163,26 @@ function formatDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
 const declarationSpecifierTransformer: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = (context) => (root) => {
   const f = context.factory;
   const rewritten = (spec: ts.Expression): ts.StringLiteral | undefined =>
-    ts.isStringLiteral(spec) && /^\.\.?\/.*(?<!\.d)\.ts$/.test(spec.text) ? f.createStringLiteral(spec.text.replace(/\.ts$/, '.js')) : undefined;
+    ts.isStringLiteral(spec) && /^\.\.?\/.*(?<!\.d)\.ts$/.test(spec.text)
+      ? f.createStringLiteral(spec.text.replace(/\.ts$/, '.js'))
+      : undefined;
   const visit = (node: ts.Node): ts.Node => {
     if (ts.isImportDeclaration(node)) {
       const spec = rewritten(node.moduleSpecifier);
       if (spec) return f.updateImportDeclaration(node, node.modifiers, node.importClause, spec, node.attributes);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
       const spec = rewritten(node.moduleSpecifier);
-      if (spec) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, spec, node.attributes);
+      if (spec) {
+        const { modifiers, isTypeOnly, exportClause, attributes } = node;
+        return f.updateExportDeclaration(node, modifiers, isTypeOnly, exportClause, spec, attributes);
+      }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       const spec = rewritten(node.argument.literal);
-      if (spec) node = f.updateImportTypeNode(node, f.updateLiteralTypeNode(node.argument, spec), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
+      if (spec) {
+        const argument = f.updateLiteralTypeNode(node.argument, spec);
+        const { attributes, qualifier, typeArguments, isTypeOf } = node;
+        node = f.updateImportTypeNode(node, argument, attributes, qualifier, typeArguments, isTypeOf);
+      }
     }
     return ts.visitEachChild(node, visit, context);
   };
@@ -164,7 +206,8 @@ function moduleUrlTransformer(layout: Layout): ts.TransformerFactory<ts.SourceFi
 }
 
 function moduleUrlSpecifier(node: ts.Node): string | undefined {
-  if (!ts.isNewExpression(node) || !ts.isIdentifier(node.expression) || node.expression.text !== 'URL') return undefined;
+  if (!ts.isNewExpression(node) || !ts.isIdentifier(node.expression)) return undefined;
+  if (node.expression.text !== 'URL') return undefined;
   const [spec, base] = node.arguments ?? [];
   if (!spec || !base || !ts.isStringLiteralLike(spec) || !/^\.\.?\//.test(spec.text)) return undefined;
   const isImportMetaUrl = ts.isPropertyAccessExpression(base) && ts.isMetaProperty(base.expression)
@@ -200,7 +243,8 @@ function isInside(path: string, dir: string): boolean {
 function checkDependencies(program: ts.Program, layout: Layout, pkg: Manifest): void {
   const declared = new Set([
     String(pkg.name),
-    ...['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(asRecord(pkg[field]))),
+    ...['dependencies', 'peerDependencies', 'optionalDependencies']
+      .flatMap((field) => Object.keys(asRecord(pkg[field]))),
   ]);
   const missing: string[] = [];
   for (const file of program.getSourceFiles()) {
@@ -234,8 +278,18 @@ function publishedManifest(pkg: Manifest, layout: Layout): Manifest {
     ...(entry.default ? { main: entry.default, types: entry.types } : {}),
     exports,
     ...(Object.keys(bin).length ? { bin } : {}),
-    files: ['**/*.js', '**/*.js.map', '**/*.d.ts', ...assets],
+    ...(kept.dependencies ? { dependencies: pinnedWorkspaceDependencies(asRecord(kept.dependencies)) } : {}),
+    files: ['**/*.js', ...(layout.sourceMaps ? ['**/*.js.map'] : []), '**/*.d.ts', ...assets],
   };
+}
+
+/** A dependency on another package of this workspace: its exact version in the repository. */
+function pinnedWorkspaceDependencies(dependencies: Record<string, unknown>): Record<string, unknown> {
+  const versions = new Map(PACKAGES.map((dir) => {
+    const { name, version } = sourceManifest(dir);
+    return [String(name), String(version)];
+  }));
+  return Object.fromEntries(Object.entries(dependencies).map(([name, range]) => [name, versions.get(name) ?? range]));
 }
 
 function binField(pkg: Manifest): Record<string, unknown> {
@@ -244,7 +298,9 @@ function binField(pkg: Manifest): Record<string, unknown> {
 
 /** `./x.ts` in the package → `./x.js` in the output, which the build must have written. */
 function compiledPath(target: unknown, field: string, layout: Layout): string {
-  if (typeof target !== 'string' || !/^\.\/.*\.ts$/.test(target)) throw new BuildError(`package.json ${field}: expected "./….ts", got ${JSON.stringify(target)}`);
+  if (typeof target !== 'string' || !/^\.\/.*\.ts$/.test(target)) {
+    throw new BuildError(`package.json ${field}: expected "./….ts", got ${JSON.stringify(target)}`);
+  }
   const js = target.replace(/\.ts$/, '.js');
   if (!existsSync(join(layout.outDir, js))) throw new BuildError(`package.json ${field}: ${target} was not compiled`);
   return js;
@@ -271,7 +327,9 @@ function copiedEntry(target: string, field: string, layout: Layout): string {
 }
 
 function makeExecutable(file: string): void {
-  if (!readFileSync(file, 'utf8').startsWith(`${SHEBANG}\n`)) throw new BuildError(`${file}: a command must start with "${SHEBANG}"`);
+  if (!readFileSync(file, 'utf8').startsWith(`${SHEBANG}\n`)) {
+    throw new BuildError(`${file}: a command must start with "${SHEBANG}"`);
+  }
   chmodSync(file, 0o755);
 }
 
@@ -279,10 +337,12 @@ function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-try {
-  main();
-} catch (error) {
-  if (!(error instanceof BuildError)) throw error;
-  console.error(`build-package: ${error.message.trimEnd()}`);
-  process.exitCode = 1;
+if (import.meta.main) {
+  try {
+    main();
+  } catch (error) {
+    if (!(error instanceof BuildError)) throw error;
+    console.error(`build-package: ${error.message.trimEnd()}`);
+    process.exitCode = 1;
+  }
 }

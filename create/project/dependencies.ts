@@ -19,10 +19,13 @@ export interface DependencySource {
 
 export const VENDOR_DIR = 'vendor';
 
-/** `kopf` and `kopf-gen` of the same version as this package: the three are released together. */
+/**
+ * From the registry, exactly the `kopf` and `kopf-gen` released with this package (the three are
+ * released together, at one version): a project starts on the runtime its scaffold was tested with.
+ */
 export function dependencySource(from: string | undefined, ownVersion: string): DependencySource {
   if (from === undefined) {
-    return { kopf: `^${ownVersion}`, kopfGen: `^${ownVersion}`, vendored: new Map(), description: 'the npm registry' };
+    return { kopf: ownVersion, kopfGen: ownVersion, vendored: new Map(), description: 'the registry' };
   }
   const dir = resolve(from);
   if (isCheckout(dir)) {

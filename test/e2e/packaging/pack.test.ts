@@ -148,7 +148,11 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
     assert.equal(manifest.scripts, undefined);
     assert.equal(manifest.devDependencies, undefined);
     assert.deepEqual(asRecord(manifest.exports)['.'], { types: './index.d.ts', default: './index.js' });
-    assert.ok(existsSync(join(dir, 'index.d.ts')) && existsSync(join(dir, 'index.js.map')) && existsSync(join(dir, 'README.md')));
+    for (const file of ['index.d.ts', 'README.md', 'LICENSE']) {
+      assert.ok(existsSync(join(dir, file)), `${name}: ${file}`);
+    }
+    // Source maps where stack traces are read: in the runtime, which runs inside the user's operator.
+    assert.equal(existsSync(join(dir, 'index.js.map')), name === 'kopf', `${name}: index.js.map`);
     assert.ok(!existsSync(join(dir, 'index.ts')), `${name} ships its TypeScript sources`);
     // The entry that checks the Node first, then loads the compiled command line.
     const cli = realpathSync(bin(name));

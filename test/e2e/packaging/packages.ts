@@ -42,6 +42,63 @@ export function run(command: string, args: readonly string[], options: RunOption
   });
 }
 
+/** A command that goes on until it is stopped (`npm start`), its output awaited as it comes. */
+export interface Started {
+  /** The first match of the pattern in the output; rejects when the command ends first, or after `seconds`. */
+  seen(pattern: RegExp, seconds?: number): Promise<RegExpExecArray>;
+  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+  /** A signal to the command's whole process group, as Ctrl-C in a terminal sends one. */
+  signal(signal: NodeJS.Signals): void;
+  /** Ends the process group unless it has ended: for a `finally`. */
+  kill(): void;
+}
+
+/** Starts a command in a process group of its own, in the user's environment (see `userEnv`). */
+export function start(command: string, args: readonly string[], options: RunOptions = {}): Started {
+  const child = spawn(command, args, {
+    cwd: options.cwd, env: userEnv(options.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
+    child.once('close', (code, signal) => resolvePromise({ code, signal }));
+    child.once('error', (error) => {
+      output += `${command} could not start: ${error.message}\n`;
+      resolvePromise({ code: null, signal: null });
+    });
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      for (const check of waiters) check();
+    });
+  }
+  const what = `${command} ${args.join(' ')}`;
+  const seen = (pattern: RegExp, seconds = 180) => new Promise<RegExpExecArray>((resolvePromise, reject) => {
+    const late = (): void => reject(new Error(`no ${pattern} from ${what} in ${seconds} s:\n${output}`));
+    const deadline = setTimeout(late, seconds * 1000);
+    const check = (): void => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      clearTimeout(deadline);
+      waiters.delete(check);
+      resolvePromise(match);
+    };
+    waiters.add(check);
+    void closed.then(() => {
+      clearTimeout(deadline);
+      reject(new Error(`${what} exited before ${pattern}:\n${output}`));
+    });
+    check();
+  });
+  const ended = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const signal = (name: NodeJS.Signals): void => {
+    if (child.pid !== undefined && !ended()) process.kill(-child.pid, name);
+  };
+  return { seen, closed, output: () => output, signal, kill: () => signal('SIGKILL') };
+}
+
 /** Runs a command that must succeed; the assertion shows its output if it does not. */
 export async function ok(command: string, args: readonly string[], options: RunOptions = {}): Promise<Run> {
   const result = await run(command, args, options);

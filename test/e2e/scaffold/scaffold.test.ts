@@ -9,12 +9,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { buildAndPack, cachedNode, floorMessage, ok, run, userEnv, type Run } from '../packaging/packages.ts';
+import { buildAndPack, cachedNode, floorMessage, ok, run, start, type Run } from '../packaging/packages.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-'));
 const packages = join(temp, 'packages');
@@ -118,54 +117,24 @@ test('npm run build compiles what the image runs: plain JavaScript that kopf run
 });
 
 test('npm start without a kubeconfig runs the operator on a local control plane; Ctrl-C leaves nothing', async () => {
-  const start = spawn('npm', ['start'], {
-    cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: userEnv({ KUBECONFIG: join(temp, 'no-such-kubeconfig') }),
-  });
-  let output = '';
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    start.once('close', (code, signal) => resolve({ code, signal }));
-  });
-  const waiters = new Set<() => void>();
-  for (const stream of [start.stdout, start.stderr]) {
-    stream.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      for (const check of waiters) check();
-    });
-  }
-  /** The first match of the pattern in the output; fails when npm start exits first, or after a generous deadline. */
-  const seen = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`no ${pattern} from npm start in 180 s:\n${output}`)), 180_000);
-    const check = () => {
-      const match = pattern.exec(output);
-      if (!match) return;
-      clearTimeout(deadline);
-      waiters.delete(check);
-      resolve(match);
-    };
-    waiters.add(check);
-    void closed.then(() => {
-      clearTimeout(deadline);
-      reject(new Error(`npm start exited before ${pattern}:\n${output}`));
-    });
-    check();
-  });
+  const started = start('npm', ['start'], { cwd: project, env: { KUBECONFIG: join(temp, 'no-such-kubeconfig') } });
   try {
-    const [, kubeconfig] = await seen(/export KUBECONFIG=(\S+)/);
-    await seen(/Press Ctrl-C to stop\./);
-    await seen(/\[default\/example-widget\] Handler 'createWidget' succeeded\./);
-    await seen(/\[default\/example-widget\] Creation is processed: 2 succeeded; 0 failed\./);
+    const [, kubeconfig] = await started.seen(/export KUBECONFIG=(\S+)/);
+    await started.seen(/Press Ctrl-C to stop\./);
+    await started.seen(/\[default\/example-widget\] Handler 'createWidget' succeeded\./);
+    await started.seen(/\[default\/example-widget\] Creation is processed: 2 succeeded; 0 failed\./);
     // Ctrl-C in a terminal signals the whole process group: npm and the operator under it. npm
     // ends on it at once; its output pipes close when the operator has ended too.
-    process.kill(-start.pid!, 'SIGINT');
-    const { code, signal } = await closed;
+    started.signal('SIGINT');
+    const { code, signal } = await started.closed;
+    const output = started.output();
     assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}:\n${output}`);
     assert.doesNotMatch(output, /The operator has failed|Error:/);
     assert.match(output, /current kubeconfig context cannot be used/);
     assert.match(output, /Stopped; the local control plane is gone with all its state\./);
     assert.ok(!existsSync(dirname(kubeconfig)), `${dirname(kubeconfig)} is left behind`);
   } finally {
-    if (start.exitCode === null && start.signalCode === null) process.kill(-start.pid!, 'SIGKILL');
+    started.kill();
   }
 });
 
