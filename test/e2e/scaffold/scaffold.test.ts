@@ -108,7 +108,7 @@ test('npm run build compiles what the image runs: plain JavaScript that kopf run
   }
   // The image's command, with type stripping off: the files load (handlers registered), then the
   // operator stops for want of a cluster.
-  const command = ['--no-experimental-strip-types', 'node_modules/kopf/cli/main.js', 'run', '-A', 'dist/operator.js'];
+  const command = ['--no-experimental-strip-types', 'node_modules/kopf/bin/kopf.js', 'run', '-A', 'dist/operator.js'];
   const env = { KUBECONFIG: join(temp, 'no-such-kubeconfig') };
   const image = await run(process.execPath, command, { cwd: project, env });
   assert.equal(image.status, 1, `${image.stdout}\n${image.stderr}`);
