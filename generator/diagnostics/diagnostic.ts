@@ -57,3 +57,9 @@ export function formatDiagnostic(d: Diagnostic): string {
   if (d.path && d.path.length) where.push(formatPath(d.path));
   return `${d.file}${position}: ${d.severity}: ${where.length ? `${where.join(', ')}: ` : ''}${d.message}`;
 }
+
+/** `8 MiB`, `9.5 MiB`: sizes in messages about limits. */
+export function mebibytes(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
+}

@@ -6,7 +6,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { InputError } from '../diagnostics/diagnostic.ts';
 import { renderFiles } from '../emit/render.ts';
-import { findInputFiles, readSource } from '../input/files.ts';
+import { displayPath, findInputFiles, readSource, unreadableInput } from '../input/files.ts';
 import type { SourceFile } from '../input/files.ts';
 import { buildModel } from '../model/build.ts';
 import type { Model } from '../model/types.ts';
@@ -114,6 +114,12 @@ function readInputs(inputs: readonly string[], cwd: string, outDir: string, onPr
   if (errors.length) throw new InputError(errors);
   // The output folder's own files (the manifest is JSON) are never inputs.
   const own = files.filter((f) => !isInside(f, outDir));
+  // Every file is checked before any is read: a device or a huge file is refused at once.
+  const refused = own.flatMap((file): Diagnostic[] => {
+    const why = unreadableInput(file);
+    return why ? [{ severity: 'error', file: displayPath(file, cwd), message: why }] : [];
+  });
+  if (refused.length) throw new InputError(refused);
   const sources: SourceFile[] = [];
   let bytes = 0;
   own.forEach((file, i) => {
