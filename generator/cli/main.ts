@@ -6,8 +6,10 @@
 import { Command } from 'commander';
 import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
+import { UnsafePathError } from '../output/paths.ts';
 import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
+import type { StubsReport } from '../stubs/index.ts';
 import { GENERATOR_VERSION } from '../version.ts';
 import { refuseUnsupportedNode } from './node-floor.ts';
 import { progressReporter } from './progress.ts';
@@ -95,7 +97,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       err.write(`kopf-gen: warning: ${e.message} (--allow-empty accepts that)\n`);
       return 1;
     }
-    if (e instanceof OverwriteError) {
+    if (e instanceof OverwriteError || e instanceof UnsafePathError) {
       err.write(`kopf-gen: ${e.message}\n`);
       return 1;
     }
@@ -131,30 +133,17 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], verbose: boolean):
   else if (notes.length) process.stderr.write(`kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`);
 }
 
-function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
-  if (!stubs.ran) {
-    process.stdout.write(`kopf-gen: handler stubs skipped: ${stubs.reason}\n`);
-    return;
+function printStubs(report: StubsReport): void {
+  const out = process.stdout;
+  out.write(`kopf-gen: handler files: ${report.created.length} created, ${report.extended.length} extended, ${report.unchanged.length} unchanged\n`);
+  // New files run nothing until the operator imports them; each is named so that none goes unnoticed.
+  for (const file of report.created) out.write(`kopf-gen: created ${displayDir(file)}\n`);
+  // Added code runs when the operator starts: each addition is named.
+  for (const entry of report.extended) {
+    for (const what of entry.added) out.write(`kopf-gen: added to ${displayDir(entry.file)}: ${what}\n`);
   }
-  const report = stubs.report;
-  if (typeof report !== 'object' || report === null) return;
-  const count = (key: string): number => {
-    const value = (report as { [key: string]: unknown })[key];
-    return Array.isArray(value) ? value.length : 0;
-  };
-  process.stdout.write(`kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} unchanged\n`);
-  // Added code runs when the operator starts: each addition is named, so none goes unnoticed.
-  const extended = (report as { extended?: unknown }).extended;
-  if (Array.isArray(extended)) {
-    for (const entry of extended as { file?: unknown; added?: unknown }[]) {
-      const added = Array.isArray(entry.added) ? entry.added.map(String) : [];
-      for (const what of added) process.stdout.write(`kopf-gen: added to ${displayDir(String(entry.file))}: ${what}\n`);
-    }
-  }
-  const notes = (report as { notes?: unknown }).notes;
-  if (Array.isArray(notes)) for (const note of notes) process.stdout.write(`kopf-gen: ${String(note)}\n`);
-  const orphans = (report as { orphans?: unknown }).orphans;
-  if (Array.isArray(orphans)) for (const o of orphans) process.stdout.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${String(o)}\n`);
+  for (const note of report.notes) out.write(`kopf-gen: ${note}\n`);
+  for (const o of report.orphans) out.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${displayDir(o)}\n`);
 }
 
 function displayDir(dir: string): string {

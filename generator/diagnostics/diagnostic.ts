@@ -58,6 +58,16 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}${position}: ${d.severity}: ${where.length ? `${where.join(', ')}: ` : ''}${d.message}`;
 }
 
+/** Long values are cut in messages: a name is never that long, a hostile value may be megabytes. */
+const SHOWN_CHARACTERS = 80;
+
+/** A value from the input for a message: quoted, escaped (it may hold line breaks or terminal escapes), cut when long. */
+export function shown(value: string): string {
+  const cut = value.length > SHOWN_CHARACTERS ? `${value.slice(0, SHOWN_CHARACTERS)}…` : value;
+  return JSON.stringify(cut).replace(/[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `8 MiB`, `9.5 MiB`: sizes in messages about limits. */
 export function mebibytes(bytes: number): string {
   const value = bytes / (1024 * 1024);

@@ -14,8 +14,8 @@ import { compareOutput } from '../output/compare.ts';
 import { MANIFEST_FILE, manifestText, sha256 } from '../output/manifest.ts';
 import { replaceFolder } from '../output/write.ts';
 import { GENERATOR_VERSION } from '../version.ts';
-import { runStubs } from './stubs.ts';
-import type { StubsOutcome } from './stubs.ts';
+import { planStubs, writeStubs } from '../stubs/index.ts';
+import type { StubsReport } from '../stubs/index.ts';
 
 export interface GenerateOptions {
   /** CRD files or folders. */
@@ -55,7 +55,8 @@ export interface GenerateResult {
   readonly stale: readonly string[];
   /** Warnings and notes (errors are thrown). */
   readonly diagnostics: readonly Diagnostic[];
-  readonly stubs?: StubsOutcome;
+  /** What the handler-stubs step did, when it ran. */
+  readonly stubs?: StubsReport;
 }
 
 /** Refused: generated files were edited (or are not kopf-gen's) and `force` is not set. */
@@ -104,8 +105,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return { ...base, status: comparison.stale.length ? 'stale' : 'fresh', stale: comparison.stale };
   }
   if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
+  // Everything is checked before anything is written: a refusal of the stubs writes no module either.
+  const stubsPlan = options.stubsDir !== undefined
+    ? planStubs(model, { stubsDir: resolve(cwd, options.stubsDir), outDir })
+    : undefined;
   if (comparison.stale.length) replaceFolder(outDir, files);
-  const stubs = options.stubsDir !== undefined ? await runStubs(model, resolve(cwd, options.stubsDir), outDir) : undefined;
+  const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;
   return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [], ...(stubs ? { stubs } : {}) };
 }
 

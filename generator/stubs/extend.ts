@@ -7,6 +7,7 @@ import type { StubEvent } from './events.ts';
 import { formatStatementsIn, newLineOf, parseSource } from './format.ts';
 import { surveyHandlerFile } from './survey.ts';
 import type { HandlerFileSurvey, ImportAnchor } from './survey.ts';
+import { TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
 export interface HandlerFileTarget {
@@ -50,7 +51,8 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
 
   const onRef = survey.onRef ?? freeName('on', 'kopfOn', survey.declared);
   if (!survey.onRef) addImport('import-on', { alias: onRef === 'on' ? '' : onRef });
-  const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, survey.declared);
+  const taken = new Set([...survey.declared, ...TEMPLATE_GLOBALS]);
+  const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, taken);
   if (!survey.kindRef) {
     addImport('import-kind', { kind: target.typeName, alias: kindRef === target.typeName ? '' : kindRef, specifier: target.kindSpecifier });
   }
