@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--check] [--force]`: typed resources from CRDs.
+ * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--add-stubs] [--check] [--force]`: typed resources from CRDs.
  * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused.
  */
 import { Command } from 'commander';
@@ -9,7 +9,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { UnsafePathError } from '../output/paths.ts';
 import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
-import type { StubsReport } from '../stubs/index.ts';
+import type { StubsMissing, StubsReport } from '../stubs/index.ts';
 import { GENERATOR_VERSION } from '../version.ts';
 import { refuseUnsupportedNode } from './node-floor.ts';
 import { progressReporter } from './progress.ts';
@@ -17,6 +17,7 @@ import { progressReporter } from './progress.ts';
 interface CliOptions {
   out: string;
   stubs: string | false;
+  addStubs?: boolean;
   check?: boolean;
   force?: boolean;
   allowEmpty?: boolean;
@@ -34,8 +35,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(GENERATOR_VERSION, '-V, --version')
     .argument('[paths...]', 'CRD files or folders (searched for .yaml, .yml, .json)', ['crds/'])
     .option('--out <dir>', 'where generated modules go (owned by kopf-gen)', 'src/generated')
-    .option('--stubs <dir>', 'where handler files go (owned by you; only missing stubs are added)', 'src/handlers')
-    .option('--no-stubs', 'do not create or extend handler files')
+    .option('--stubs <dir>', 'where handler files go (yours: created when missing, never changed)', 'src/handlers')
+    .option('--no-stubs', 'do not create handler files')
+    .option('--add-stubs', 'also add the stubs an existing handler file lacks (they run when the operator starts)')
     .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
     .option('--force', 'replace generated files even if they were edited by hand')
     .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
@@ -51,7 +53,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       '  KindPatch     the JSON merge-patch type',
       '  KindSpec, …   named nested types (shared by shape), enum types with their value lists',
       '<out>/index.ts re-exports every kind at its storage version. Handler stubs for new kinds go to',
-      '<stubs>/<group>/<plural>.ts; nothing already there is changed.',
+      '<stubs>/<group>/<plural>.ts; a handler file already there is never changed (what it lacks is',
+      'reported; --add-stubs adds it).',
       '',
       'YAML is read the way Kubernetes reads it (YAML 1.1 scalars: on/yes/no are booleans, 0755 is octal).',
       'Only apiextensions.k8s.io/v1 CRDs are accepted; other documents are skipped with a note.',
@@ -82,6 +85,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       inputs: paths,
       outDir: options.out,
       ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
+      addStubs: options.addStubs ?? false,
       check: options.check ?? false,
       force: options.force ?? false,
       allowEmpty: options.allowEmpty ?? false,
@@ -142,8 +146,19 @@ function printStubs(report: StubsReport): void {
   for (const entry of report.extended) {
     for (const what of entry.added) out.write(`kopf-gen: added to ${displayDir(entry.file)}: ${what}\n`);
   }
+  for (const entry of report.missing) out.write(`kopf-gen: ${missingText(entry)}\n`);
   for (const note of report.notes) out.write(`kopf-gen: ${note}\n`);
   for (const o of report.orphans) out.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${displayDir(o)}\n`);
+}
+
+/** `src/handlers/x/widgets.ts has no update or delete handler for Widget; not added (…)`. */
+function missingText(entry: StubsMissing): string {
+  const events = entry.events.length > 1
+    ? `${entry.events.slice(0, -1).join(', ')} or ${entry.events[entry.events.length - 1]!}`
+    : entry.events[0]!;
+  return `${displayDir(entry.file)} has no ${events} handler for ${entry.kind}; not added, the file is yours `
+    + `(--add-stubs adds ${entry.events.length > 1 ? 'them' : 'it'}; a comment \`// kopf-gen: skip ${entry.events.join(', ')}\` `
+    + 'in the file stops this note)';
 }
 
 function displayDir(dir: string): string {

@@ -23,6 +23,11 @@ export interface GenerateOptions {
   readonly outDir: string;
   /** Where handler files live; no stubs step without it. */
   readonly stubsDir?: string;
+  /**
+   * Add the handler stubs an existing handler file lacks. Without it, such files are left as they
+   * are and what they lack is reported (`stubs.missing`): an added stub is a handler that runs.
+   */
+  readonly addStubs?: boolean;
   /** Compare with what is on disk instead of writing; `stale` lists the differences. */
   readonly check?: boolean;
   /** Replace generated files even where they were edited by hand. */
@@ -107,7 +112,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
   // Everything is checked before anything is written: a refusal of the stubs writes no module either.
   const stubsPlan = options.stubsDir !== undefined
-    ? planStubs(model, { stubsDir: resolve(cwd, options.stubsDir), outDir })
+    ? planStubs(model, { stubsDir: resolve(cwd, options.stubsDir), outDir, addStubs: options.addStubs ?? false })
     : undefined;
   if (comparison.stale.length) replaceFolder(outDir, files);
   const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;

@@ -1,20 +1,21 @@
 /**
  * Handler stubs: one user-owned file per kind, `<stubsDir>/<group>/<plural>.ts`, written from the
- * templates when absent and, when present, extended only by what it lacks.
+ * templates when absent. A file that is there is the user's: what it lacks is reported, and
+ * added only when asked (`addStubs`), since an added stub is a handler that runs.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UnsafePathError } from '../output/paths.ts';
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
-import { extendHandlerFile } from './extend.ts';
+import { extendHandlerFile, reviewHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';
-import type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
+import type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 import { generatedIndexPath, generatedModulePath, handlerFilePath, relativeSpecifier } from './layout.ts';
 import { findOrphanedHandlerFiles } from './orphans.ts';
 import { loadStubTemplates, TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
-export type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
+export type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 export { STUB_EVENTS, stubFunctionName } from './events.ts';
 export type { StubEvent } from './events.ts';
 
@@ -49,6 +50,7 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   const created: string[] = [];
   const extended: StubsExtension[] = [];
   const unchanged: string[] = [];
+  const missing: StubsMissing[] = [];
   const notes: string[] = [];
   const resources = sortResources(model.resources);
   const files = resources.map((r) => handlerFilePath(stubsDir, r));
@@ -71,14 +73,15 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
       kindSpecifier: relativeSpecifier(file, preferred),
     };
     const text = readFileSync(file, 'utf8');
-    const result = extendHandlerFile(text, target, templates);
+    const result = options.addStubs ? extendHandlerFile(text, target, templates) : { ...reviewHandlerFile(text, target), text, added: [] };
     if (result.added.length) {
       writes.push({ file, text: result.text, create: false });
       extended.push({ file, added: result.added });
     } else {
       unchanged.push(file);
+      if (result.missing.length) missing.push({ file, kind: resource.kind, events: result.missing });
     }
-    if (result.leftAlone) notes.push(`${file} was left as it is: ${result.leftAlone}`);
+    if (result.unreadable) notes.push(`${file} was left as it is: ${result.unreadable}`);
     for (const imported of result.survey.relativeImports) {
       if (imported.startsWith(outDir + '/') && !generated.has(imported)) {
         notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
@@ -86,7 +89,7 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
     }
   });
   const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
-  return { writes, report: { created, extended, unchanged, orphans, notes } };
+  return { writes, report: { created, extended, unchanged, missing, orphans, notes } };
 }
 
 /** Writes what the plan says; a file that appeared in the meantime is not overwritten (EEXIST). */
