@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatDiagnostic, InputError } from '../../../generator/diagnostics/diagnostic.ts';
 import { generate } from '../../../generator/index.ts';
+import { extractCrds } from '../../../generator/input/documents.ts';
 import { MAX_FILE_BYTES } from '../../../generator/input/files.ts';
 import { MAX_ALIASED_VALUES, MAX_DEPTH, MAX_DOCUMENT_BYTES, parseYamlStream } from '../../../generator/input/yaml.ts';
 import { crdYaml } from '../support/sources.ts';
@@ -112,4 +113,16 @@ test('nesting deeper than any schema is refused with its place, not a crash', as
   for (let i = 1; i < 3000; i++) block += `${' '.repeat(i)}a:\n`;
   const refused = await refusedByGenerate({ 'deep.yaml': block });
   assert.match(refused.message, /^crds\/deep\.yaml:\d+:\d+: error: document 1: nested/m);
+});
+
+test('values from the input are shown escaped in messages: no forged line, no terminal control', () => {
+  const hostile = 'Evil\u001b[2J\ncrds/ok.yaml:1:1: error: forged\u202e';
+  const stream = parseYamlStream(`kind: ${JSON.stringify(hostile)}\n`, 'crds/evil.yaml');
+  const notes = extractCrds('crds/evil.yaml', stream.documents).diagnostics;
+  assert.equal(notes.length, 1);
+  for (const d of notes) {
+    const line = formatDiagnostic(d);
+    assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202e]/, line);
+    assert.match(line, /Evil\\u001b\[2J\\u000acrds\/ok\.yaml/);
+  }
 });

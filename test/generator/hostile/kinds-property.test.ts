@@ -69,7 +69,7 @@ test('any string as a kind is refused, or generates code that compiles and runs 
     const refusedOne = kinds.findIndex((_, i) => !accepted.some(([, j]) => j === i));
     if (refusedOne >= 0) await assertRefusedWhole(crdFor(kinds[refusedOne]!, refusedOne), accepted.map(([value, i]) => crdFor(value, i)));
     if (accepted.length) await assertCompilesAndRunsNothing(accepted);
-  }), { numRuns: 8 });
+  }), { numRuns: 12 });
 });
 
 /** A refused CRD among accepted ones refuses the run: nothing is written. */
