@@ -4,7 +4,8 @@
  */
 export { generate, NoCrdsError, OverwriteError } from './pipeline/generate.ts';
 export type { GenerateOptions, GenerateResult, ProgressEvent } from './pipeline/generate.ts';
-export type { StubsOutcome } from './pipeline/stubs.ts';
+export type { StubsExtension, StubsMissing, StubsReport } from './stubs/index.ts';
+export { UnsafePathError } from './output/paths.ts';
 export { InputError, formatDiagnostic, formatPath } from './diagnostics/diagnostic.ts';
 export type { Diagnostic, Location, PathSegment, Severity } from './diagnostics/diagnostic.ts';
 export { buildModel } from './model/build.ts';

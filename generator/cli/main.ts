@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 /**
- * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--check] [--force]`: typed resources from CRDs.
+ * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--add-stubs] [--check] [--force]`: typed resources from CRDs.
  * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused.
  */
 import { Command } from 'commander';
 import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
+import { UnsafePathError } from '../output/paths.ts';
 import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
+import type { StubsMissing, StubsReport } from '../stubs/index.ts';
 import { GENERATOR_VERSION } from '../version.ts';
 import { progressReporter } from './progress.ts';
 
 interface CliOptions {
   out: string;
   stubs: string | false;
+  addStubs?: boolean;
   check?: boolean;
   force?: boolean;
   allowEmpty?: boolean;
@@ -31,8 +34,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(GENERATOR_VERSION, '-V, --version')
     .argument('[paths...]', 'CRD files or folders (searched for .yaml, .yml, .json)', ['crds/'])
     .option('--out <dir>', 'where generated modules go (owned by kopf-gen)', 'src/generated')
-    .option('--stubs <dir>', 'where handler files go (owned by you; only missing stubs are added)', 'src/handlers')
-    .option('--no-stubs', 'do not create or extend handler files')
+    .option('--stubs <dir>', 'where handler files go (yours: created when missing, never changed)', 'src/handlers')
+    .option('--no-stubs', 'do not create handler files')
+    .option('--add-stubs', 'also add the stubs an existing handler file lacks (they run when the operator starts)')
     .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
     .option('--force', 'replace generated files even if they were edited by hand')
     .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
@@ -48,7 +52,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       '  KindPatch     the JSON merge-patch type',
       '  KindSpec, …   named nested types (shared by shape), enum types with their value lists',
       '<out>/index.ts re-exports every kind at its storage version. Handler stubs for new kinds go to',
-      '<stubs>/<group>/<plural>.ts; nothing already there is changed.',
+      '<stubs>/<group>/<plural>.ts; a handler file already there is never changed (what it lacks is',
+      'reported; --add-stubs adds it).',
       '',
       'YAML is read the way Kubernetes reads it (YAML 1.1 scalars: on/yes/no are booleans, 0755 is octal).',
       'Only apiextensions.k8s.io/v1 CRDs are accepted; other documents are skipped with a note.',
@@ -79,6 +84,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       inputs: paths,
       outDir: options.out,
       ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
+      addStubs: options.addStubs ?? false,
       check: options.check ?? false,
       force: options.force ?? false,
       allowEmpty: options.allowEmpty ?? false,
@@ -94,7 +100,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       err.write(`kopf-gen: warning: ${e.message} (--allow-empty accepts that)\n`);
       return 1;
     }
-    if (e instanceof OverwriteError) {
+    if (e instanceof OverwriteError || e instanceof UnsafePathError) {
       err.write(`kopf-gen: ${e.message}\n`);
       return 1;
     }
@@ -130,30 +136,28 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], verbose: boolean):
   else if (notes.length) process.stderr.write(`kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`);
 }
 
-function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
-  if (!stubs.ran) {
-    process.stdout.write(`kopf-gen: handler stubs skipped: ${stubs.reason}\n`);
-    return;
+function printStubs(report: StubsReport): void {
+  const out = process.stdout;
+  out.write(`kopf-gen: handler files: ${report.created.length} created, ${report.extended.length} extended, ${report.unchanged.length} unchanged\n`);
+  // New files run nothing until the operator imports them; each is named so that none goes unnoticed.
+  for (const file of report.created) out.write(`kopf-gen: created ${displayDir(file)}\n`);
+  // Added code runs when the operator starts: each addition is named.
+  for (const entry of report.extended) {
+    for (const what of entry.added) out.write(`kopf-gen: added to ${displayDir(entry.file)}: ${what}\n`);
   }
-  const report = stubs.report;
-  if (typeof report !== 'object' || report === null) return;
-  const count = (key: string): number => {
-    const value = (report as { [key: string]: unknown })[key];
-    return Array.isArray(value) ? value.length : 0;
-  };
-  process.stdout.write(`kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} unchanged\n`);
-  // Added code runs when the operator starts: each addition is named, so none goes unnoticed.
-  const extended = (report as { extended?: unknown }).extended;
-  if (Array.isArray(extended)) {
-    for (const entry of extended as { file?: unknown; added?: unknown }[]) {
-      const added = Array.isArray(entry.added) ? entry.added.map(String) : [];
-      for (const what of added) process.stdout.write(`kopf-gen: added to ${displayDir(String(entry.file))}: ${what}\n`);
-    }
-  }
-  const notes = (report as { notes?: unknown }).notes;
-  if (Array.isArray(notes)) for (const note of notes) process.stdout.write(`kopf-gen: ${String(note)}\n`);
-  const orphans = (report as { orphans?: unknown }).orphans;
-  if (Array.isArray(orphans)) for (const o of orphans) process.stdout.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${String(o)}\n`);
+  for (const entry of report.missing) out.write(`kopf-gen: ${missingText(entry)}\n`);
+  for (const note of report.notes) out.write(`kopf-gen: ${note}\n`);
+  for (const o of report.orphans) out.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${displayDir(o)}\n`);
+}
+
+/** `src/handlers/x/widgets.ts has no update or delete handler for Widget; not added (…)`. */
+function missingText(entry: StubsMissing): string {
+  const events = entry.events.length > 1
+    ? `${entry.events.slice(0, -1).join(', ')} or ${entry.events[entry.events.length - 1]!}`
+    : entry.events[0]!;
+  return `${displayDir(entry.file)} has no ${events} handler for ${entry.kind}; not added, the file is yours `
+    + `(--add-stubs adds ${entry.events.length > 1 ? 'them' : 'it'}; a comment \`// kopf-gen: skip ${entry.events.join(', ')}\` `
+    + 'in the file stops this note)';
 }
 
 function displayDir(dir: string): string {

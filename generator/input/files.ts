@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mebibytes } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 
 export interface SourceFile {
@@ -17,6 +18,12 @@ export interface SourceFile {
 }
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
+
+/**
+ * The largest file read: several documents of the largest size a CRD can have (see yaml.ts),
+ * read in well under a minute. Larger sets of CRDs go in several files, or a folder.
+ */
+export const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 export function findInputFiles(paths: readonly string[], cwd: string): { files: string[]; errors: Diagnostic[] } {
   const found = new Set<string>();
@@ -48,6 +55,16 @@ function* walk(dir: string): Generator<string> {
     if (entry.isDirectory()) yield* walk(path);
     else if (EXTENSIONS.test(entry.name)) yield path;
   }
+}
+
+/** Why a file is not read: not a regular file (a device or a pipe never ends), or too large. */
+export function unreadableInput(absolute: string): string | undefined {
+  const stat = statSync(absolute);
+  if (!stat.isFile()) return 'not a regular file';
+  if (stat.size > MAX_FILE_BYTES) {
+    return `the file is ${mebibytes(stat.size)}; kopf-gen reads files of up to ${mebibytes(MAX_FILE_BYTES)} (split it, or name a folder of files)`;
+  }
+  return undefined;
 }
 
 export function readSource(absolute: string, cwd: string): SourceFile {

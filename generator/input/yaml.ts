@@ -2,8 +2,9 @@
  * YAML streams to JSON values, with Kubernetes' reading rules (see scalars.ts): what kopf-gen
  * types is what the API server would store, not what a YAML 1.2 parser would read.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser } from 'yaml';
 import type { Alias, Document, Node as YamlNode, ParsedNode } from 'yaml';
+import { mebibytes } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic, PathSegment } from '../diagnostics/diagnostic.ts';
 import { newJsonMap } from './json.ts';
 import type { Json, JsonMap } from './json.ts';
@@ -28,10 +29,23 @@ export interface Position {
   readonly column: number;
 }
 
-/** Aliases may multiply a small file into a huge value ("billion laughs"); stop well before that. */
-const MAX_NODES = 5_000_000;
+/**
+ * The largest document read. The API server takes objects of up to 3 MiB of JSON; the same
+ * object in YAML is two to three times larger with its indentation. A larger document could never
+ * be applied, and parsing it only costs time and memory.
+ */
+export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
+/**
+ * Aliases may multiply a small document into a huge value ("billion laughs"): they may add at
+ * most as many values as the document has of its own, or this many to a smaller document.
+ */
+export const MAX_ALIASED_VALUES = 100_000;
+/** Deeper nesting is no CRD; the cap keeps every recursive step over a document within the stack. */
+export const MAX_DEPTH = 500;
 
-const PARSE_OPTIONS = { schema: 'failsafe', uniqueKeys: false, strict: false, prettyErrors: false } as const;
+const PARSE_OPTIONS = { schema: 'failsafe', uniqueKeys: false, strict: false } as const;
+/** A line that starts or ends a document, whatever the line is inside of (YAML forbids it in content). */
+const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 class ConversionError extends Error {
   readonly node: YamlNode | undefined;
@@ -46,21 +60,22 @@ class ConversionError extends Error {
 export function parseYamlStream(text: string, file: string): YamlStream {
   const lines = new LineCounter();
   const documents: YamlDocument[] = [];
-  const errors: Diagnostic[] = [];
-  const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter: lines });
-  const list = Array.isArray(parsed) ? parsed : [];
+  const errors: Diagnostic[] = oversizedDocuments(text, file);
   // Offsets of keys and items, per converted container: positions for messages without a re-parse.
   const offsets = new WeakMap<object, Map<PathSegment, number>>();
   const roots = new Map<number, { value: Json; offset: number | undefined }>();
-  list.forEach((doc, i) => {
-    const index = i + 1;
-    if (doc.errors.length) {
-      for (const e of doc.errors) {
-        const at = lines.linePos(e.pos[0]);
-        errors.push({ severity: 'error', file, document: index, line: at.line, column: at.col, message: firstLine(e.message) });
-      }
-      return;
+  // One document at a time: each syntax tree is dropped once its value is read.
+  const parsed = errors.length ? [] : new Composer(PARSE_OPTIONS).compose(new Parser(lines.addNewLine).parse(text));
+  let index = 0;
+  for (const doc of parsed) {
+    index++;
+    for (const e of doc.errors) {
+      const at = lines.linePos(e.pos[0]);
+      // The parser's own recursion gives out first on absurd nesting: say what that means.
+      const message = /call stack|stack overflow/i.test(e.message) ? 'nested too deeply to read' : firstLine(e.message);
+      errors.push({ severity: 'error', file, document: index, line: at.line, column: at.col, message });
     }
+    if (doc.errors.length) continue;
     try {
       const value = new Converter(doc, offsets).convert(doc.contents, []);
       roots.set(index, { value, offset: doc.contents?.range?.[0] });
@@ -71,7 +86,7 @@ export function parseYamlStream(text: string, file: string): YamlStream {
       const at = offset !== undefined ? lines.linePos(offset) : undefined;
       errors.push({ severity: 'error', file, document: index, path: e.path, line: at?.line, column: at?.col, message: e.message });
     }
-  });
+  }
   const locate = (document: number, path: readonly PathSegment[]): Position | undefined => {
     const root = roots.get(document);
     if (!root) return undefined;
@@ -112,19 +127,69 @@ function scalarValue(node: YamlNode): Scalar {
   return node.type === 'PLAIN' ? resolvePlain(text) : text;
 }
 
+/** Where a document is too large to read, found without parsing it: the start line of each such document. */
+function oversizedDocuments(text: string, file: string): Diagnostic[] {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most files are cleared without measuring.
+  if (text.length * 3 <= MAX_DOCUMENT_BYTES) return [];
+  const bounds = [0, ...Array.from(text.matchAll(DOCUMENT_MARKER), (m) => m.index), text.length];
+  const errors: Diagnostic[] = [];
+  for (let i = 1; i < bounds.length; i++) {
+    const [from, to] = [bounds[i - 1]!, bounds[i]!];
+    if ((to - from) * 3 <= MAX_DOCUMENT_BYTES) continue;
+    const bytes = Buffer.byteLength(text.slice(from, to));
+    if (bytes <= MAX_DOCUMENT_BYTES) continue;
+    errors.push({
+      severity: 'error', file, line: lineAt(text, from), column: 1,
+      message: `the document starting here is ${mebibytes(bytes)}; kopf-gen reads documents of up to `
+        + `${mebibytes(MAX_DOCUMENT_BYTES)} (the API server takes objects of up to 3 MiB of JSON)`,
+    });
+  }
+  return errors;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** Nodes a document has of its own, aliases counted once, not expanded; without recursion, however deep. */
+function ownNodes(doc: Document.Parsed<ParsedNode>): number {
+  let count = 0;
+  const stack: unknown[] = [doc.contents];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!isNode(node)) continue;
+    count++;
+    if (isSeq(node)) for (const item of node.items) stack.push(item);
+    else if (isMap(node)) for (const pair of node.items) stack.push(pair.key, pair.value);
+  }
+  return count;
+}
+
 class Converter {
   private readonly doc: Document.Parsed<ParsedNode>;
   private readonly offsets: WeakMap<object, Map<PathSegment, number>>;
-  private nodes = 0;
   private readonly resolving = new Set<YamlNode>();
+  /** The outermost alias being expanded, nodes converted through aliases, and how many may be. */
+  private expanding: { readonly alias: Alias; readonly path: PathSegment[] } | undefined;
+  private aliased = 0;
+  private readonly aliasLimit: number;
 
   constructor(doc: Document.Parsed<ParsedNode>, offsets: WeakMap<object, Map<PathSegment, number>>) {
     this.doc = doc;
     this.offsets = offsets;
+    this.aliasLimit = Math.max(MAX_ALIASED_VALUES, ownNodes(doc));
   }
 
   convert(node: unknown, path: PathSegment[]): Json {
-    if (++this.nodes > MAX_NODES) throw new ConversionError('the document expands to too many values (aliases?)', undefined, path);
+    if (this.expanding && ++this.aliased > this.aliasLimit) {
+      const { alias, path: at } = this.expanding;
+      throw new ConversionError(`excessive aliasing: aliases add over ${this.aliasLimit} values to the document`, alias, at);
+    }
+    if (path.length > MAX_DEPTH) {
+      throw new ConversionError(`nested deeper than ${MAX_DEPTH} levels`, isNode(node) ? node : undefined, path.slice(0, 10));
+    }
     if (node === null || node === undefined) return null;
     if (isAlias(node)) return this.alias(node, path);
     if (isMap(node)) return this.mapping(node.items, path);
@@ -147,10 +212,13 @@ class Converter {
     if (!target) throw new ConversionError(`unknown alias *${node.source}`, node, path);
     if (this.resolving.has(target)) throw new ConversionError(`alias *${node.source} refers to itself`, node, path);
     this.resolving.add(target);
+    const outermost = !this.expanding;
+    if (outermost) this.expanding = { alias: node, path: path.slice(0, 10) };
     try {
       return this.convert(target, path);
     } finally {
       this.resolving.delete(target);
+      if (outermost) this.expanding = undefined;
     }
   }
 

@@ -4,15 +4,21 @@
  * generator relies on, and reports problems with their JSON paths.
  */
 import { createHash } from 'node:crypto';
+import { shown } from '../diagnostics/diagnostic.ts';
 import type { PathSegment } from '../diagnostics/diagnostic.ts';
 import type { CrdDocument } from '../input/documents.ts';
 import { canonicalJson, isJsonMap } from '../input/json.ts';
 import type { Json, JsonMap } from '../input/json.ts';
 import type { DocumentContext } from './context.ts';
+import { MANIFEST_FILE } from '../output/manifest.ts';
 import { typeNameOf } from './identifiers.ts';
+import { dns1035Problem, groupProblem, kindProblem } from './names.ts';
 import { normaliseRoot } from './schema.ts';
 import type { PrinterColumnModel, ResourceModel, ScaleModel, Scope, VersionModel } from './types.ts';
 import { compareVersions } from './versions.ts';
+
+/** Files at the top of the output folder: a group (a folder there) of one of these names would clash. */
+const OUTPUT_FILES = new Set(['index.ts', MANIFEST_FILE]);
 
 export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel | undefined {
   const at = (...segments: PathSegment[]): PathSegment[] => [...doc.path, ...segments];
@@ -21,14 +27,28 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
     ctx.error(at('spec'), 'a CRD needs a `spec` mapping');
     return undefined;
   }
-  const group = requiredString(spec, 'group', at('spec'), ctx);
+  const group = requiredName(spec, 'group', at('spec'), ctx, groupProblem);
+  if (group !== undefined && OUTPUT_FILES.has(group)) {
+    ctx.error(at('spec', 'group'), `a group named ${shown(group)} would be a folder where kopf-gen writes a file of that name`);
+  }
   const names = spec['names'];
   if (!isJsonMap(names)) {
     ctx.error(at('spec', 'names'), 'a CRD needs `spec.names`');
     return undefined;
   }
-  const kind = requiredString(names, 'kind', at('spec', 'names'), ctx);
-  const plural = requiredString(names, 'plural', at('spec', 'names'), ctx);
+  const namesPath = at('spec', 'names');
+  const kind = requiredName(names, 'kind', namesPath, ctx, kindProblem);
+  const plural = requiredName(names, 'plural', namesPath, ctx, dns1035Problem);
+  const singular = optionalName(names, 'singular', namesPath, ctx, dns1035Problem);
+  const listKind = optionalName(names, 'listKind', namesPath, ctx, kindProblem);
+  if (listKind !== undefined && listKind === kind) ctx.error([...namesPath, 'listKind'], 'the kind and the list kind must differ');
+  if (kind !== undefined && names['listKind'] === undefined && kindProblem(`${kind}List`) !== undefined) {
+    // The API server checks the list kind it makes of the kind: 60 characters and more make it too long.
+    ctx.error([...namesPath, 'kind'], `the list kind made of it, ${shown(`${kind}List`)}, is longer than 63 characters; `
+      + 'shorten the kind or give a `listKind`');
+  }
+  const shortNames = nameList(names, 'shortNames', namesPath, ctx);
+  const categories = nameList(names, 'categories', namesPath, ctx);
   const scope = spec['scope'];
   if (scope !== 'Namespaced' && scope !== 'Cluster') ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
   if (group === undefined || kind === undefined || plural === undefined) return undefined;
@@ -36,7 +56,7 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
   const metadata = doc.value['metadata'];
   const declaredName = isJsonMap(metadata) ? metadata['name'] : undefined;
   if (declaredName !== `${plural}.${group}`) {
-    ctx.error(at('metadata', 'name'), `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ${JSON.stringify(declaredName ?? null)}`);
+    ctx.error(at('metadata', 'name'), `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ${typeof declaredName === 'string' ? shown(declaredName) : JSON.stringify(declaredName ?? null)}`);
   }
 
   const versions = readVersions(spec, at('spec', 'versions'), ctx);
@@ -44,6 +64,7 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
   if (versions.length && storage.length !== 1) {
     ctx.error(at('spec', 'versions'), `exactly one version must have storage: true (found ${storage.length})`);
   }
+  // Names become paths and code: no resource is made of a document the API server would refuse.
   if (ctx.failed || !storage.length) return undefined;
   const served = versions.filter((v) => v.served);
   const storageVersion = storage[0]!.name;
@@ -55,11 +76,11 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
     kind,
     typeName: typeNameOf(kind),
     plural,
-    singular: optionalString(names, 'singular') ?? kind.toLowerCase(),
-    listKind: optionalString(names, 'listKind') ?? `${kind}List`,
+    singular: singular ?? kind.toLowerCase(),
+    listKind: listKind ?? `${kind}List`,
     scope: scope as Scope,
-    shortNames: stringList(names['shortNames']),
-    categories: stringList(names['categories']),
+    shortNames,
+    categories,
     source: { file: doc.file, document: doc.document, path: doc.path },
     hash: createHash('sha256').update(canonicalJson(doc.value)).digest('hex'),
     versions,
@@ -91,7 +112,7 @@ function readVersion(raw: Json, at: PathSegment[], ctx: DocumentContext): Versio
     ctx.error(at, 'a version must be a mapping');
     return undefined;
   }
-  const name = requiredString(raw, 'name', at, ctx);
+  const name = requiredName(raw, 'name', at, ctx, dns1035Problem);
   if (name === undefined) return undefined;
   // `<group>/index.ts` is kopf-gen's; a version cannot have that module name.
   if (name === 'index') ctx.error([...at, 'name'], 'a version named `index` is not supported by kopf-gen');
@@ -154,18 +175,47 @@ function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentCo
   return columns;
 }
 
-function requiredString(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext): string | undefined {
+type NameCheck = (value: string) => string | undefined;
+
+/** A name the CRD must have, checked; undefined (and an error) when it is missing or invalid. */
+function requiredName(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext, check: NameCheck): string | undefined {
   const value = map[key];
-  if (typeof value === 'string' && value) return value;
-  ctx.error([...path, key], `\`${key}\` must be a non-empty string`);
+  if (typeof value !== 'string' || !value) {
+    ctx.error([...path, key], `\`${key}\` must be a non-empty string`);
+    return undefined;
+  }
+  return checkedName(value, [...path, key], ctx, check);
+}
+
+/** A name the API server defaults when it is absent (singular, listKind), checked when present. */
+function optionalName(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext, check: NameCheck): string | undefined {
+  const value = map[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') {
+    ctx.error([...path, key], `\`${key}\` must be a string`);
+    return undefined;
+  }
+  return checkedName(value, [...path, key], ctx, check);
+}
+
+/** Short names and categories: a list of DNS-1035 labels. */
+function nameList(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext): string[] {
+  const value = map[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    ctx.error([...path, key], `\`${key}\` must be a list of names`);
+    return [];
+  }
+  return value.flatMap((item, i) => {
+    if (typeof item === 'string') return checkedName(item, [...path, key, i], ctx, dns1035Problem) ?? [];
+    ctx.error([...path, key, i], 'must be a string');
+    return [];
+  });
+}
+
+function checkedName(value: string, path: PathSegment[], ctx: DocumentContext, check: NameCheck): string | undefined {
+  const problem = check(value);
+  if (problem === undefined) return value;
+  ctx.error(path, problem);
   return undefined;
-}
-
-function optionalString(map: JsonMap, key: string): string | undefined {
-  const value = map[key];
-  return typeof value === 'string' && value ? value : undefined;
-}
-
-function stringList(value: Json | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

@@ -5,9 +5,12 @@
  */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { UnsafePathError, unsafePaths } from './paths.ts';
 import { exists } from './tree.ts';
 
 export function replaceFolder(outDir: string, files: ReadonlyMap<string, string>): void {
+  const problems = unsafePaths(files.keys());
+  if (problems.length) throw new UnsafePathError(outDir, problems);
   const parent = dirname(outDir);
   mkdirSync(parent, { recursive: true });
   const staging = mkdtempSync(join(parent, `.${basename(outDir)}.kopf-gen-`));

@@ -6,7 +6,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { InputError } from '../diagnostics/diagnostic.ts';
 import { renderFiles } from '../emit/render.ts';
-import { findInputFiles, readSource } from '../input/files.ts';
+import { displayPath, findInputFiles, readSource, unreadableInput } from '../input/files.ts';
 import type { SourceFile } from '../input/files.ts';
 import { buildModel } from '../model/build.ts';
 import type { Model } from '../model/types.ts';
@@ -14,8 +14,8 @@ import { compareOutput } from '../output/compare.ts';
 import { MANIFEST_FILE, manifestText, sha256 } from '../output/manifest.ts';
 import { replaceFolder } from '../output/write.ts';
 import { GENERATOR_VERSION } from '../version.ts';
-import { runStubs } from './stubs.ts';
-import type { StubsOutcome } from './stubs.ts';
+import { planStubs, writeStubs } from '../stubs/index.ts';
+import type { StubsReport } from '../stubs/index.ts';
 
 export interface GenerateOptions {
   /** CRD files or folders. */
@@ -23,6 +23,11 @@ export interface GenerateOptions {
   readonly outDir: string;
   /** Where handler files live; no stubs step without it. */
   readonly stubsDir?: string;
+  /**
+   * Add the handler stubs an existing handler file lacks. Without it, such files are left as they
+   * are and what they lack is reported (`stubs.missing`): an added stub is a handler that runs.
+   */
+  readonly addStubs?: boolean;
   /** Compare with what is on disk instead of writing; `stale` lists the differences. */
   readonly check?: boolean;
   /** Replace generated files even where they were edited by hand. */
@@ -55,7 +60,8 @@ export interface GenerateResult {
   readonly stale: readonly string[];
   /** Warnings and notes (errors are thrown). */
   readonly diagnostics: readonly Diagnostic[];
-  readonly stubs?: StubsOutcome;
+  /** What the handler-stubs step did, when it ran. */
+  readonly stubs?: StubsReport;
 }
 
 /** Refused: generated files were edited (or are not kopf-gen's) and `force` is not set. */
@@ -104,8 +110,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return { ...base, status: comparison.stale.length ? 'stale' : 'fresh', stale: comparison.stale };
   }
   if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
+  // Everything is checked before anything is written: a refusal of the stubs writes no module either.
+  const stubsPlan = options.stubsDir !== undefined
+    ? planStubs(model, { stubsDir: resolve(cwd, options.stubsDir), outDir, addStubs: options.addStubs ?? false })
+    : undefined;
   if (comparison.stale.length) replaceFolder(outDir, files);
-  const stubs = options.stubsDir !== undefined ? await runStubs(model, resolve(cwd, options.stubsDir), outDir) : undefined;
+  const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;
   return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [], ...(stubs ? { stubs } : {}) };
 }
 
@@ -114,6 +124,12 @@ function readInputs(inputs: readonly string[], cwd: string, outDir: string, onPr
   if (errors.length) throw new InputError(errors);
   // The output folder's own files (the manifest is JSON) are never inputs.
   const own = files.filter((f) => !isInside(f, outDir));
+  // Every file is checked before any is read: a device or a huge file is refused at once.
+  const refused = own.flatMap((file): Diagnostic[] => {
+    const why = unreadableInput(file);
+    return why ? [{ severity: 'error', file: displayPath(file, cwd), message: why }] : [];
+  });
+  if (refused.length) throw new InputError(refused);
   const sources: SourceFile[] = [];
   let bytes = 0;
   own.forEach((file, i) => {

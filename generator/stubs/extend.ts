@@ -1,12 +1,14 @@
 /**
- * Adds to an existing handler file only what it lacks: a stub for each event it neither handles
- * nor declines, and the imports those stubs need. Existing text is never changed or moved.
+ * What an existing handler file lacks (a handler for an event it neither registers nor declines)
+ * and, when the user asks for it (`--add-stubs`), adds only that: a stub for each such event and
+ * the imports those stubs need. Existing text is never changed or moved.
  */
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
 import type { StubEvent } from './events.ts';
 import { formatStatementsIn, newLineOf, parseSource } from './format.ts';
 import { surveyHandlerFile } from './survey.ts';
 import type { HandlerFileSurvey, ImportAnchor } from './survey.ts';
+import { TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
 export interface HandlerFileTarget {
@@ -21,23 +23,33 @@ export interface HandlerFileTarget {
   readonly kindSpecifier: string;
 }
 
-export interface Extension {
+export interface Review {
+  readonly survey: HandlerFileSurvey;
+  /** Events the file neither handles nor declines, in stub order. */
+  readonly missing: readonly StubEvent[];
+  /** Why the file could not be read for handlers (then nothing is missing and nothing is added). */
+  readonly unreadable?: string;
+}
+
+export interface Extension extends Review {
   readonly text: string;
   /** Short phrases naming what was added; empty when the file already had everything. */
   readonly added: readonly string[];
-  readonly survey: HandlerFileSurvey;
-  /** Why nothing was added although something may be missing. */
-  readonly leftAlone?: string;
 }
 
-export function extendHandlerFile(text: string, target: HandlerFileTarget, templates: StubTemplates): Extension {
+export function reviewHandlerFile(text: string, target: HandlerFileTarget): Review {
   const sf = parseSource(target.file, text);
   const survey = surveyHandlerFile(sf, target);
   // A file that does not parse may hide handlers from the survey: adding stubs could duplicate them.
   const syntaxErrors = sf.getProject().getProgram().getSyntacticDiagnostics(sf).length;
-  if (syntaxErrors) return { text, added: [], survey, leftAlone: `it has ${syntaxErrors} syntax error(s)` };
-  const missing = missingEvents(survey, target.typeName);
-  if (!missing.length) return { text, added: [], survey };
+  if (syntaxErrors) return { survey, missing: [], unreadable: `it has ${syntaxErrors} syntax error(s)` };
+  return { survey, missing: missingEvents(survey, target.typeName) };
+}
+
+export function extendHandlerFile(text: string, target: HandlerFileTarget, templates: StubTemplates): Extension {
+  const review = reviewHandlerFile(text, target);
+  const { survey, missing } = review;
+  if (!missing.length) return { ...review, text, added: [] };
 
   const nl = newLineOf(text);
   const imports: string[] = [];
@@ -50,7 +62,8 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
 
   const onRef = survey.onRef ?? freeName('on', 'kopfOn', survey.declared);
   if (!survey.onRef) addImport('import-on', { alias: onRef === 'on' ? '' : onRef });
-  const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, survey.declared);
+  const taken = new Set([...survey.declared, ...TEMPLATE_GLOBALS]);
+  const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, taken);
   if (!survey.kindRef) {
     addImport('import-kind', { kind: target.typeName, alias: kindRef === target.typeName ? '' : kindRef, specifier: target.kindSpecifier });
   }
@@ -64,7 +77,7 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
   const withImports = imports.length ? insertImports(text, survey.importAnchor, imports.join(nl), nl) : { text, range: undefined };
   const withStubs = appendStubs(withImports.text, stubs, nl);
   const ranges = [withStubs.range, ...(withImports.range ? [withImports.range] : [])];
-  return { text: formatStatementsIn(target.file, withStubs.text, ranges), added, survey };
+  return { ...review, text: formatStatementsIn(target.file, withStubs.text, ranges), added };
 }
 
 function missingEvents(survey: HandlerFileSurvey, typeName: string): StubEvent[] {

@@ -1,39 +1,69 @@
 /**
  * Handler stubs: one user-owned file per kind, `<stubsDir>/<group>/<plural>.ts`, written from the
- * templates when absent and, when present, extended only by what it lacks.
+ * templates when absent. A file that is there is the user's: what it lacks is reported, and
+ * added only when asked (`addStubs`), since an added stub is a handler that runs.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { UnsafePathError } from '../output/paths.ts';
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
-import { extendHandlerFile } from './extend.ts';
+import { extendHandlerFile, reviewHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';
-import type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
+import type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 import { generatedIndexPath, generatedModulePath, handlerFilePath, relativeSpecifier } from './layout.ts';
 import { findOrphanedHandlerFiles } from './orphans.ts';
-import { loadStubTemplates } from './template.ts';
+import { loadStubTemplates, TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
-export type { StubResource, StubsExtension, StubsInput, StubsOptions, StubsReport } from './input.ts';
+export type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 export { STUB_EVENTS, stubFunctionName } from './events.ts';
 export type { StubEvent } from './events.ts';
 
+/** What the stubs step will write: every file checked and rendered before the first is written. */
+export interface StubsPlan {
+  readonly writes: readonly StubsWrite[];
+  readonly report: StubsReport;
+}
+
+export interface StubsWrite {
+  readonly file: string;
+  readonly text: string;
+  /** A new file: created only if nothing (not even a dangling link) is there when it is written. */
+  readonly create: boolean;
+}
+
 export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
+  return writeStubs(planStubs(model, options));
+}
+
+/**
+ * Reads the handler files and decides what to write, writing nothing: a path that would leave
+ * the stubs folder, or a file in the way of a folder, refuses the whole step (UnsafePathError).
+ */
+export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
+  const stubsDir = resolve(options.stubsDir);
   const modulesOf = (r: StubResource) => r.versions.filter((v) => v.served).map((v) => generatedModulePath(outDir, r.group, v.name));
   const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
+  const writes: StubsWrite[] = [];
   const created: string[] = [];
   const extended: StubsExtension[] = [];
   const unchanged: string[] = [];
+  const missing: StubsMissing[] = [];
   const notes: string[] = [];
+  const resources = sortResources(model.resources);
+  const files = resources.map((r) => handlerFilePath(stubsDir, r));
+  const blocked = files.flatMap((file) => blockedPath(stubsDir, file) ?? []);
+  if (blocked.length) throw new UnsafePathError(stubsDir, blocked);
 
-  for (const resource of sortResources(model.resources)) {
-    const file = handlerFilePath(options.stubsDir, resource);
+  resources.forEach((resource, i) => {
+    const file = files[i]!;
     const preferred = generatedModulePath(outDir, resource.group, resource.preferredVersion);
     if (!existsSync(file)) {
-      writeFile(file, renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates));
+      writes.push({ file, text: renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates), create: true });
       created.push(file);
-      continue;
+      return;
     }
     const target = {
       file,
@@ -42,39 +72,61 @@ export function generateStubs(model: StubsInput, options: StubsOptions): StubsRe
       kindModules: [preferred, ...modulesOf(resource), generatedIndexPath(outDir)],
       kindSpecifier: relativeSpecifier(file, preferred),
     };
-    const result = extendHandlerFile(readFileSync(file, 'utf8'), target, templates);
+    const text = readFileSync(file, 'utf8');
+    const result = options.addStubs ? extendHandlerFile(text, target, templates) : { ...reviewHandlerFile(text, target), text, added: [] };
     if (result.added.length) {
-      writeFile(file, result.text);
+      writes.push({ file, text: result.text, create: false });
       extended.push({ file, added: result.added });
     } else {
       unchanged.push(file);
+      if (result.missing.length) missing.push({ file, kind: resource.kind, events: result.missing });
     }
-    if (result.leftAlone) notes.push(`${file} was left as it is: ${result.leftAlone}`);
+    if (result.unreadable) notes.push(`${file} was left as it is: ${result.unreadable}`);
     for (const imported of result.survey.relativeImports) {
       if (imported.startsWith(outDir + '/') && !generated.has(imported)) {
         notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
       }
     }
+  });
+  const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
+  return { writes, report: { created, extended, unchanged, missing, orphans, notes } };
+}
+
+/** Writes what the plan says; a file that appeared in the meantime is not overwritten (EEXIST). */
+export function writeStubs(plan: StubsPlan): StubsReport {
+  for (const { file, text, create } of plan.writes) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text, { flag: create ? 'wx' : 'w' });
   }
-  const expected = new Set(model.resources.map((r) => handlerFilePath(options.stubsDir, r)));
-  const orphans = findOrphanedHandlerFiles(resolve(options.stubsDir), expected);
-  return { created, extended, unchanged, orphans, notes };
+  return plan.report;
+}
+
+/** Why a handler file cannot be written where it belongs: a file where a folder must be, or a dangling link. */
+function blockedPath(stubsDir: string, file: string): string | undefined {
+  for (const dir of [stubsDir, dirname(file)]) {
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (stat && !stat.isDirectory()) return `${dir}: not a folder`;
+  }
+  const link = lstatSync(file, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink() && !existsSync(file)) return `${file}: a link to nothing`;
+  return undefined;
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
 export function renderHandlerFile(resource: StubResource, kindSpecifier: string, file: string, templates: StubTemplates): string {
   const name = resource.typeName;
+  const kindRef = TEMPLATE_GLOBALS.has(name) ? `${name}Resource` : name;
   const text = templates.handlerFile({
     kind: resource.kind,
     group: resource.group,
     plural: resource.plural,
     scopeText: resource.scope === 'Cluster' ? 'cluster-scoped' : 'namespaced',
     onImport: { alias: '' },
-    kindImport: { kind: name, alias: '', specifier: kindSpecifier },
+    kindImport: { kind: name, alias: kindRef === name ? '' : kindRef, specifier: kindSpecifier },
     stubs: STUB_EVENTS.map((event) => ({
       partial: stubPartialName(event),
       onRef: 'on',
-      kindRef: name,
+      kindRef,
       kind: resource.kind,
       fnName: stubFunctionName(event, name),
     })),
@@ -85,9 +137,4 @@ export function renderHandlerFile(resource: StubResource, kindSpecifier: string,
 function sortResources(resources: readonly StubResource[]): StubResource[] {
   const key = (r: StubResource) => `${r.group}/${r.plural}`;
   return [...resources].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-}
-
-function writeFile(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text);
 }

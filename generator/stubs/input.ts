@@ -1,4 +1,5 @@
 import type { ResourceModel, VersionModel } from '../model/types.ts';
+import type { StubEvent } from './events.ts';
 
 /**
  * What the stub generator reads of the generator's model: the whole `Model` fits, and so does
@@ -20,15 +21,22 @@ export interface StubsOptions {
   readonly outDir: string;
   /** Where the handlebars templates are; the repository's `templates/stubs/` unless given. */
   readonly templatesDir?: string;
+  /**
+   * Add the stubs an existing handler file lacks. Off by default: an added stub is a handler that
+   * runs, and a file without one may be so on purpose; without it, what is missing is reported.
+   */
+  readonly addStubs?: boolean;
 }
 
 export interface StubsReport {
   /** Handler files written from the template because they did not exist. */
   readonly created: readonly string[];
-  /** Existing handler files to which missing stubs or imports were added. */
+  /** Existing handler files to which missing stubs or imports were added (only with `addStubs`). */
   readonly extended: readonly StubsExtension[];
-  /** Existing handler files that already had everything. */
+  /** Existing handler files left as they were. */
   readonly unchanged: readonly string[];
+  /** Existing handler files without a handler for some event, left as they were (without `addStubs`). */
+  readonly missing: readonly StubsMissing[];
   /** Handler files for kinds no longer in the CRDs: reported, never deleted. */
   readonly orphans: readonly string[];
   /** Things worth a look that kopf-gen will not fix in the user's code. */
@@ -39,4 +47,11 @@ export interface StubsExtension {
   readonly file: string;
   /** What was added, as short phrases: the import lines, and `on.update(Widget, updateWidget)` per stub. */
   readonly added: readonly string[];
+}
+
+export interface StubsMissing {
+  readonly file: string;
+  readonly kind: string;
+  /** The events the file neither handles nor declines. */
+  readonly events: readonly StubEvent[];
 }

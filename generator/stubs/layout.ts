@@ -3,14 +3,16 @@
  */
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { modulePath } from '../model/types.ts';
+import { pathInside } from '../output/paths.ts';
 import type { StubResource } from './input.ts';
 
+/** `<stubsDir>/<group>/<plural>.ts`; UnsafePathError unless the group and the plural are plain names. */
 export function handlerFilePath(stubsDir: string, kind: Pick<StubResource, 'group' | 'plural'>): string {
-  return resolve(stubsDir, kind.group, `${kind.plural}.ts`);
+  return pathInside(resolve(stubsDir), kind.group, `${kind.plural}.ts`);
 }
 
 export function generatedModulePath(outDir: string, group: string, version: string): string {
-  return resolve(outDir, modulePath(group, version));
+  return pathInside(resolve(outDir), ...modulePath(group, version).split('/'));
 }
 
 /** The barrel that re-exports the storage version of every kind by its name. */

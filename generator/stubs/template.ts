@@ -6,6 +6,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
+import { stringLiteral } from '../emit/syntax.ts';
+
+/** Globals the stub templates use by name: a kind bound under one of these (`JSON`) would hide it. */
+export const TEMPLATE_GLOBALS: ReadonlySet<string> = new Set(['JSON']);
 
 export const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/stubs/', import.meta.url));
 
@@ -39,6 +43,7 @@ export interface StubTemplates {
 export function loadStubTemplates(dir: string = DEFAULT_TEMPLATES_DIR): StubTemplates {
   // An isolated environment: partials registered here never leak into other handlebars users.
   const hbs = Handlebars.create();
+  registerEscapes(hbs);
   const compiled = new Map<string, Handlebars.TemplateDelegate>();
   for (const entry of readdirSync(dir).filter((e) => e.endsWith(SUFFIX)).sort()) {
     const name = entry.slice(0, -SUFFIX.length);
@@ -55,4 +60,24 @@ export function loadStubTemplates(dir: string = DEFAULT_TEMPLATES_DIR): StubTemp
     handlerFile: (data) => render(FILE_TEMPLATE, data),
     partial: render,
   };
+}
+
+/** `name`, or `kopf.on`: what a template may write where code expects a name. */
+const REFERENCE = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+const LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
+
+/**
+ * Output is TypeScript, not HTML, so handlebars' own escaping is off (`noEscape`) and every
+ * value a template writes goes through the escape for where it lands: `{{inComment x}}` in a
+ * comment, `{{inString x}}` inside quotes or backticks, `{{identifier x}}` where code names
+ * something (refused unless it is a name). A test holds the templates to this.
+ */
+function registerEscapes(hbs: typeof Handlebars): void {
+  hbs.registerHelper('inComment', (value: unknown) => String(value).replace(/\*\//g, '*\\/').replace(LINE_BREAKS, ' '));
+  hbs.registerHelper('inString', (value: unknown) => stringLiteral(String(value)).slice(1, -1).replace(/[`$"]/g, '\\$&'));
+  hbs.registerHelper('identifier', (value: unknown) => {
+    const text = String(value);
+    if (!REFERENCE.test(text)) throw new Error(`not a name for generated code: ${JSON.stringify(text)}`);
+    return text;
+  });
 }

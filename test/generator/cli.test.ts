@@ -126,11 +126,25 @@ test('input without a CRD: a warning, exit 1 and nothing written, unless --allow
   assert.match(allowed.stdout, /wrote src\/generated \(2 files for 0 CRDs\)/);
 });
 
-test('stubs added to an existing handler file are named, one line each', () => {
+test('after a schema change, a handler file without an update handler stays as it is, and the run says so', () => {
+  assert.equal(kopfGen().code, 0);
+  const file = join(dir, 'src/handlers/test.kopf.dev/things.ts');
+  const handwritten = read('src/handlers/test.kopf.dev/things.ts').replace(/\non\.update\([^]*?\n\}\);\n/, '\n');
+  writeFileSync(file, handwritten);
+  writeFileSync(join(dir, 'crds', 'things.yaml'), crdYaml({ schema: '\n          type: object\n          properties: {spec: {type: object, properties: {color: {type: string}}}}' }));
+  const again = kopfGen();
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /kopf-gen: wrote src\/generated/);
+  assert.match(again.stdout, /handler files: 0 created, 0 extended, 1 unchanged\n/);
+  assert.match(again.stdout, /^kopf-gen: src\/handlers\/test\.kopf\.dev\/things\.ts has no update handler for Thing; not added, the file is yours \(--add-stubs adds it; a comment `\/\/ kopf-gen: skip update` in the file stops this note\)$/m);
+  assert.equal(readFileSync(file, 'utf8'), handwritten, 'not a byte changed');
+});
+
+test('with --add-stubs, stubs added to an existing handler file are named, one line each', () => {
   assert.equal(kopfGen().code, 0);
   const file = join(dir, 'src/handlers/test.kopf.dev/things.ts');
   writeFileSync(file, read('src/handlers/test.kopf.dev/things.ts').replace(/\non\.update\([^]*?\n\}\);\n/, '\n'));
-  const again = kopfGen();
+  const again = kopfGen('--add-stubs');
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /handler files: 0 created, 1 extended, 0 unchanged\n/);
   assert.match(again.stdout, /^kopf-gen: added to src\/handlers\/test\.kopf\.dev\/things\.ts: on\.update\(Thing, updateThing\)$/m);

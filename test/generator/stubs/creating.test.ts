@@ -76,7 +76,7 @@ test('the header explaining how to decline a stub does not itself decline one', 
   assert.match(text, /kopf-gen: skip delete/);
   const withoutDelete = text.replace(/\non\.delete[\s\S]*$/, '');
   writeFileSync(file, withoutDelete);
-  const report = generateStubs({ resources: [kopfExample] }, project);
+  const report = generateStubs({ resources: [kopfExample] }, { ...project, addStubs: true });
   assert.deepEqual(report.extended.map((e) => e.added), [['on.delete(KopfExample, deleteKopfExample)']]);
 });
 

@@ -11,7 +11,7 @@ function extendOnce(original: string, t: { after(fn: () => void): void }) {
   const project = tempProject();
   t.after(project.dispose);
   project.write(certificate, original);
-  const report = generateStubs({ resources: [certificate] }, project);
+  const report = generateStubs({ resources: [certificate] }, { ...project, addStubs: true });
   return { report, text: readFileSync(project.file(certificate), 'utf8'), project };
 }
 
@@ -176,7 +176,7 @@ test('added stubs are formatted on their own; the user code around them is not',
     'on.delete( Certificate,async function revoke( ){ })',
   ].join('\n');
   project.write(certificate, original);
-  generateStubs({ resources: [certificate] }, { ...project, templatesDir });
+  generateStubs({ resources: [certificate] }, { ...project, templatesDir, addStubs: true });
   const text = readFileSync(project.file(certificate), 'utf8');
   assert.equal(text, `${original}\n\non.update(Certificate, async function updateCertificate({ spec, logger }) {\n  logger.info("x");\n});\n`);
 });

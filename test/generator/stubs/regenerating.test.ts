@@ -60,7 +60,7 @@ test('a missing stub and the import it needs are added; the rest stays byte for 
     .replace("import {on} from 'kopf'\n", '')
     .replace(/on\.update\(.*\n/, '');
   project.write(certificate, original);
-  const report = generateStubs({ resources: [certificate] }, project);
+  const report = generateStubs({ resources: [certificate] }, { ...project, addStubs: true });
   const text = readFileSync(project.file(certificate), 'utf8');
   assert.deepEqual(report.extended, [{
     file: project.file(certificate),
@@ -69,7 +69,7 @@ test('a missing stub and the import it needs are added; the rest stays byte for 
   assertRegionsKept(text, regionsBetween(original, [endOfImports(original)]));
   assert.match(text, /^import \{ on \} from 'kopf';$/m);
   assert.match(text, /\n\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\n  logger/);
-  assert.equal(generateStubs({ resources: [certificate] }, project).extended.length, 0, 'a second run adds nothing');
+  assert.equal(generateStubs({ resources: [certificate] }, { ...project, addStubs: true }).extended.length, 0, 'a second run adds nothing');
   assert.equal(readFileSync(project.file(certificate), 'utf8'), text);
 });
 
@@ -82,4 +82,34 @@ test('a version no longer served is noted for files that import it', (t) => {
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
   assert.equal(readFileSync(project.file(certificate), 'utf8'), EDITED_CERTIFICATE);
+});
+
+/** A handler file written by hand without an update handler, on purpose. */
+const WITHOUT_UPDATE = `import { on } from 'kopf';
+import { Certificate } from '../../generated/cert-manager.io/v1.ts';
+
+// Certificates are immutable here: no update handler.
+on.create(Certificate, async function issue() {});
+on.delete(Certificate, async function revoke() {});
+`;
+
+test('regenerating never adds a handler to an existing file: what it lacks is reported', (t) => {
+  const project = tempProject();
+  t.after(project.dispose);
+  project.write(certificate, WITHOUT_UPDATE);
+  // Regenerated after a schema change: a new version, served alongside.
+  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
+  assert.equal(readFileSync(project.file(certificate), 'utf8'), WITHOUT_UPDATE, 'not a byte changed');
+  assert.deepEqual(report.extended, []);
+  assert.deepEqual(report.unchanged, [project.file(certificate)]);
+  assert.deepEqual(report.missing, [{ file: project.file(certificate), kind: 'Certificate', events: ['update'] }]);
+});
+
+test('a handler declined with a skip comment is not reported as missing', (t) => {
+  const project = tempProject();
+  t.after(project.dispose);
+  project.write(certificate, WITHOUT_UPDATE.replace('// Certificates', '// kopf-gen: skip update\n// Certificates'));
+  const report = generateStubs({ resources: [certificate] }, project);
+  assert.deepEqual(report.missing, []);
+  assert.deepEqual(report.unchanged, [project.file(certificate)]);
 });

@@ -32,8 +32,7 @@ before(async () => {
   writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
   symlinkSync(join(repo, 'node_modules'), join(project, 'node_modules'), 'dir');
   const result = await generate({ inputs: INPUTS, outDir: join(project, 'src/generated'), stubsDir: join(project, 'src/handlers'), cwd: project });
-  const report = result.stubs?.ran ? result.stubs.report : undefined;
-  stubs = (report as { created?: string[] } | undefined)?.created ?? [];
+  stubs = result.stubs?.created ?? [];
   check = typeChecker();
 });
 
