@@ -19,7 +19,7 @@ import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
 import { runWithOperatorContext, type EventPoster } from '../posting/index.ts';
 import type { Memo } from '../registry/contexts.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext } from '../processing/contexts.ts';
 import { WebhookError } from './errors.ts';

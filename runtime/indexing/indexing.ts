@@ -17,8 +17,8 @@ import type { FilterContext, IndexContext, ResourceContext } from '../registry/c
 import { matchesBody } from '../registry/filters.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { isFinished, isSleeping, Timestamp } from '../progress/index.ts';
-import type { OperatorIndexers } from './indexers.ts';
-import type { IndexReadiness } from './readiness.ts';
+import type { OperatorIndexers } from '../indices/indexers.ts';
+import type { IndexReadiness } from '../indices/readiness.ts';
 
 /** What the indexing of one event needs to know of the event and of its object. */
 export interface IndexedEvent {

@@ -17,9 +17,9 @@ import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } fro
 import type { ResourceRef } from '../registry/handlers.ts';
 import type { ActivityHandler, ChangingHandler, EventHandler, SpawningHandler } from '../registry/handlers.ts';
 import type { IndexingHandler } from '../registry/handlers.ts';
-import { OperatorIndexers } from '../indexing/indexers.ts';
+import { OperatorIndexers } from '../indices/indexers.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
-import { IndexReadiness } from '../indexing/readiness.ts';
+import { IndexReadiness } from '../indices/readiness.ts';
 import type { Memo } from '../registry/contexts.ts';
 import { asap, type Lifecycle } from '../handling/lifecycles.ts';
 import { runActivity, type ActivityEnv } from '../activities/activities.ts';

@@ -15,7 +15,7 @@ import type { Attempt, Children } from '../handling/running.ts';
 import { runChildren } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
 import { storableResult } from '../progress/index.ts';
-import { OperatorIndexers } from '../indexing/indexers.ts';
+import { OperatorIndexers } from '../indices/indexers.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processing.ts';
 

@@ -33,7 +33,7 @@ import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
 import type { Spawner } from '../daemons/spawning.ts';
 import type { ResourceIndexing } from '../indexing/indexing.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 
 export interface RawEvent {
   /** `null` for objects from a listing, as in Kopf. */
