@@ -40,7 +40,7 @@ export type {
   AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,
 } from './config/admission.ts';
 export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry/permissions.ts';
-export type { Index, IndexHandle, IndexKey, Indices, Store } from './indexing/indices.ts';
+export type { Index, IndexHandle, IndexKey, Indices, Store } from './indices/indices.ts';
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
 

@@ -8,12 +8,12 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceClient } from '../kube/index.ts';
 import type { Activity, Memo } from '../registry/contexts.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
-import { OperatorIndexers } from '../indexing/indexers.ts';
+import { OperatorIndexers } from '../indices/indexers.ts';
 
 /** For activities run without an operator's indexes (tests). */
 const NO_INDICES = new OperatorIndexers([]).indices;

@@ -17,11 +17,11 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { WebhookRequest, WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
-import { runWithOperatorContext, type EventPoster } from '../posting/index.ts';
+import type { EventPoster } from '../posting/index.ts';
 import type { Memo } from '../registry/contexts.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
-import { bodyContext } from '../processing/contexts.ts';
+import { bodyContext, invokeHandler } from '../actions/invocation.ts';
 import { WebhookError } from './errors.ts';
 import { buildResponse, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
@@ -115,10 +115,8 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   });
   const { patch, ...withoutPatch } = ctx;
   const own = { ...withoutPatch, ...(handler.webhook === 'mutating' ? { patch } : {}), signal: controller.signal };
-  const fn = handler.fn as (c: typeof own) => unknown;
-  const context = { settings: env.settings, poster: env.poster, logger, body: ctx.body };
   try {
-    await Promise.race([runWithOperatorContext(context, () => fn(own)), expired]);
+    await Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]);
     logger.info(`${title} succeeded.`);
     return undefined;
   } catch (error) {

@@ -14,18 +14,17 @@ import { thrownText } from '../structs/errors.ts';
 import type { DaemonHandler, TimerHandler } from '../registry/handlers.ts';
 import type { SpawningContext } from '../registry/contexts.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
-import { deliverResult, storableResult, Timestamp } from '../progress/index.ts';
-import { runWithOperatorContext } from '../posting/index.ts';
-import { applyPatch } from '../processing/patching.ts';
-import { objectContext } from '../processing/contexts.ts';
-import type { ResourceProcessor } from '../processing/processing.ts';
+import { deliverResult, Timestamp } from '../progress/index.ts';
+import { applyPatch } from '../actions/application.ts';
+import { invokeForResult, objectContext } from '../actions/invocation.ts';
+import type { ResourceScope } from '../actions/scope.ts';
 import type { ObjectDaemons, Spawned } from './spawned.ts';
 
 /** What one task works with: its record, its object's memory, and the resource's processor. */
 export interface TaskEnv {
   spawned: Spawned;
   object: ObjectDaemons;
-  proc: ResourceProcessor;
+  proc: ResourceScope;
 }
 
 export async function runDaemon(env: TaskEnv, handler: DaemonHandler): Promise<void> {
@@ -124,9 +123,7 @@ class Call {
   private async invoke(attempt: Attempt, patch: Patch<KubeObject>): Promise<unknown> {
     const { spawned, object, proc } = this.env;
     const ctx = liveContext(this.env, patch, attempt);
-    const context = { settings: proc.settings, poster: proc.poster, logger: spawned.logger, body: object.body };
-    const result = await runWithOperatorContext(context, () => (spawned.handler.fn as (c: typeof ctx) => unknown)(ctx));
-    return storableResult(result);
+    return invokeForResult(proc, spawned.logger, object.body, spawned.handler.fn, ctx);
   }
 }
 

@@ -11,41 +11,22 @@
  * A task that ends on its own (success, failure for good) is never spawned again for its object in
  * this process; one stopped by a mismatch or a pause is spawned again on a later event.
  */
-import type { KubeObject } from '../structs/resources.ts';
 import { thrownText } from '../structs/errors.ts';
-import type { FilterContext, Memo, StopReason } from '../registry/contexts.ts';
+import type { StopReason } from '../registry/contexts.ts';
 import type { SpawningHandler } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
-import type { ResourceProcessor } from '../processing/processing.ts';
+import type { ResourceScope } from '../actions/scope.ts';
+import type { EventView, SpawningVerdict } from '../actions/engines.ts';
 import { ObjectDaemons, Spawned } from './spawned.ts';
 import { runDaemon, runTimer } from './loops.ts';
 import { stopForDeletion, stopInMemory } from './stopping.ts';
 import type { Pausable, Pausing } from './pausing.ts';
 
-/** What the per-event processing needs to know for the object's finalizer. */
-export interface SpawningVerdict {
-  /** Handlers match that need the finalizer (not those ended for good). */
-  required: boolean;
-  /** The object is being deleted and some of its tasks have not exited yet. */
-  holding: boolean;
-}
-
 const NOTHING: SpawningVerdict = Object.freeze({ required: false, holding: false });
-
-export interface EventView {
-  key: string;
-  body: KubeObject;
-  memo: Memo;
-  deleting: boolean;
-  /** Filter callbacks see this. */
-  ctx: FilterContext<KubeObject>;
-  /** Whether the essence differs from the diff-base (asked only if an idle timer needs it). */
-  changed: () => boolean;
-}
 
 export class Spawner implements Pausable {
   readonly handlers: readonly SpawningHandler[];
-  private readonly proc: ResourceProcessor;
+  private readonly proc: ResourceScope;
   private readonly pausing: Pausing | undefined;
   private readonly objects = new Map<string, ObjectDaemons>();
   /** Every task not exited yet, also of objects forgotten already (the exit waits for them too). */
@@ -53,7 +34,7 @@ export class Spawner implements Pausable {
   private readonly idling: boolean;
   private exiting = false;
 
-  constructor(handlers: readonly SpawningHandler[], proc: ResourceProcessor, pausing?: Pausing) {
+  constructor(handlers: readonly SpawningHandler[], proc: ResourceScope, pausing?: Pausing) {
     this.handlers = handlers;
     this.proc = proc;
     this.pausing = pausing;
@@ -74,11 +55,14 @@ export class Spawner implements Pausable {
       return { required, holding: object.holding };
     }
     for (const spawned of object.running.values()) {
-      if (!matching.includes(spawned.handler) && !spawned.stopper.stopped) void this.stop(spawned, 'no longer matching', stopForDeletion);
+      if (!matching.includes(spawned.handler) && !spawned.stopper.stopped) {
+        void this.stop(spawned, 'no longer matching', stopForDeletion);
+      }
     }
     if (!this.exiting && !this.pausing?.paused) {
       for (const handler of matching) {
-        if (!object.running.has(handler.id) && !object.foreverStopped.has(handler.id)) this.spawn(event.key, object, handler);
+        const stopped = object.foreverStopped.has(handler.id);
+        if (!object.running.has(handler.id) && !stopped) this.spawn(event.key, object, handler);
       }
     }
     if (!object.running.size && !object.foreverStopped.size && !matching.length) this.objects.delete(event.key);
@@ -125,7 +109,8 @@ export class Spawner implements Pausable {
     spawned.exited = (handler.kind === 'daemon' ? runDaemon(env, handler) : runTimer(env, handler))
       .catch((error: unknown) => {
         // A cancelled handler has said so ("… is cancelled. Will escalate."); anything else is unexpected.
-        if (!spawned.canceller.signal.aborted) spawned.logger.error(`${spawned.title} failed unexpectedly: ${thrownText(error)}`, error);
+        if (spawned.canceller.signal.aborted) return;
+        spawned.logger.error(`${spawned.title} failed unexpectedly: ${thrownText(error)}`, error);
       })
       .finally(() => this.exited(key, object, spawned));
   }
@@ -139,16 +124,22 @@ export class Spawner implements Pausable {
     // It may have been the last to need the finalizer, and its own last write may have been
     // processed while it still ran: the object is processed again to see.
     object.foreverStopped.add(spawned.handler.id);
-    if (this.objects.get(key) === object && !this.exiting) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+    if (this.objects.get(key) === object && !this.exiting) this.requeue(key, object);
   }
 
   /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */
+  /** Processes the object again, as its next event would (its tasks changed what its finalizer needs). */
+  private requeue(key: string, object: ObjectDaemons): void {
+    this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+  }
+
   private stopForDeletion(key: string, object: ObjectDaemons): void {
     if (object.deletion || !object.running.size) return;
-    const stops = [...object.running.values()].map((spawned) => this.stop(spawned, 'resource deleted', stopForDeletion));
+    const running = [...object.running.values()];
+    const stops = running.map((spawned) => this.stop(spawned, 'resource deleted', stopForDeletion));
     object.deletion = Promise.all(stops).then(() => {
       object.deletion = undefined;
-      if (this.objects.get(key) === object && !this.exiting) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+      if (this.objects.get(key) === object && !this.exiting) this.requeue(key, object);
     });
   }
 

@@ -11,26 +11,16 @@
 import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
-import { runWithOperatorContext, type EventPoster } from '../posting/index.ts';
+import type { EventPoster } from '../posting/index.ts';
+import { invokeHandler } from '../actions/invocation.ts';
+import type { IndexedEvent } from '../actions/engines.ts';
 import type { IndexingHandler } from '../registry/handlers.ts';
-import type { FilterContext, IndexContext, ResourceContext } from '../registry/contexts.ts';
+import type { FilterContext, IndexContext } from '../registry/contexts.ts';
 import { matchesBody } from '../registry/filters.ts';
-import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
+import { executeOnce, type Attempt } from '../handling/execution.ts';
 import { isFinished, isSleeping, Timestamp } from '../progress/index.ts';
-import type { OperatorIndexers } from './indexers.ts';
-import type { IndexReadiness } from './readiness.ts';
-
-/** What the indexing of one event needs to know of the event and of its object. */
-export interface IndexedEvent {
-  /** The object's key in the queues, which also keys its values in the indexes. */
-  key: string;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
-  body: KubeObject;
-  /** The object's context, as its other handlers get it. */
-  context: ResourceContext<KubeObject>;
-  /** The failures and retries of index functions for this object, kept between its events. */
-  states: Map<string, HandlerState>;
-}
+import type { OperatorIndexers } from '../indices/indexers.ts';
+import type { IndexReadiness } from '../indices/readiness.ts';
 
 export interface IndexingEnv {
   settings: OperatorSettings;
@@ -104,11 +94,10 @@ export class ResourceIndexing {
     }
     const { defaultBackoff } = env.settings.execution;
     const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer' };
-    const operatorContext = { settings: env.settings, poster: env.poster, logger, body: event.body };
-    const invoke = (attempt: Attempt) => runWithOperatorContext(operatorContext, async () => {
+    const invoke = (attempt: Attempt) => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };
-      return (handler.fn as (c: IndexContext<KubeObject>) => unknown)(ctx);
-    });
+      return invokeHandler(env, logger, event.body, handler.fn, ctx);
+    };
     const { outcome, state } = await executeOnce(handler, previous, options, invoke);
     if (outcome.exception) this.indexers.discard(handler.id, key);
     else if (outcome.result !== null && outcome.result !== undefined) {

@@ -15,11 +15,17 @@ import { runPass, type PassSummary } from '../handling/running.ts';
 import { detectCause, isReason, TITLES, type CauseKind } from './causes.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { Finalizers } from './finalizers.ts';
-import type { ResourceProcessor } from './processing.ts';
-import { invokeChanging, objectContext } from './contexts.ts';
+import type { ResourceProcessor } from './processor.ts';
+import { invokeForResult, objectContext } from '../actions/invocation.ts';
+import { reduceDiff, resolveField } from '../structs/diffs.ts';
+import type { ChangingContext } from '../registry/contexts.ts';
+import type { SubhandlerOptions } from '../registry/handlers.ts';
+import { subhandlerOf } from '../registry/registry.ts';
+import { runChildren, type Attempt, type Children } from '../handling/running.ts';
+import { prematches } from '../registry/filters.ts';
 import { ObjectState } from './state.ts';
 import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
-import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from './oversize.ts';
+import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 
 export interface CauseInput {
@@ -43,7 +49,10 @@ export interface Change {
 }
 
 /** Reads the stored state and detects the cause, before any handler is matched against it. */
-export function detectChange(proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers, type: 'ADDED' | 'MODIFIED' | 'DELETED' | null): Change {
+export function detectChange(
+  proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers,
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null,
+): Change {
   const state = new ObjectState(proc.settings, body, extraFields(proc.changing), Timestamp.now());
   const old = state.diffBase();
   const current = state.essence();
@@ -81,7 +90,8 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const reason = kind;
   const title = TITLES[reason];
-  const selected = select(input.handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
+  const { handlers } = input;
+  const selected = select(handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
 
   state.supersede(reason, proc.changing, logger, superseded);
   if (!selected.length) {
@@ -98,7 +108,10 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const summary: PassSummary = await runPass(selected, {
     reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
     logger, now, results, cancelled: proc.cancelled,
-    invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch }),
+    invoke: (handler, attempt, children) => {
+      const invocation = { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch };
+      return invokeChanging(proc, invocation);
+    },
   });
   state.writeStates(progress, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
@@ -126,7 +139,8 @@ function fitting(
   diffBase: Patch<KubeObject>, keep?: () => Patch<KubeObject>,
 ): Patch<KubeObject>[] {
   const { body, patch, memory, logger, change } = input;
-  const overflow = diffBaseOverflow(body, [patch, superseded, progress].map((p) => patchContent(p)), patchContent(diffBase));
+  const contents = [patch, superseded, progress].map((p) => patchContent(p));
+  const overflow = diffBaseOverflow(body, contents, patchContent(diffBase));
   if (!overflow) return [superseded, progress, diffBase];
   reportRefusal(proc, body, logger, 'TooLarge', unfittingMessage(overflow));
   memory.oversized = change.current;
@@ -134,7 +148,8 @@ function fitting(
 }
 
 function unfittingMessage(overflow: Overflow): string {
-  return `The diff-base does not fit into the object's annotations: ${overflow.annotation} would be ${kib(overflow.size)}, `
+  const annotation = `${overflow.annotation} would be ${kib(overflow.size)}`;
+  return `The diff-base does not fit into the object's annotations: ${annotation}, `
     + `all annotations ${kib(overflow.total)}, over the API server's limit of ${kib(ANNOTATIONS_LIMIT)}. `
     + 'It is not stored; the handlers\' records stay on the object instead, so that none of them runs again, '
     + 'and the object\'s further changes are not handled until the diff-base fits. '
@@ -144,7 +159,8 @@ function unfittingMessage(overflow: Overflow): string {
 
 function select(
   handlers: readonly ChangingHandler[], reason: Reason, initial: boolean, body: KubeObject,
-  old: unknown, current: unknown, diff: Diff, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>, proc: ResourceProcessor,
+  old: unknown, current: unknown, diff: Diff, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>,
+  proc: ResourceProcessor,
 ): ChangingHandler[] {
   const ctx = { ...objectContext(body, memory, logger, patch, proc), reason, diff, old, new: current };
   return handlers.filter((h) => {
@@ -161,6 +177,52 @@ function select(
 /** Fields that handlers filter on become part of the essence, even under `status`. */
 function extraFields(handlers: readonly ChangingHandler[]): string[][] {
   const fields: string[][] = [];
-  for (const h of handlers) if (h.filters.field && !fields.some((f) => isDeepStrictEqual(f, h.filters.field))) fields.push(h.filters.field);
+  for (const h of handlers) {
+    if (h.filters.field && !fields.some((f) => isDeepStrictEqual(f, h.filters.field))) fields.push(h.filters.field);
+  }
   return fields;
+}
+
+export interface ChangingInvocation {
+  handler: ChangingHandler;
+  attempt: Attempt;
+  children: Children;
+  body: KubeObject;
+  reason: Reason;
+  diff: Diff;
+  old: unknown;
+  new: unknown;
+  memory: ObjectMemory;
+  logger: Logger;
+  patch: Patch<KubeObject>;
+}
+
+/** Invokes a changing handler with its change, and with `register`/`execute` for its sub-handlers. */
+export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
+  const { handler, children } = inv;
+  const field = handler.filters.field;
+  const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {
+    const child = subhandlerOf(handler, fn, options);
+    // A sub-handler whose own filters do not match is not registered at all, as in Kopf.
+    const seen = { ...ctx, old: inv.old, new: inv.new, diff: inv.diff };
+    if (prematches(child.filters, inv.body, seen)) children.registered.push(child);
+  };
+  const ctx: ChangingContext<KubeObject, Record<string, unknown>> = {
+    ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc),
+    ...inv.attempt,
+    param: handler.param,
+    reason: inv.reason,
+    // Field handlers see their field's values and the diff relative to it, as Kopf does.
+    diff: field ? reduceDiff(inv.diff, field) : inv.diff,
+    old: (field ? resolveField(inv.old, field) : inv.old) as Partial<KubeObject> | undefined,
+    new: (field ? resolveField(inv.new, field) : inv.new) as Partial<KubeObject> | undefined,
+    register,
+    execute: async (fns) => {
+      const entries = Array.isArray(fns) ? fns.map((fn) => [undefined, fn] as const) : Object.entries(fns);
+      children.registered.length = 0;
+      for (const [id, fn] of entries) register(fn, id === undefined ? {} : { id });
+      await runChildren(children);
+    },
+  };
+  return invokeForResult(proc, inv.logger, inv.body, handler.fn, ctx);
 }

@@ -9,80 +9,39 @@
  * restart (of this runtime or of Kopf) resumes where the records say, at worst running again a
  * handler whose work was written but not its record.
  */
-import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import { getObject, isNotFound, type KubeClient } from '../kube/index.ts';
-import type { OperatorSettings } from '../config/settings.ts';
+import type { KubeObject } from '../structs/resources.ts';
+import { getObject, isNotFound } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
-import type { EventPoster } from '../posting/index.ts';
-import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import { prematches, seesChange } from '../registry/filters.ts';
-import type { Lifecycle } from '../handling/lifecycles.ts';
 import { sleep } from '../queueing/sleeping.ts';
-import type { Memories, ObjectMemory } from './memories.ts';
-import type { KeptFields } from './inconsistencies.ts';
+import type { ObjectMemory } from './memories.ts';
+import type { ResourceProcessor } from './processor.ts';
 import { runEventHandlers } from './events.ts';
 import { detectChange, handleCause, type Change } from './changing.ts';
-import { TooLargeError } from './oversize.ts';
+import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 import { jsonEqual } from '../structs/diffs.ts';
 import { isReason } from './causes.ts';
 import { Finalizers } from './finalizers.ts';
-import { applyPatch, newPatch, type PatchOutcome } from './patching.ts';
-import { objectContext } from './contexts.ts';
+import { applyPatch, newPatch, type PatchOutcome } from '../actions/application.ts';
+import { objectContext } from '../actions/invocation.ts';
 import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
-import type { Spawner } from '../daemons/spawning.ts';
-import type { ResourceIndexing } from '../indexing/indexing.ts';
-import type { Indices } from '../indexing/indices.ts';
-
-export interface RawEvent {
-  /** `null` for objects from a listing, as in Kopf. */
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
-  object: KubeObject;
-  /** Set for re-processing that this runtime schedules itself (delays, end of throttling). */
-  wakeup?: boolean;
-  /** Indexed already: it waited for the indexes to be ready (`indexing/`). */
-  indexed?: boolean;
-}
-
-export interface ResourceProcessor {
-  resource: ResourceDescriptor;
-  client: KubeClient;
-  settings: OperatorSettings;
-  /** This resource's changing and watching handlers. */
-  changing: readonly ChangingHandler[];
-  watching: readonly EventHandler[];
-  lifecycle: Lifecycle;
-  memories: Memories;
-  /** The fields that this resource's merge-patches were seen to keep (`inconsistencies.ts`). */
-  kept: KeptFields;
-  /** The operator's logger; object loggers derive from it. */
-  logger: Logger;
-  poster: EventPoster;
-  /** Re-queues an event for an object (delayed handlers, throttling). */
-  requeue(key: string, event: RawEvent): void;
-  /** Queues an event for an object unless a newer one waits for it (events that waited for the indexes). */
-  offer?(key: string, event: RawEvent): void;
-  /** The operator is stopping: no new sleeps or wake-ups. */
-  stopping: AbortSignal;
-  /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
-  cancelled: AbortSignal;
-  /** This resource's timers and daemons, if it has any. */
-  spawner?: Spawner;
-  /** The operator's indexing and its indexes; absent when it has no index handlers. */
-  indexing?: ResourceIndexing;
-  indices?: Indices;
-}
+import type { RawEvent } from '../actions/scope.ts';
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
-export async function processEvent(proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal): Promise<void> {
+export async function processEvent(
+  proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal,
+): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
   if (memory.wakeup) {
     clearTimeout(memory.wakeup);
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
-    if (memory.sleepingUntil !== undefined) logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
+    if (memory.sleepingUntil !== undefined) {
+      logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
+    }
   }
   memory.sleepingUntil = undefined;
 
@@ -102,13 +61,17 @@ export async function processEvent(proc: ResourceProcessor, key: string, event: 
     if (proc.stopping.aborted) logger.debug(`The cycle ended after the operator stopped: ${thrownText(error)}`);
     // Retrying cannot mend what someone else wrote into our annotations, nor make a write smaller:
     // the object waits for its next change.
-    else if (error instanceof UnreadableStateError) reportRefusal(proc, event.object, logger, 'UnreadableState', error.message);
+    else if (error instanceof UnreadableStateError) {
+      reportRefusal(proc, event.object, logger, 'UnreadableState', error.message);
+    }
     else if (error instanceof TooLargeError) reportRefusal(proc, event.object, logger, 'TooLarge', error.message);
     else throttle(proc, key, memory, event.object, logger, error);
   }
 }
 
-async function processObject(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal): Promise<void> {
+async function processObject(
+  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
+): Promise<void> {
   const { changing, watching } = proc;
   const body = event.object;
   if (!(await indexed(proc, key, event, memory))) return;
@@ -131,9 +94,13 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
   // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
-  let change = changing.some((h) => seesChange(h.filters)) ? detectChange(proc, body, memory, finalizers, event.type) : undefined;
-  const changeNow = () => change ??= detectChange(proc, body, memory, finalizers, event.type);
-  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...(change && { reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current }) };
+  let change: Change | undefined;
+  const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
+  if (changing.some((h) => seesChange(h.filters))) changeNow();
+  const seen = change && {
+    reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current,
+  };
+  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...seen };
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
   // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
@@ -144,7 +111,10 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
     // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
     await applyPatch(proc, body, eventPatch, logger);
-    if (finalizers.present && !spawning?.holding) await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, as there are no handlers requiring it.', memory);
+    if (finalizers.present && !spawning?.holding) {
+      const message = 'Removing the finalizer, as there are no handlers requiring it.';
+      await removeFinalizer(proc, body, finalizers, logger, message, memory);
+    }
     return;
   }
   if (required && !finalizers.present && !finalizers.deleting) {
@@ -157,7 +127,8 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
     // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
     await applyPatch(proc, body, eventPatch, logger);
     if (finalizers.deleting && finalizers.present && !spawning?.holding) {
-      const outcome = await removeFinalizer(proc, body, finalizers, logger, 'Removing the finalizer, thus allowing the actual deletion.', memory);
+      const message = 'Removing the finalizer, thus allowing the actual deletion.';
+      const outcome = await removeFinalizer(proc, body, finalizers, logger, message, memory);
       if (outcome.jsonApplied) memory.released = true;
     }
     return;
@@ -173,8 +144,11 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   if (!(await consistent(proc, key, memory, body, pressure))) return;
   if (refusedBefore(memory, changeNow(), logger)) return;
 
-  const cycle = await handleCause(proc, { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() });
-  if (cycle.kind === 'noop') logger.debug('Something has changed, but we are not interested (the essence is the same).');
+  const cause = { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() };
+  const cycle = await handleCause(proc, cause);
+  if (cycle.kind === 'noop') {
+    logger.debug('Something has changed, but we are not interested (the essence is the same).');
+  }
   if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
 
   let jsonOps = undefined;
@@ -197,7 +171,9 @@ async function processObject(proc: ResourceProcessor, key: string, event: RawEve
   }
   if (jsonOps && outcome.jsonApplied) memory.released = true;
   remember(proc, memory, outcome);
-  if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') logger.debug('Handling cycle is finished, waiting for new changes.');
+  if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') {
+    logger.debug('Handling cycle is finished, waiting for new changes.');
+  }
 
   if (cycle.delay !== undefined) {
     if (outcome.patched) {
@@ -245,7 +221,10 @@ async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, me
   return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
 }
 
-async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string, memory: ObjectMemory): Promise<PatchOutcome> {
+async function removeFinalizer(
+  proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string,
+  memory: ObjectMemory,
+): Promise<PatchOutcome> {
   logger.debug(message);
   const outcome = await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps());
   remember(proc, memory, outcome);
@@ -258,7 +237,9 @@ async function removeFinalizer(proc: ResourceProcessor, body: KubeObject, finali
  * handled as this event shows it: the event may predate our last write, which records what is
  * done (a handler's result comes before its record), and handling it would run that handler again.
  */
-async function consistent(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): Promise<boolean> {
+async function consistent(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal,
+): Promise<boolean> {
   const expected = memory.expected;
   if (!expected) return true;
   if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
@@ -286,7 +267,9 @@ async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObj
 
 function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): void {
   const timeout = proc.settings.persistence.consistencyTimeout;
-  if (outcome.resourceVersion && timeout > 0) memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+  if (outcome.resourceVersion && timeout > 0) {
+    memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+  }
 }
 
 /** Seconds until `until`, to the millisecond, never negative. */
@@ -308,8 +291,10 @@ function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, bo
   memory.wakeup.unref?.();
 }
 
-function throttle(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, error: unknown): void {
-  if (!memory.throttle) memory.throttle = { delays: proc.settings.queueing.errorDelays[Symbol.iterator](), until: 0, last: 0 };
+function throttle(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, error: unknown,
+): void {
+  memory.throttle ??= { delays: proc.settings.queueing.errorDelays[Symbol.iterator](), until: 0, last: 0 };
   const next = memory.throttle.delays.next();
   const delay = next.done ? memory.throttle.last : next.value;
   if (next.done && !memory.throttle.last) {

@@ -6,10 +6,12 @@
  */
 import { ERROR, buildObjectReference, type Logger } from '../logging/index.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import type { ResourceProcessor } from './processing.ts';
+import type { InvocationScope } from '../actions/scope.ts';
 
 /** Logs the message as an error about the object, and posts it as an event with this reason. */
-export function reportRefusal(proc: ResourceProcessor, body: KubeObject, logger: Logger, reason: string, message: string): void {
+export function reportRefusal(
+  proc: InvocationScope, body: KubeObject, logger: Logger, reason: string, message: string,
+): void {
   logger.error(message);
   const posting = proc.settings.posting;
   if (!posting.enabled || posting.loggers || posting.level > ERROR) return;

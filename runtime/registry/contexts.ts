@@ -10,7 +10,7 @@ import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
 import type { SubhandlerOptions } from './handlers.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 
 export type Reason = 'create' | 'update' | 'delete' | 'resume';
 

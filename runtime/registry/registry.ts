@@ -13,7 +13,7 @@ import type {
   SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions,
 } from './handlers.ts';
 import type { IndexingHandler, IndexOptions } from './handlers.ts';
-import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indexing/indices.ts';
+import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indices/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
 import {
   webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,

@@ -10,7 +10,7 @@ import { UnresolvedResourceError, resolveResource, type KubeClient } from '../ku
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { Memo } from '../registry/contexts.ts';
-import type { Indices } from '../indexing/indices.ts';
+import type { Indices } from '../indices/indices.ts';
 import { describe } from '../registry/registry.ts';
 import type { WebhookHandler, WebhookKind } from '../registry/webhooks.ts';
 import { admissionResponder } from '../admission/responder.ts';

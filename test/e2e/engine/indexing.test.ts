@@ -12,7 +12,7 @@ import { createObject, deleteObject, patchObject } from '../../../runtime/kube/i
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { ConfigMaps } from '../../../runtime/structs/builtins.ts';
-import type { Index, Indices } from '../../../runtime/indexing/indices.ts';
+import type { Index, Indices } from '../../../runtime/indices/indices.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';

@@ -13,7 +13,7 @@ import { AdmissionError } from '../../../runtime/admission/errors.ts';
 import { admissionResponder, answerWithin } from '../../../runtime/admission/responder.ts';
 import type { ReviewResponse } from '../../../runtime/admission/responses.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
-import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
+import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf } from '../kube/fake-server.ts';
 

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { processEvent, type RawEvent } from '../../../runtime/processing/processing.ts';
+import { processEvent } from '../../../runtime/processing/processing.ts';
+import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';

@@ -12,7 +12,8 @@ import type { ServerResponse } from 'node:http';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
-import { processEvent, type RawEvent } from '../../../runtime/processing/processing.ts';
+import { processEvent } from '../../../runtime/processing/processing.ts';
+import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import {
   AnnotationsProgressStorage, SmartProgressStorage, StatusDiffBaseStorage, StatusProgressStorage,
 } from '../../../runtime/progress/index.ts';

@@ -10,7 +10,7 @@ import { RegistrationError } from '../../../runtime/registry/ids.ts';
 import type { SpawningHandler } from '../../../runtime/registry/handlers.ts';
 import type { FilterContext, SpawningContext, StopReason } from '../../../runtime/registry/contexts.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import type { RawEvent } from '../../../runtime/processing/processing.ts';
+import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { Spawner } from '../../../runtime/daemons/spawning.ts';
 import { Pausing } from '../../../runtime/daemons/pausing.ts';
 import { intervalWait } from '../../../runtime/daemons/loops.ts';

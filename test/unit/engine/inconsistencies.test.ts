@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { KeptFields, mergeInconsistencies } from '../../../runtime/processing/inconsistencies.ts';
+import { KeptFields, mergeInconsistencies } from '../../../runtime/actions/inconsistencies.ts';
 import { AnnotationsProgressStorage } from '../../../runtime/progress/index.ts';
 import { FRESH, processOnce } from './processor.ts';
 

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { processEvent, type RawEvent } from '../../../runtime/processing/processing.ts';
+import { processEvent } from '../../../runtime/processing/processing.ts';
+import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';
 import { MAX_REVIEW_DEPTH } from '../../../runtime/admission/reviews.ts';
-import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
+import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';

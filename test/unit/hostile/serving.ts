@@ -12,7 +12,7 @@ import { defaultSettings } from '../../../runtime/config/settings.ts';
 import type { AdmissionServer, WebhookClientConfig } from '../../../runtime/config/admission.ts';
 import { LivenessEndpoint } from '../../../runtime/activities/probing.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';
-import { OperatorIndexers } from '../../../runtime/indexing/indexers.ts';
+import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { Pods } from '../../../runtime/structs/builtins.ts';
-import type { Index, IndexHandle } from '../../../runtime/indexing/indices.ts';
+import type { Index, IndexHandle } from '../../../runtime/indices/indices.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends (<X>() => X extends B ? 1 : 2) ? true : false;
@@ -44,7 +44,7 @@ on.event(KopfExample, function reader({ indices }) {
   // @ts-expect-error -- the keys of this index are (namespace, name) tuples, not text
   running.get('default/web');
   const untyped = indices.get('by_label');
-  assertType<Equal<typeof untyped, Index<import('../../../runtime/indexing/indices.ts').IndexKey, unknown>>>();
+  assertType<Equal<typeof untyped, Index<import('../../../runtime/indices/indices.ts').IndexKey, unknown>>>();
 });
 
 test('on.index returns a handle named by the handler id, which is not suffixed by a field', () => {

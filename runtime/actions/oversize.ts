@@ -25,7 +25,9 @@ function annotationsOf(content: Fields): { [key: string]: unknown } {
 }
 
 /** The annotations of the body once the merge patches are applied, and their total size in bytes. */
-export function annotationsAfter(body: KubeObject, contents: readonly Fields[]): { sizes: Map<string, number>; total: number } {
+export function annotationsAfter(
+  body: KubeObject, contents: readonly Fields[],
+): { sizes: Map<string, number>; total: number } {
   const values = new Map<string, unknown>(Object.entries(body.metadata?.annotations ?? {}));
   for (const content of contents) {
     for (const [key, value] of Object.entries(annotationsOf(content))) {
@@ -49,7 +51,9 @@ export function annotationsAfter(body: KubeObject, contents: readonly Fields[]):
 function nearLimit(body: KubeObject, contents: readonly Fields[]): boolean {
   let units = 0;
   for (const annotations of [body.metadata?.annotations ?? {}, ...contents.map(annotationsOf)]) {
-    for (const [key, value] of Object.entries(annotations)) units += key.length + (typeof value === 'string' ? value.length : 0);
+    for (const [key, value] of Object.entries(annotations)) {
+      units += key.length + (typeof value === 'string' ? value.length : 0);
+    }
   }
   return units * 3 > ANNOTATIONS_LIMIT;
 }
@@ -89,7 +93,9 @@ export function isTooLarge(error: unknown): boolean {
   if (!(error instanceof ApiError)) return false;
   if (error.status === 413) return true;
   const causes = error.details?.causes ?? [];
-  if (error.status === 422) return causes.some((cause) => cause.reason === 'FieldValueTooLong' && cause.field === 'metadata.annotations');
+  if (error.status === 422) {
+    return causes.some((cause) => cause.reason === 'FieldValueTooLong' && cause.field === 'metadata.annotations');
+  }
   return /request is too large/i.test(error.message);
 }
 

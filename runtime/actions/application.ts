@@ -1,5 +1,5 @@
 /**
- * Applying a cycle's patch (Kopf §4.5): merge patches of the object and of its status
+ * Applying a cycle's patch (as Kopf's kopf/_core/actions/application.py): merge patches of the object and of its status
  * subresource (when it has one), the patch's transformation functions as a JSON patch, and
  * finalizer changes as another, each JSON patch guarded by a `test` of the resourceVersion it was
  * computed against. The handlers' work goes before the records that say it is done (`writes.ts`),
@@ -7,7 +7,8 @@
  */
 import type { KubeObject } from '../structs/resources.ts';
 import {
-  Patch, composeMergePatches, guardedJsonPatch, patchContent, splitStatusOps, toJsonPatch, type Fields, type JsonPatchOp,
+  Patch, composeMergePatches, guardedJsonPatch, patchContent, splitStatusOps, toJsonPatch,
+  type Fields, type JsonPatchOp,
 } from '../structs/patches.ts';
 import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject, patchObjectVersion } from '../kube/objects.ts';
@@ -16,7 +17,7 @@ import { mergeInconsistencies } from './inconsistencies.ts';
 import { planWrites } from './writes.ts';
 import { describeWrite, isTooLarge, TooLargeError } from './oversize.ts';
 import type { Logger } from '../logging/index.ts';
-import type { ResourceProcessor } from './processing.ts';
+import type { WriteScope } from './scope.ts';
 
 export interface PatchOutcome {
   /** Something was sent (a new watch event will follow). */
@@ -40,7 +41,7 @@ export function newPatch(body: KubeObject): Patch<KubeObject> {
  * diff-base (in this order), which go after it; `extraOps` (finalizer changes) go last.
  */
 export async function applyPatch(
-  proc: ResourceProcessor, body: KubeObject, patch: Patch<KubeObject>, logger: Logger,
+  proc: WriteScope, body: KubeObject, patch: Patch<KubeObject>, logger: Logger,
   extraOps: readonly JsonPatchOp[] = [], records: readonly Patch<KubeObject>[] = [],
 ): Promise<PatchOutcome> {
   const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
@@ -51,13 +52,16 @@ export async function applyPatch(
   // write brings back its new version alone.
   let fresh = body;
   let version = body.metadata?.resourceVersion;
-  const send = async (kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status', whole = false): Promise<boolean> => {
+  const send = async (
+    kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status', whole = false,
+  ): Promise<boolean> => {
     try {
       if (whole) {
         fresh = await patchObject(proc.client, proc.resource, ref, content as Fields, { subresource });
         version = fresh.metadata?.resourceVersion ?? version;
       } else {
-        version = (await patchObjectVersion(proc.client, proc.resource, ref, content, { type: kind, subresource })) ?? version;
+        const options = { type: kind, subresource };
+        version = (await patchObjectVersion(proc.client, proc.resource, ref, content, options)) ?? version;
       }
       outcome.patched = true;
       outcome.resourceVersion = version;
@@ -69,10 +73,13 @@ export async function applyPatch(
         return false;
       }
       // Sent again, it would be refused again: the cycle reports it once (`oversize.ts`).
-      if (kind === 'merge' && isTooLarge(error)) throw new TooLargeError(describeWrite(content as Fields, subresource ?? 'object'), error);
+      if (kind === 'merge' && isTooLarge(error)) {
+        throw new TooLargeError(describeWrite(content as Fields, subresource ?? 'object'), error);
+      }
       if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
         outcome.conflict = true;
-        logger.debug('Could not apply the patch in full due to conflicts with newer changes. Will retry on the next event.');
+        logger.debug('Could not apply the patch in full due to conflicts with newer changes. ' +
+          'Will retry on the next event.');
         return false;
       }
       throw error;
@@ -86,7 +93,8 @@ export async function applyPatch(
   };
 
   const contents = [patchContent(patch), ...records.map((r) => patchContent(r))];
-  if (contents.every((content) => !Object.keys(content).length) && !patch.fns.length && !extraOps.length) return outcome;
+  const empty = contents.every((content) => !Object.keys(content).length);
+  if (empty && !patch.fns.length && !extraOps.length) return outcome;
   const hasStatus = proc.resource.subresources?.includes('status') ?? false;
   const writes = planWrites(contents[0]!, patch.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
@@ -132,6 +140,8 @@ export async function applyPatch(
 /** Compares what the merge patches set with the object they brought back; warns of what did not stick. */
 function checkKept(sent: Fields, merged: KubeObject, logger: Logger): boolean {
   const inconsistencies = mergeInconsistencies(sent, merged);
-  if (inconsistencies.length) logger.warning(`Merge-patching finished with inconsistencies: ${JSON.stringify(inconsistencies)}`);
+  if (inconsistencies.length) {
+    logger.warning(`Merge-patching finished with inconsistencies: ${JSON.stringify(inconsistencies)}`);
+  }
   return !inconsistencies.length;
 }

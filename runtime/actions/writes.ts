@@ -24,7 +24,9 @@ export type Write =
  * (the progress records before the diff-base: a diff-base without the purge of the cause's
  * records would let a later cause of the same kind find them finished).
  */
-export function planWrites(work: Fields, transforms: boolean, records: readonly Fields[], statusSubresource: boolean): Write[] {
+export function planWrites(
+  work: Fields, transforms: boolean, records: readonly Fields[], statusSubresource: boolean,
+): Write[] {
   const groups = [work, ...records].map((content) => parts(content, statusSubresource));
   let best: Write[] | undefined;
   for (const order of orders(groups)) {

@@ -1,5 +1,5 @@
 /**
- * What a merge patch set but the object does not show once it is applied (Kopf §4.5). The API
+ * What a merge patch set but the object does not show once it is applied (as Kopf checks it). The API
  * server drops, without an error, the fields that a structural schema does not declare (pruning):
  * a handler's result stored into such a status, or a status without a subresource patched through
  * the object, is lost silently. Kopf warns about it ("Merge-patching finished with
@@ -23,14 +23,18 @@ const EMPTIED_AWAY = new Set(['annotations', 'finalizers', 'labels']);
 export function mergeInconsistencies(patch: Fields, body: unknown): Diff {
   // As sent: a field left `undefined` was not sent, and a date went as its text.
   const sent = JSON.parse(JSON.stringify(patch)) as Fields;
-  return diff(sent, body, { scope: 'left' }).filter(([, path, old, neu]) => truthy(old) || truthy(neu) || !emptiedAway(path));
+  return diff(sent, body, { scope: 'left' })
+    .filter(([, path, old, neu]) => truthy(old) || truthy(neu) || !emptiedAway(path));
 }
 
 function emptiedAway(path: FieldPath): boolean {
   return path.length === 2 && path[0] === 'metadata' && EMPTIED_AWAY.has(path[1]!);
 }
 
-/** Python's truth of a JSON value, as Kopf filters by it: empty containers, `''`, `0`, `false` and nothing are false. */
+/**
+ * Python's truth of a JSON value, as Kopf filters by it: empty containers, `''`, `0`, `false` and
+ * nothing are false.
+ */
 function truthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (isMapping(value)) return Object.keys(value).length > 0;

@@ -1,0 +1,57 @@
+/**
+ * What the engines exchange about one event, as Kopf's engines exchange causes: the processing of
+ * an event offers a view of it to the resource's timers and daemons and to the indexing, and
+ * learns from them what it needs for the object's finalizer and for the gate of the indexes. The
+ * engines meet here, below them all, and never import each other.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import type { Logger } from '../logging/index.ts';
+import type { FilterContext, Memo, ResourceContext } from '../registry/contexts.ts';
+import type { HandlerState } from '../handling/execution.ts';
+import type { InvocationScope } from './scope.ts';
+
+/** What the per-event processing needs to know for the object's finalizer. */
+export interface SpawningVerdict {
+  /** Handlers match that need the finalizer (not those ended for good). */
+  required: boolean;
+  /** The object is being deleted and some of its tasks have not exited yet. */
+  holding: boolean;
+}
+
+
+export interface EventView {
+  key: string;
+  body: KubeObject;
+  memo: Memo;
+  deleting: boolean;
+  /** Filter callbacks see this. */
+  ctx: FilterContext<KubeObject>;
+  /** Whether the essence differs from the diff-base (asked only if an idle timer needs it). */
+  changed: () => boolean;
+}
+
+/** What the indexing of one event needs to know of the event and of its object. */
+export interface IndexedEvent {
+  /** The object's key in the queues, which also keys its values in the indexes. */
+  key: string;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
+  body: KubeObject;
+  /** The object's context, as its other handlers get it. */
+  context: ResourceContext<KubeObject>;
+  /** The failures and retries of index functions for this object, kept between its events. */
+  states: Map<string, HandlerState>;
+}
+
+/** What the processing asks of the resource's timers and daemons (`daemons/spawning.ts`). */
+export interface ObjectSpawning {
+  handle(event: EventView): SpawningVerdict;
+  forget(key: string): void;
+}
+
+/** What the processing asks of the operator's indexing (`indexing/indexing.ts`). */
+export interface EventIndexing {
+  readonly handlers: readonly unknown[];
+  index(env: InvocationScope & { readonly cancelled: AbortSignal }, event: IndexedEvent, logger: Logger): Promise<void>;
+  admit(key: string, requeue: () => void): boolean;
+}
+
