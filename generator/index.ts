@@ -5,7 +5,7 @@
 export { generate, NoCrdsError, OverwriteError } from './pipeline/generate.ts';
 export type { GenerateOptions, GenerateResult, ProgressEvent } from './pipeline/generate.ts';
 export type { StubsExtension, StubsMissing, StubsReport } from './stubs/index.ts';
-export { UnsafePathError } from './output/paths.ts';
+export { UnsafePathError } from './paths.ts';
 export { InputError, formatDiagnostic, formatPath } from './diagnostics/diagnostic.ts';
 export type { Diagnostic, Location, PathSegment, Severity } from './diagnostics/diagnostic.ts';
 export { buildModel } from './model/build.ts';

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
-import { UnsafePathError } from '../output/paths.ts';
+import { UnsafePathError } from '../paths.ts';
 import { generate, NoCrdsError, OverwriteError } from '../pipeline/generate.ts';
 import type { GenerateResult } from '../pipeline/generate.ts';
 import type { StubsMissing, StubsReport } from '../stubs/index.ts';

@@ -10,7 +10,7 @@ import type { CrdDocument } from '../input/documents.ts';
 import { canonicalJson, isJsonMap } from '../input/json.ts';
 import type { Json, JsonMap } from '../input/json.ts';
 import type { DocumentContext } from './context.ts';
-import { MANIFEST_FILE } from '../output/manifest.ts';
+import { MANIFEST_FILE } from '../paths.ts';
 import { typeNameOf } from './identifiers.ts';
 import { dns1035Problem, groupProblem, kindProblem } from './names.ts';
 import { normaliseRoot } from './schema.ts';

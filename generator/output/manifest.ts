@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MANIFEST_FILE } from '../paths.ts';
 
-export const MANIFEST_FILE = 'kopf-gen.manifest.json';
+export { MANIFEST_FILE };
 
 export interface Manifest {
   readonly generator: string;

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { UnsafePathError, unsafePaths } from './paths.ts';
+import { UnsafePathError, unsafePaths } from '../paths.ts';
 import { exists } from './tree.ts';
 
 export function replaceFolder(outDir: string, files: ReadonlyMap<string, string>): void {

@@ -5,7 +5,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UnsafePathError } from '../output/paths.ts';
+import { UnsafePathError } from '../paths.ts';
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
 import { extendHandlerFile, reviewHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';

@@ -3,7 +3,7 @@
  */
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { modulePath } from '../model/types.ts';
-import { pathInside } from '../output/paths.ts';
+import { pathInside } from '../paths.ts';
 import type { StubResource } from './input.ts';
 
 /** `<stubsDir>/<group>/<plural>.ts`; UnsafePathError unless the group and the plural are plain names. */

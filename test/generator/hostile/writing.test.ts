@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../../generator/index.ts';
-import { UnsafePathError } from '../../../generator/output/paths.ts';
+import { UnsafePathError } from '../../../generator/paths.ts';
 import { replaceFolder } from '../../../generator/output/write.ts';
 import { generateStubs } from '../../../generator/stubs/index.ts';
 import type { StubResource } from '../../../generator/stubs/index.ts';

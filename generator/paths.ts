@@ -4,7 +4,10 @@
  * refused before anything is written, whatever checked the names before.
  */
 import { join } from 'node:path';
-import { shown } from '../diagnostics/diagnostic.ts';
+import { shown } from './diagnostics/diagnostic.ts';
+
+/** The manifest of what kopf-gen wrote, at the top of `--out` (output/manifest.ts): no CRD may claim its name. */
+export const MANIFEST_FILE = 'kopf-gen.manifest.json';
 
 /** A path kopf-gen will not write: it would leave its folder, or clash with another file. */
 export class UnsafePathError extends Error {
