@@ -1,6 +1,7 @@
 /**
- * What one attempt of a handler means for its progress (Kopf §5.7, `execute_handler_once`):
- * whether it is final, when to retry, what error text to store, and the log line Kopf writes.
+ * What one attempt of a handler means for its progress (Kopf's `execute_handler_once` in
+ * `kopf/_core/actions/execution.py`): whether it is final, when to retry, what error text to
+ * store, and the log line Kopf writes.
  *
  * Before an attempt, the limits are checked strictly: `timeout` seconds since the first attempt,
  * `retries` attempts in total. After a failure, they are checked by look-ahead: a retry that would

@@ -149,9 +149,10 @@ export function storableResult(value: unknown): unknown {
 }
 
 /**
- * A handler's return value into `status.<handler id>` (Kopf §4.4): a mapping is merged into what
- * is there (one level deep), anything else replaces it. Failed attempts and `null`/`undefined`
- * deliver nothing. The value is JSON (see `storableResult`).
+ * A handler's return value into `status.<handler id>` (Kopf's `deliver_results` in
+ * `kopf/_core/actions/progression.py`): a mapping is merged into what is there (one level deep),
+ * anything else replaces it. Failed attempts and `null`/`undefined` deliver nothing. The value is
+ * JSON (see `storableResult`).
  */
 export function deliverResult(patch: Patch, handlerId: string, outcome: Pick<Outcome, 'exception' | 'result'>): void {
   const result = outcome.result;

@@ -4,9 +4,10 @@
  * The socket is read eagerly into the buffer, and paused only when the buffer is full, i.e. when
  * the consumer is slower than the stream for `bufferSize` events. The trade-off: a paused socket
  * stops the API server's sends; its per-watcher queue (≈100 events) fills and after ~100 ms of
- * blocking it drops the watcher (see control-plane §3.3). Nothing is lost (the stream is resumed
- * from the last resourceVersion the consumer got, or re-listed if that is compacted), but it costs
- * a reconnect, so the buffer is sized to absorb bursts rather than to pause at the first one.
+ * blocking it drops the watcher (the API server's watch cache force-closes a watcher it cannot
+ * send to). Nothing is lost (the stream is resumed from the last resourceVersion the consumer got,
+ * or re-listed if that is compacted), but it costs a reconnect, so the buffer is sized to absorb
+ * bursts rather than to pause at the first one.
  * Memory stays bounded by `bufferSize` events per watch.
  *
  * Silence for `inactivityTimeout` ms (no bytes at all; bookmarks arrive every minute) ends the read
