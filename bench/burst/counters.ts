@@ -1,6 +1,6 @@
 /**
  * A process's instructions and cycles over an interval, counted by the CPU (Linux `perf stat`,
- * where it is installed and allowed). CPU seconds on a shared two-core machine swing by ±20% from
+ * where it is installed and allowed). CPU seconds on a shared two-core machine swing widely from
  * run to run: the operator shares the cores (and their caches) with the apiserver and etcd, and
  * the same work takes more or fewer cycles. The count of instructions is the work itself and
  * barely moves, so it shows what a change to the operator does; the instructions per cycle show

@@ -2,8 +2,8 @@
  * Node's compile cache for `kopf run`: compiled code, and on Node 24 also the output of type
  * stripping, kept on disk between runs. A warm start then neither parses the runtime again nor
  * loads Node's TypeScript stripper (amaro), which otherwise stays in the operator's memory for its
- * whole life: about 19 MiB measured on Node 24. It is Node's own cache, keyed by the sources'
- * contents and Node's version; it never stops a start (a folder it cannot write is skipped), and
+ * whole life (measured in bench/README.md, "Figures behind the runtime's choices"). It is Node's
+ * own cache, keyed by the sources' contents and Node's version; it never stops a start (a folder it cannot write is skipped), and
  * `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  *
  * Whoever can write into the cache's folder decides what code runs: an entry holds the code that

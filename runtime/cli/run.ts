@@ -115,10 +115,10 @@ function parseOptions(argv: string[]) {
 /**
  * Seconds of read coalescing under `kopf run` (`networking.readCoalescing`).
  * The process is the operator's own, so blocking its thread for this long after a turn that read
- * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects),
- * against 0 in pairs of runs: 2 ms took 1–26% off the CPU per object (11% on average, five pairs)
- * for 4 MiB more peak RSS on average; 3 ms took 16% on average (six pairs) but cost 13 MiB; 5 ms
- * took no more than 3 ms and cost more. Memory matters as much as CPU for an operator: 2 ms.
+ * from the API delays nothing but the operator. A longer window saves more CPU per object but
+ * costs more peak memory, and memory matters as much as CPU for an operator: the shortest window
+ * that took most of the saving (measured on the burst benchmark: bench/README.md, "Figures behind
+ * the runtime's choices").
  */
 const RUN_READ_COALESCING = 0.002;
 

@@ -1,11 +1,11 @@
 /**
  * HTTP exchanges with the API server over keep-alive connections of our own (client-node's
- * transport is not used: see the field lessons on its watch). Node's HTTP client is not used
- * either on the direct path: per request it builds an outgoing message, an incoming message and
- * their streams; measured on TLS at 32 concurrent PATCHes, that was about 75 µs of CPU per request
- * against 50 µs for the connection layer in `http/` (a few small objects per request). A proxy
- * that the kubeconfig names comes as Node's agent, so proxied requests go through Node's client
- * (`http/through-agent.ts`).
+ * transport is not used: its watches have been known to stop silently, with no error to react
+ * to). Node's HTTP client is not used either on the direct path: per request it builds an outgoing
+ * message, an incoming message and their streams, and costs more CPU per request than the
+ * connection layer in `http/`, which makes a few small objects per request (measured by
+ * `bench/requests/run.ts`; figures in bench/README.md). A proxy that the kubeconfig names comes
+ * as Node's agent, so proxied requests go through Node's client (`http/through-agent.ts`).
  *
  * One pool per distinct TLS identity; when credentials rotate their TLS material (exec plugins
  * issuing client certificates), the old pool serves its open requests (watches) to the end and is
@@ -187,8 +187,7 @@ const UNSAFE_PATH = /[\s\0]/;
 /**
  * Header names and values found safe before. The same few strings (the credentials', the user
  * agent, the content types) go out with every request, and a string keeps its hash, so looking
- * them up is cheaper than matching them again (3% of a request's instructions). Bounded, as tokens
- * rotate.
+ * them up is cheaper than matching them again. Bounded, as tokens rotate.
  */
 const SAFE_NAMES = new Set<string>();
 const SAFE_VALUES = new Set<string>();

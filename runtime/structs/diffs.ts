@@ -114,8 +114,8 @@ function isEmptyMapping(obj: Mapping): boolean {
 
 /**
  * A deep copy of JSON data (what a body parsed from the API is): mappings and arrays are copied,
- * everything else is shared. For the small values of every event, several times faster than
- * `structuredClone`, which serialises and deserialises.
+ * everything else is shared. For the small values of every event, faster than `structuredClone`,
+ * which serialises and deserialises.
  */
 export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;

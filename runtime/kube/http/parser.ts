@@ -225,7 +225,7 @@ interface Framing {
 /**
  * A response's status and headers. The headers are made into a record on first use: most
  * responses are read for their status and body only, and turning every header of every response
- * into a lower-case key was about 7% of a request's instructions.
+ * into a lower-case key was a visible share of a request's instructions.
  */
 class ParsedHead implements ResponseHead {
   readonly status: number;
