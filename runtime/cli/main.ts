@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
+import { usageError } from './usage.ts';
 
 interface Subcommand {
   summary: string;
@@ -33,7 +34,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
-function usage(): string {
+/** What `kopf` alone or `kopf --help` prints: the commands and where to read more. */
+function overview(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
   const help = '`kopf <command> --help` describes a command\'s options; `kopf --version` prints the version.';
@@ -43,7 +45,7 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    process.stdout.write(overview());
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
@@ -52,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`kopf: unknown command "${name}"\n\n${usage()}`);
+    process.stderr.write(`kopf: unknown command "${name}"\n\n${overview()}`);
     return 2;
   }
   try {
@@ -60,8 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Options that `parseArgs` refuses are usage errors, as the commands' own checks of them.
     if (!USAGE_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    process.stderr.write(`kopf ${name}: ${(error as Error).message}\nSee \`kopf ${name} --help\`.\n`);
-    return 2;
+    return usageError(name, (error as Error).message);
   }
 }
 

@@ -170,7 +170,7 @@ export class KubeClient {
         const delay = this.retryDelay(schedule, retry++, e);
         if (delay === undefined) throw e instanceof ApiError ? e : new ApiConnectionError(method, path, e);
         this.settings.onRetry?.({ method, path, attempt: retry, attempts: schedule.length + 1, delay: delay / 1000, error: e });
-        await sleep(delay, options.signal);
+        if (!(await sleep(delay, options.signal))) throw options.signal?.reason;
       }
     }
   }

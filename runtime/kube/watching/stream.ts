@@ -155,24 +155,13 @@ export async function* watchStream<T extends KubeObject>(
         if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
         client.settings.onRetry?.({ method: 'WATCH', path, attempt: failures, attempts: errorBackoffs.length + 1, delay: Math.max(delay, reconnectMs) / 1000, error: e });
         liveness?.retrying(Math.max(delay, reconnectMs) / 1000);
-        if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
+        if (!(await sleep(Math.max(delay, reconnectMs), signal))) return;
         continue;
       } else {
         throw e;
       }
     }
-    if (!(await pause(reconnectMs, signal))) return;
-  }
-}
-
-/** Sleeps; false if the signal aborted meanwhile. */
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  try {
-    await sleep(ms, signal);
-    return true;
-  } catch (e) {
-    if (signal?.aborted) return false;
-    throw e;
+    if (!(await sleep(reconnectMs, signal))) return;
   }
 }
 
