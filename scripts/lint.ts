@@ -23,9 +23,21 @@ function* sourceFiles(dir: string): Generator<string> {
 
 const rules: { name: string; where: (rel: string) => boolean; re: RegExp }[] = [
   { name: 'relative import without .ts', where: () => true, re: /from\s+['"]\.{1,2}\/[^'"]*(?<!\.ts)['"]/ },
-  { name: 'any type', where: (r) => /^(runtime|generator|create)\//.test(r), re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/ },
-  { name: 'console in library code', where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r), re: /\bconsole\.(log|info|warn|error|debug)\(/ },
-  { name: 'focused or skipped test', where: (r) => /\.test\.ts$/.test(r), re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/ },
+  {
+    name: 'any type',
+    where: (r) => /^(runtime|generator|create)\//.test(r),
+    re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/,
+  },
+  {
+    name: 'console in library code',
+    where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r),
+    re: /\bconsole\.(log|info|warn|error|debug)\(/,
+  },
+  {
+    name: 'focused or skipped test',
+    where: (r) => /\.test\.ts$/.test(r),
+    re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/,
+  },
 ];
 
 const problems: string[] = [];
@@ -35,7 +47,8 @@ for (const top of ['runtime', 'generator', 'create', 'test', 'examples', 'bench'
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
       if (/^\s*(\/\/|\*)/.test(line) || line.includes('lint-ignore')) return;
-      for (const rule of rules) if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
+      for (const rule of rules)
+        if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
     });
   }
 }

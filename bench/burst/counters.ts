@@ -28,7 +28,11 @@ function perfAvailable(): boolean {
 /** Counts the process's instructions and cycles (all its threads) until `stop()`. */
 export function countHardware(pid: number): CounterSession {
   if (!perfAvailable()) return { stop: async () => null };
-  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'instructions,cycles', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const perf = spawn(
+    'perf',
+    ['stat', '-x', ',', '-e', 'instructions,cycles', '-p', String(pid)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let report = '';
   perf.stderr.setEncoding('utf8').on('data', (text: string) => (report += text));
   const closed = new Promise<void>((resolve) => perf.once('close', () => resolve()));

@@ -98,7 +98,9 @@ function requiredText(value: unknown, what: string): string {
   return value;
 }
 
-/** Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat. */
+/**
+ * Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat.
+ */
 function deeperThan(root: unknown, limit: number): boolean {
   const pending: [value: unknown, depth: number][] = [[root, 0]];
   while (pending.length) {

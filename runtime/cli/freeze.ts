@@ -65,7 +65,8 @@ export async function main(argv: string[]): Promise<number> {
     return usageError('freeze', '--lifetime must be a positive number of seconds.');
   }
   const priority = values.dev ? 666 : values.priority === undefined ? 100 : Number(values.priority);
-  if (!Number.isInteger(priority)) return usageError('freeze', `--priority must be an integer, not '${values.priority}'.`);
+  if (!Number.isInteger(priority))
+    return usageError('freeze', `--priority must be an integer, not '${values.priority}'.`);
   return writeRecords('freeze', values, priority, lifetime);
 }
 
@@ -86,9 +87,11 @@ interface ScopeValues {
 
 async function writeRecords(command: string, values: ScopeValues, priority: number, lifetime: number): Promise<number> {
   if (!values.peering) return usageError(command, '--peering NAME is required.');
-  if (values.namespace?.length && values['all-namespaces']) return usageError(command, '--namespace and --all-namespaces exclude each other.');
+  if (values.namespace?.length && values['all-namespaces'])
+    return usageError(command, '--namespace and --all-namespaces exclude each other.');
   const globbed = values.namespace?.filter((ns) => /[*?!]/.test(ns)) ?? [];
-  if (globbed.length) return usageError(command, `namespaces must be named exactly here, not as patterns: ${globbed.join(', ')}.`);
+  if (globbed.length)
+    return usageError(command, `namespaces must be named exactly here, not as patterns: ${globbed.join(', ')}.`);
   const logger = new Logger(new LogConfig({ verbosity: values.verbose ? 'verbose' : 'normal' }), 'kopf.peering');
   const clusterwide = !values.namespace?.length;
   const own = { identity: values.id ?? detectOwnIdentity({ manual: true }), priority, lifetime, stealth: false };
@@ -96,7 +99,9 @@ async function writeRecords(command: string, values: ScopeValues, priority: numb
   try {
     const resources = await servedPeeringResources(client, clusterwide);
     if (!resources.length) {
-      process.stderr.write(`kopf ${command}: the peering CRDs are not served in this cluster (apply what \`kopf peering\` prints).\n`);
+      process.stderr.write(
+        `kopf ${command}: the peering CRDs are not served in this cluster (apply what \`kopf peering\` prints).\n`
+      );
       return 1;
     }
     let found = 0;

@@ -53,7 +53,11 @@ export function tuneHeap(): void {
     ...(THREADING.some(given) ? [] : [SINGLE_THREADED]),
   ];
   if (atStart.length && typeof process.execve === 'function') {
-    process.execve(process.execPath, [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)], withCompileCache(process.env));
+    process.execve(
+      process.execPath,
+      [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)],
+      withCompileCache(process.env),
+    );
   }
   if (!given(GROWING)) setFlagsFromString(`${GROWING}=${GROWING_PERCENT}`);
 }

@@ -25,7 +25,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
     load: () => import('./dev.ts'),
   },
-  freeze: { summary: 'Pause the operators of a lower priority for a while (peering).', load: () => import('./freeze.ts') },
+  freeze: {
+    summary: 'Pause the operators of a lower priority for a while (peering).',
+    load: () => import('./freeze.ts'),
+  },
   resume: {
     summary: 'End a freeze (peering).',
     load: async () => ({ main: (await import('./freeze.ts')).resume }),
@@ -71,7 +74,9 @@ function ownVersion(): string {
   return String((manifest as { version?: unknown }).version);
 }
 
-const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
+const USAGE_ERRORS = new Set(
+  ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']
+);
 
 /**
  * Runs the command line of this process. The `kopf` bin (bin/kopf.js) calls it once it has checked

@@ -20,7 +20,11 @@ export interface RetryDelayOptions {
  * The delay in milliseconds before retry number `attempt` (0-based), or `undefined` when the
  * schedule is spent. The server's `retryAfter` is a floor, or the delay itself if enforced.
  */
-export function retryDelay(schedule: readonly number[], attempt: number, options: RetryDelayOptions = {}): number | undefined {
+export function retryDelay(
+  schedule: readonly number[],
+  attempt: number,
+  options: RetryDelayOptions = {},
+): number | undefined {
   if (attempt >= schedule.length) return undefined;
   if (options.retryAfter !== undefined && options.enforceRetryAfter) return options.retryAfter * 1000;
   const base = schedule[attempt] * 1000;

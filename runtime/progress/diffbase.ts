@@ -117,7 +117,10 @@ export class MultiDiffBaseStorage implements DiffBaseStorage {
   build(body: KubeObject, extraFields?: Iterable<FieldSpec> | null): Essence {
     const fields = extraFields ? [...extraFields] : null;
     // Each storage cleans its own fields from what is left of the body so far.
-    return this.storages.reduce((essence, storage) => storage.build(essence, fields), buildEssence(body, { extraFields: fields }));
+    return this.storages.reduce(
+      (essence, storage) => storage.build(essence, fields),
+      buildEssence(body, { extraFields: fields }),
+    );
   }
 
   fetch(body: KubeObject): Essence | null {

@@ -72,10 +72,20 @@ function servesClusterWide(namespaces: readonly string[]): boolean {
 }
 
 /** A Role and its RoleBinding in `namespace`, or, with no namespace, a ClusterRole and its binding. */
-function grant(name: string, namespace: string | undefined, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
+function grant(
+  name: string,
+  namespace: string | undefined,
+  needs: readonly Need[],
+  options: ManifestOptions,
+): KubeObject[] {
   const kind = namespace === undefined ? 'ClusterRole' : 'Role';
   const metadata = () => (namespace === undefined ? { name } : { name, namespace });
-  const role: builtins.ClusterRole | builtins.Role = { apiVersion: RBAC, kind, metadata: metadata(), rules: rulesOf(needs) };
+  const role: builtins.ClusterRole | builtins.Role = {
+    apiVersion: RBAC,
+    kind,
+    metadata: metadata(),
+    rules: rulesOf(needs),
+  };
   const binding: builtins.ClusterRoleBinding | builtins.RoleBinding = {
     apiVersion: RBAC, kind: `${kind}Binding`, metadata: metadata(),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },

@@ -140,7 +140,8 @@ export function jsonText(value: unknown, refusal: string): string | undefined {
 /** Sets a key of JSON data: a `__proto__` key parsed from JSON is data, and stays data. */
 export function setKey(mapping: Mapping, key: string, value: unknown): void {
   // Assigning it would set the mapping's prototype instead.
-  if (key === '__proto__') Object.defineProperty(mapping, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(mapping, key, { value, enumerable: true, writable: true, configurable: true });
   else mapping[key] = value;
 }
 

@@ -54,7 +54,8 @@ export function sendThroughAgent(target: AgentTarget, exchange: Exchange, agent:
   req.once('response', (response) => {
     clearTimeout(headersTimer);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [name, value] of Object.entries(response.headers))
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     sink.head({ status: response.statusCode ?? 0, headers }, {
       pause: () => response.pause(),
       resume: () => response.resume(),

@@ -49,7 +49,10 @@ function prematureClose(): Error {
  * Yields the stream's JSON values in order; returns at the stream's end; throws what broke it
  * after yielding everything received before the break. Returns without error if `signal` aborts.
  */
-export async function* readJsonLines(stream: Readable, options: ReaderOptions): AsyncGenerator<unknown, void, undefined> {
+export async function* readJsonLines(
+  stream: Readable,
+  options: ReaderOptions,
+): AsyncGenerator<unknown, void, undefined> {
   const queue = new Fifo<unknown>();
   let outcome: { error?: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -91,7 +94,9 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     try {
       splitter.push(chunk);
     } catch (e) {
-      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
+      finish(
+        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
+      );
       stream.destroy();
       return;
     }
@@ -110,7 +115,9 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
       splitter.end();
       finish();
     } catch (e) {
-      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
+      finish(
+        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
+      );
     }
   };
   const onError = (e: unknown) => finish(e);
