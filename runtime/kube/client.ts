@@ -87,7 +87,9 @@ export interface RequestTrace {
 /** The options a client may go without. */
 type OptionalSettings = 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry';
 
-export type ClientSettings = Required<Omit<KubeClientOptions, OptionalSettings>> & Pick<KubeClientOptions, OptionalSettings>;
+export type ClientSettings =
+  & Required<Omit<KubeClientOptions, OptionalSettings>>
+  & Pick<KubeClientOptions, OptionalSettings>;
 
 export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   requestTimeout: 300,

@@ -30,7 +30,15 @@ import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { Hits } from './hits.ts';
-import { Counter, describeMatch, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
+import {
+  Counter,
+  describeMatch,
+  describeRequest,
+  matches,
+  type Counting,
+  type Match,
+  type RequestInfo,
+} from './matching.ts';
 import { within } from './waiting.ts';
 
 export type { Hidden } from './discovery.ts';

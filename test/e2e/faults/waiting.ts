@@ -8,7 +8,11 @@
  * returns how to remove it; it is removed once settled, or after `timeout` ms, when the wait
  * rejects with `failure()` (called then, so it can say what was seen by that time).
  */
-export function within<T>(timeout: number, failure: () => string, listen: (settle: (value: T) => void) => () => void): Promise<T> {
+export function within<T>(
+  timeout: number,
+  failure: () => string,
+  listen: (settle: (value: T) => void) => () => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let remove = (): void => {};

@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { generateStubs } from '../../../generator/stubs/index.ts';
-import { assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256, tempProject } from './helpers.ts';
+import {
+  assertRegionsKept,
+  certificate,
+  endOfImports,
+  kopfExample,
+  regionsBetween,
+  resource,
+  sha256,
+  tempProject,
+} from './helpers.ts';
 
 /** A handler file as a user leaves it: own formatting, own code, handlers renamed and rewritten. */
 const EDITED_CERTIFICATE = `// Certificates: our rotation logic.
@@ -35,7 +44,10 @@ test('a new version in the CRDs leaves existing files byte for byte, still impor
   t.after(project.dispose);
   generateStubs({ resources: [certificate] }, project);
   project.write(certificate, EDITED_CERTIFICATE);
-  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
+  const report = generateStubs(
+    { resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] },
+    project,
+  );
   assert.deepEqual(report.unchanged, [project.file(certificate)]);
   assert.deepEqual(report.notes, []);
   assert.equal(sha256(readFileSync(project.file(certificate), 'utf8')), sha256(EDITED_CERTIFICATE));
@@ -46,7 +58,10 @@ test('a version removed from the CRDs is noted for files that import it; the fil
   t.after(project.dispose);
   generateStubs({ resources: [certificate] }, project);
   project.write(certificate, EDITED_CERTIFICATE);
-  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v2'])] }, project);
+  const report = generateStubs(
+    { resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v2'])] },
+    project,
+  );
   assert.deepEqual(report.unchanged, [project.file(certificate)]);
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /imports .*cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
@@ -68,7 +83,10 @@ test('a missing stub and the import it needs are added; the rest stays byte for 
   }]);
   assertRegionsKept(text, regionsBetween(original, [endOfImports(original)]));
   assert.match(text, /^import \{ on \} from 'kopf';$/m);
-  assert.match(text, /\n\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\n  logger/);
+  assert.match(
+    text,
+    /\n\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\n  logger/,
+  );
   assert.equal(generateStubs({ resources: [certificate] }, project).extended.length, 0, 'a second run adds nothing');
   assert.equal(readFileSync(project.file(certificate), 'utf8'), text);
 });
@@ -78,7 +96,10 @@ test('a version no longer served is noted for files that import it', (t) => {
   t.after(project.dispose);
   project.write(certificate, EDITED_CERTIFICATE);
   const unserved = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2']);
-  const report = generateStubs({ resources: [{ ...unserved, versions: [{ name: 'v1', served: false }, { name: 'v2', served: true }] }] }, project);
+  const report = generateStubs(
+    { resources: [{ ...unserved, versions: [{ name: 'v1', served: false }, { name: 'v2', served: true }] }] },
+    project,
+  );
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
   assert.equal(readFileSync(project.file(certificate), 'utf8'), EDITED_CERTIFICATE);
