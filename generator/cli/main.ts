@@ -105,7 +105,9 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
   const kinds = result.model.resources.length;
   if (options.check) {
     if (result.status === 'stale') {
-      err.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${result.stale.map((f) => `  ${f}\n`).join('')}`);
+      err.write(
+        `kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${result.stale.map((f) => `  ${f}\n`).join('')}`
+      );
       return 1;
     }
     if (!options.quiet) process.stdout.write(`kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
@@ -125,9 +127,12 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], verbose: boolean):
   const notes = diagnostics.filter((d) => d.severity === 'note');
   const shown = verbose ? warnings : warnings.slice(0, SHOWN_WARNINGS);
   for (const d of shown) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  if (shown.length < warnings.length) process.stderr.write(`kopf-gen: ${warnings.length - shown.length} more warnings (--verbose shows them)\n`);
+  if (shown.length < warnings.length)
+    process.stderr.write(`kopf-gen: ${warnings.length - shown.length} more warnings (--verbose shows them)\n`);
   if (verbose) for (const d of notes) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  else if (notes.length) process.stderr.write(`kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`);
+  else if (notes.length) process.stderr.write(
+    `kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`
+  );
 }
 
 function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
@@ -141,7 +146,10 @@ function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
     const value = (report as { [key: string]: unknown })[key];
     return Array.isArray(value) ? value.length : 0;
   };
-  process.stdout.write(`kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} unchanged\n`);
+  process.stdout.write(
+    `kopf-gen: handler files: ${count('created')} created, ${count('extended')} extended, ${count('unchanged')} ` +
+      `unchanged\n`
+  );
   // Added code runs when the operator starts: each addition is named, so none goes unnoticed.
   const extended = (report as { extended?: unknown }).extended;
   if (Array.isArray(extended)) {
@@ -153,7 +161,9 @@ function printStubs(stubs: NonNullable<GenerateResult['stubs']>): void {
   const notes = (report as { notes?: unknown }).notes;
   if (Array.isArray(notes)) for (const note of notes) process.stdout.write(`kopf-gen: ${String(note)}\n`);
   const orphans = (report as { orphans?: unknown }).orphans;
-  if (Array.isArray(orphans)) for (const o of orphans) process.stdout.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${String(o)}\n`);
+  if (Array.isArray(orphans))
+    for (const o of orphans)
+      process.stdout.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${String(o)}\n`);
 }
 
 function displayDir(dir: string): string {

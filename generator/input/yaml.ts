@@ -57,7 +57,9 @@ export function parseYamlStream(text: string, file: string): YamlStream {
     if (doc.errors.length) {
       for (const e of doc.errors) {
         const at = lines.linePos(e.pos[0]);
-        errors.push({ severity: 'error', file, document: index, line: at.line, column: at.col, message: firstLine(e.message) });
+        errors.push(
+          { severity: 'error', file, document: index, line: at.line, column: at.col, message: firstLine(e.message) }
+        );
       }
       return;
     }
@@ -69,7 +71,9 @@ export function parseYamlStream(text: string, file: string): YamlStream {
       if (!(e instanceof ConversionError)) throw e;
       const offset = e.node?.range?.[0];
       const at = offset !== undefined ? lines.linePos(offset) : undefined;
-      errors.push({ severity: 'error', file, document: index, path: e.path, line: at?.line, column: at?.col, message: e.message });
+      errors.push(
+        { severity: 'error', file, document: index, path: e.path, line: at?.line, column: at?.col, message: e.message }
+      );
     }
   });
   const locate = (document: number, path: readonly PathSegment[]): Position | undefined => {
@@ -82,7 +86,9 @@ export function parseYamlStream(text: string, file: string): YamlStream {
       const at = offsets.get(value)?.get(segment);
       if (at === undefined) break;
       offset = at;
-      value = Array.isArray(value) ? (typeof segment === 'number' ? value[segment] : undefined) : (value as JsonMap)[String(segment)];
+      value = Array.isArray(value) ? (typeof segment === 'number' ? value[segment] : undefined) : (value as JsonMap)[
+        String(segment)
+      ];
     }
     if (offset === undefined) return undefined;
     const at = lines.linePos(offset);
@@ -124,7 +130,8 @@ class Converter {
   }
 
   convert(node: unknown, path: PathSegment[]): Json {
-    if (++this.nodes > MAX_NODES) throw new ConversionError('the document expands to too many values (aliases?)', undefined, path);
+    if (++this.nodes > MAX_NODES)
+      throw new ConversionError('the document expands to too many values (aliases?)', undefined, path);
     if (node === null || node === undefined) return null;
     if (isAlias(node)) return this.alias(node, path);
     if (isMap(node)) return this.mapping(node.items, path);
@@ -174,7 +181,8 @@ class Converter {
         continue;
       }
       const key = this.key(pair.key, path);
-      if (explicit.has(key)) throw new ConversionError(`duplicate key ${JSON.stringify(key)}`, pair.key as YamlNode, [...path, key]);
+      if (explicit.has(key))
+        throw new ConversionError(`duplicate key ${JSON.stringify(key)}`, pair.key as YamlNode, [...path, key]);
       explicit.add(key);
       const offset = isNode(pair.key) ? pair.key.range?.[0] : undefined;
       if (offset !== undefined) at.set(key, offset);
@@ -192,7 +200,11 @@ class Converter {
     return sources.map((source) => {
       const converted = this.convert(source, path);
       if (converted === null || typeof converted !== 'object' || Array.isArray(converted)) {
-        throw new ConversionError('a merge key (<<) must refer to a mapping or a list of mappings', isNode(source) ? source : undefined, path);
+        throw new ConversionError(
+          'a merge key (<<) must refer to a mapping or a list of mappings',
+          isNode(source) ? source : undefined,
+          path,
+        );
       }
       return converted;
     });
@@ -200,7 +212,8 @@ class Converter {
 
   private key(node: unknown, path: PathSegment[]): string {
     if (isAlias(node)) node = node.resolve(this.doc);
-    if (!isScalar(node)) throw new ConversionError('a mapping key must be a scalar', isNode(node) ? node : undefined, path);
+    if (!isScalar(node))
+      throw new ConversionError('a mapping key must be a scalar', isNode(node) ? node : undefined, path);
     let key: string | undefined;
     try {
       key = keyOfStrict(node);

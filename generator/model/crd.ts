@@ -30,13 +30,18 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
   const kind = requiredString(names, 'kind', at('spec', 'names'), ctx);
   const plural = requiredString(names, 'plural', at('spec', 'names'), ctx);
   const scope = spec['scope'];
-  if (scope !== 'Namespaced' && scope !== 'Cluster') ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
+  if (scope !== 'Namespaced' && scope !== 'Cluster')
+    ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
   if (group === undefined || kind === undefined || plural === undefined) return undefined;
 
   const metadata = doc.value['metadata'];
   const declaredName = isJsonMap(metadata) ? metadata['name'] : undefined;
   if (declaredName !== `${plural}.${group}`) {
-    ctx.error(at('metadata', 'name'), `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ${JSON.stringify(declaredName ?? null)}`);
+    ctx.error(
+      at('metadata', 'name'),
+      `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ` +
+        `${JSON.stringify(declaredName ?? null)}`,
+    );
   }
 
   const versions = readVersions(spec, at('spec', 'versions'), ctx);
@@ -111,11 +116,15 @@ function readVersion(raw: Json, at: PathSegment[], ctx: DocumentContext): Versio
     deprecated: raw['deprecated'] === true,
     ...(typeof raw['deprecationWarning'] === 'string' ? { deprecationWarning: raw['deprecationWarning'] } : {}),
     schema: normaliseRoot(openAPIV3Schema, schemaPath, ctx),
-    subresources: subresources ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null) : [],
+    subresources: subresources ? ['status', 'scale'].filter(
+      (s) => subresources[s] !== undefined && subresources[s] !== null
+    ) : [],
     ...(scale ? { scale } : {}),
     printerColumns: readColumns(raw['additionalPrinterColumns'], [...at, 'additionalPrinterColumns'], ctx),
     selectableFields: Array.isArray(raw['selectableFields'])
-      ? raw['selectableFields'].flatMap((f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []))
+      ? raw['selectableFields'].flatMap(
+        (f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : [])
+      )
       : [],
     path: schemaPath,
   };
@@ -127,7 +136,11 @@ function readScale(raw: Json | undefined): ScaleModel | undefined {
   const status = raw['statusReplicasPath'];
   if (typeof spec !== 'string' || typeof status !== 'string') return undefined;
   const selector = raw['labelSelectorPath'];
-  return { specReplicasPath: spec, statusReplicasPath: status, ...(typeof selector === 'string' ? { labelSelectorPath: selector } : {}) };
+  return {
+    specReplicasPath: spec,
+    statusReplicasPath: status,
+    ...(typeof selector === 'string' ? { labelSelectorPath: selector } : {})
+  };
 }
 
 function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentContext): PrinterColumnModel[] {
@@ -138,7 +151,11 @@ function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentCo
   }
   const columns: PrinterColumnModel[] = [];
   raw.forEach((item, i) => {
-    if (!isJsonMap(item) || typeof item['name'] !== 'string' || typeof item['type'] !== 'string' || typeof item['jsonPath'] !== 'string') {
+    if (
+      !isJsonMap(item) || typeof item['name'] !== 'string' || typeof item['type'] !== 'string' || typeof item[
+        'jsonPath'
+      ] !== 'string'
+    ) {
       ctx.error([...path, i], 'a printer column needs `name`, `type` and `jsonPath` strings');
       return;
     }

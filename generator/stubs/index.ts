@@ -20,7 +20,9 @@ export type { StubEvent } from './events.ts';
 export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
   const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
-  const modulesOf = (r: StubResource) => r.versions.filter((v) => v.served).map((v) => generatedModulePath(outDir, r.group, v.name));
+  const modulesOf = (r: StubResource) => r.versions.filter((v) => v.served).map(
+    (v) => generatedModulePath(outDir, r.group, v.name)
+  );
   const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
   const created: string[] = [];
   const extended: StubsExtension[] = [];
@@ -62,7 +64,12 @@ export function generateStubs(model: StubsInput, options: StubsOptions): StubsRe
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
-export function renderHandlerFile(resource: StubResource, kindSpecifier: string, file: string, templates: StubTemplates): string {
+export function renderHandlerFile(
+  resource: StubResource,
+  kindSpecifier: string,
+  file: string,
+  templates: StubTemplates,
+): string {
   const name = resource.typeName;
   const text = templates.handlerFile({
     kind: resource.kind,
