@@ -24,19 +24,42 @@ export interface InstructionCount {
 
 /** The command that runs `node args…` under callgrind, its profile written into `dir` as `name`. */
 export function underCallgrind(dir: string, name: string, node: string, args: readonly string[]): [string, string[]] {
-  return ['valgrind', ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, name)}`, node, ...args]];
+  return [
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${join(dir, name)}`,
+      node,
+      ...args
+    ],
+  ];
 }
 
 /** Instructions counted in a run by `underCallgrind`, from valgrind's stderr and the profile. */
 export function countOf(stderr: string, dir: string, name: string): InstructionCount {
   const collected = /Collected : (\d+)/.exec(stderr)?.[1];
   if (collected === undefined) throw new Error(`valgrind reported no count:\n${stderr.slice(-1000)}`);
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', join(dir, name)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  const inclusive = (pattern: RegExp) => Math.max(0, ...annotated.split('\n').filter((line) => pattern.test(line)).map((line) => Number(line.trim().split(' ')[0]!.replaceAll(',', ''))));
+  const annotated = execFileSync(
+    'callgrind_annotate',
+    ['--inclusive=yes', join(dir, name)],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const inclusive = (pattern: RegExp) => Math.max(
+    0,
+    ...annotated.split('\n').filter((line) => pattern.test(line)).map(
+      (line) => Number(line.trim().split(' ')[0]!.replaceAll(',', ''))
+    )
+  );
   // Lazy compilation enters through two overloads, one calling the other: the larger holds both.
-  const compiling = inclusive(/v8::internal::Compiler::CompileOptimized\(/) + inclusive(/v8::internal::Compiler::Compile\(/);
+  const compiling = inclusive(/v8::internal::Compiler::CompileOptimized\(/) + inclusive(
+    /v8::internal::Compiler::Compile\(/
+  );
   // Young collections, and full ones whose marking goes in steps between allocations.
-  const collecting = inclusive(/v8::internal::Heap::CollectGarbage\(/) + inclusive(/v8::internal::IncrementalMarking::Step\(/);
+  const collecting = inclusive(/v8::internal::Heap::CollectGarbage\(/) + inclusive(
+    /v8::internal::IncrementalMarking::Step\(/
+  );
   return { total: Number(collected), compiling, collecting };
 }
 
@@ -44,6 +67,10 @@ export function countOf(stderr: string, dir: string, name: string): InstructionC
 export function instrument(enabled: boolean, on: boolean): Promise<void> {
   if (!enabled) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    execFile('callgrind_control', [`--instr=${on ? 'on' : 'off'}`, String(process.pid)], (error) => (error ? reject(error) : resolve()));
+    execFile(
+      'callgrind_control',
+      [`--instr=${on ? 'on' : 'off'}`, String(process.pid)],
+      (error) => (error ? reject(error) : resolve()),
+    );
   });
 }

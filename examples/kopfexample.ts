@@ -46,8 +46,26 @@ export const KopfExample: ResourceDescriptor<KopfExample, KopfExampleFields> = {
   shortNames: ['kopfexes', 'kopfex', 'kexes', 'kex'],
   subresources: ['status'],
   printerColumns: [
-    { name: 'Duration', type: 'string', priority: 0, jsonPath: '.spec.duration', description: 'For how long the pod should sleep.' },
-    { name: 'Children', type: 'string', priority: 0, jsonPath: '.status.create_fn.children', description: 'The children pods created.' },
-    { name: 'Message', type: 'string', priority: 0, jsonPath: '.status.create_fn.message', description: 'As returned from the handler (sometimes).' },
+    {
+      name: 'Duration',
+      type: 'string',
+      priority: 0,
+      jsonPath: '.spec.duration',
+      description: 'For how long the pod should sleep.',
+    },
+    {
+      name: 'Children',
+      type: 'string',
+      priority: 0,
+      jsonPath: '.status.create_fn.children',
+      description: 'The children pods created.',
+    },
+    {
+      name: 'Message',
+      type: 'string',
+      priority: 0,
+      jsonPath: '.status.create_fn.message',
+      description: 'As returned from the handler (sometimes).',
+    },
   ],
 };

@@ -11,7 +11,16 @@ export type { Diagnostic, Location, PathSegment, Severity } from './diagnostics/
 export { buildModel } from './model/build.ts';
 export { modulePath } from './model/types.ts';
 export type {
-  ArrayNode, IntOrStringNode, JsonNode, MapNode, MetadataNode, Model, NodeInfo, ObjectNode, PrinterColumnModel, Property,
+  ArrayNode,
+  IntOrStringNode,
+  JsonNode,
+  MapNode,
+  MetadataNode,
+  Model,
+  NodeInfo,
+  ObjectNode,
+  PrinterColumnModel,
+  Property,
   ResourceModel, ScalarNode, ScaleModel, SchemaNode, Scope, SourceRef, ValidationRule, VersionModel,
 } from './model/types.ts';
 export { renderFiles } from './emit/render.ts';

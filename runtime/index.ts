@@ -52,7 +52,10 @@ export type { IndexOptions } from './registry/handlers.ts';
 export const on: On = {
   create: delegate('create'), update: delegate('update'), delete: delegate('delete'), resume: delegate('resume'),
   field: delegate('field'), event: delegate('event'), timer: delegate('timer'), daemon: delegate('daemon'),
-  startup: delegate('startup'), cleanup: delegate('cleanup'), validate: delegate('validate'), mutate: delegate('mutate'),
+  startup: delegate('startup'),
+  cleanup: delegate('cleanup'),
+  validate: delegate('validate'),
+  mutate: delegate('mutate'),
   login: delegate('login'), probe: delegate('probe'),
   index: delegate('index'),
 };
@@ -71,10 +74,19 @@ function delegate<K extends keyof On>(name: K): On[K] {
 }
 
 // Settings, logging, events.
-export { defaultSettings, DEFAULT_FINALIZER, type OperatorSettings, type SettingsOverrides } from './config/settings.ts';
+export {
+  defaultSettings,
+  DEFAULT_FINALIZER,
+  type OperatorSettings,
+  type SettingsOverrides,
+} from './config/settings.ts';
 export { SettingsError } from './config/validation.ts';
 export {
-  AnnotationsDiffBaseStorage, AnnotationsProgressStorage, MultiDiffBaseStorage, MultiProgressStorage, SmartProgressStorage,
+  AnnotationsDiffBaseStorage,
+  AnnotationsProgressStorage,
+  MultiDiffBaseStorage,
+  MultiProgressStorage,
+  SmartProgressStorage,
   StatusDiffBaseStorage, StatusProgressStorage, type DiffBaseStorage, type ProgressStorage,
 } from './progress/index.ts';
 export type { Diff, DiffItem, DiffOp } from './structs/diffs.ts';
@@ -95,7 +107,12 @@ export {
 export {
   AlreadyExistsError, ApiConnectionError, ApiError, AuthorizationError, ConflictError, ForbiddenError, InvalidError,
   NotFoundError, ResourceClient,
-  type ApplyOptions, type CreateOptions, type DeleteObjectOptions, type GetOptions, type JsonPatchOp, type JsonPatchOptions,
+  type ApplyOptions,
+  type CreateOptions,
+  type DeleteObjectOptions,
+  type GetOptions,
+  type JsonPatchOp,
+  type JsonPatchOptions,
   type ListObjectsOptions, type ListResult, type MergePatchOptions, type StatusPart, type Where,
 } from './kube/index.ts';
 export { event, exception, info, warn } from './posting/index.ts';

@@ -5,11 +5,21 @@
 export {
   ControlPlane, ControlPlaneCrashError, ControlPlaneStartError, startControlPlane,
 } from './testing/controlplane/controlplane.ts';
-export type { ControlPlaneOptions, ControlPlaneProcessName, RestartOptions } from './testing/controlplane/controlplane.ts';
+export type {
+  ControlPlaneOptions,
+  ControlPlaneProcessName,
+  RestartOptions,
+} from './testing/controlplane/controlplane.ts';
 export type { CrdSource } from './testing/controlplane/crds.ts';
 export type { ApiCredentials } from './testing/controlplane/http.ts';
 export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing/controlplane/binaries.ts';
 export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';
 export { BuildError } from './testing/controlplane/building.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION } from './testing/controlplane/versions.ts';
-export { runOperator, type OperatorExit, type OperatorRunOptions, type RunningOperator, type WaitOptions } from './testing/runner.ts';
+export {
+  runOperator,
+  type OperatorExit,
+  type OperatorRunOptions,
+  type RunningOperator,
+  type WaitOptions,
+} from './testing/runner.ts';

@@ -34,14 +34,21 @@ try {
   const records: unknown[] = [];
   const watching = cluster.waitFor(KopfExample, OBJECT, (object) => {
     for (const [key, value] of Object.entries(object?.metadata?.annotations ?? {})) {
-      const progress = key.startsWith(PREFIX) && !key.endsWith('last-handled-configuration') && !key.endsWith('touch-dummy');
+      const progress = key.startsWith(PREFIX) && !key.endsWith('last-handled-configuration') && !key.endsWith(
+        'touch-dummy'
+      );
       if (progress) {
         records.push({ handler: key.slice(PREFIX.length), record: JSON.parse(value) as unknown });
       }
     }
     return object === null && records.length > 0;
   }, { timeout: 120_000 });
-  const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: OBJECT, spec: { field: 'value' } } as const;
+  const object = {
+    apiVersion: 'kopf.dev/v1',
+    kind: 'KopfExample',
+    metadata: OBJECT,
+    spec: { field: 'value' },
+  } as const;
   await cluster.create(KopfExample, object);
   await operator.waitFor('Creation is processed:', { timeout: 60_000 });
   await cluster.mergePatch(KopfExample, OBJECT, { spec: { field: 'changed' } });

@@ -3,7 +3,9 @@
  * - relative imports name the `.ts` file (Node runs the sources directly);
  * - no `any` in the packages' code (runtime, generator, create) (use `unknown` and narrow);
  * - no `console.*` in the runtime's library code (use the operator's loggers);
- * - no focused or skipped tests (`.only`, `.skip`, `{ skip: … }`) counted as passing.
+ * - no focused or skipped tests (`.only`, `.skip`, `{ skip: … }`) counted as passing;
+ * - lines of at most 120 characters, comments included (generated files excepted); a line that
+ *   cannot wrap (a URL, a regular expression) says so with `lint-ignore`.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -23,19 +25,57 @@ function* sourceFiles(dir: string): Generator<string> {
 
 const rules: { name: string; where: (rel: string) => boolean; re: RegExp }[] = [
   { name: 'relative import without .ts', where: () => true, re: /from\s+['"]\.{1,2}\/[^'"]*(?<!\.ts)['"]/ },
-  { name: 'any type', where: (r) => /^(runtime|generator|create)\//.test(r), re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/ },
-  { name: 'console in library code', where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r), re: /\bconsole\.(log|info|warn|error|debug)\(/ },
-  { name: 'focused or skipped test', where: (r) => /\.test\.ts$/.test(r), re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/ },
+  {
+    name: 'any type',
+    where: (r) => /^(runtime|generator|create)\//.test(r),
+    re: /(:\s*any\b|\bas\s+any\b|<any>|\bany\[\])/,
+  },
+  {
+    name: 'console in library code',
+    where: (r) => /^runtime\//.test(r) && !/^runtime\/(cli|testing)\//.test(r),
+    re: /\bconsole\.(log|info|warn|error|debug)\(/,
+  },
+  {
+    name: 'focused or skipped test',
+    where: (r) => /\.test\.ts$/.test(r),
+    re: /\b(it|test|describe)\.(only|skip|todo)\(|\{\s*skip:\s*(true|['"])/,
+  },
 ];
+
+const LINE_LIMIT = 120;
+
+/**
+ * Temporary: the engine's folders, being redesigned on a branch of their own, are wrapped there;
+ * this list goes once that work is merged.
+ */
+const NOT_YET_WRAPPED = [
+  'runtime/processing/', 'runtime/daemons/', 'runtime/operator/', 'runtime/registry/', 'runtime/indexing/',
+  'runtime/handling/', 'runtime/queueing/', 'runtime/watching/', 'runtime/activities/', 'scripts/check-layers.ts',
+];
+
+/** Files written by kopf-gen (the golden tests' expected outputs), not by hand. */
+function isGenerated(rel: string): boolean {
+  return /^test\/generator\/golden\/[^/]+\/expected\//.test(rel);
+}
+
+function isLengthChecked(rel: string): boolean {
+  return !isGenerated(rel) && !NOT_YET_WRAPPED.some((prefix) => rel.startsWith(prefix));
+}
 
 const problems: string[] = [];
 for (const top of ['runtime', 'generator', 'create', 'test', 'examples', 'bench', 'scripts']) {
   for (const file of sourceFiles(join(root, top))) {
     const rel = relative(root, file);
     const lines = readFileSync(file, 'utf8').split('\n');
+    const lengthChecked = isLengthChecked(rel);
     lines.forEach((line, i) => {
-      if (/^\s*(\/\/|\*)/.test(line) || line.includes('lint-ignore')) return;
-      for (const rule of rules) if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
+      if (line.includes('lint-ignore')) return;
+      if (lengthChecked && line.length > LINE_LIMIT) {
+        problems.push(`${rel}:${i + 1}: line over ${LINE_LIMIT} characters (${line.length})`);
+      }
+      if (/^\s*(\/\/|\*)/.test(line)) return;
+      for (const rule of rules)
+        if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
     });
   }
 }

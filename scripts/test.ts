@@ -42,7 +42,11 @@ function floorNode(): string | null {
   if (!existsSync(bin)) {
     mkdirSync(dir, { recursive: true });
     console.log(`\n=== installing Node ${FLOOR} (the floor) into ${dir}`);
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, `node@${FLOOR}`], { stdio: 'inherit' });
+    const r = spawnSync(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, `node@${FLOOR}`],
+      { stdio: 'inherit' },
+    );
     if (r.status !== 0 || !existsSync(bin)) return null;
   }
   return bin;
@@ -77,10 +81,18 @@ const checks: [string, string[]][] = [
 for (const [title, argv] of checks) {
   if (step(title, process.execPath, argv) === 0) pass++; else fail++;
 }
-if (step('type check (TypeScript 5.9)', process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']) === 0) pass++; else fail++;
+if (
+  step(
+    'type check (TypeScript 5.9)',
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+  ) === 0
+) pass++; else fail++;
 
 if ((!unitOnly && files.length === 0) || faultsOnly) {
-  if (step('control-plane binaries', process.execPath, ['runtime/cli/main.ts', 'control-plane', '--build-only']) !== 0) {
+  if (
+    step('control-plane binaries', process.execPath, ['runtime/cli/main.ts', 'control-plane', '--build-only']) !== 0
+  ) {
     console.log(`\n${pass} passed, ${fail + 1} failed`);
     process.exit(1);
   }

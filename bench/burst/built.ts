@@ -27,9 +27,15 @@ export function buildOperator(): BuiltOperator {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-bench-'));
   const pkg = join(dir, 'node_modules', 'kopf');
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  execFileSync(process.execPath, [join(root, 'scripts/build-package.ts'), 'runtime', '--out', pkg], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'scripts/build-package.ts'), 'runtime', '--out', pkg],
+    { stdio: 'inherit' },
+  );
   // The package's dependencies are the workspace's installed ones (as `npm install` would place them).
-  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>
+  };
   for (const name of Object.keys(manifest.dependencies ?? {})) {
     mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
     symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name));
@@ -45,5 +51,10 @@ export function buildOperator(): BuiltOperator {
   strip('examples/kopfexample.ts', 'kopfexample.js');
   strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
   strip('bench/burst/floor.ts', 'floor.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
-  return { cli: join(pkg, 'cli', 'main.js'), file: join(dir, 'operator.js'), floor: join(dir, 'floor.js'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    cli: join(pkg, 'cli', 'main.js'),
+    file: join(dir, 'operator.js'),
+    floor: join(dir, 'floor.js'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

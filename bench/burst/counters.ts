@@ -1,6 +1,6 @@
 /**
  * A process's instructions and cycles over an interval, counted by the CPU (Linux `perf stat`,
- * where it is installed and allowed). CPU seconds on a shared two-core machine swing by ±20% from
+ * where it is installed and allowed). CPU seconds on a shared two-core machine swing widely from
  * run to run: the operator shares the cores (and their caches) with the apiserver and etcd, and
  * the same work takes more or fewer cycles. The count of instructions is the work itself and
  * barely moves, so it shows what a change to the operator does; the instructions per cycle show
@@ -28,7 +28,11 @@ function perfAvailable(): boolean {
 /** Counts the process's instructions and cycles (all its threads) until `stop()`. */
 export function countHardware(pid: number): CounterSession {
   if (!perfAvailable()) return { stop: async () => null };
-  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'instructions,cycles', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const perf = spawn(
+    'perf',
+    ['stat', '-x', ',', '-e', 'instructions,cycles', '-p', String(pid)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let report = '';
   perf.stderr.setEncoding('utf8').on('data', (text: string) => (report += text));
   const closed = new Promise<void>((resolve) => perf.once('close', () => resolve()));

@@ -12,7 +12,15 @@
  */
 import { parseArgs } from 'node:util';
 import { tuneHeap } from '../../runtime/cli/heap.ts';
-import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream } from '../../runtime/kube/index.ts';
+import {
+  KubeClient,
+  isConflict,
+  isInvalid,
+  isNotFound,
+  keyOf,
+  patchObjectVersion,
+  watchStream,
+} from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
 import { defaultSettings } from '../../runtime/config/settings.ts';
 import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
@@ -40,12 +48,36 @@ async function serve(body: KopfExample): Promise<void> {
   const finalizers = new Finalizers(persistence.finalizer, body);
   const version = body.metadata?.resourceVersion;
   if (finalizers.deleting) {
-    if (finalizers.present) await patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(finalizers.removeOps(), version), { type: 'json' });
+    if (finalizers.present)
+      await patchObjectVersion(
+        client,
+        KopfExample,
+        ref,
+        guardedJsonPatch(finalizers.removeOps(), version),
+        { type: 'json' },
+      );
   } else if (!finalizers.present) {
-    await patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(finalizers.addOps(), version), { type: 'json' });
+    await patchObjectVersion(
+      client,
+      KopfExample,
+      ref,
+      guardedJsonPatch(finalizers.addOps(), version),
+      { type: 'json' },
+    );
   } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
-    await patchObjectVersion(client, KopfExample, ref, { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } });
-    await patchObjectVersion(client, KopfExample, ref, { status: { create_fn: { message: 'hello world' } } }, { subresource: 'status' });
+    await patchObjectVersion(
+      client,
+      KopfExample,
+      ref,
+      { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } },
+    );
+    await patchObjectVersion(
+      client,
+      KopfExample,
+      ref,
+      { status: { create_fn: { message: 'hello world' } } },
+      { subresource: 'status' },
+    );
   }
 }
 

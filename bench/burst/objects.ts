@@ -14,5 +14,10 @@ export async function pool<T>(items: readonly T[], limit: number, fn: (item: T) 
 
 /** examples/obj.yaml's object under another name. */
 export function exampleObject(name: string): KopfExample {
-  return { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] } };
+  return {
+    apiVersion: 'kopf.dev/v1',
+    kind: 'KopfExample',
+    metadata: { name },
+    spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] },
+  };
 }

@@ -15,7 +15,12 @@ export class Observer<T extends KubeObject> {
   readonly #done: Promise<void>;
   #failure: unknown;
 
-  constructor(client: KubeClient, resource: ResourceDescriptor<T, FieldMap>, namespace: string, isHandled: (object: T) => boolean) {
+  constructor(
+    client: KubeClient,
+    resource: ResourceDescriptor<T, FieldMap>,
+    namespace: string,
+    isHandled: (object: T) => boolean,
+  ) {
     let listed!: () => void;
     this.ready = new Promise((resolve) => { listed = resolve; });
     this.#done = (async () => {
@@ -49,7 +54,16 @@ export class Observer<T extends KubeObject> {
         if (this.#failure) finish(() => reject(this.#failure));
         else if (condition()) finish(resolve);
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`${what}: not within ${timeout / 1000} s (handled ${this.handledAt.size}, gone ${this.goneAt.size})`))), timeout);
+      const timer = setTimeout(
+        () => finish(
+          () => reject(
+            new Error(
+              `${what}: not within ${timeout / 1000} s (handled ${this.handledAt.size}, gone ${this.goneAt.size})`
+            )
+          )
+        ),
+        timeout,
+      );
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         this.#waiters.delete(check);

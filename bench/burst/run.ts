@@ -4,7 +4,8 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf] [--repeat 1] [--concurrency 32] [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf] [--repeat 1] [--concurrency 32]
+ *     [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
  *
  * `floor` is no operator but the least a Node process does for the same writes on this runtime's
  * API layer (floor.ts): what the runtime's engines add shows against it, and what it costs itself
@@ -99,7 +100,10 @@ if (OPERATOR_CPUS) {
   const all = Array.from({ length: availableParallelism() }, (_, cpu) => cpu);
   const pinned = new Set(OPERATOR_CPUS.split(',').map(Number));
   // A CPU that is not a number here (a range, say) would leave the operators beside the control plane unnoticed.
-  if ([...pinned].some((cpu) => !all.includes(cpu))) throw new Error(`--operator-cpus takes CPU numbers from 0 to ${all.length - 1}, separated by commas; got '${OPERATOR_CPUS}'`);
+  if ([...pinned].some((cpu) => !all.includes(cpu)))
+    throw new Error(
+      `--operator-cpus takes CPU numbers from 0 to ${all.length - 1}, separated by commas; got '${OPERATOR_CPUS}'`
+    );
   const others = all.filter((cpu) => !pinned.has(cpu));
   if (!others.length) throw new Error(`--operator-cpus ${OPERATOR_CPUS} leaves no CPU for the control plane`);
   execFileSync('taskset', ['-p', '-c', others.join(','), String(process.pid)], { stdio: 'ignore' });
@@ -111,7 +115,9 @@ function onOperatorCpus(command: string[]): string[] {
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 
 function isHandled(object: KopfExample): boolean {
-  return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(object.metadata?.annotations?.[DIFF_BASE]);
+  return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(
+    object.metadata?.annotations?.[DIFF_BASE]
+  );
 }
 
 let builtRuntime: BuiltOperator | undefined;
@@ -126,13 +132,39 @@ function builtOnce(): BuiltOperator {
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
-    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: onOperatorCpus([process.execPath, ...NODE_ARGS, CLI, 'run']) }),
+    ts: async () => (
+      {
+        name: 'ts',
+        label: `this runtime (Node ${process.versions.node})`,
+        files: [join(import.meta.dirname, 'operator.ts')],
+        command: onOperatorCpus([process.execPath, ...NODE_ARGS, CLI, 'run']),
+      }
+    ),
     built: async () => {
       const built = builtOnce();
-      return { name: 'built', label: `this runtime, built (Node ${process.versions.node})`, files: [built.file], command: onOperatorCpus([process.execPath, ...NODE_ARGS, built.cli, 'run']) };
+      return {
+        name: 'built',
+        label: `this runtime, built (Node ${process.versions.node})`,
+        files: [built.file],
+        command: onOperatorCpus([process.execPath, ...NODE_ARGS, built.cli, 'run']),
+      };
     },
-    floor: async () => ({ name: 'floor', label: `floor: API layer and queue only, built (Node ${process.versions.node})`, files: [], command: onOperatorCpus([process.execPath, ...NODE_ARGS, builtOnce().floor]) }),
-    kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: onOperatorCpus(await kopfRunCommand()) }),
+    floor: async () => (
+      {
+        name: 'floor',
+        label: `floor: API layer and queue only, built (Node ${process.versions.node})`,
+        files: [],
+        command: onOperatorCpus([process.execPath, ...NODE_ARGS, builtOnce().floor]),
+      }
+    ),
+    kopf: async () => (
+      {
+        name: 'kopf',
+        label: 'Python Kopf 1.44',
+        files: [join(import.meta.dirname, 'operator_kopf.py')],
+        command: onOperatorCpus(await kopfRunCommand()),
+      }
+    ),
   };
   return Promise.all(values.contestants.split(',').map((name) => {
     const make = all[name.trim()];
@@ -144,16 +176,28 @@ async function contestants(): Promise<Contestant[]> {
 /** The condition, unless the operator exits first (then its last lines explain why). */
 function guarded(operator: RunningOperator, wait: Promise<void>): Promise<void> {
   const died = operator.exited.then((exit) => {
-    throw new Error(`The operator exited (code ${exit.exitCode}, signal ${exit.signal}) during the benchmark:\n${operator.lines.slice(-30).join('\n')}`);
+    throw new Error(
+      `The operator exited (code ${exit.exitCode}, signal ${exit.signal}) during the ` +
+        `benchmark:\n${operator.lines.slice(-30).join('\n')}`
+    );
   });
   return Promise.race([wait, died]);
 }
 
-async function burst(client: KubeClient, observer: Observer<KopfExample>, operator: RunningOperator, namespace: string, names: string[]): Promise<{ handled: number; gone: number; start: number }> {
+async function burst(
+  client: KubeClient,
+  observer: Observer<KopfExample>,
+  operator: RunningOperator,
+  namespace: string,
+  names: string[],
+): Promise<{ handled: number; gone: number; start: number }> {
   const timeout = 120_000 + names.length * 100;
   const start = performance.now();
   await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
-  await guarded(operator, observer.until(() => names.every((name) => observer.handledAt.has(name)), timeout, 'all handled'));
+  await guarded(
+    operator,
+    observer.until(() => names.every((name) => observer.handledAt.has(name)), timeout, 'all handled'),
+  );
   const handled = Math.max(...names.map((name) => observer.handledAt.get(name)!));
   await pool(names, CONCURRENCY, (name) => deleteObject(client, KopfExample, { namespace, name }));
   await guarded(operator, observer.until(() => names.every((name) => observer.goneAt.has(name)), timeout, 'all gone'));
@@ -161,12 +205,22 @@ async function burst(client: KubeClient, observer: Observer<KopfExample>, operat
   return { handled, gone, start };
 }
 
-async function measure(cp: ControlPlane, client: KubeClient, contestant: Contestant, run: number): Promise<Measurement> {
+async function measure(
+  cp: ControlPlane,
+  client: KubeClient,
+  contestant: Contestant,
+  run: number,
+): Promise<Measurement> {
   const namespace = `burst-${contestant.name}-${run}`;
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const observer = new Observer(client, KopfExample, namespace, isHandled);
   await observer.ready;
-  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace, ...EXTRA_ARGS], kubeconfigPath: cp.kubeconfigPath,
+  const operator = runOperator({ command: contestant.command, files: contestant.files, args: [
+    '--standalone',
+    '--namespace',
+    namespace,
+    ...EXTRA_ARGS
+  ], kubeconfigPath: cp.kubeconfigPath,
   });
   try {
     const warmup = Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`);
@@ -211,11 +265,20 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 
 function table(results: Measurement[], labels: Map<string, string>): string {
   const rows = [
-    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | operator CPU s / 1k | of it kernel | instructions / object, M | instructions / cycle | apiserver CPU s / 1k | writes / object | conflicts | peak RSS MiB | stop, s | exit |',
+    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | ' +
+      'operator CPU s / 1k | of it kernel | instructions / object, M | instructions / cycle | apiserver CPU s / 1k ' +
+        '| writes / object | conflicts | peak RSS MiB | stop, s | exit |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    rows.push(`| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${(r.kernelShare * 100).toFixed(0)}% | ${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`);
+    rows.push(
+      `| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ` +
+        `${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ` +
+          `${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${(r.kernelShare * 100).toFixed(0)}% | ` +
+            `${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ` +
+              `${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ` +
+                `${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`
+    );
   }
   return rows.join('\n');
 }
@@ -224,18 +287,29 @@ function table(results: Measurement[], labels: Map<string, string>): string {
  * The means of each contestant's runs over the baseline's (Kopf's; the floor's, for what the
  * runtime adds to it), one column per contestant; `null` if the baseline or the others did not run.
  */
-function ratios(results: Measurement[], labels: Map<string, string>, baseline: { name: string; short: string }, skip: readonly string[] = []): string | null {
+function ratios(
+  results: Measurement[],
+  labels: Map<string, string>,
+  baseline: { name: string; short: string },
+  skip: readonly string[] = [],
+): string | null {
   const mean = (name: string, pick: (m: Measurement) => number): number => {
     const picked = results.filter((m) => m.contestant === name).map(pick);
     return picked.reduce((a, b) => a + b, 0) / picked.length;
   };
-  const others = [...new Set(results.map((m) => m.contestant))].filter((name) => name !== baseline.name && !skip.includes(name));
+  const others = [...new Set(results.map((m) => m.contestant))].filter(
+    (name) => name !== baseline.name && !skip.includes(name)
+  );
   if (!others.length || !results.some((m) => m.contestant === baseline.name)) return null;
   const metrics: [string, (m: Measurement) => number, string][] = [
     ['first create → all handled (time)', (m) => m.handledSeconds, 'lower is better'],
     ['full-cycle objects/s', (m) => m.n / m.cycleSeconds, 'higher is better'],
     ['operator CPU s / 1k objects', (m) => m.cpuPer1k, 'lower is better'],
-    ['operator instructions / object', (m) => m.instructionsPerObject ?? NaN, 'lower is better (steadier than CPU time)'],
+    [
+      'operator instructions / object',
+      (m) => m.instructionsPerObject ?? NaN,
+      'lower is better (steadier than CPU time)',
+    ],
     ['writes / object', (m) => m.writesPerObject, 'lower is better'],
     ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
   ];
@@ -267,16 +341,26 @@ async function main(): Promise<void> {
         process.stderr.write(`run ${run}: ${contestant.label}, ${N} objects…\n`);
         const result = await measure(cp, client, contestant, run);
         results.push(result);
-        process.stderr.write(`  all handled in ${result.handledSeconds.toFixed(2)} s, full cycle ${result.cycleSeconds.toFixed(2)} s\n`);
+        process.stderr.write(
+          `  all handled in ${result.handledSeconds.toFixed(2)} s, full cycle ${result.cycleSeconds.toFixed(2)} s\n`
+        );
       }
     }
   } finally {
     client.close();
     await cp.stop();
   }
-  console.log(`\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one local control plane.\n`);
+  console.log(
+    `\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one ` +
+      `local control plane.\n`
+  );
   console.log(table(results, labels));
-  for (const summary of [ratios(results, labels, { name: 'kopf', short: 'Kopf' }), ratios(results, labels, { name: 'floor', short: 'floor' }, ['kopf'])]) {
+  for (
+    const summary of [
+      ratios(results, labels, { name: 'kopf', short: 'Kopf' }),
+      ratios(results, labels, { name: 'floor', short: 'floor' }, ['kopf']),
+    ]
+  ) {
     if (summary) console.log(`\n${summary}`);
   }
 }

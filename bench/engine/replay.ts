@@ -37,7 +37,9 @@ const recording = JSON.parse(readFileSync(eventsPath!, 'utf8')) as Recording;
 const lines = recording.events.map((event) => JSON.stringify(event));
 
 /** The recorded object at each version, as the API server sent it. */
-const wholeObjects = new Map(recording.events.map(({ object }) => [object.metadata!.resourceVersion!, Buffer.from(JSON.stringify(object))]));
+const wholeObjects = new Map(
+  recording.events.map(({ object }) => [object.metadata!.resourceVersion!, Buffer.from(JSON.stringify(object))])
+);
 
 /**
  * Answers patches at once, with the versions the recording's patches got, in the same order: as
@@ -54,7 +56,9 @@ class ReplayClient extends KubeClient {
     JSON.stringify(options.body); // as a real request encodes it
     const version = this.#answers.shift() ?? '0';
     const whole = options.accept?.includes('PartialObjectMetadata') ? undefined : wholeObjects.get(version);
-    return whole ?? Buffer.from(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${version}"}}`);
+    return whole ?? Buffer.from(
+      `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${version}"}}`
+    );
   }
 }
 
@@ -67,12 +71,20 @@ const settings = defaultSettings({ posting: { enabled: false } });
 // The warm-up's lines are looked through for warnings (a replay that the engine found wrong
 // measures nothing); the measured part's are dropped unread.
 const warnings: string[] = [];
-const sink = { write: (chunk: string): unknown => warnings.push(...chunk.split('\n').filter((line) => line.includes('WARNING'))) };
+const sink = {
+  write: (chunk: string): unknown => warnings.push(...chunk.split('\n').filter((line) => line.includes('WARNING')))
+};
 const logger = new Logger(new LogConfig({ verbosity: 'normal', format: 'full', sinks: [streamSink(sink)] }));
 const client = new ReplayClient(staticCredentials({ server: 'https://127.0.0.1:1', headers: {}, tls: {} }));
 const stopping = new AbortController();
 const proc: ResourceProcessor = {
-  resource: KopfExample, client, settings, lifecycle: asap, logger, stopping: stopping.signal, cancelled: new AbortController().signal,
+  resource: KopfExample,
+  client,
+  settings,
+  lifecycle: asap,
+  logger,
+  stopping: stopping.signal,
+  cancelled: new AbortController().signal,
   changing: registry.resourceHandlers as ChangingHandler[], watching: [],
   memories: new Memories(() => ({})),
   kept: new KeptFields(),
@@ -111,8 +123,10 @@ const used = process.cpuUsage(cpu);
 await instrument(callgrindArg === '1', false);
 // The replay must have been the whole life of every object, or its figure means nothing.
 const objects = Number(warmupArg) + measured;
-if (calls.create !== objects || calls.delete !== objects) throw new Error(`the handlers ran ${calls.create} and ${calls.delete} times for ${objects} objects`);
-if (proc.memories.size !== 0) throw new Error(`${proc.memories.size} objects are still remembered: the replay did not reach their deletion`);
+if (calls.create !== objects || calls.delete !== objects)
+  throw new Error(`the handlers ran ${calls.create} and ${calls.delete} times for ${objects} objects`);
+if (proc.memories.size !== 0)
+  throw new Error(`${proc.memories.size} objects are still remembered: the replay did not reach their deletion`);
 console.log(JSON.stringify({ cpuMicrosPerObject: (used.user + used.system) / measured }));
 stopping.abort();
 process.exit(0);

@@ -5,7 +5,8 @@
  * through the real processing for many objects in a process of its own (replay.ts), and the CPU
  * (or, with `--callgrind`, the instructions) per object of the measured ones is reported.
  *
- *   node bench/engine/run.ts [--objects 2000] [--warmup 3000] [--repeat 1] [--callgrind] [--record-only FILE] [--events FILE]
+ *   node bench/engine/run.ts [--objects 2000] [--warmup 3000] [--repeat 1] [--callgrind] [--record-only FILE]
+ *     [--events FILE]
  *
  * The burst benchmark (bench/burst) measures the whole operator, API traffic included, against Kopf;
  * its floor shows what the API traffic alone costs. This one isolates the rest, the framework's own
@@ -46,14 +47,28 @@ async function record(): Promise<{ events: Event[]; patchVersions: string[] }> {
     await cp.installCrds([CRD_YAML]);
     const client = KubeClient.fromKubeConfig(cp.kubeconfig);
     await createObject(client, Namespaces, { metadata: { name: namespace } });
-    const operator = runOperator({ files: [join(import.meta.dirname, '../burst/operator.ts')], args: ['--standalone', '--namespace', namespace], kubeconfigPath: cp.kubeconfigPath });
+    const operator = runOperator(
+      {
+        files: [join(import.meta.dirname, '../burst/operator.ts')],
+        args: ['--standalone', '--namespace', namespace],
+        kubeconfigPath: cp.kubeconfigPath,
+      }
+    );
     const events: Event[] = [];
     const stop = new AbortController();
     let deleting = false;
     try {
       for await (const event of watchStream(client, KopfExample, { namespace, signal: stop.signal })) {
         if (event.type === 'LISTED_DONE') {
-          await createObject(client, KopfExample, { metadata: { name: 'recorded' }, spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] } } as KopfExample, { namespace });
+          await createObject(
+            client,
+            KopfExample,
+            {
+              metadata: { name: 'recorded' },
+              spec: { duration: '1m', field: 'value', items: ['item1', 'item2'] },
+            } as KopfExample,
+            { namespace },
+          );
         }
         if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') continue;
         events.push({ type: event.type, object: event.object });
@@ -71,7 +86,9 @@ async function record(): Promise<{ events: Event[]; patchVersions: string[] }> {
     }
     // Every change after the creation is the operator's write, but the one that marked the deletion.
     const marked = events.findIndex((e) => e.object.metadata?.deletionTimestamp);
-    const patchVersions = events.filter((e, i) => i > 0 && i !== marked).map((e) => e.object.metadata!.resourceVersion!);
+    const patchVersions = events.filter((e, i) => i > 0 && i !== marked).map(
+      (e) => e.object.metadata!.resourceVersion!
+    );
     return { events, patchVersions };
   } finally {
     await cp.stop();
@@ -80,15 +97,28 @@ async function record(): Promise<{ events: Event[]; patchVersions: string[] }> {
 
 interface Replayed {
   cpuMicrosPerObject: number;
-  /** Thousands of instructions per object, and the code's own work (without V8's compilers and collector); null without `--callgrind`. */
+  /**
+   * Thousands of instructions per object, and the code's own work (without V8's compilers and collector); null without
+   * `--callgrind`.
+   */
   kiloInstructions: number | null;
   kiloInstructionsOwn: number | null;
 }
 
 function replay(eventsPath: string, scratch: string, run: number): Promise<Replayed> {
-  const args = ['--single-threaded', join(import.meta.dirname, 'replay.ts'), eventsPath, values.warmup, values.objects, values.callgrind ? '1' : '0'];
+  const args = [
+    '--single-threaded',
+    join(import.meta.dirname, 'replay.ts'),
+    eventsPath,
+    values.warmup,
+    values.objects,
+    values.callgrind ? '1' : '0',
+  ];
   const profile = `callgrind-${run}.out`;
-  const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [process.execPath, args];
+  const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [
+    process.execPath,
+    args,
+  ];
   return new Promise((resolve, reject) => {
     execFile(command, argv, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`the replay failed: ${error.message}\n${stderr.slice(-2000)}`));
@@ -115,13 +145,18 @@ try {
     if (values['record-only']) process.exit(0);
   }
   const { events } = JSON.parse(readFileSync(eventsPath, 'utf8')) as { events: Event[] };
-  console.log(`\nEngine: ${values.objects} objects after ${values.warmup}, each through its ${events.length} recorded events, no API server.\n`);
+  console.log(
+    `\nEngine: ${values.objects} objects after ${values.warmup}, each through its ${events.length} recorded events, ` +
+      `no API server.\n`
+  );
   console.log("| run | CPU µs / object | instructions / object, k | own work, k |");
   console.log('|---|---|---|---|');
   const fixed = (x: number | null) => (x === null ? '–' : x.toFixed(1));
   for (let run = 1; run <= Number(values.repeat); run++) {
     const m = await replay(eventsPath, scratch, run);
-    console.log(`| ${run} | ${fixed(m.cpuMicrosPerObject)} | ${fixed(m.kiloInstructions)} | ${fixed(m.kiloInstructionsOwn)} |`);
+    console.log(
+      `| ${run} | ${fixed(m.cpuMicrosPerObject)} | ${fixed(m.kiloInstructions)} | ${fixed(m.kiloInstructionsOwn)} |`
+    );
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -60,12 +60,16 @@ try {
     },
     {
       name: 'peering', active: /Starting the watch-stream|Resuming operations/, standby: /Keep-alive in .*: ok/,
-      start: (replica, priority) => runOperator({ ...common, files: [join(import.meta.dirname, 'operator.ts')], env: env(replica),
+      start: (replica, priority) => runOperator({ ...common, files: [
+        join(import.meta.dirname, 'operator.ts')
+      ], env: env(replica),
         args: ['-n', NAMESPACE, '--verbose', '--priority', String(priority)] }),
     },
     {
       name: 'kopf', active: /Starting the watch-stream|Resuming operations/, standby: /Keep-alive in .*: ok/,
-      start: (replica, priority) => runOperator({ ...common, command: kopf, files: [join(import.meta.dirname, 'operator_kopf.py')],
+      start: (replica, priority) => runOperator({ ...common, command: kopf, files: [
+        join(import.meta.dirname, 'operator_kopf.py')
+      ],
         env: env(replica), args: ['-n', NAMESPACE, '--verbose', '--priority', String(priority)] }),
     },
   ];
@@ -79,7 +83,9 @@ try {
       console.log(rows.at(-1));
     }
   }
-  console.log(`\n| contestant | stop | seconds until the standby handled a new object |\n|---|---|---|\n${rows.join('\n')}`);
+  console.log(
+    `\n| contestant | stop | seconds until the standby handled a new object |\n|---|---|---|\n${rows.join('\n')}`
+  );
 } finally {
   client.close();
   await cp.stop();

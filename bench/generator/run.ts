@@ -47,7 +47,13 @@ function generators(): Generator[] {
     },
     {
       name: 'crd-generate',
-      command: (out, files) => [node, join(crdGenerate, CRD_GENERATE.marker), ...files.flatMap((f) => ['--input', f]), '--output', out],
+      command: (out, files) => [
+        node,
+        join(crdGenerate, CRD_GENERATE.marker),
+        ...files.flatMap((f) => ['--input', f]),
+        '--output',
+        out,
+      ],
       nodeModules: join(crdGenerate, 'node_modules'),
     },
   ];
@@ -76,7 +82,8 @@ const compilers = [
 const corpus = findInputFiles([resolve(args.corpus)], process.cwd()).files;
 const batches = batchesWithoutDuplicates(corpus);
 const corpusBytes = corpus.reduce((sum, f) => sum + statSync(f).size, 0);
-console.log(`corpus: ${corpus.length} files, ${batches.reduce((n, b) => n + b.crds.length, 0)} CRDs, ${mb(corpusBytes)} MB, ` +
+console.log(`corpus: ${corpus.length} files, ${batches.reduce((n, b) => n + b.crds.length, 0)} CRDs, ` +
+  `${mb(corpusBytes)} MB, ` +
   `in ${batches.length} batches without duplicate CRDs (${batches.map((b) => b.files.length).join(' + ')} files)`);
 console.log(`node ${process.versions.node}, ${runs} run(s) each, medians\n`);
 
@@ -92,7 +99,8 @@ try {
       let seconds = 0;
       for (const [i, batch] of batches.entries()) {
         const r = timed(g.command(join(outOf(g), `batch-${i + 1}`), batch.files));
-        if (r.status !== 0) throw new Error(`${g.name} failed on batch ${i + 1} (exit ${r.status}):\n${r.stderr.slice(-4000)}`);
+        if (r.status !== 0)
+          throw new Error(`${g.name} failed on batch ${i + 1} (exit ${r.status}):\n${r.stderr.slice(-4000)}`);
         seconds += r.seconds;
       }
       generateSeconds.get(g.name)?.push(seconds);
@@ -102,8 +110,13 @@ try {
 
   // kopf-gen's modules import types from `kopf`, whose TypeScript sources tsc checks along with
   // them; this row measures that part alone, so it can be told apart from the generated code.
-  const targets: { name: string; dir: string; nodeModules?: string }[] = tools.map((g) => ({ name: g.name, dir: outOf(g), nodeModules: g.nodeModules }));
-  if (tools.some((g) => g.name === 'kopf-gen')) targets.push({ name: RUNTIME_ROW, dir: runtimeOnly(join(work, RUNTIME_ROW)), nodeModules: join(root, 'node_modules') });
+  const targets: { name: string; dir: string; nodeModules?: string }[] = tools.map(
+    (g) => ({ name: g.name, dir: outOf(g), nodeModules: g.nodeModules })
+  );
+  if (tools.some((g) => g.name === 'kopf-gen'))
+    targets.push(
+      { name: RUNTIME_ROW, dir: runtimeOnly(join(work, RUNTIME_ROW)), nodeModules: join(root, 'node_modules') }
+    );
   const checks = new Map<string, { seconds: number; errors: string }>();
   for (const target of targets) {
     prepareTypeCheck(target.dir, target.nodeModules);
@@ -114,7 +127,9 @@ try {
         const r = typeCheck(node, c.tsc, target.dir);
         times.push(r.seconds);
         errors = describeErrors(r);
-        process.stderr.write(`run ${run + 1}: ${c.name} on ${target.name} ${r.seconds.toFixed(2)} s, ${r.errors} errors\n`);
+        process.stderr.write(
+          `run ${run + 1}: ${c.name} on ${target.name} ${r.seconds.toFixed(2)} s, ${r.errors} errors\n`
+        );
       }
       checks.set(`${target.name}/${c.name}`, { seconds: median(times), errors });
     }
@@ -128,11 +143,18 @@ try {
 
 function runtimeOnly(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'index.ts'), "import type { ResourceDescriptor } from 'kopf';\nexport type Any = ResourceDescriptor;\n");
+  writeFileSync(
+    join(dir, 'index.ts'),
+    "import type { ResourceDescriptor } from 'kopf';\nexport type Any = ResourceDescriptor;\n",
+  );
   return dir;
 }
 
-function printTable(gens: readonly Generator[], generate: Map<string, number[]>, checks: Map<string, { seconds: number; errors: string }>): void {
+function printTable(
+  gens: readonly Generator[],
+  generate: Map<string, number[]>,
+  checks: Map<string, { seconds: number; errors: string }>,
+): void {
   const base = gens[0].name;
   const baseGenerate = median(generate.get(base) ?? []);
   const baseCheck = checks.get(`${base}/${compilers[0].name}`)?.seconds ?? NaN;
@@ -145,9 +167,17 @@ function printTable(gens: readonly Generator[], generate: Map<string, number[]>,
   const rows = gens.map((g) => {
     const seconds = median(generate.get(g.name) ?? []);
     const size = sizeOf(outOf(g));
-    return [g.name, seconds.toFixed(2), ratio(seconds, baseGenerate), mb(size.bytes), String(size.files), ...checkCells(g.name)];
+    return [
+      g.name,
+      seconds.toFixed(2),
+      ratio(seconds, baseGenerate),
+      mb(size.bytes),
+      String(size.files),
+      ...checkCells(g.name)
+    ];
   });
-  if (checks.has(`${RUNTIME_ROW}/${compilers[0].name}`)) rows.push([RUNTIME_ROW, '-', '-', '-', '-', ...checkCells(RUNTIME_ROW)]);
+  if (checks.has(`${RUNTIME_ROW}/${compilers[0].name}`))
+    rows.push([RUNTIME_ROW, '-', '-', '-', '-', ...checkCells(RUNTIME_ROW)]);
   console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }

@@ -43,7 +43,12 @@ export function ensureInstalled(pkg: CachedPackage): string {
   if (existsSync(join(dir, pkg.marker))) return dir;
   mkdirSync(dir, { recursive: true });
   process.stderr.write(`installing ${pkg.specs.join(' ')} into ${dir}\n`);
-  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, ...pkg.specs], { stdio: 'inherit' });
-  if (r.status !== 0 || !existsSync(join(dir, pkg.marker))) throw new Error(`could not install ${pkg.specs.join(' ')} into ${dir}`);
+  const r = spawnSync(
+    'npm',
+    ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, ...pkg.specs],
+    { stdio: 'inherit' },
+  );
+  if (r.status !== 0 || !existsSync(join(dir, pkg.marker)))
+    throw new Error(`could not install ${pkg.specs.join(' ')} into ${dir}`);
   return dir;
 }

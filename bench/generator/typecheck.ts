@@ -35,7 +35,9 @@ export interface TypeCheck extends Run {
 
 export function typeCheck(node: string, tsc: string, outDir: string): TypeCheck {
   const run = timed([node, tsc, '-p', 'tsconfig.json', '--pretty', 'false'], outDir);
-  const own = run.stdout.split('\n').filter((line) => /^(?!node_modules\/)[^./][^(]*\(\d+,\d+\): error TS\d+/.test(line));
+  const own = run.stdout.split('\n').filter(
+    (line) => /^(?!node_modules\/)[^./][^(]*\(\d+,\d+\): error TS\d+/.test(line)
+  );
   return { ...run, errors: own.length };
 }
 

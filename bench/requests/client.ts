@@ -15,7 +15,16 @@ import { staticCredentials } from '../../runtime/kube/credentials/credentials.ts
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { instrument } from '../callgrind.ts';
 
-const [contestant, kubeconfigPath, namespace, objectsArg, warmupArg, requestsArg, concurrencyArg, callgrindArg] = process.argv.slice(2);
+const [
+  contestant,
+  kubeconfigPath,
+  namespace,
+  objectsArg,
+  warmupArg,
+  requestsArg,
+  concurrencyArg,
+  callgrindArg,
+] = process.argv.slice(2);
 const OBJECTS = Number(objectsArg);
 const CONCURRENCY = Number(concurrencyArg);
 
@@ -27,7 +36,11 @@ interface Kubeconfig {
 const kubeconfig = parse(readFileSync(kubeconfigPath!, 'utf8')) as Kubeconfig;
 const { server, 'certificate-authority-data': caData } = kubeconfig.clusters[0]!.cluster;
 const { 'client-certificate-data': certData, 'client-key-data': keyData } = kubeconfig.users[0]!.user;
-const tls = { ca: Buffer.from(caData, 'base64'), cert: Buffer.from(certData, 'base64'), key: Buffer.from(keyData, 'base64') };
+const tls = {
+  ca: Buffer.from(caData, 'base64'),
+  cert: Buffer.from(certData, 'base64'),
+  key: Buffer.from(keyData, 'base64'),
+};
 
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const patchOf = (i: number) => ({ metadata: { annotations: { 'bench.kopf.dev/n': String(i) } } });
@@ -47,11 +60,23 @@ function nodePatcher(): (i: number) => Promise<unknown> {
     const req = request({
       agent, host: base.hostname, port: base.port, method: 'PATCH',
       path: `/apis/kopf.dev/v1/namespaces/${namespace}/kopfexamples/o${i % OBJECTS}`,
-      headers: { Accept: METADATA_ONLY, 'Content-Type': 'application/merge-patch+json', 'User-Agent': 'kopf-bench', 'Content-Length': Buffer.byteLength(body) },
+      headers: {
+        Accept: METADATA_ONLY,
+        'Content-Type': 'application/merge-patch+json',
+        'User-Agent': 'kopf-bench',
+        'Content-Length': Buffer.byteLength(body),
+      },
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(resourceVersionIn(Buffer.concat(chunks))) : reject(new Error(`HTTP ${res.statusCode}`))));
+      res.on(
+        'end',
+        () => (
+          res.statusCode === 200 ? resolve(resourceVersionIn(Buffer.concat(chunks))) : reject(
+            new Error(`HTTP ${res.statusCode}`)
+          )
+        ),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -77,5 +102,7 @@ await run(requests);
 const used = process.cpuUsage(cpu);
 const seconds = (performance.now() - started) / 1000;
 await instrument(callgrindArg === '1', false);
-console.log(JSON.stringify({ cpuMicrosPerRequest: (used.user + used.system) / requests, requestsPerSecond: requests / seconds }));
+console.log(
+  JSON.stringify({ cpuMicrosPerRequest: (used.user + used.system) / requests, requestsPerSecond: requests / seconds })
+);
 process.exit(0);

@@ -6,13 +6,15 @@
  * writes do), from concurrent callers over keep-alive connections; a warm-up first, so that the
  * measured requests run compiled code.
  *
- *   node bench/requests/run.ts [--requests 5000] [--warmup 3000] [--concurrency 32] [--objects 64] [--repeat 1] [--contestants ours,node] [--callgrind]
+ *   node bench/requests/run.ts [--requests 5000] [--warmup 3000] [--concurrency 32] [--objects 64] [--repeat 1]
+ *     [--contestants ours,node] [--callgrind]
  *
  * Per run: CPU microseconds per request and requests per second of the measured phase. With
  * `--callgrind` (valgrind installed), each contestant runs under callgrind, instrumented for the
  * measured phase only, and the table gives instructions per request, in all and without V8's
  * compilers and collector (`../callgrind.ts`): unlike CPU time, the latter repeats to within a few
- * percent whatever else the machine is doing, so changes of a few percent show. Then the ratios of this runtime to Node's client.
+ * percent whatever else the machine is doing, so changes of a few percent show. Then the ratios of this runtime to
+ * Node's client.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,11 +62,16 @@ function runClient(contestant: string, kubeconfigPath: string, run: number, scra
     values.objects, values.warmup, values.requests, values.concurrency, values.callgrind ? '1' : '0',
   ];
   const profile = `callgrind-${contestant}-${run}.out`;
-  const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [process.execPath, args];
+  const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [
+    process.execPath,
+    args,
+  ];
   return new Promise((resolve, reject) => {
     execFile(command, argv, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`${contestant} failed: ${error.message}\n${stderr.slice(-2000)}`));
-      const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Pick<Measurement, 'cpuMicrosPerRequest' | 'requestsPerSecond'>;
+      const result = JSON.parse(
+        stdout.trim().split('\n').at(-1)!
+      ) as Pick<Measurement, 'cpuMicrosPerRequest' | 'requestsPerSecond'>;
       const count = values.callgrind ? countOf(stderr, scratch, profile) : undefined;
       const perRequest = (instructions: number) => instructions / Number(values.requests) / 1000;
       resolve({
@@ -83,7 +90,13 @@ function report(results: Measurement[]): string {
   const lines = [
     '| contestant | run | CPU µs / request | requests / s | instructions / request, k | own work, k |',
     '|---|---|---|---|---|---|',
-    ...results.map((m) => `| ${LABELS[m.contestant]} | ${m.run} | ${fixed(m.cpuMicrosPerRequest, 1)} | ${fixed(m.requestsPerSecond, 0)} | ${fixed(m.kiloInstructions, 1)} | ${fixed(m.kiloInstructionsOwn, 1)} |`),
+    ...results.map(
+      (
+        m
+      ) =>
+        `| ${LABELS[m.contestant]} | ${m.run} | ${fixed(m.cpuMicrosPerRequest, 1)} | ` +
+          `${fixed(m.requestsPerSecond, 0)} | ${fixed(m.kiloInstructions, 1)} | ${fixed(m.kiloInstructionsOwn, 1)} |`
+    ),
   ];
   const of = (name: string, pick: (m: Measurement) => number | null) => {
     const xs = results.filter((m) => m.contestant === name).map(pick).filter((x): x is number => x !== null);
@@ -99,7 +112,10 @@ function report(results: Measurement[]): string {
     lines.push(`| CPU per request | ${fixed(ratio((m) => m.cpuMicrosPerRequest), 2)} | lower is better |`);
     lines.push(`| requests / s | ${fixed(ratio((m) => m.requestsPerSecond), 2)} | higher is better |`);
     lines.push(`| instructions per request | ${fixed(ratio((m) => m.kiloInstructions), 2)} | lower is better |`);
-    lines.push(`| own work (without V8's compilers and collector) | ${fixed(ratio((m) => m.kiloInstructionsOwn), 2)} | lower is better |`);
+    lines.push(
+      `| own work (without V8's compilers and collector) | ${fixed(ratio((m) => m.kiloInstructionsOwn), 2)} | lower ` +
+        `is better |`
+    );
   }
   return lines.join('\n');
 }
@@ -111,7 +127,12 @@ try {
   const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   await createObject(client, Namespaces, { metadata: { name: NAMESPACE } });
   for (let i = 0; i < Number(values.objects); i++) {
-    await createObject(client, KopfExample, { metadata: { name: `o${i}` }, spec: { field: 'value' } } as KopfExample, { namespace: NAMESPACE });
+    await createObject(
+      client,
+      KopfExample,
+      { metadata: { name: `o${i}` }, spec: { field: 'value' } } as KopfExample,
+      { namespace: NAMESPACE },
+    );
   }
   client.close();
   const results: Measurement[] = [];
@@ -121,7 +142,10 @@ try {
       results.push(await runClient(contestant, cp.kubeconfigPath, run, scratch));
     }
   }
-  console.log(`\nRequests: PATCH with a merge patch, metadata-only answers, ${values.concurrency} concurrent callers, one local control plane.\n`);
+  console.log(
+    `\nRequests: PATCH with a merge patch, metadata-only answers, ${values.concurrency} concurrent callers, one ` +
+      `local control plane.\n`
+  );
   console.log(report(results));
 } finally {
   await cp.stop();

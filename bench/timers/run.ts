@@ -65,8 +65,22 @@ const TICK = /Timer 'tick' succeeded\./;
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
-    ts: async () => ({ name: 'ts', label: `this runtime (Node ${process.versions.node})`, files: [join(import.meta.dirname, 'operator.ts')], command: [process.execPath, CLI, 'run'] }),
-    kopf: async () => ({ name: 'kopf', label: 'Python Kopf 1.44', files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() }),
+    ts: async () => (
+      {
+        name: 'ts',
+        label: `this runtime (Node ${process.versions.node})`,
+        files: [join(import.meta.dirname, 'operator.ts')],
+        command: [process.execPath, CLI, 'run'],
+      }
+    ),
+    kopf: async () => (
+      {
+        name: 'kopf',
+        label: 'Python Kopf 1.44',
+        files: [join(import.meta.dirname, 'operator_kopf.py')],
+        command: await kopfRunCommand(),
+      }
+    ),
   };
   return Promise.all(values.contestants.split(',').map((name) => {
     const make = all[name.trim()];
@@ -82,16 +96,32 @@ function countTicks(operator: RunningOperator, from: number): number {
 }
 
 /** Creates the objects and waits until the operator has put its finalizer on every one. */
-async function createAll(client: KubeClient, observer: Observer<KopfExample>, namespace: string, names: string[]): Promise<void> {
+async function createAll(
+  client: KubeClient,
+  observer: Observer<KopfExample>,
+  namespace: string,
+  names: string[],
+): Promise<void> {
   await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
-  await observer.until(() => names.every((name) => observer.handledAt.has(name)), 120_000 + names.length * 100, 'all served');
+  await observer.until(
+    () => names.every((name) => observer.handledAt.has(name)),
+    120_000 + names.length * 100,
+    'all served',
+  );
 }
 
 async function measure(cp: ControlPlane, client: KubeClient, contestant: Contestant): Promise<Measurement> {
   const namespace = `timers-${contestant.name}`;
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const served = (object: KopfExample) => Boolean(object.metadata?.finalizers?.includes(FINALIZER));
-  const operator = runOperator({ command: contestant.command, files: contestant.files, args: ['--standalone', '--namespace', namespace], kubeconfigPath: cp.kubeconfigPath });
+  const operator = runOperator(
+    {
+      command: contestant.command,
+      files: contestant.files,
+      args: ['--standalone', '--namespace', namespace],
+      kubeconfigPath: cp.kubeconfigPath,
+    }
+  );
   let observer = new Observer(client, KopfExample, namespace, served);
   try {
     await observer.ready;
@@ -136,16 +166,27 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 
 function table(results: Measurement[], labels: Map<string, string>): string {
   const rows = [
-    '| contestant | N | idle RSS MiB | timer calls in the window | CPU s / 1k timer calls | RSS MiB / 1k objects | deletion → all gone, s | SIGTERM → exit, s | exit |',
+    '| contestant | N | idle RSS MiB | timer calls in the window | CPU s / 1k timer calls | RSS MiB / 1k objects | ' +
+      'deletion → all gone, s | SIGTERM → exit, s | exit |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    rows.push(`| ${labels.get(r.contestant)} | ${r.n} | ${r.idleRssMiB.toFixed(0)} | ${r.ticks} | ${r.cpuPer1kTicks.toFixed(3)} | ${r.rssPer1kObjectsMiB.toFixed(1)} | ${r.deletionSeconds.toFixed(1)} | ${r.sigtermSeconds.toFixed(1)} | ${r.exitCode} |`);
+    rows.push(
+      `| ${labels.get(r.contestant)} | ${r.n} | ${r.idleRssMiB.toFixed(0)} | ${r.ticks} | ` +
+        `${r.cpuPer1kTicks.toFixed(3)} | ${r.rssPer1kObjectsMiB.toFixed(1)} | ${r.deletionSeconds.toFixed(1)} | ` +
+          `${r.sigtermSeconds.toFixed(1)} | ${r.exitCode} |`
+    );
   }
   const ts = results.find((r) => r.contestant === 'ts');
   const kopf = results.find((r) => r.contestant === 'kopf');
   if (ts && kopf) {
-    rows.push('', `Ratios to Kopf: CPU per timer call ${(ts.cpuPer1kTicks / kopf.cpuPer1kTicks).toFixed(2)}× (aim ≤ 0.2×), memory per object ${(ts.rssPer1kObjectsMiB / kopf.rssPer1kObjectsMiB).toFixed(2)}× (aim ≤ 0.33×), deletion ${(ts.deletionSeconds / kopf.deletionSeconds).toFixed(2)}×, SIGTERM ${(ts.sigtermSeconds / kopf.sigtermSeconds).toFixed(2)}×.`);
+    rows.push(
+      '',
+      `Ratios to Kopf: CPU per timer call ${(ts.cpuPer1kTicks / kopf.cpuPer1kTicks).toFixed(2)}× (aim ≤ 0.2×), ` +
+        `memory per object ${(ts.rssPer1kObjectsMiB / kopf.rssPer1kObjectsMiB).toFixed(2)}× (aim ≤ 0.33×), deletion ` +
+          `${(ts.deletionSeconds / kopf.deletionSeconds).toFixed(2)}×, SIGTERM ` +
+            `${(ts.sigtermSeconds / kopf.sigtermSeconds).toFixed(2)}×.`,
+    );
   }
   return rows.join('\n');
 }
@@ -168,7 +209,10 @@ async function main(): Promise<void> {
     client.close();
     await cp.stop();
   }
-  console.log(`\nTimers: ${N} KopfExample objects, each with a timer (1 s) and a daemon; steady state over ${WINDOW} s after ${SETTLE} s.\n`);
+  console.log(
+    `\nTimers: ${N} KopfExample objects, each with a timer (1 s) and a daemon; steady state over ${WINDOW} s after ` +
+      `${SETTLE} s.\n`
+  );
   console.log(table(results, labels));
 }
 

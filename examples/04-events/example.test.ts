@@ -14,7 +14,10 @@ const EXPECTED = [
 testExample(import.meta.dirname, {
   afterCreation: async ({ cluster, ref }) => {
     const { metadata } = await cluster.read(KopfExample, ref);
-    const events = await cluster.waitForList(Events, { namespace: ref.namespace ?? 'default', fieldSelector: `involvedObject.uid=${metadata?.uid}` },
+    const events = await cluster.waitForList(Events, {
+      namespace: ref.namespace ?? 'default',
+      fieldSelector: `involvedObject.uid=${metadata?.uid}`,
+    },
       (found) => EXPECTED.every((line) => found.some((e) => `${e.type} ${e.reason} ${e.message}` === line)));
     for (const event of events) {
       assert.equal(event.source?.component, 'kopf');

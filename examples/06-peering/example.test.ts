@@ -32,7 +32,8 @@ before(async () => {
   writeFileSync(manifests, crds.map((d) => stringify(d)).join('---\n'));
   await cp.installCrds([CRD_YAML, manifests]);
   cluster = new Cluster(cp.kubeconfigPath);
-  for (const object of objects) await cluster.create(peeringResources(object.kind === 'ClusterKopfPeering')[0]!, object);
+  for (const object of objects)
+    await cluster.create(peeringResources(object.kind === 'ClusterKopfPeering')[0]!, object);
 });
 
 after(async () => {
@@ -42,10 +43,13 @@ after(async () => {
 });
 
 for (const twin of [false, true]) {
-  test(`06-peering: a --dev operator pauses a normal one, which resumes when it exits${twin ? ' (Python Kopf)' : ''}`, async () => {
+  test(`06-peering: a --dev operator pauses a normal one, which resumes when it ` +
+    `exits${twin ? ' (Python Kopf)' : ''}`, async () => {
     const command = twin ? await kopfRunCommand() : undefined;
     const files = [join(import.meta.dirname, twin ? 'kopf_twin.py' : 'example.ts')];
-    const start = (args: string[]) => runOperator({ command, files, kubeconfigPath: cp.kubeconfigPath, args: ['-n', 'default', '--verbose', ...args] });
+    const start = (args: string[]) => runOperator(
+      { command, files, kubeconfigPath: cp.kubeconfigPath, args: ['-n', 'default', '--verbose', ...args] }
+    );
     const [object] = loadYaml<KopfExample>(OBJECT_YAML);
     const ref = refOf(object!);
     await cluster.purge(KopfExample, ref);

@@ -8,6 +8,10 @@ testExample(import.meta.dirname, {
   creationStopWords: [/Handler 'normal_event_fn' succeeded/],
   check: ({ output, created }) => {
     assert.match(output, /Handler 'event_fn_with_error' failed with an exception and will ignore it: Oops!/);
-    assert.equal(created.metadata?.annotations?.['kopf.zalando.org/last-handled-configuration'], undefined, 'event handlers store nothing');
+    assert.equal(
+      created.metadata?.annotations?.['kopf.zalando.org/last-handled-configuration'],
+      undefined,
+      'event handlers store nothing',
+    );
   },
 });

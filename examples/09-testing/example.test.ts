@@ -25,7 +25,9 @@ after(async () => { await cp?.stop(); });
 
 async function lifecycle(files: string[], command?: string[]): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(cp.kubeconfig);
-  const operator = runOperator({ command, files, args: ['--all-namespaces', '--verbose', '--standalone'], kubeconfigPath: cp.kubeconfigPath });
+  const operator = runOperator(
+    { command, files, args: ['--all-namespaces', '--verbose', '--standalone'], kubeconfigPath: cp.kubeconfigPath }
+  );
   try {
     await operator.waitFor('Starting the watch-stream for kopfexamples');
     await api.create(OBJECT);

@@ -31,7 +31,9 @@ const POD: builtins.Pod = {
 };
 
 async function podsReacted(files: string[], command?: string[]): Promise<void> {
-  const operator = runOperator({ command, files, args: ['--all-namespaces', '--standalone', '--verbose'], kubeconfigPath: cp.kubeconfigPath });
+  const operator = runOperator(
+    { command, files, args: ['--all-namespaces', '--standalone', '--verbose'], kubeconfigPath: cp.kubeconfigPath }
+  );
   let name = '';
   try {
     await operator.waitFor(/Starting the watch-stream for pods\.v1/);
@@ -50,12 +52,23 @@ async function podsReacted(files: string[], command?: string[]): Promise<void> {
   const context = `\n--- operator output ---\n${exit.output}\n---`;
   assert.equal(exit.exitCode, 0, `the operator exited with ${exit.exitCode}${context}`);
   assert.equal(tracebackIn(exit.output), null, `a traceback in the output${context}`);
-  for (const line of ['Creation is in progress:', '=== Pod killing happens in 30s.', 'Deletion is in progress:', '=== Pod killing is cancelled!']) {
+  for (
+    const line of [
+      'Creation is in progress:',
+      '=== Pod killing happens in 30s.',
+      'Deletion is in progress:',
+      '=== Pod killing is cancelled!',
+    ]
+  ) {
     assert.ok(exit.output.includes(`[default/${name}] ${line}`), `missing: ${line}${context}`);
   }
   assert.ok(!exit.output.includes('=== Pod killing happens NOW!'), `the killer was not cancelled${context}`);
   for (const id of ['pod_in_sight', 'pod_deleted']) {
-    assert.equal(exit.output.split(`[default/${name}] Handler '${id}' succeeded.`).length - 1, 1, `'${id}' did not succeed exactly once${context}`);
+    assert.equal(
+      exit.output.split(`[default/${name}] Handler '${id}' succeeded.`).length - 1,
+      1,
+      `'${id}' did not succeed exactly once${context}`,
+    );
   }
 }
 

@@ -11,7 +11,14 @@ requires(builtins.Pods, ['delete']);
 /** The running killers: namespace → name → the way to cancel it. */
 const tasks = new Map<string, Map<string, AbortController>>();
 
-async function pod_in_sight({ namespace, name, logger, client }: { namespace: string | null; name: string; logger: Logger; client: ResourceClient }) {
+async function pod_in_sight(
+  { namespace, name, logger, client }: {
+    namespace: string | null;
+    name: string;
+    logger: Logger;
+    client: ResourceClient
+  }
+) {
   if (namespace === null || namespace.startsWith('kube-')) return;
   const killer = new AbortController();
   if (!tasks.has(namespace)) tasks.set(namespace, new Map());
@@ -26,7 +33,14 @@ on.delete(builtins.Pods, async function pod_deleted({ namespace, name }) {
   tasks.get(namespace ?? '')?.get(name)?.abort(); // it also removes itself from `tasks`
 });
 
-async function podKiller(namespace: string, name: string, logger: Logger, client: ResourceClient, signal: AbortSignal, timeout = 30) {
+async function podKiller(
+  namespace: string,
+  name: string,
+  logger: Logger,
+  client: ResourceClient,
+  signal: AbortSignal,
+  timeout = 30,
+) {
   try {
     logger.info(`=== Pod killing happens in ${timeout}s.`);
     await new Promise<void>((resolve, reject) => {

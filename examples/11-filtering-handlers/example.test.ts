@@ -8,7 +8,12 @@ const MATCHING = [
   'Filter satisfied.', 'Field value is satisfied.', 'Field presence is satisfied.', 'Field change is satisfied.',
   'Field daemon is satisfied.',
 ];
-const NOT_MATCHING = ['Annotation callback mismatch.', 'Filter not satisfied.', 'Field value is not satisfied.', 'Field presence is not satisfied.'];
+const NOT_MATCHING = [
+  'Annotation callback mismatch.',
+  'Filter not satisfied.',
+  'Field value is not satisfied.',
+  'Field presence is not satisfied.',
+];
 
 testExample(import.meta.dirname, {
   afterCreation: async ({ cluster, ref, waitForAll }) => {
@@ -18,6 +23,7 @@ testExample(import.meta.dirname, {
   },
   check: ({ output }) => {
     for (const line of MATCHING) assert.ok(output.includes(`[default/kopf-example-1] ${line}`), `missing: ${line}`);
-    for (const line of NOT_MATCHING) assert.ok(!output.includes(`[default/kopf-example-1] ${line}`), `unexpected: ${line}`);
+    for (const line of NOT_MATCHING)
+      assert.ok(!output.includes(`[default/kopf-example-1] ${line}`), `unexpected: ${line}`);
   },
 });

@@ -9,7 +9,10 @@ testExample(import.meta.dirname, {
   // Daemons count as handlers of neither kind of Kopf's rules: nothing is counted.
   successCounts: {},
   check: ({ output }) => {
-    assert.match(output, /\[default\/kopf-example-1\] Daemon 'background_sync' failed temporarily: Simulated failure\./);
+    assert.match(
+      output,
+      /\[default\/kopf-example-1\] Daemon 'background_sync' failed temporarily: Simulated failure\./,
+    );
     assert.match(output, /\[default\/kopf-example-1\] Daemon 'background_async' is signalled to exit by force\./);
   },
 });

@@ -35,8 +35,14 @@ testExample(import.meta.dirname, {
     const object = await cluster.waitFor(KopfExample, ref, (o) => running(o) !== undefined, { timeout: 30_000 });
     assert.deepEqual(running(object), ['default::kopf-pod-running']);
     // The probes read the same index; other pods of the cluster count too, if any.
-    const probes = await (await fetch(`http://127.0.0.1:${PORT}/healthz`)).json() as { pod_count: number; pod_names: string[] };
-    assert.ok(probes.pod_names.includes('kopf-pod-running') && probes.pod_names.includes('kopf-pod-pending'), JSON.stringify(probes));
+    const probes = await (await fetch(`http://127.0.0.1:${PORT}/healthz`)).json() as {
+      pod_count: number;
+      pod_names: string[]
+    };
+    assert.ok(
+      probes.pod_names.includes('kopf-pod-running') && probes.pod_names.includes('kopf-pod-pending'),
+      JSON.stringify(probes),
+    );
     assert.equal(probes.pod_count, probes.pod_names.length);
   },
   check: ({ output }) => {

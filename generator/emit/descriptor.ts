@@ -7,7 +7,12 @@ import type { ResourceModel, VersionModel } from '../model/types.ts';
 import { jsdoc, propertyKey, stringLiteral } from './syntax.ts';
 import type { KindNames } from './typegraph.ts';
 
-export function descriptorDeclaration(resource: ResourceModel, version: VersionModel, names: KindNames, descriptorType: string): string {
+export function descriptorDeclaration(
+  resource: ResourceModel,
+  version: VersionModel,
+  names: KindNames,
+  descriptorType: string,
+): string {
   const lines = [
     `group: ${stringLiteral(resource.group)},`,
     `version: ${stringLiteral(version.name)},`,
@@ -23,28 +28,45 @@ export function descriptorDeclaration(resource: ResourceModel, version: VersionM
     lines.push('printerColumns: [');
     for (const c of version.printerColumns) {
       const fields: [string, string | number | undefined][] = [
-        ['name', c.name], ['type', c.type], ['jsonPath', c.jsonPath], ['description', c.description], ['format', c.format], ['priority', c.priority],
+        ['name', c.name],
+        ['type', c.type],
+        ['jsonPath', c.jsonPath],
+        ['description', c.description],
+        ['format', c.format],
+        ['priority', c.priority],
       ];
-      const parts = fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${propertyKey(k)}: ${typeof v === 'number' ? v : stringLiteral(v!)}`);
+      const parts = fields.filter(([, v]) => v !== undefined).map(
+        ([k, v]) => `${propertyKey(k)}: ${typeof v === 'number' ? v : stringLiteral(v!)}`
+      );
       lines.push(`  { ${parts.join(', ')} },`);
     }
     lines.push('],');
   } else {
     lines.push('printerColumns: [],');
   }
-  const doc: string[] = [`${resource.kind} (${resource.plural}.${resource.group}/${version.name}, ${resource.scope.toLowerCase()}): the resource for handlers and the API client.`];
+  const doc: string[] = [
+    `${resource.kind} (${resource.plural}.${resource.group}/${version.name}, ${resource.scope.toLowerCase()}): the ` +
+      `resource for handlers and the API client.`
+  ];
   if (version.scale) {
     const s = version.scale;
-    doc.push(`Scale subresource: replicas at \`${s.specReplicasPath}\` (spec) and \`${s.statusReplicasPath}\` (status)${s.labelSelectorPath ? `, selector at \`${s.labelSelectorPath}\`` : ''}.`);
+    doc.push(
+      `Scale subresource: replicas at \`${s.specReplicasPath}\` (spec) and \`${s.statusReplicasPath}\` ` +
+        `(status)${s.labelSelectorPath ? `, selector at \`${s.labelSelectorPath}\`` : ''}.`
+    );
   }
-  if (version.selectableFields.length) doc.push(`Selectable fields: ${version.selectableFields.map((f) => `\`${f}\``).join(', ')}.`);
+  if (version.selectableFields.length)
+    doc.push(`Selectable fields: ${version.selectableFields.map((f) => `\`${f}\``).join(', ')}.`);
   const tags = deprecationTags(resource, version);
-  return `${jsdoc('', doc, tags)}export const ${names.type}: ${descriptorType}<${names.type}, ${names.fields}, ${names.input}> = {\n${lines.map((l) => `  ${l}`).join('\n')}\n};\n`;
+  return `${jsdoc('', doc, tags)}export const ${names.type}: ${descriptorType}<${names.type}, ${names.fields}, ` +
+    `${names.input}> = {\n${lines.map((l) => `  ${l}`).join('\n')}\n};\n`;
 }
 
 export function deprecationTags(resource: ResourceModel, version: VersionModel): string[] {
   if (!version.deprecated) return [];
-  return [`@deprecated ${version.deprecationWarning ?? `${resource.group}/${version.name} ${resource.kind} is deprecated`}`];
+  return [
+    `@deprecated ${version.deprecationWarning ?? `${resource.group}/${version.name} ${resource.kind} is deprecated`}`
+  ];
 }
 
 function list(values: readonly string[]): string {

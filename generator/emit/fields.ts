@@ -27,15 +27,26 @@ export interface FieldEntry {
 }
 
 export function fieldEntries(
-  root: ObjectNode, printer: TypePrinter, extraRoot: readonly [string, string][], ownName: (property: string) => string | undefined,
+  root: ObjectNode,
+  printer: TypePrinter,
+  extraRoot: readonly [string, string][],
+  ownName: (property: string) => string | undefined,
 ): FieldEntry[] {
   const entries: FieldEntry[] = [];
   const visit = (path: string, node: SchemaNode): void => {
     const own = ownName(path);
-    entries.push({ key: path, pattern: false, type: own ? (node.nullable ? `${own} | null` : own) : printer.expr(node, 'read') });
+    entries.push(
+      { key: path, pattern: false, type: own ? (node.nullable ? `${own} | null` : own) : printer.expr(node, 'read') }
+    );
     if (node.type === 'metadata' && path === 'metadata') {
       for (const [name, type] of METADATA_FIELDS) {
-        entries.push({ key: `${path}.${name}`, pattern: false, type: type === 'OwnerReference[]' ? `${printer.imports.use('OwnerReference')}[]` : type });
+        entries.push(
+          {
+            key: `${path}.${name}`,
+            pattern: false,
+            type: type === 'OwnerReference[]' ? `${printer.imports.use('OwnerReference')}[]` : type,
+          }
+        );
       }
       return;
     }

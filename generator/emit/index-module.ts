@@ -19,7 +19,8 @@ export interface IndexFiles {
 export function renderIndex(modules: readonly RenderedModule[]): IndexFiles {
   const kinds: KindExport[] = [];
   for (const m of modules) {
-    for (const k of m.kinds) if (k.resource.preferredVersion === m.version) kinds.push({ ...k, module: modulePath(m.group, m.version) });
+    for (const k of m.kinds)
+      if (k.resource.preferredVersion === m.version) kinds.push({ ...k, module: modulePath(m.group, m.version) });
   }
   kinds.sort((a, b) => compare(a.resource.group, b.resource.group) || compare(a.resource.kind, b.resource.kind));
   const count = new Map<string, number>();
@@ -52,7 +53,9 @@ export function renderIndex(modules: readonly RenderedModule[]): IndexFiles {
     }
     lines.push(`export * as ${ident} from ${stringLiteral(`./${target}`)};`);
   }
-  const header = `${GENERATED_HEADER}\n// Every kind at its storage version, by its own names${clashing.size ? '; kinds whose names clash, through their groups' : ''}.\n`;
+  const header =
+    `${GENERATED_HEADER}\n// Every kind at its storage version, by its own ` +
+      `names${clashing.size ? '; kinds whose names clash, through their groups' : ''}.\n`;
   files.set('index.ts', `${header}${lines.length ? `\n${lines.join('\n')}\n` : '\nexport {};\n'}`);
   return { files };
 }
@@ -70,7 +73,14 @@ function groupIndex(group: string, members: readonly KindExport[]): string {
 }
 
 function namesOf(k: RenderedModule['kinds'][number]): string[] {
-  return [k.names.type, k.names.input, k.names.fields, k.names.patch, ...(k.spec ? [k.spec] : []), ...(k.status ? [k.status] : [])];
+  return [
+    k.names.type,
+    k.names.input,
+    k.names.fields,
+    k.names.patch,
+    ...(k.spec ? [k.spec] : []),
+    ...(k.status ? [k.status] : [])
+  ];
 }
 
 function compare(a: string, b: string): number {

@@ -14,7 +14,9 @@ import type { NamedAlias, NamedEnum, NamedObject, TypeGraph } from './typegraph.
 export type Mode = 'read' | 'input';
 
 /** Members of every object: an absent field with such a name reads as the member, and TypeScript knows it. */
-const OBJECT_MEMBERS = new Set(['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
+const OBJECT_MEMBERS = new Set(
+  ['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']
+);
 
 export class TypePrinter {
   private readonly graph: TypeGraph;
@@ -79,7 +81,8 @@ export class TypePrinter {
   property(p: Property, mode: Mode, type?: string): string {
     const presence = presenceOf(p);
     const optional = mode === 'read' ? presence === 'optional' : presence !== 'required';
-    return `${propertyDoc('  ', p.node)}  ${propertyKey(p.name)}${optional ? '?' : ''}: ${this.memberType(p.name, type ?? this.expr(p.node, mode))};\n`;
+    return `${propertyDoc('  ', p.node)}  ${propertyKey(p.name)}${optional ? '?' : ''}: ` +
+      `${this.memberType(p.name, type ?? this.expr(p.node, mode))};\n`;
   }
 
   /** A field named like a member of every object also has the member's type (see ObjectPrototype in kopf). */
@@ -90,7 +93,9 @@ export class TypePrinter {
   objectDeclaration(named: NamedObject, mode: Mode): string {
     const node = named.node;
     const name = mode === 'input' && named.input ? named.input : named.name;
-    const note = mode === 'input' ? [`What to write: fields the API server defaults are optional here; ${named.name} is what it returns.`] : [];
+    const note = mode === 'input' ? [
+      `What to write: fields the API server defaults are optional here; ${named.name} is what it returns.`
+    ] : [];
     let out = typeDoc(node, note);
     out += `export interface ${name} {\n`;
     out += this.body(node, mode);
@@ -101,7 +106,9 @@ export class TypePrinter {
   body(node: ObjectNode, mode: Mode): string {
     let out = '';
     for (const p of node.properties) out += this.property(p, mode);
-    if (node.preserveUnknown) out += '  /** Fields not in the schema are kept (x-kubernetes-preserve-unknown-fields). */\n  [key: string]: unknown;\n';
+    if (node.preserveUnknown)
+      out += '  /** Fields not in the schema are kept (x-kubernetes-preserve-unknown-fields). */\n  [key: string]: ' +
+        'unknown;\n';
     return out;
   }
 

@@ -14,7 +14,11 @@ export function stringLiteral(value: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (ch < ' ' || ch === '\x7f' || ch === '\u2028' || ch === '\u2029' || (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff')) out += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    else if (
+      ch < ' ' || ch === '\x7f' || ch === '\u2028' || ch === '\u2029' || (
+        ch.length === 1 && ch >= '\ud800' && ch <= '\udfff'
+      )
+    ) out += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
     else out += ch;
   }
   return `${out}'`;

@@ -68,7 +68,12 @@ export class TypeGraph {
   private readonly wellKnown: ReadonlyMap<number, string>;
   private readonly names: NameSpace;
 
-  constructor(kinds: readonly ModuleKind[], table: ShapeTable, wellKnown: ReadonlyMap<number, string>, names: NameSpace) {
+  constructor(
+    kinds: readonly ModuleKind[],
+    table: ShapeTable,
+    wellKnown: ReadonlyMap<number, string>,
+    names: NameSpace,
+  ) {
     this.kinds = kinds;
     this.table = table;
     this.wellKnown = wellKnown;
@@ -181,6 +186,7 @@ export function isNamedObject(node: SchemaNode): node is ObjectNode {
 
 /** A scalar whose enum values all have literal types (anything else stays its plain type). */
 export function isEnum(node: SchemaNode): boolean {
-  if (node.type !== 'string' && node.type !== 'integer' && node.type !== 'number' && node.type !== 'boolean') return false;
+  if (node.type !== 'string' && node.type !== 'integer' && node.type !== 'number' && node.type !== 'boolean')
+    return false;
   return node.enum !== undefined && node.enum.length > 0 && node.enum.every((v) => literalType(v) !== undefined);
 }

@@ -9,13 +9,17 @@ import type { Json } from '../input/json.ts';
 const string = { type: 'string' };
 const quantity = {
   anyOf: [{ type: 'integer' }, { type: 'string' }],
-  pattern: String.raw`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`,
+  pattern: String.raw`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`, // lint-ignore: a String.raw pattern cannot wrap
   'x-kubernetes-int-or-string': true,
 };
 
 /** Name in `kopf` → its schema. Order matters only for reading. */
 export const WELL_KNOWN_SCHEMAS: { readonly [name: string]: Json } = {
-  EmbeddedResource: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+  EmbeddedResource: {
+    type: 'object',
+    'x-kubernetes-embedded-resource': true,
+    'x-kubernetes-preserve-unknown-fields': true,
+  },
   Condition: {
     type: 'object',
     required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
@@ -56,14 +60,24 @@ export const WELL_KNOWN_SCHEMAS: { readonly [name: string]: Json } = {
   ObjectReference: {
     type: 'object',
     properties: {
-      apiVersion: string, fieldPath: string, kind: string, name: string, namespace: string, resourceVersion: string, uid: string,
+      apiVersion: string,
+      fieldPath: string,
+      kind: string,
+      name: string,
+      namespace: string,
+      resourceVersion: string,
+      uid: string,
     },
   },
   LocalObjectReference: { type: 'object', properties: { name: string } },
   Toleration: {
     type: 'object',
     properties: {
-      effect: string, key: string, operator: string, tolerationSeconds: { type: 'integer', format: 'int64' }, value: string,
+      effect: string,
+      key: string,
+      operator: string,
+      tolerationSeconds: { type: 'integer', format: 'int64' },
+      value: string,
     },
   },
 };

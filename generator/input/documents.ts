@@ -17,7 +17,10 @@ export interface CrdDocument {
   readonly value: JsonMap;
 }
 
-export function extractCrds(file: string, documents: readonly YamlDocument[]): { crds: CrdDocument[]; diagnostics: Diagnostic[] } {
+export function extractCrds(file: string, documents: readonly YamlDocument[]): {
+  crds: CrdDocument[];
+  diagnostics: Diagnostic[]
+} {
   const crds: CrdDocument[] = [];
   const diagnostics: Diagnostic[] = [];
   const visit = (value: Json, document: number, path: PathSegment[]): void => {
@@ -31,25 +34,43 @@ export function extractCrds(file: string, documents: readonly YamlDocument[]): {
     if (kind === 'List' || (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(value['items']))) {
       const items = value['items'];
       if (!Array.isArray(items)) {
-        diagnostics.push({ severity: 'error', ...at, path: [...path, 'items'], message: 'a List needs an `items` array' });
+        diagnostics.push(
+          { severity: 'error', ...at, path: [...path, 'items'], message: 'a List needs an `items` array' }
+        );
         return;
       }
       items.forEach((item, i) => visit(item, document, [...path, 'items', i]));
       return;
     }
     if (kind !== 'CustomResourceDefinition') {
-      diagnostics.push({ severity: 'note', ...at, message: `skipped: not a CustomResourceDefinition (kind: ${typeof kind === 'string' ? kind : JSON.stringify(kind ?? null)})` });
+      diagnostics.push(
+        {
+          severity: 'note',
+          ...at,
+          message: `skipped: not a CustomResourceDefinition (kind: ` +
+            `${typeof kind === 'string' ? kind : JSON.stringify(kind ?? null)})`,
+        }
+      );
       return;
     }
     if (apiVersion === 'apiextensions.k8s.io/v1beta1') {
       diagnostics.push({
         severity: 'error', ...at, path: [...path, 'apiVersion'],
-        message: 'apiextensions.k8s.io/v1beta1 CRDs are not supported (removed in Kubernetes 1.22); convert the CRD to apiextensions.k8s.io/v1',
+        message: 'apiextensions.k8s.io/v1beta1 CRDs are not supported (removed in Kubernetes 1.22); convert the CRD ' +
+          'to apiextensions.k8s.io/v1',
       });
       return;
     }
     if (apiVersion !== CRD_API_VERSION) {
-      diagnostics.push({ severity: 'error', ...at, path: [...path, 'apiVersion'], message: `unsupported apiVersion ${JSON.stringify(apiVersion ?? null)} for a CustomResourceDefinition; expected ${CRD_API_VERSION}` });
+      diagnostics.push(
+        {
+          severity: 'error',
+          ...at,
+          path: [...path, 'apiVersion'],
+          message: `unsupported apiVersion ${JSON.stringify(apiVersion ?? null)} for a CustomResourceDefinition; ` +
+            `expected ${CRD_API_VERSION}`,
+        }
+      );
       return;
     }
     crds.push({ file, document, path, value });

@@ -40,7 +40,14 @@ export function findInputFiles(paths: readonly string[], cwd: string): { files: 
     if (stat.isDirectory()) {
       const before = found.size;
       for (const file of walk(absolute)) found.add(file);
-      if (found.size === before) errors.push({ severity: 'error', file: displayPath(absolute, cwd), message: 'the folder has no .yaml, .yml or .json files' });
+      if (found.size === before)
+        errors.push(
+          {
+            severity: 'error',
+            file: displayPath(absolute, cwd),
+            message: 'the folder has no .yaml, .yml or .json files',
+          }
+        );
     } else {
       found.add(absolute);
     }

@@ -34,13 +34,19 @@ export function buildModel(sources: readonly SourceFile[], onProgress?: BuildPro
       if (!resource) continue;
       const earlier = byName.get(resource.name);
       if (earlier) {
-        ctx.error([...doc.path, 'metadata', 'name'], `${resource.name} is defined twice; first in ${earlier.source.file}, document ${earlier.source.document}`);
+        ctx.error(
+          [...doc.path, 'metadata', 'name'],
+          `${resource.name} is defined twice; first in ${earlier.source.file}, document ${earlier.source.document}`,
+        );
         diagnostics.push(...ctx.diagnostics.slice(-1));
         continue;
       }
       byName.set(resource.name, resource);
       if (!resource.versions.some((v) => v.served)) {
-        ctx.warn([...doc.path, 'spec', 'versions'], `${resource.name} is not served at any version; nothing is generated for it`);
+        ctx.warn(
+          [...doc.path, 'spec', 'versions'],
+          `${resource.name} is not served at any version; nothing is generated for it`,
+        );
         diagnostics.push(...ctx.diagnostics.slice(-1));
         continue;
       }

@@ -19,7 +19,9 @@ export class DocumentContext {
   }
 
   report(severity: Severity, path: readonly PathSegment[], message: string): void {
-    this.diagnostics.push(this.located({ severity, file: this.file, document: this.document, path: [...path], message }));
+    this.diagnostics.push(
+      this.located({ severity, file: this.file, document: this.document, path: [...path], message })
+    );
   }
 
   /** The diagnostic with its line and column, when the path can be found. */

@@ -30,7 +30,8 @@ export function readJunctors(schema: JsonMap, intOrString: boolean): JunctorRead
     const list = branches(schema[keyword]);
     if (!list.length) continue;
     // The int-or-string idiom: `anyOf: [{type: integer}, {type: string}]` is the shape itself.
-    if (intOrString && keyword === 'anyOf' && list.every((b) => isJsonMap(b) && typeof b['type'] === 'string')) continue;
+    if (intOrString && keyword === 'anyOf' && list.every((b) => isJsonMap(b) && typeof b['type'] === 'string'))
+      continue;
     if (list.length === 1) {
       const names = requiredOnly(list[0]!);
       if (names) {
@@ -71,9 +72,15 @@ function describeChoice(keyword: 'oneOf' | 'anyOf', list: Json[]): string {
   if (keyword === 'oneOf') {
     const [first, ...rest] = list;
     const restSets = rest.map(requiredOnly);
-    const negated = isJsonMap(first) && Object.keys(first).length === 1 && isJsonMap(first['not']) ? first['not'] : undefined;
+    const negated = isJsonMap(first) && Object.keys(first).length === 1 && isJsonMap(
+      first['not']
+    ) ? first['not'] : undefined;
     const inner = negated && Object.keys(negated).length === 1 ? branches(negated['anyOf']).map(requiredOnly) : [];
-    if (rest.length && restSets.every((s) => s !== undefined) && inner.length === rest.length && inner.every((s) => s !== undefined)) {
+    if (
+      rest.length && restSets.every((s) => s !== undefined) && inner.length === rest.length && inner.every(
+        (s) => s !== undefined
+      )
+    ) {
       return `at most one of: ${(restSets as string[][]).map(fieldList).join(', ')}`;
     }
   }
@@ -82,7 +89,8 @@ function describeChoice(keyword: 'oneOf' | 'anyOf', list: Json[]): string {
 
 function describeNot(value: Json): string {
   const names = requiredOnly(value);
-  if (names) return names.length === 1 ? `must not have ${fieldList(names)}` : `must not have all of ${fieldList(names)}`;
+  if (names)
+    return names.length === 1 ? `must not have ${fieldList(names)}` : `must not have all of ${fieldList(names)}`;
   return `not: ${compact(value)}`;
 }
 

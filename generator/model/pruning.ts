@@ -16,8 +16,10 @@ export function pruningWarnings(resource: ResourceModel): Diagnostic[] {
   if (!affected.length) return [];
   const first = affected[0]!;
   const names = affected.map((a) => a.version.name).join(', ');
-  const lost = first.progressKept ? 'handler results (status.<handler id>)' : 'handler results (status.<handler id>) and progress stored in status (status.kopf)';
-  const why = first.declared ? 'its status schema has no x-kubernetes-preserve-unknown-fields' : 'its schema has no status';
+  const lost = first.progressKept ? 'handler results (status.<handler id>)'
+    : 'handler results (status.<handler id>) and progress stored in status (status.kopf)';
+  const why = first.declared ? 'its status schema has no x-kubernetes-preserve-unknown-fields'
+    : 'its schema has no status';
   return [{
     severity: 'warning',
     file: resource.source.file,

@@ -13,7 +13,8 @@ import { JUNCTORS, readJunctors } from './junctors.ts';
 import type { NodeInfo, ObjectNode, Property, SchemaNode, ValidationRule } from './types.ts';
 
 /** Kubernetes' resource.Quantity pattern, as controller-gen writes it. */
-export const QUANTITY_PATTERN = String.raw`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`;
+export const QUANTITY_PATTERN =
+  String.raw`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`; // lint-ignore: a String.raw pattern cannot wrap
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
 
@@ -64,7 +65,12 @@ export function normalise(raw: Json, path: readonly PathSegment[], ctx: Document
   if (type === undefined) {
     if (embedded || hasKey(raw, 'properties')) return object(raw, path, ctx, info, junctors.required);
     if (!preserve && hasKey(raw, 'additionalProperties')) return object(raw, path, ctx, info, junctors.required);
-    if (!preserve) ctx.warn(path, 'a schema without `type` is only valid with x-kubernetes-preserve-unknown-fields or x-kubernetes-int-or-string; typed as JsonValue (any JSON)');
+    if (!preserve)
+      ctx.warn(
+        path,
+        'a schema without `type` is only valid with x-kubernetes-preserve-unknown-fields or ' +
+          'x-kubernetes-int-or-string; typed as JsonValue (any JSON)',
+      );
     return { type: 'json', ...info };
   }
   if (type === 'object') return object(raw, path, ctx, info, junctors.required);
@@ -75,18 +81,30 @@ export function normalise(raw: Json, path: readonly PathSegment[], ctx: Document
     if (values !== undefined && !Array.isArray(values)) ctx.error([...path, 'enum'], '`enum` must be a list');
     return Array.isArray(values) ? { type: scalarType, enum: values, ...info } : { type: scalarType, ...info };
   }
-  ctx.error([...path, 'type'], `unknown type ${JSON.stringify(type)}; expected object, array, string, integer, number or boolean`);
+  ctx.error(
+    [...path, 'type'],
+    `unknown type ${JSON.stringify(type)}; expected object, array, string, integer, number or boolean`,
+  );
   return { type: 'json', ...info };
 }
 
-function object(raw: JsonMap, path: readonly PathSegment[], ctx: DocumentContext, info: NodeInfo, extraRequired: readonly string[]): SchemaNode {
+function object(
+  raw: JsonMap,
+  path: readonly PathSegment[],
+  ctx: DocumentContext,
+  info: NodeInfo,
+  extraRequired: readonly string[],
+): SchemaNode {
   const preserve = raw['x-kubernetes-preserve-unknown-fields'] === true;
   const embedded = raw['x-kubernetes-embedded-resource'] === true;
   const props = raw['properties'];
   const additional = raw['additionalProperties'];
   if (props !== undefined && !isJsonMap(props)) ctx.error([...path, 'properties'], '`properties` must be a mapping');
   if (isJsonMap(props) && additional !== undefined && additional !== false) {
-    ctx.error([...path, 'additionalProperties'], '`properties` and `additionalProperties` cannot be used together (Kubernetes rejects the schema)');
+    ctx.error(
+      [...path, 'additionalProperties'],
+      '`properties` and `additionalProperties` cannot be used together (Kubernetes rejects the schema)',
+    );
   }
   if (!isJsonMap(props) && additional !== undefined && additional !== false && !embedded) {
     const values: SchemaNode = additional === true ? { type: 'json', ...emptyInfo() }
@@ -123,7 +141,10 @@ function withMetadata(node: ObjectNode, embedded: boolean): ObjectNode {
   }
   const metadata = byName.get('metadata');
   const metaInfo = metadata ? infoOf(metadata.node) : emptyInfo();
-  if (metadata || embedded) properties.push({ name: 'metadata', required: metadata?.required ?? false, node: { ...metaInfo, type: 'metadata' } });
+  if (metadata || embedded)
+    properties.push(
+      { name: 'metadata', required: metadata?.required ?? false, node: { ...metaInfo, type: 'metadata' } }
+    );
   const placed = new Set(properties.map((p) => p.name));
   for (const p of node.properties) if (!placed.has(p.name)) properties.push(p);
   // Keep the schema's own order where it had these fields.
@@ -150,7 +171,12 @@ function array(raw: JsonMap, path: readonly PathSegment[], ctx: DocumentContext,
   return { type: 'array', items: normalise(items, [...path, 'items'], ctx), ...info };
 }
 
-function readInfo(raw: JsonMap, path: readonly PathSegment[], ctx: DocumentContext, constraints: readonly string[]): NodeInfo {
+function readInfo(
+  raw: JsonMap,
+  path: readonly PathSegment[],
+  ctx: DocumentContext,
+  constraints: readonly string[],
+): NodeInfo {
   const info: {
     -readonly [K in keyof NodeInfo]: NodeInfo[K];
   } = { nullable: raw['nullable'] === true, validations: readValidations(raw, path, ctx), constraints };
@@ -164,7 +190,8 @@ function readInfo(raw: JsonMap, path: readonly PathSegment[], ctx: DocumentConte
   if (pattern) info.pattern = pattern;
   const listType = text('x-kubernetes-list-type');
   if (listType) info.listType = listType;
-  if (hasKey(raw, 'x-kubernetes-list-map-keys')) info.listMapKeys = stringList(raw['x-kubernetes-list-map-keys'], [...path, 'x-kubernetes-list-map-keys'], ctx);
+  if (hasKey(raw, 'x-kubernetes-list-map-keys'))
+    info.listMapKeys = stringList(raw['x-kubernetes-list-map-keys'], [...path, 'x-kubernetes-list-map-keys'], ctx);
   const mapType = text('x-kubernetes-map-type');
   if (mapType) info.mapType = mapType;
   return info;
@@ -197,14 +224,19 @@ function checkKeywords(raw: JsonMap, path: readonly PathSegment[], ctx: Document
   for (const key of Object.keys(raw)) {
     const forbidden = FORBIDDEN[key];
     if (forbidden !== undefined && hasKey(FORBIDDEN, key)) ctx.error([...path, key], forbidden);
-    else if (!KNOWN.has(key)) ctx.warn([...path, key], `unknown schema keyword \`${key}\` (the API server rejects unknown fields); ignored`);
+    else if (!KNOWN.has(key)) ctx.warn(
+      [...path, key],
+      `unknown schema keyword \`${key}\` (the API server rejects unknown fields); ignored`,
+    );
   }
   // References hide in value-only branches too.
   for (const junctor of JUNCTORS) {
     const value = raw[junctor];
     if (value === undefined) continue;
     const list = Array.isArray(value) ? value : [value];
-    list.forEach((branch, i) => findForbidden(branch, Array.isArray(value) ? [...path, junctor, i] : [...path, junctor], ctx));
+    list.forEach(
+      (branch, i) => findForbidden(branch, Array.isArray(value) ? [...path, junctor, i] : [...path, junctor], ctx)
+    );
   }
 }
 

@@ -31,7 +31,8 @@ export function compareOutput(outDir: string, files: ReadonlyMap<string, string>
     const wanted = files.get(path);
     if (wanted !== undefined && content.equals(Buffer.from(wanted))) continue;
     const recorded = manifest?.outputs[path];
-    if (recorded === undefined) foreign.push({ path, reason: manifest ? 'not written by kopf-gen' : 'the folder has no kopf-gen manifest' });
+    if (recorded === undefined)
+      foreign.push({ path, reason: manifest ? 'not written by kopf-gen' : 'the folder has no kopf-gen manifest' });
     else if (recorded !== sha256(content)) foreign.push({ path, reason: 'edited since kopf-gen wrote it' });
   }
   return { stale: [...new Set(stale)].sort(), foreign: foreign.sort((a, b) => (a.path < b.path ? -1 : 1)) };

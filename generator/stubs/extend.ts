@@ -65,7 +65,10 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
   const taken = new Set([...survey.declared, ...TEMPLATE_GLOBALS]);
   const kindRef = survey.kindRef ?? freeName(target.typeName, `${target.typeName}Resource`, taken);
   if (!survey.kindRef) {
-    addImport('import-kind', { kind: target.typeName, alias: kindRef === target.typeName ? '' : kindRef, specifier: target.kindSpecifier });
+    addImport(
+      'import-kind',
+      { kind: target.typeName, alias: kindRef === target.typeName ? '' : kindRef, specifier: target.kindSpecifier },
+    );
   }
   const stubs = missing.map((event) => {
     const fnName = stubFunctionName(event, target.typeName);
@@ -74,7 +77,10 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
     return render(templates, data.partial, data, nl);
   });
 
-  const withImports = imports.length ? insertImports(text, survey.importAnchor, imports.join(nl), nl) : { text, range: undefined };
+  const withImports = imports.length ? insertImports(text, survey.importAnchor, imports.join(nl), nl) : {
+    text,
+    range: undefined,
+  };
   const withStubs = appendStubs(withImports.text, stubs, nl);
   const ranges = [withStubs.range, ...(withImports.range ? [withImports.range] : [])];
   return { ...review, text: formatStatementsIn(target.file, withStubs.text, ranges), added };
@@ -82,7 +88,9 @@ export function extendHandlerFile(text: string, target: HandlerFileTarget, templ
 
 function missingEvents(survey: HandlerFileSurvey, typeName: string): StubEvent[] {
   return STUB_EVENTS.filter((event) =>
-    !survey.registered.has(event) && !survey.skipped.has(event) && !survey.declared.has(stubFunctionName(event, typeName)));
+    !survey.registered.has(event) && !survey.skipped.has(event) && !survey.declared.has(
+      stubFunctionName(event, typeName)
+    ));
 }
 
 function freeName(preferred: string, fallback: string, taken: ReadonlySet<string>): string {

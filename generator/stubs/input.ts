@@ -9,7 +9,8 @@ export interface StubsInput {
   readonly resources: readonly StubResource[];
 }
 
-export type StubResource = Pick<ResourceModel, 'group' | 'kind' | 'typeName' | 'plural' | 'scope' | 'preferredVersion'> & {
+export type StubResource =
+  Pick<ResourceModel, 'group' | 'kind' | 'typeName' | 'plural' | 'scope' | 'preferredVersion'> & {
   /** Served versions have a generated module; an existing import of any of them is kept as it is. */
   readonly versions: readonly Pick<VersionModel, 'name' | 'served'>[];
 };

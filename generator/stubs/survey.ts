@@ -58,7 +58,9 @@ export function surveyHandlerFile(sf: SourceFile, target: SurveyTarget): Handler
     declared: findDeclaredNames(sf),
     skipped: findSkipDirectives(sf.getFullText()),
     relativeImports: imports.flatMap((d) => resolveSpecifier(target.file, d.getModuleSpecifierValue()) ?? []),
-    importAnchor: imports.length ? { position: imports[imports.length - 1].getEnd(), after: 'import' } : headerAnchor(sf),
+    importAnchor: imports.length ? { position: imports[imports.length - 1].getEnd(), after: 'import' } : headerAnchor(
+      sf
+    ),
   };
 }
 

@@ -2,6 +2,7 @@
  * AdmissionReview requests as the API server sends them, read and checked: whatever is missing
  * or malformed is a `WebhookError` that says what, never a crash further on.
  */
+import { isMapping } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
 import { WebhookError } from './errors.ts';
@@ -40,7 +41,7 @@ export function parseReview(text: string): ReviewRequest {
   if (deeperThan(review, MAX_REVIEW_DEPTH)) {
     throw new WebhookError(`The request's JSON is nested deeper than ${MAX_REVIEW_DEPTH} levels.`);
   }
-  if (!isObject(review)) throw new WebhookError('The request is not an AdmissionReview: not a JSON object.');
+  if (!isMapping(review)) throw new WebhookError('The request is not an AdmissionReview: not a JSON object.');
   if (review.kind !== 'AdmissionReview') {
     throw new WebhookError(`The request is not an AdmissionReview: its kind is ${JSON.stringify(review.kind)}.`);
   }
@@ -50,7 +51,7 @@ export function parseReview(text: string): ReviewRequest {
     throw new WebhookError(`Unsupported AdmissionReview version ${versions}.`);
   }
   const request = review.request;
-  if (!isObject(request)) throw new WebhookError('The AdmissionReview has no request.');
+  if (!isMapping(request)) throw new WebhookError('The AdmissionReview has no request.');
   return {
     apiVersion: apiVersion as string,
     uid: requiredText(request.uid, 'request.uid'),
@@ -64,7 +65,7 @@ export function parseReview(text: string): ReviewRequest {
 }
 
 function resourceOf(value: unknown): ReviewRequest['resource'] {
-  if (!isObject(value)) throw new WebhookError('The AdmissionReview has no request.resource.');
+  if (!isMapping(value)) throw new WebhookError('The AdmissionReview has no request.resource.');
   return {
     group: typeof value.group === 'string' ? value.group : '',
     version: requiredText(value.version, 'request.resource.version'),
@@ -80,13 +81,13 @@ function operationOf(value: unknown): Operation {
 }
 
 function userInfoOf(value: unknown): UserInfo {
-  if (!isObject(value)) throw new WebhookError('User info is missing from the admission request.');
+  if (!isMapping(value)) throw new WebhookError('User info is missing from the admission request.');
   return value as UserInfo;
 }
 
 function bodiesOf(object: unknown, oldObject: unknown): Pick<ReviewRequest, 'body' | 'old' | 'new'> {
-  const new_ = isObject(object) ? object as KubeObject : undefined;
-  const old = isObject(oldObject) ? oldObject as KubeObject : undefined;
+  const new_ = isMapping(object) ? object as KubeObject : undefined;
+  const old = isMapping(oldObject) ? oldObject as KubeObject : undefined;
   const body = new_ ?? old;
   if (!body) throw new WebhookError('Either old or new object is missing from the admission request.');
   return { body, old, new: new_ };
@@ -97,7 +98,9 @@ function requiredText(value: unknown, what: string): string {
   return value;
 }
 
-/** Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat. */
+/**
+ * Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat.
+ */
 function deeperThan(root: unknown, limit: number): boolean {
   const pending: [value: unknown, depth: number][] = [[root, 0]];
   while (pending.length) {
@@ -107,8 +110,4 @@ function deeperThan(root: unknown, limit: number): boolean {
     for (const child of Object.values(value)) pending.push([child, depth + 1]);
   }
   return false;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

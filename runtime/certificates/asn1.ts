@@ -53,7 +53,8 @@ export function objectIdentifier(dotted: string): Der {
   const bytes = [first * 40 + second];
   for (const arc of rest) {
     const chunk = [arc & 0x7f];
-    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) chunk.unshift(0x80 | (value & 0x7f));
+    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128))
+      chunk.unshift(0x80 | (value & 0x7f));
     bytes.push(...chunk);
   }
   return tlv(0x06, Buffer.from(bytes));
@@ -62,7 +63,10 @@ export function objectIdentifier(dotted: string): Der {
 /** UTCTime (YYMMDDHHMMSSZ) for years up to 2049, GeneralizedTime after, as RFC 5280 requires. */
 export function time(date: Date): Der {
   const iso = date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:T]/g, '');
-  return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii')) : tlv(0x18, Buffer.from(iso, 'ascii'));
+  return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii')) : tlv(
+    0x18,
+    Buffer.from(iso, 'ascii'),
+  );
 }
 
 export function pem(label: string, der: Buffer): string {

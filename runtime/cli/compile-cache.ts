@@ -2,9 +2,9 @@
  * Node's compile cache for `kopf run`: compiled code, and on Node 24 also the output of type
  * stripping, kept on disk between runs. A warm start then neither parses the runtime again nor
  * loads Node's TypeScript stripper (amaro), which otherwise stays in the operator's memory for its
- * whole life: about 19 MiB measured on Node 24. It is Node's own cache, keyed by the sources'
- * contents and Node's version; it never stops a start (a folder it cannot write is skipped), and
- * `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
+ * whole life (measured in bench/README.md, "Figures behind the runtime's choices"). It is Node's
+ * own cache, keyed by the sources' contents and Node's version; it never stops a start (a folder
+ * it cannot write is skipped), and `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  *
  * Whoever can write into the cache's folder decides what code runs: an entry holds the code that
  * stands for a source file. So the folder is the user's own: `NODE_COMPILE_CACHE` if the user set
@@ -59,7 +59,8 @@ export function unsafe(folder: string, uid = process.getuid?.()): string | undef
     const stat = lstatSync(folder);
     if (!stat.isDirectory()) return 'is not a directory';
     if (uid !== undefined && stat.uid !== uid) return `is owned by another user (uid ${stat.uid})`;
-    if (uid !== undefined && (stat.mode & 0o022) !== 0) return `is writable by others (mode ${(stat.mode & 0o777).toString(8)})`;
+    if (uid !== undefined && (stat.mode & 0o022) !== 0)
+      return `is writable by others (mode ${(stat.mode & 0o777).toString(8)})`;
     return undefined;
   } catch (error) {
     return `cannot be used (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;

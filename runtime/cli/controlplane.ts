@@ -55,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (values['build-only']) return buildOnly();
   const verbosity = values.verbosity === undefined ? undefined : Number(values.verbosity);
-  if (verbosity !== undefined && !Number.isInteger(verbosity)) throw new Error(`--verbosity wants an integer, got ${values.verbosity}`);
+  if (verbosity !== undefined && !Number.isInteger(verbosity))
+    throw new Error(`--verbosity wants an integer, got ${values.verbosity}`);
   // Read before anything starts: a wrong path or a file that is not a CRD is said at once.
   let crds: string[];
   try {
@@ -83,7 +84,8 @@ async function buildOnly(): Promise<number> {
     ['etcd', binaries.etcd, sources.etcd],
     ['kubectl', binaries.kubectl, sources.kubectl],
   ];
-  for (const [name, path, source] of rows) console.log(`${name.padEnd(14)} ${path ?? '(none)'}${source ? `  [${source}]` : ''}`);
+  for (const [name, path, source] of rows)
+    console.log(`${name.padEnd(14)} ${path ?? '(none)'}${source ? `  [${source}]` : ''}`);
   console.log(`control-plane binaries ready (${formatDuration(Date.now() - started)})`);
   return 0;
 }
@@ -113,7 +115,10 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     if (options.crds.length) await cp.installCrds(options.crds);
     if (options.kubeconfig) copyFileSync(cp.kubeconfigPath, options.kubeconfig);
-    console.error(`Control plane ready in ${formatDuration(Date.now() - started)}: ${cp.server} (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION})`);
+    console.error(
+      `Control plane ready in ${formatDuration(Date.now() - started)}: ${cp.server} (Kubernetes ` +
+        `v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION})`
+    );
     console.log(`export KUBECONFIG=${options.kubeconfig ? resolve(options.kubeconfig) : cp.kubeconfigPath}`);
     console.error(`Logs: ${cp.logs.apiServer}, ${cp.logs.etcd}\nPress Ctrl-C to stop.`);
     const outcome = await Promise.race([interrupted, cp.crash]);

@@ -32,7 +32,11 @@ Options:
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv, strict: true, allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, crd: { type: 'string', multiple: true }, object: { type: 'string' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      crd: { type: 'string', multiple: true },
+      object: { type: 'string' },
+    },
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
   if (!values.crd?.length || !values.object || !positionals.length) {
@@ -55,7 +59,13 @@ export async function main(argv: string[]): Promise<number> {
       kubeconfig: cp.kubeconfig, clusterwide: true,
       settings: defaultSettings({ posting: { enabled: false } }),
       // Everything is captured (to follow the operator's progress); info and up is shown.
-      logs: new LogConfig({ verbosity: 'verbose', format: 'full', sinks: [capture.sink, (record, render) => { if (record.level >= INFO) out(render()); }] }),
+      logs: new LogConfig(
+        {
+          verbosity: 'verbose',
+          format: 'full',
+          sinks: [capture.sink, (record, render) => { if (record.level >= INFO) out(render()); }],
+        }
+      ),
     });
     await op.ready;
     const name = object.metadata!.name!;
@@ -64,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
       const { resource, namespace } = await createSample(client, object);
       const ref = { ...(namespace === null ? {} : { namespace }), name };
       await capture.waitFor(/ is processed: /, { timeout: 60 });
-      await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 60 }); // its patch has landed
+      // its patch has landed
+      await capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 60 });
       const body = await getObject(client, resource, ref);
       show(body);
       await showChildren(client, body);
@@ -95,14 +106,18 @@ function step(text: string): void {
 /** ConfigMaps that name the object as their owner (what the scaffold's handlers make). */
 async function showChildren(client: KubeClient, owner: KubeObject): Promise<void> {
   const { items } = await listObjects(client, builtins.ConfigMaps, {});
-  const owned = items.filter((child) => child.metadata?.ownerReferences?.some((ref) => ref.uid === owner.metadata?.uid));
+  const owned = items.filter(
+    (child) => child.metadata?.ownerReferences?.some((ref) => ref.uid === owner.metadata?.uid)
+  );
   for (const child of owned) {
     out(`  owns ConfigMap ${child.metadata?.namespace}/${child.metadata?.name}: ${JSON.stringify(child.data ?? {})}`);
   }
 }
 
 function show(body: KubeObject): void {
-  const annotations = Object.entries(body.metadata?.annotations ?? {}).filter(([k]) => k.startsWith('kopf.zalando.org/'));
+  const annotations = Object.entries(body.metadata?.annotations ?? {}).filter(
+    ([k]) => k.startsWith('kopf.zalando.org/')
+  );
   step('What the handlers did, as stored on the object:');
   out(`  status:      ${JSON.stringify(body.status ?? {})}`);
   out(`  finalizers:  ${JSON.stringify(body.metadata?.finalizers ?? [])}`);

@@ -60,7 +60,9 @@ export async function main(argv: string[]): Promise<number> {
   if (unreachable === undefined) {
     const scope = namespaces.length ? namespaces.flatMap((ns) => ['-n', ns]) : ['-A'];
     // A developer's operator: it pauses the deployed ones that peer with it, until it exits.
-    return (await import('./run.ts')).main([...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]);
+    return (await import('./run.ts')).main(
+      [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
+    );
   }
   note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
   return runLocally({

@@ -10,6 +10,7 @@ import { detectOwnIdentity } from '../peering/identity.ts';
 import { touch, type PeeringPlace } from '../peering/keepalive.ts';
 import { servedPeeringResources } from '../peering/resources.ts';
 import { thrownText } from '../structs/errors.ts';
+import { usageError } from './usage.ts';
 
 const SCOPE = `Scope (the peering objects to write to):
   -n, --namespace NS      A namespace's KopfPeering; repeatable.
@@ -61,10 +62,11 @@ export async function main(argv: string[]): Promise<number> {
   if (values.help) { process.stdout.write(FREEZE_HELP); return 0; }
   const lifetime = Number(values.lifetime);
   if (values.lifetime === undefined || !Number.isInteger(lifetime) || lifetime <= 0) {
-    return usage('freeze', '--lifetime must be a positive number of seconds.');
+    return usageError('freeze', '--lifetime must be a positive number of seconds.');
   }
   const priority = values.dev ? 666 : values.priority === undefined ? 100 : Number(values.priority);
-  if (!Number.isInteger(priority)) return usage('freeze', `--priority must be an integer, not '${values.priority}'.`);
+  if (!Number.isInteger(priority))
+    return usageError('freeze', `--priority must be an integer, not '${values.priority}'.`);
   return writeRecords('freeze', values, priority, lifetime);
 }
 
@@ -84,10 +86,12 @@ interface ScopeValues {
 }
 
 async function writeRecords(command: string, values: ScopeValues, priority: number, lifetime: number): Promise<number> {
-  if (!values.peering) return usage(command, '--peering NAME is required.');
-  if (values.namespace?.length && values['all-namespaces']) return usage(command, '--namespace and --all-namespaces exclude each other.');
+  if (!values.peering) return usageError(command, '--peering NAME is required.');
+  if (values.namespace?.length && values['all-namespaces'])
+    return usageError(command, '--namespace and --all-namespaces exclude each other.');
   const globbed = values.namespace?.filter((ns) => /[*?!]/.test(ns)) ?? [];
-  if (globbed.length) return usage(command, `namespaces must be named exactly here, not as patterns: ${globbed.join(', ')}.`);
+  if (globbed.length)
+    return usageError(command, `namespaces must be named exactly here, not as patterns: ${globbed.join(', ')}.`);
   const logger = new Logger(new LogConfig({ verbosity: values.verbose ? 'verbose' : 'normal' }), 'kopf.peering');
   const clusterwide = !values.namespace?.length;
   const own = { identity: values.id ?? detectOwnIdentity({ manual: true }), priority, lifetime, stealth: false };
@@ -95,7 +99,9 @@ async function writeRecords(command: string, values: ScopeValues, priority: numb
   try {
     const resources = await servedPeeringResources(client, clusterwide);
     if (!resources.length) {
-      process.stderr.write(`kopf ${command}: the peering CRDs are not served in this cluster (apply what \`kopf peering\` prints).\n`);
+      process.stderr.write(
+        `kopf ${command}: the peering CRDs are not served in this cluster (apply what \`kopf peering\` prints).\n`
+      );
       return 1;
     }
     let found = 0;
@@ -116,9 +122,4 @@ async function writeRecords(command: string, values: ScopeValues, priority: numb
   } finally {
     client.close();
   }
-}
-
-function usage(command: string, message: string): number {
-  process.stderr.write(`kopf ${command}: ${message}\nSee \`kopf ${command} --help\`.\n`);
-  return 2;
 }

@@ -3,20 +3,19 @@
  * some of it (the events waiting in the queues) alive for a while; left to its defaults, V8
  * answers with a young generation of up to 64 MiB per semi-space and an old generation let grow
  * to several times its live size between full collections, and a process's resident memory never
- * shrinks back from its peak. An operator gains nothing from that headroom. Measured on the burst
- * benchmark (10,000 objects), the two size settings below took the peak RSS from about 230 to 150
- * MiB; the CPU per object stayed within the benchmark's run-to-run spread (about ±10%). Both
- * semi-spaces are resident at the peak, so each MiB of the cap is two of RSS: 8 MiB instead of 16
- * took about 13 MiB more off the peak (115–122 against 128–134 over seven pairs) for 3–6% more
- * instructions per object, spent copying the objects that outlive the more frequent young
- * collections; 4 MiB would cost about 20% more.
+ * shrinks back from its peak. An operator gains nothing from that headroom. The two size settings
+ * below take much off the peak RSS with the CPU per object within the run-to-run spread. Both
+ * semi-spaces are resident at the peak, so each MiB of the cap is two of RSS; a smaller cap costs
+ * instructions, spent copying the objects that outlive the more frequent young collections, and
+ * the cap below is where that cost was still small. The figures, and the commands that measure
+ * them, are in bench/README.md ("Figures behind the runtime's choices").
  *
  * V8 also collects garbage and compiles hot code on helper threads, in parallel with the main
  * thread. That shortens pauses on a machine with idle cores; an operator is rarely on one (two
  * cores here, a CPU limit in a cluster), and the threads' coordination is CPU spent for nothing.
- * With the collection on the main thread only (`--single-threaded-gc`), the same benchmark
- * measured about 8% less CPU, at the same throughput; with the compilers there too
- * (`--single-threaded`, which implies the former), about 5% less again on 3,000 objects.
+ * With the collection on the main thread only (`--single-threaded-gc`), the burst benchmark
+ * measured less CPU at the same throughput, and with the compilers there too (`--single-threaded`,
+ * which implies the former) less again.
  *
  * The young generation's size and the helper threads can only be set when the process starts, so
  * the process re-executes itself with them (the same pid, arguments, environment and standard
@@ -54,7 +53,11 @@ export function tuneHeap(): void {
     ...(THREADING.some(given) ? [] : [SINGLE_THREADED]),
   ];
   if (atStart.length && typeof process.execve === 'function') {
-    process.execve(process.execPath, [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)], withCompileCache(process.env));
+    process.execve(
+      process.execPath,
+      [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)],
+      withCompileCache(process.env),
+    );
   }
   if (!given(GROWING)) setFlagsFromString(`${GROWING}=${GROWING_PERCENT}`);
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
+import { usageError } from './usage.ts';
 
 interface Subcommand {
   summary: string;
@@ -24,7 +25,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Run an operator on the current cluster, or on a local control plane with sample objects.',
     load: () => import('./dev.ts'),
   },
-  freeze: { summary: 'Pause the operators of a lower priority for a while (peering).', load: () => import('./freeze.ts') },
+  freeze: {
+    summary: 'Pause the operators of a lower priority for a while (peering).',
+    load: () => import('./freeze.ts'),
+  },
   resume: {
     summary: 'End a freeze (peering).',
     load: async () => ({ main: (await import('./freeze.ts')).resume }),
@@ -33,7 +37,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
 };
 
-function usage(): string {
+/** What `kopf` alone or `kopf --help` prints: the commands and where to read more. */
+function overview(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
   const help = '`kopf <command> --help` describes a command\'s options; `kopf --version` prints the version.';
@@ -43,7 +48,7 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    process.stdout.write(overview());
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
@@ -52,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`kopf: unknown command "${name}"\n\n${usage()}`);
+    process.stderr.write(`kopf: unknown command "${name}"\n\n${overview()}`);
     return 2;
   }
   try {
@@ -60,8 +65,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Options that `parseArgs` refuses are usage errors, as the commands' own checks of them.
     if (!USAGE_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    process.stderr.write(`kopf ${name}: ${(error as Error).message}\nSee \`kopf ${name} --help\`.\n`);
-    return 2;
+    return usageError(name, (error as Error).message);
   }
 }
 
@@ -70,7 +74,9 @@ function ownVersion(): string {
   return String((manifest as { version?: unknown }).version);
 }
 
-const USAGE_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
+const USAGE_ERRORS = new Set(
+  ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']
+);
 
 /**
  * Runs the command line of this process. The `kopf` bin (bin/kopf.js) calls it once it has checked

@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { getDefaultRegistry } from '../registry/registry.ts';
 import { RbacError, operatorNeeds, rbacManifests, rbacResource, scopeNotes, type Need } from '../rbac/index.ts';
 import { load, resolveFromCwd } from './run.ts';
+import { usageError } from './usage.ts';
 
 const HELP = `Usage: kopf rbac [options] [files…]
 
@@ -84,13 +85,13 @@ export async function main(argv: string[]): Promise<number> {
   if (values.help) { process.stdout.write(HELP); return 0; }
   const print = keepStdoutFor(values.output);
   if (values.namespace?.length && values['all-namespaces']) {
-    return usage('--namespace and --all-namespaces exclude each other.');
+    return usageError('rbac', '--namespace and --all-namespaces exclude each other.');
   }
   if (values['webhook-managed'] !== undefined && values['no-webhook-managed']) {
-    return usage('--webhook-managed and --no-webhook-managed exclude each other.');
+    return usageError('rbac', '--webhook-managed and --no-webhook-managed exclude each other.');
   }
   const missing = positionals.filter((file) => !existsSync(file));
-  if (missing.length) return usage(`no such file: ${missing.join(', ')}`);
+  if (missing.length) return usageError('rbac', `no such file: ${missing.join(', ')}`);
   for (const file of positionals) if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
   for (const name of values.module ?? []) {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
@@ -178,9 +179,4 @@ function header(needs: readonly Need[], namespaces: readonly string[]): string {
     ...scopeNotes(needs, namespaces).map((line) => `# ${line}`),
     '',
   ].join('\n');
-}
-
-function usage(message: string): number {
-  process.stderr.write(`kopf rbac: ${message}\nSee \`kopf rbac --help\`.\n`);
-  return 2;
 }

@@ -115,10 +115,10 @@ function parseOptions(argv: string[]) {
 /**
  * Seconds of read coalescing under `kopf run` (`networking.readCoalescing`).
  * The process is the operator's own, so blocking its thread for this long after a turn that read
- * from the API delays nothing but the operator. Measured on the burst benchmark (10,000 objects),
- * against 0 in pairs of runs: 2 ms took 1–26% off the CPU per object (11% on average, five pairs)
- * for 4 MiB more peak RSS on average; 3 ms took 16% on average (six pairs) but cost 13 MiB; 5 ms
- * took no more than 3 ms and cost more. Memory matters as much as CPU for an operator: 2 ms.
+ * from the API delays nothing but the operator. A longer window saves more CPU per object but
+ * costs more peak memory, and memory matters as much as CPU for an operator: the shortest window
+ * that took most of the saving (measured on the burst benchmark: bench/README.md, "Figures behind
+ * the runtime's choices").
  */
 const RUN_READ_COALESCING = 0.002;
 
@@ -134,11 +134,21 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     return 2;
   }
   const verbosity: Verbosity = values.debug ? 'debug' : values.verbose ? 'verbose' : values.quiet ? 'quiet' : 'normal';
-  const logs = new LogConfig({ verbosity, format, prefix: values['no-log-prefix'] ? false : values['log-prefix'] ? true : null, refkey: values['log-refkey'] ?? null });
+  const logs = new LogConfig(
+    {
+      verbosity,
+      format,
+      prefix: values['no-log-prefix'] ? false : values['log-prefix'] ? true : null,
+      refkey: values['log-refkey'] ?? null,
+    }
+  );
   const refusal = compileCacheRefusal();
   if (refusal) new Logger(logs, 'kopf.run').warning(`Running without Node's compile cache: ${refusal}.`);
   const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
-  if (!Number.isInteger(priority)) { process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`); return 2; }
+  if (!Number.isInteger(priority)) {
+    process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`);
+    return 2;
+  }
 
   const admission = admissionOptions(values);
   if (typeof admission === 'string') { process.stderr.write(`kopf run: ${admission}\n`); return 2; }
@@ -180,7 +190,9 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   });
   const logger = op.logger.child('kopf.run');
   if (!values.namespace?.length && !values['all-namespaces']) {
-    logger.warning('Neither --namespace nor --all-namespaces is given: serving the whole cluster. Pass -A to say so explicitly.');
+    logger.warning(
+      'Neither --namespace nor --all-namespaces is given: serving the whole cluster. Pass -A to say so explicitly.'
+    );
   }
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
@@ -195,7 +207,10 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     await op.done;
   } catch (error) {
     // A configuration the user must fix needs its message, not a trace through our code.
-    logger.critical(`The operator has failed: ${(error as Error).message}`, error instanceof KubeConfigError ? undefined : error);
+    logger.critical(
+      `The operator has failed: ${(error as Error).message}`,
+      error instanceof KubeConfigError ? undefined : error,
+    );
     code = 1;
   }
   // The operator has stopped. A handler still running past the exit timeout (its timers, its
@@ -245,7 +260,9 @@ export async function load(what: string, url: () => string): Promise<boolean> {
 export function resolveFromCwd(name: string): string {
   const parentURL = pathToFileURL(`${process.cwd()}/`).href;
   // `import.meta.resolve` accepts another parent only behind a flag; a resolve hook can give it one.
-  const hooks = registerHooks({ resolve: (specifier, context, next) => next(specifier, specifier === name ? { ...context, parentURL } : context) });
+  const hooks = registerHooks(
+    { resolve: (specifier, context, next) => next(specifier, specifier === name ? { ...context, parentURL } : context) }
+  );
   try {
     return import.meta.resolve(name);
   } finally {

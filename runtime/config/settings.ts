@@ -7,7 +7,12 @@
  * Log levels are numbers on Python's scale (see runtime/logging/levels.ts).
  */
 import { INFO } from '../logging/levels.ts';
-import { AnnotationsDiffBaseStorage, SmartProgressStorage, type DiffBaseStorage, type ProgressStorage } from '../progress/index.ts';
+import {
+  AnnotationsDiffBaseStorage,
+  SmartProgressStorage,
+  type DiffBaseStorage,
+  type ProgressStorage,
+} from '../progress/index.ts';
 import { validateSettings } from './validation.ts';
 import type { AdmissionServer } from './admission.ts';
 
@@ -78,7 +83,10 @@ export interface WatchingSettings {
 }
 
 export interface QueueingSettings {
-  /** Objects processed at once per served resource; `null`: unlimited (Kopf's default). 64 here: bounded memory in bursts. */
+  /**
+   * Objects processed at once per served resource; `null`: unlimited (Kopf's default). 64 here: bounded memory in
+   * bursts.
+   */
   workerLimit: number | null;
   /** A per-object worker exits after being idle this long. */
   idleTimeout: number;
@@ -177,7 +185,13 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       mandatory: false, standalone: false, clusterwide: false,
     },
     leaderElection: { name: null, namespace: null, leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 },
-    watching: { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 },
+    watching: {
+      serverTimeout: null,
+      clientTimeout: null,
+      connectTimeout: null,
+      reconnectBackoff: 0.1,
+      inactivityTimeout: 70,
+    },
     queueing: {
       workerLimit: 64, idleTimeout: 5, exitTimeout: 2,
       errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
@@ -185,7 +199,13 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
     scanning: { disabled: false },
     admission: { server: null, managed: null },
     execution: { defaultBackoff: 60 },
-    networking: { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false, readCoalescing: 0 },
+    networking: {
+      requestTimeout: 300,
+      connectTimeout: null,
+      errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21],
+      enforceRetryAfter: false,
+      readCoalescing: 0,
+    },
     persistence: {
       finalizer: DEFAULT_FINALIZER,
       progressStorage: new SmartProgressStorage(),

@@ -17,15 +17,23 @@ type Check = (value: unknown) => string | null;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 const seconds: Check = (v) => (isNumber(v) && v >= 0 ? null : 'a non-negative number of seconds');
-const optionalSeconds: Check = (v) => (v === null || (isNumber(v) && v >= 0) ? null : 'a non-negative number of seconds or null');
+const optionalSeconds: Check = (v) => (
+  v === null || (isNumber(v) && v >= 0) ? null : 'a non-negative number of seconds or null'
+);
 const positiveSeconds: Check = (v) => (isNumber(v) && v > 0 ? null : 'a positive number of seconds');
 const flag: Check = (v) => (typeof v === 'boolean' ? null : 'true or false');
 const text: Check = (v) => (typeof v === 'string' && v !== '' ? null : 'a non-empty string');
-const optionalText: Check = (v) => (v === null || (typeof v === 'string' && v !== '') ? null : 'a non-empty string or null');
+const optionalText: Check = (v) => (
+  v === null || (typeof v === 'string' && v !== '') ? null : 'a non-empty string or null'
+);
 const integer: Check = (v) => (Number.isInteger(v) ? null : 'an integer');
 const count: Check = (v) => (Number.isInteger(v) && (v as number) >= 0 ? null : 'a non-negative integer');
-const limit: Check = (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1) ? null : 'a positive integer or null');
-const level: Check = (v) => (Number.isInteger(v) && (v as number) >= 0 ? null : 'a log level (e.g. 10 debug, 20 info, 30 warning, 40 error)');
+const limit: Check = (v) => (
+  v === null || (Number.isInteger(v) && (v as number) >= 1) ? null : 'a positive integer or null'
+);
+const level: Check = (v) => (
+  Number.isInteger(v) && (v as number) >= 0 ? null : 'a log level (e.g. 10 debug, 20 info, 30 warning, 40 error)'
+);
 const storage: Check = (v) => (v !== null && typeof v === 'object' ? null : 'a storage object');
 const anything: Check = () => null;
 
@@ -60,9 +68,19 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   scanning: { disabled: flag },
   admission: { server: anything, managed: optionalText },
   execution: { defaultBackoff: seconds },
-  networking: { requestTimeout: optionalSeconds, connectTimeout: optionalSeconds, errorBackoffs: delays, enforceRetryAfter: flag, readCoalescing: seconds },
+  networking: {
+    requestTimeout: optionalSeconds,
+    connectTimeout: optionalSeconds,
+    errorBackoffs: delays,
+    enforceRetryAfter: flag,
+    readCoalescing: seconds,
+  },
   persistence: { finalizer: text, progressStorage: storage, diffbaseStorage: storage, consistencyTimeout: seconds },
-  background: { cancellationPolling: positiveSeconds, instantExitTimeout: optionalSeconds, instantExitZeroTimeCycles: count },
+  background: {
+    cancellationPolling: positiveSeconds,
+    instantExitTimeout: optionalSeconds,
+    instantExitZeroTimeCycles: count,
+  },
 };
 
 function show(value: unknown): string {
@@ -90,12 +108,18 @@ export function validateSettings(settings: OperatorSettings): void {
     }
     for (const [field, check] of Object.entries(fields)) {
       const expected = check(record[field]);
-      if (expected !== null) problems.push(`settings.${group}.${field} must be ${expected}; got ${show(record[field])}.`);
+      if (expected !== null)
+        problems.push(`settings.${group}.${field} must be ${expected}; got ${show(record[field])}.`);
     }
   }
   const election = settings.leaderElection as Partial<OperatorSettings['leaderElection']> | undefined;
-  if (election && isNumber(election.renewDeadline) && isNumber(election.leaseDuration) && election.renewDeadline >= election.leaseDuration) {
-    problems.push('settings.leaderElection.renewDeadline must be shorter than leaseDuration, so that a holder that cannot renew '
+  if (
+    election && isNumber(
+      election.renewDeadline
+    ) && isNumber(election.leaseDuration) && election.renewDeadline >= election.leaseDuration
+  ) {
+    problems.push('settings.leaderElection.renewDeadline must be shorter than leaseDuration, so that a holder that ' +
+      'cannot renew '
       + 'stops before its lease expires.');
   }
   if (problems.length) throw new SettingsError(problems.join(' '));

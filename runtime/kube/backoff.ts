@@ -20,7 +20,11 @@ export interface RetryDelayOptions {
  * The delay in milliseconds before retry number `attempt` (0-based), or `undefined` when the
  * schedule is spent. The server's `retryAfter` is a floor, or the delay itself if enforced.
  */
-export function retryDelay(schedule: readonly number[], attempt: number, options: RetryDelayOptions = {}): number | undefined {
+export function retryDelay(
+  schedule: readonly number[],
+  attempt: number,
+  options: RetryDelayOptions = {},
+): number | undefined {
   if (attempt >= schedule.length) return undefined;
   if (options.retryAfter !== undefined && options.enforceRetryAfter) return options.retryAfter * 1000;
   const base = schedule[attempt] * 1000;
@@ -37,13 +41,22 @@ export function parseRetryAfter(header: string | string[] | undefined, now: numb
   return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
-/** Sleeps, or rejects with the signal's reason as soon as it aborts. */
-export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) throw signal.reason;
+/** Sleeps `ms`; resolves `true` if the full time passed, `false` as soon as the signal aborts. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return false;
   try {
     await sleepFor(ms, undefined, { signal });
+    return true;
   } catch (e) {
-    if (signal?.aborted) throw signal.reason;
+    if (signal?.aborted) return false;
     throw e;
   }
+}
+
+/**
+ * The delay before try number `attempt` (0-based) of a schedule whose last delay repeats for
+ * ever (the waits for what may come at any time: a CRD, a served resource); 0 for no schedule.
+ */
+export function repeatingDelay(schedule: readonly number[], attempt: number): number {
+  return schedule[Math.min(attempt, schedule.length - 1)] ?? 0;
 }

@@ -22,7 +22,10 @@ export interface KubeClientOptions {
   requestTimeout?: number;
   /** Seconds to open a connection; bounded only by `requestTimeout` if absent (Kopf: `networking.connect_timeout`). */
   connectTimeout?: number;
-  /** Seconds to sleep before each retry of a failed request; its length is the retry budget (Kopf: `networking.error_backoffs`). */
+  /**
+   * Seconds to sleep before each retry of a failed request; its length is the retry budget (Kopf:
+   * `networking.error_backoffs`).
+   */
   errorBackoffs?: readonly number[];
   /** Seconds between a watch stream's end and the next one (Kopf: `watching.reconnect_backoff`). */
   watchReconnectBackoff?: number;
@@ -45,13 +48,19 @@ export interface KubeClientOptions {
    * thread for up to this long; 0 (the default) for none.
    */
   readCoalescing?: number;
-  /** On 429, wait exactly the server's `Retry-After`, even if shorter than the schedule (Kopf: `networking.enforce_retry_after`). */
+  /**
+   * On 429, wait exactly the server's `Retry-After`, even if shorter than the schedule (Kopf:
+   * `networking.enforce_retry_after`).
+   */
   enforceRetryAfter?: boolean;
   /** Source of randomness for the jitter of retries; replaceable for tests. */
   random?: () => number;
   /** Called after every HTTP attempt of a regular request (for `--debug` logs). */
   trace?: (attempt: RequestTrace) => void;
-  /** Called when a failed attempt of a request, or a failed watch stream, is going to be retried: quiet retries look like a hang. */
+  /**
+   * Called when a failed attempt of a request, or a failed watch stream, is going to be retried: quiet retries look
+   * like a hang.
+   */
   onRetry?: (retry: RetryNotice) => void;
 }
 
@@ -75,7 +84,12 @@ export interface RequestTrace {
   ms: number;
 }
 
-export type ClientSettings = Required<Omit<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry'>> & Pick<KubeClientOptions, 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry'>;
+/** The options a client may go without. */
+type OptionalSettings = 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry';
+
+export type ClientSettings =
+  & Required<Omit<KubeClientOptions, OptionalSettings>>
+  & Pick<KubeClientOptions, OptionalSettings>;
 
 export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   requestTimeout: 300,
@@ -96,7 +110,13 @@ export function jsonBody(body: Buffer): unknown {
   return body.length ? JSON.parse(body.toString('utf8')) : undefined;
 }
 
-const VERB_OF_METHOD: Record<string, Verb> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+const VERB_OF_METHOD: Record<string, Verb> = {
+  GET: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 export class KubeClient {
   readonly settings: ClientSettings;
@@ -169,8 +189,10 @@ export class KubeClient {
         }
         const delay = this.retryDelay(schedule, retry++, e);
         if (delay === undefined) throw e instanceof ApiError ? e : new ApiConnectionError(method, path, e);
-        this.settings.onRetry?.({ method, path, attempt: retry, attempts: schedule.length + 1, delay: delay / 1000, error: e });
-        await sleep(delay, options.signal);
+        this.settings.onRetry?.(
+          { method, path, attempt: retry, attempts: schedule.length + 1, delay: delay / 1000, error: e }
+        );
+        if (!(await sleep(delay, options.signal))) throw options.signal?.reason;
       }
     }
   }
@@ -179,7 +201,10 @@ export class KubeClient {
    * Opens a streaming GET (a watch) in one attempt, without retries: the caller decides how to
    * recover. Resolves with the response once its headers say 2xx; throws `ApiError` otherwise.
    */
-  async openStream(path: string, options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {}): Promise<StreamedResponse> {
+  async openStream(
+    path: string,
+    options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {},
+  ): Promise<StreamedResponse> {
     this.#throwIfClosed('GET', path);
     for (let refreshed = false; ; refreshed = true) {
       const credentials = await this.#credentials.get();
@@ -206,7 +231,11 @@ export class KubeClient {
   /** Milliseconds to wait before retry number `attempt` after `error`; `undefined` once `schedule` is spent. */
   retryDelay(schedule: readonly number[], attempt: number, error: unknown): number | undefined {
     const retryAfter = error instanceof ApiError ? error.retryAfter : undefined;
-    return retryDelay(schedule, attempt, { retryAfter, enforceRetryAfter: this.settings.enforceRetryAfter, random: this.settings.random });
+    return retryDelay(
+      schedule,
+      attempt,
+      { retryAfter, enforceRetryAfter: this.settings.enforceRetryAfter, random: this.settings.random },
+    );
   }
 
   /** HTTP attempts so far, by verb (retries count as attempts). */
@@ -221,7 +250,14 @@ export class KubeClient {
     this.#streams.close();
   }
 
-  async #attempt(credentials: Credentials, method: string, path: string, body: Buffer | string | undefined, options: RequestOptions, verb: Verb): Promise<Buffer> {
+  async #attempt(
+    credentials: Credentials,
+    method: string,
+    path: string,
+    body: Buffer | string | undefined,
+    options: RequestOptions,
+    verb: Verb,
+  ): Promise<Buffer> {
     this.#count(verb);
     const headers = this.#headers(credentials);
     if (options.accept) headers.Accept = options.accept;

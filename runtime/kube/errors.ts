@@ -188,7 +188,10 @@ export class ApiConnectionError extends Error {
 
 /** OpenSSL's and Node's codes for a server certificate that is not trusted or not for this host. */
 const UNTRUSTED = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
 ]);
 const EXPIRED = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
@@ -200,9 +203,12 @@ const EXPIRED = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 export function certificateProblem(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | undefined)?.code;
   if (typeof code !== 'string') return undefined;
-  if (UNTRUSTED.has(code)) return "the server's certificate is not signed by a trusted authority: does the kubeconfig give the cluster's certificate-authority(-data)?";
+  if (UNTRUSTED.has(code))
+    return "the server's certificate is not signed by a trusted authority: does the kubeconfig give the cluster's " +
+      "certificate-authority(-data)?";
   if (EXPIRED.has(code)) return "the server's certificate is out of its validity period: check the clocks, or renew it";
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return "the server's certificate is not for this address: check the cluster's server URL, or its tls-server-name";
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return "the server's certificate is not for this address: check the cluster's server URL, or its tls-server-name";
   return undefined;
 }
 

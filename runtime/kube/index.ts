@@ -26,11 +26,29 @@ export type { ListOptions, ListPage } from './listing.ts';
 export { createObject, deleteObject, getObject, patchObject, patchObjectVersion, replaceObject } from './objects.ts';
 export type { DeleteOptions, PatchOptions, ReadOptions, WriteOptions } from './objects.ts';
 export type { BufferedResponse, ResponseHead, StreamedResponse } from './transport.ts';
-export type { ApplyPatch, JsonPatchOp, ListResult, ObjectRef, PatchType, RequestOptions, StreamEvent, Verb, WatchEventType } from './types.ts';
+export type {
+  ApplyPatch,
+  JsonPatchOp,
+  ListResult,
+  ObjectRef,
+  PatchType,
+  RequestOptions,
+  StreamEvent,
+  Verb,
+  WatchEventType,
+} from './types.ts';
 export { keyOf, watchStream } from './watching/stream.ts';
 export type { WatchOptions } from './watching/stream.ts';
 export { WatchFreshness, type StreamLiveness } from './watching/freshness.ts';
 export { DEFAULT_FIELD_MANAGER, ResourceClient, resourceClientOf } from './resourceclient.ts';
 export type {
-  ApplyOptions, CreateOptions, DeleteObjectOptions, GetOptions, JsonPatchOptions, ListObjectsOptions, MergePatchOptions, StatusPart, Where,
+  ApplyOptions,
+  CreateOptions,
+  DeleteObjectOptions,
+  GetOptions,
+  JsonPatchOptions,
+  ListObjectsOptions,
+  MergePatchOptions,
+  StatusPart,
+  Where,
 } from './resourceclient.ts';

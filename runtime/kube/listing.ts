@@ -34,7 +34,11 @@ interface ListResponse<T> {
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
-export async function* listPages<T extends KubeObject>(client: KubeClient, resource: ResourceDescriptor<T, FieldMap>, options: ListOptions = {}): AsyncGenerator<ListPage<T>> {
+export async function* listPages<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceDescriptor<T, FieldMap>,
+  options: ListOptions = {},
+): AsyncGenerator<ListPage<T>> {
   const path = resourcePath(resource, { namespace: options.namespace });
   const apiVersion = apiVersionOf(resource);
   const restartBudget = client.settings.errorBackoffs.length + 1;
@@ -44,7 +48,12 @@ export async function* listPages<T extends KubeObject>(client: KubeClient, resou
     let response: ListResponse<T>;
     try {
       response = await client.request<ListResponse<T>>('GET', path, {
-        query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit: options.pageSize ?? client.settings.listPageSize, continue: token },
+        query: {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          limit: options.pageSize ?? client.settings.listPageSize,
+          continue: token,
+        },
         signal: options.signal,
         verb: 'list',
       });
@@ -68,7 +77,11 @@ export async function* listPages<T extends KubeObject>(client: KubeClient, resou
 }
 
 /** The whole collection, read page by page. */
-export async function listObjects<T extends KubeObject>(client: KubeClient, resource: ResourceDescriptor<T, FieldMap>, options: ListOptions = {}): Promise<ListResult<T>> {
+export async function listObjects<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceDescriptor<T, FieldMap>,
+  options: ListOptions = {},
+): Promise<ListResult<T>> {
   let items: T[] = [];
   let resourceVersion = '';
   for await (const page of listPages(client, resource, options)) {

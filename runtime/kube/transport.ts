@@ -1,11 +1,11 @@
 /**
  * HTTP exchanges with the API server over keep-alive connections of our own (client-node's
- * transport is not used: see the field lessons on its watch). Node's HTTP client is not used
- * either on the direct path: per request it builds an outgoing message, an incoming message and
- * their streams; measured on TLS at 32 concurrent PATCHes, that was about 75 µs of CPU per request
- * against 50 µs for the connection layer in `http/` (a few small objects per request). A proxy
- * that the kubeconfig names comes as Node's agent, so proxied requests go through Node's client
- * (`http/through-agent.ts`).
+ * transport is not used: its watches have been known to stop silently, with no error to react
+ * to). Node's HTTP client is not used either on the direct path: per request it builds an outgoing
+ * message, an incoming message and their streams, and costs more CPU per request than the
+ * connection layer in `http/`, which makes a few small objects per request (measured by
+ * `bench/requests/run.ts`; figures in bench/README.md). A proxy that the kubeconfig names comes
+ * as Node's agent, so proxied requests go through Node's client (`http/through-agent.ts`).
  *
  * One pool per distinct TLS identity; when credentials rotate their TLS material (exec plugins
  * issuing client certificates), the old pool serves its open requests (watches) to the end and is
@@ -119,7 +119,13 @@ export class Transport {
     }
     let slot = this.#slots.get(key);
     if (!slot) {
-      const endpoint = { secure: origin.secure, hostname: origin.hostname, port: origin.port, tls: credentials.tls, readCoalescing: this.#options.readCoalescing };
+      const endpoint = {
+        secure: origin.secure,
+        hostname: origin.hostname,
+        port: origin.port,
+        tls: credentials.tls,
+        readCoalescing: this.#options.readCoalescing,
+      };
       slot = { pool: new Pool(endpoint, this.#options.maxSockets), active: 0, retired: false };
       this.#slots.set(key, slot);
     }
@@ -165,7 +171,8 @@ function originOf(credentials: Credentials): Origin {
   let origin = origins.get(credentials);
   if (!origin) {
     const url = new URL(credentials.server);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`The server's URL must be http or https: ${credentials.server}`);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new TypeError(`The server's URL must be http or https: ${credentials.server}`);
     const secure = url.protocol === 'https:';
     origin = {
       secure,
@@ -187,8 +194,7 @@ const UNSAFE_PATH = /[\s\0]/;
 /**
  * Header names and values found safe before. The same few strings (the credentials', the user
  * agent, the content types) go out with every request, and a string keeps its hash, so looking
- * them up is cheaper than matching them again (3% of a request's instructions). Bounded, as tokens
- * rotate.
+ * them up is cheaper than matching them again. Bounded, as tokens rotate.
  */
 const SAFE_NAMES = new Set<string>();
 const SAFE_VALUES = new Set<string>();
@@ -196,7 +202,8 @@ const SAFE_LIMIT = 256;
 
 function checkHeader(name: string, value: string): void {
   if (SAFE_NAMES.has(name) && SAFE_VALUES.has(value)) return;
-  if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`Invalid character in the request header ${JSON.stringify(name)}`);
+  if (!TOKEN.test(name) || UNSAFE_VALUE.test(value))
+    throw new TypeError(`Invalid character in the request header ${JSON.stringify(name)}`);
   if (SAFE_VALUES.size >= SAFE_LIMIT) SAFE_VALUES.clear();
   if (SAFE_NAMES.size >= SAFE_LIMIT) SAFE_NAMES.clear();
   SAFE_NAMES.add(name);
@@ -206,7 +213,8 @@ function checkHeader(name: string, value: string): void {
 /** The request line and headers; throws on what would let a header or path break out of its line. */
 function requestHead(origin: Origin, exchange: Exchange): string {
   const path = origin.prefix + exchange.path;
-  if (UNSAFE_PATH.test(path)) throw new TypeError(`The request path contains unescaped characters: ${JSON.stringify(path)}`);
+  if (UNSAFE_PATH.test(path))
+    throw new TypeError(`The request path contains unescaped characters: ${JSON.stringify(path)}`);
   let head = `${exchange.method} ${path} HTTP/1.1\r\nHost: ${origin.host}\r\n`;
   for (const name in exchange.headers) {
     const value = exchange.headers[name]!;
@@ -214,7 +222,8 @@ function requestHead(origin: Origin, exchange: Exchange): string {
     head += `${name}: ${value}\r\n`;
   }
   const { body } = exchange;
-  if (body !== undefined) head += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n`;
+  if (body !== undefined)
+    head += `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n`;
   return `${head}\r\n`;
 }
 
@@ -269,7 +278,9 @@ class BodyStream extends Readable {
 function identityKey(credentials: Credentials, origin: Origin): string {
   const hash = createHash('sha256').update(`${origin.secure ? 'https' : 'http'}://${origin.host}`);
   const tls = credentials.tls;
-  for (const field of [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, String(tls.rejectUnauthorized)]) {
+  for (
+    const field of [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, String(tls.rejectUnauthorized)]
+  ) {
     hash.update('\0').update(field ?? '');
   }
   return hash.digest('hex');

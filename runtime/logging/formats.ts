@@ -107,7 +107,8 @@ function formatJson(record: LogRecord, options: FormatOptions): string {
 function spacedPythonJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(spacedPythonJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => `${pythonString(k)}: ${spacedPythonJson(v)}`).join(', ')}}`;
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return `{${entries.map(([k, v]) => `${pythonString(k)}: ${spacedPythonJson(v)}`).join(', ')}}`;
   }
   return pythonJson(value);
 }

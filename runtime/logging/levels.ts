@@ -23,7 +23,8 @@ export function levelName(level: number): string {
 
 /** The JSON format's `severity`: a level rounds up to the next named one. */
 export function severityOf(level: number): 'debug' | 'info' | 'warn' | 'error' | 'fatal' {
-  return level <= DEBUG ? 'debug' : level <= INFO ? 'info' : level <= WARNING ? 'warn' : level <= ERROR ? 'error' : 'fatal';
+  return level <= DEBUG ? 'debug' : level <= INFO ? 'info' : level <= WARNING ? 'warn' : level <= ERROR ? 'error'
+    : 'fatal';
 }
 
 /** How much the operator says: the CLI's `--quiet`, default, `--verbose` and `--debug`. */

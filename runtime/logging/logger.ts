@@ -57,7 +57,11 @@ export class Logger {
 
   /** The same logger with more taps (e.g. an operator adding its event poster to a shared base). */
   withTaps(...taps: LogTap[]): Logger {
-    return new Logger(this.config, this.name, { ref: this.ref, local: this.local, terse: this.terse, taps: [...this.taps, ...taps] });
+    return new Logger(
+      this.config,
+      this.name,
+      { ref: this.ref, local: this.local, terse: this.terse, taps: [...this.taps, ...taps] },
+    );
   }
 
   isEnabledFor(level: number): boolean {

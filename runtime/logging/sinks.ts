@@ -116,7 +116,12 @@ export function captureLogs(): LogCapture {
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`No log record matching ${typeof match === 'function' ? 'the predicate' : String(match)} within ${timeout} seconds.`));
+          reject(
+            new Error(
+              `No log record matching ${typeof match === 'function' ? 'the predicate' : String(match)} within ` +
+                `${timeout} seconds.`
+            )
+          );
         }, timeout * 1000);
         waiters.add(waiter);
       });

@@ -14,7 +14,9 @@ export function detectOwnIdentity(options: { manual?: boolean; env?: NodeJS.Proc
   const who = `${currentUser(env)}@${descriptiveHostname()}`;
   if (options.manual) return who;
   const now = (options.now ?? new Date()).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  const random = Array.from({ length: 3 }, () => RANDOM_CHARS[Math.floor(Math.random() * RANDOM_CHARS.length)]).join('');
+  const random = Array.from({ length: 3 }, () => RANDOM_CHARS[Math.floor(Math.random() * RANDOM_CHARS.length)]).join(
+    ''
+  );
   return `${who}/${now}/${random}`;
 }
 

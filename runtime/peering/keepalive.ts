@@ -28,9 +28,15 @@ export interface OwnPeer {
 }
 
 /** Writes our record (or, with a zero lifetime, removes it). True if the peering object exists. */
-export async function touch(place: PeeringPlace, own: OwnPeer, logger: Logger, lifetime = own.lifetime): Promise<boolean> {
+export async function touch(
+  place: PeeringPlace,
+  own: OwnPeer,
+  logger: Logger,
+  lifetime = own.lifetime,
+): Promise<boolean> {
   const found = await patchStatus(place, { [own.identity]: ownRecord(own.priority, lifetime) });
-  if (!own.stealth || !found) logger.debug(`Keep-alive in ${quote(place.name)} ${where(place)}: ${found ? 'ok' : 'not found'}.`);
+  if (!own.stealth || !found)
+    logger.debug(`Keep-alive in ${quote(place.name)} ${where(place)}: ${found ? 'ok' : 'not found'}.`);
   return found;
 }
 
@@ -49,7 +55,9 @@ export async function keepAlive(place: PeeringPlace, own: OwnPeer, logger: Logge
       if (!(await sleep(keepAliveInterval(own.lifetime), signal))) break;
     }
   } finally {
-    await touch(place, own, logger, 0).catch((error: unknown) => logger.error('Could not remove self from the peering. Ignoring.', error));
+    await touch(place, own, logger, 0).catch(
+      (error: unknown) => logger.error('Could not remove self from the peering. Ignoring.', error)
+    );
   }
 }
 

@@ -128,7 +128,8 @@ export class LeaderElection {
         if (event.type === 'MODIFIED' || event.type === 'DELETED') this.#changed.abort();
       }
     } catch (error) {
-      if (!signal.aborted) this.#options.logger.debug(`Watching the lease ${this.#where()} failed: ${thrownText(error)}`);
+      if (!signal.aborted)
+        this.#options.logger.debug(`Watching the lease ${this.#where()} failed: ${thrownText(error)}`);
     }
   }
 

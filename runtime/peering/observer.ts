@@ -38,7 +38,13 @@ export function judge(status: unknown, own: { identity: string; priority: number
  * (the toggle's state, but for a first look, whose pause was never announced). Returns the
  * milliseconds until the first blocker expires (when to judge again), if any blocks.
  */
-export function obey(verdict: Verdict, toggle: Toggle, logger: Logger, now = Date.now(), wasOn = toggle.on): number | undefined {
+export function obey(
+  verdict: Verdict,
+  toggle: Toggle,
+  logger: Logger,
+  now = Date.now(),
+  wasOn = toggle.on,
+): number | undefined {
   if (verdict.kind === 'outranked') {
     if (!wasOn) logger.info(`Pausing operations in favour of ${describePeers(verdict.blockers)}.`);
     toggle.turn(true);
@@ -47,7 +53,8 @@ export function obey(verdict: Verdict, toggle: Toggle, logger: Logger, now = Dat
     if (!wasOn) logger.warning(`Pausing all operators, including self: ${describePeers(verdict.all)}`);
     toggle.turn(true);
   } else {
-    if (wasOn) logger.info('Resuming operations after the pause. Conflicting operators with the same priority are gone.');
+    if (wasOn)
+      logger.info('Resuming operations after the pause. Conflicting operators with the same priority are gone.');
     toggle.turn(false);
     return undefined;
   }

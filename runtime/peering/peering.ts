@@ -11,6 +11,7 @@
  */
 import type { PeeringSettings } from '../config/settings.ts';
 import type { KubeClient } from '../kube/index.ts';
+import { repeatingDelay } from '../kube/backoff.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
@@ -90,7 +91,7 @@ export class Peering {
       if (found && !settings.mandatory) return; // auto-detection: no CRD, no peering
       if (found && !attempt) logger.warning(missingMessage(settings));
       this.#looked(); // paused by the missing CRD meanwhile
-      const delay = RETRY_DELAYS[Math.min(attempt, RETRY_DELAYS.length - 1)]!;
+      const delay = repeatingDelay(RETRY_DELAYS, attempt);
       if (!(await sleep(delay, signal))) return;
     }
   }
@@ -133,7 +134,7 @@ export class Peering {
       } catch (error) {
         if (signal.aborted) return;
         logger.error(`Watching the peering object ${where(place)} failed: ${thrownText(error)}`);
-        const delay = RETRY_DELAYS[Math.min(failures++, RETRY_DELAYS.length - 1)]!;
+        const delay = repeatingDelay(RETRY_DELAYS, failures++);
         if (!(await sleep(delay, signal))) return;
       }
     }

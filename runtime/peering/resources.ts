@@ -27,7 +27,10 @@ export function peeringResources(clusterwide: boolean): ResourceDescriptor<Peeri
 }
 
 /** The peering resources of the mode that the API server serves now. */
-export async function servedPeeringResources(client: KubeClient, clusterwide: boolean): Promise<ResourceDescriptor<PeeringObject>[]> {
+export async function servedPeeringResources(
+  client: KubeClient,
+  clusterwide: boolean,
+): Promise<ResourceDescriptor<PeeringObject>[]> {
   const served: ResourceDescriptor<PeeringObject>[] = [];
   for (const resource of peeringResources(clusterwide)) {
     const found = await client.discovery.resources(resource.group, resource.version);

@@ -24,7 +24,14 @@ function* walk(objs: EventObjects): Generator<KubeObject> {
   }
 }
 
-function post(what: string, objs: EventObjects, least: number | null, type: EventType, reason: string, message: string): void {
+function post(
+  what: string,
+  objs: EventObjects,
+  least: number | null,
+  type: EventType,
+  reason: string,
+  message: string,
+): void {
   const { settings, poster } = requireOperatorContext(what);
   if (!settings.posting.enabled || (least !== null && settings.posting.level > least)) return;
   for (const obj of walk(objs)) poster.enqueue({ ref: buildObjectReference(obj), type, reason, message });
@@ -46,7 +53,10 @@ export function warn(objs: EventObjects, options: { reason: string; message?: st
  * An `Error` event about a failure: the reason defaults to the error's class name, and the
  * message is `"<message> <error's message>"` (either part alone when the other is empty).
  */
-export function exception(objs: EventObjects, options: { reason?: string; message?: string; error?: unknown } = {}): void {
+export function exception(
+  objs: EventObjects,
+  options: { reason?: string; message?: string; error?: unknown } = {},
+): void {
   const { error, message = '' } = options;
   const detail = error === undefined ? '' : error instanceof Error ? error.message : String(error);
   const text = message && detail ? `${message} ${detail}` : detail || message;

@@ -1,8 +1,21 @@
 /**
  * The posting folder's public surface, for the layers above and the facade.
  */
-export { currentOperatorContext, requireOperatorContext, runWithOperatorContext, type OperatorContext } from './context.ts';
-export { MAX_MESSAGE_LENGTH, buildEventBody, cutMessage, isAboutEvent, type EventBody, type EventType, type QueuedEvent } from './events.ts';
+export {
+  currentOperatorContext,
+  requireOperatorContext,
+  runWithOperatorContext,
+  type OperatorContext,
+} from './context.ts';
+export {
+  MAX_MESSAGE_LENGTH,
+  buildEventBody,
+  cutMessage,
+  isAboutEvent,
+  type EventBody,
+  type EventType,
+  type QueuedEvent,
+} from './events.ts';
 export { event, exception, info, warn, type EventObjects } from './helpers.ts';
 export { postEventVia, type EventApi } from './kube.ts';
 export { eventTypeOfLevel, loggingTap } from './loggers.ts';

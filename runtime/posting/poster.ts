@@ -68,7 +68,8 @@ export class EventPoster {
     this.#capacity = options.capacity ?? 10_000;
     this.#concurrency = options.concurrency ?? 4;
     this.#clock = options.clock ?? Date.now;
-    if (!(this.#capacity >= 1) || !(this.#concurrency >= 1)) throw new RangeError('EventPoster needs a capacity and a concurrency of at least 1.');
+    if (!(this.#capacity >= 1) || !(this.#concurrency >= 1))
+      throw new RangeError('EventPoster needs a capacity and a concurrency of at least 1.');
   }
 
   /** How many events wait or are being posted. */
@@ -89,7 +90,9 @@ export class EventPoster {
     }
     if (this.#queue.length - this.#head >= this.#capacity) {
       if (this.#overflow++ === 0) {
-        this.#logger.warning(`Too many events are waiting to be posted (${this.#capacity}); new ones are dropped until the queue drains.`);
+        this.#logger.warning(
+          `Too many events are waiting to be posted (${this.#capacity}); new ones are dropped until the queue drains.`
+        );
       }
       this.stats.dropped++;
       return false;
@@ -162,7 +165,8 @@ export class EventPoster {
       this.stats.failed++;
       const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
       this.#logger.warning(`Failed to post an event. Ignoring and continuing. ${reason}. `
-        + `Event: type=${JSON.stringify(event.type)}, reason=${JSON.stringify(event.reason)}, message=${JSON.stringify(event.message)}.`);
+        + `Event: type=${JSON.stringify(event.type)}, reason=${JSON.stringify(event.reason)}, ` +
+          `message=${JSON.stringify(event.message)}.`);
     }
   }
 

@@ -1,7 +1,8 @@
 /**
- * Diff-base storages: where the last handled essence is kept (Kopf §4.3). Kopf's default is the
- * annotation `kopf.zalando.org/last-handled-configuration` holding compact JSON and a newline
- * (as kubectl's last-applied-configuration, for readable `kubectl` output).
+ * Diff-base storages: where the last handled essence is kept (as in Kopf's
+ * `kopf/_cogs/configs/diffbase.py`). Kopf's default is the annotation
+ * `kopf.zalando.org/last-handled-configuration` holding compact JSON and a newline (as kubectl's
+ * last-applied-configuration, for readable `kubectl` output).
  */
 import { ensureField, isMapping, removeField, resolveField, type FieldPath, type FieldSpec } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
@@ -116,7 +117,10 @@ export class MultiDiffBaseStorage implements DiffBaseStorage {
   build(body: KubeObject, extraFields?: Iterable<FieldSpec> | null): Essence {
     const fields = extraFields ? [...extraFields] : null;
     // Each storage cleans its own fields from what is left of the body so far.
-    return this.storages.reduce((essence, storage) => storage.build(essence, fields), buildEssence(body, { extraFields: fields }));
+    return this.storages.reduce(
+      (essence, storage) => storage.build(essence, fields),
+      buildEssence(body, { extraFields: fields }),
+    );
   }
 
   fetch(body: KubeObject): Essence | null {

@@ -1,5 +1,6 @@
 /**
- * The essence of an object: the part whose changes handlers react to (Kopf §4.3).
+ * The essence of an object: the part whose changes handlers react to (Kopf builds it in
+ * `kopf/_cogs/configs/diffbase.py`).
  *
  * A copy of the body without `apiVersion`, `kind`, `metadata` and `status`; then labels and
  * annotations are put back, except annotations of Kopf-based operators (any prefix they manage,

@@ -56,11 +56,18 @@ export function v2Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH):
 // The same few handler ids get their keys on every cycle of every object, and hashing them is
 // tens of microseconds. Looked up by prefix, then by key (no joined string per call); bounded,
 // so that ever-new ids cannot grow it without limit.
-const cachedKeys = [new Map<string, Map<string, readonly string[]>>(), new Map<string, Map<string, readonly string[]>>()];
+const cachedKeys = [
+  new Map<string, Map<string, readonly string[]>>(),
+  new Map<string, Map<string, readonly string[]>>(),
+];
 const MAX_CACHED_KEYS = 4096;
 
 /** All keys a record is written under, V2 first, without duplicates (shared: not to be changed). */
-export function storageKeys(prefix: string, key: string, options: { v1?: boolean; body?: KubeObject | null } = {}): readonly string[] {
+export function storageKeys(
+  prefix: string,
+  key: string,
+  options: { v1?: boolean; body?: KubeObject | null } = {},
+): readonly string[] {
   const marked = markKey(key, options.body);
   const withV1 = options.v1 ?? true;
   const byPrefix = cachedKeys[withV1 ? 1 : 0]!;

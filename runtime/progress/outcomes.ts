@@ -1,6 +1,7 @@
 /**
- * What one attempt of a handler means for its progress (Kopf §5.7, `execute_handler_once`):
- * whether it is final, when to retry, what error text to store, and the log line Kopf writes.
+ * What one attempt of a handler means for its progress (Kopf's `execute_handler_once` in
+ * `kopf/_core/actions/execution.py`): whether it is final, when to retry, what error text to
+ * store, and the log line Kopf writes.
  *
  * Before an attempt, the limits are checked strictly: `timeout` seconds since the first attempt,
  * `retries` attempts in total. After a failure, they are checked by look-ahead: a retry that would
@@ -11,7 +12,13 @@
  * handler and take `outcomeOf` its attempt; then `withOutcome(state, outcome, now)` is the next state.
  */
 import {
-  HandlerChildrenRetry, HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError, thrownText, type ErrorsMode,
+  HandlerChildrenRetry,
+  HandlerRetriesError,
+  HandlerTimeoutError,
+  PermanentError,
+  TemporaryError,
+  thrownText,
+  type ErrorsMode,
 } from '../structs/errors.ts';
 import { pythonNumber, pythonRepr } from './python.ts';
 import { runtimeOf, type HandlerState } from './states.ts';
@@ -82,23 +89,46 @@ function limitFailure(error: Error): Outcome {
 }
 
 /** The outcome of an attempt that was made. */
-export function outcomeOf(title: string, attempt: Attempt, state: HandlerState, policy: RetryPolicy, now: Timestamp): Outcome {
+export function outcomeOf(
+  title: string,
+  attempt: Attempt,
+  state: HandlerState,
+  policy: RetryPolicy,
+  now: Timestamp,
+): Outcome {
   const subrefs = attempt.subrefs ?? [];
   if (attempt.ok) {
-    return { final: true, delay: null, result: attempt.result, exception: null, subrefs, log: log('info', `${title} succeeded.`) };
+    return {
+      final: true,
+      delay: null,
+      result: attempt.result,
+      exception: null,
+      subrefs,
+      log: log('info', `${title} succeeded.`),
+    };
   }
   const error = attempt.error;
   const { message, shown } = errorText(error);
   const runtime = runtimeOf(state, now) / 1e6;
-  const pastTimeout = (delay: number) => policy.timeout !== null && policy.timeout !== undefined && runtime + delay >= policy.timeout;
+  const pastTimeout = (
+    delay: number
+  ) => policy.timeout !== null && policy.timeout !== undefined && runtime + delay >= policy.timeout;
   const pastRetries = policy.retries !== null && policy.retries !== undefined && state.retries + 1 >= policy.retries;
 
   if (error instanceof HandlerChildrenRetry) {
-    return failure(false, error, message, error.delay, subrefs, log('debug', `${title} has unfinished sub-handlers. Will retry soon.`));
+    return failure(
+      false,
+      error,
+      message,
+      error.delay,
+      subrefs,
+      log('debug', `${title} has unfinished sub-handlers. Will retry soon.`),
+    );
   }
   if (error instanceof TemporaryError) {
     if (pastTimeout(error.delay || 0)) {
-      const text = `${title} failed temporarily but will time out after ${pythonNumber(policy.timeout ?? 0)} seconds: ${shown}`;
+      const text =
+        `${title} failed temporarily but will time out after ${pythonNumber(policy.timeout ?? 0)} seconds: ${shown}`;
       return failure(true, new HandlerTimeoutError(text), text, null, subrefs, log('error', text));
     }
     if (pastRetries) {
@@ -136,13 +166,28 @@ function arbitraryOutcome(
     return failure(true, new HandlerRetriesError(text), text, null, subrefs, traced(text));
   }
   if (policy.errors === 'temporary') {
-    const text = `${title} failed with an exception and will try again in ${pythonNumber(policy.backoff)} seconds: ${shown}`;
+    const text =
+      `${title} failed with an exception and will try again in ${pythonNumber(policy.backoff)} seconds: ${shown}`;
     return failure(false, error, message, policy.backoff, subrefs, traced(text));
   }
-  return failure(true, error, message, null, subrefs, traced(`${title} failed with an exception and will stop now: ${shown}`));
+  return failure(
+    true,
+    error,
+    message,
+    null,
+    subrefs,
+    traced(`${title} failed with an exception and will stop now: ${shown}`),
+  );
 }
 
-function failure(final: boolean, error: unknown, message: string, delay: number | null, subrefs: readonly string[], logged: OutcomeLog): Outcome {
+function failure(
+  final: boolean,
+  error: unknown,
+  message: string,
+  delay: number | null,
+  subrefs: readonly string[],
+  logged: OutcomeLog,
+): Outcome {
   return { final, delay, result: undefined, exception: { error, message }, subrefs, log: logged };
 }
 

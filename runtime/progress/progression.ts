@@ -30,7 +30,12 @@ export class HandlerStates {
   }
 
   /** The stored states of these handler ids (those with no record are absent). */
-  static fromStorage(body: KubeObject, storage: ProgressStorage, handlerIds: Iterable<string>, now: Timestamp): HandlerStates {
+  static fromStorage(
+    body: KubeObject,
+    storage: ProgressStorage,
+    handlerIds: Iterable<string>,
+    now: Timestamp,
+  ): HandlerStates {
     const states: [string, HandlerState][] = [];
     for (const id of new Set(handlerIds)) {
       const record = storage.fetch(id, body);
@@ -100,7 +105,9 @@ export class HandlerStates {
 
   /** Counts of this cause's states (and of states without a purpose). */
   get counts(): StateCounters {
-    return count([...this.states.values()].filter((s) => this.purpose === null || s.purpose === null || s.purpose === this.purpose));
+    return count(
+      [...this.states.values()].filter((s) => this.purpose === null || s.purpose === null || s.purpose === this.purpose)
+    );
   }
 
   /** Counts of states left from other causes, by their purpose. */
@@ -149,9 +156,10 @@ export function storableResult(value: unknown): unknown {
 }
 
 /**
- * A handler's return value into `status.<handler id>` (Kopf §4.4): a mapping is merged into what
- * is there (one level deep), anything else replaces it. Failed attempts and `null`/`undefined`
- * deliver nothing. The value is JSON (see `storableResult`).
+ * A handler's return value into `status.<handler id>` (Kopf's `deliver_results` in
+ * `kopf/_core/actions/progression.py`): a mapping is merged into what is there (one level deep),
+ * anything else replaces it. Failed attempts and `null`/`undefined` deliver nothing. The value is
+ * JSON (see `storableResult`).
  */
 export function deliverResult(patch: Patch, handlerId: string, outcome: Pick<Outcome, 'exception' | 'result'>): void {
   const result = outcome.result;

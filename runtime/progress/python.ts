@@ -62,7 +62,8 @@ export function pythonString(text: string): string {
 export function pythonNumber(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
-  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value === 0 ? 0 : value) : BigInt(value).toString();
+  if (Number.isInteger(value))
+    return Math.abs(value) < 1e21 ? String(value === 0 ? 0 : value) : BigInt(value).toString();
   const [mantissa, exponentText] = value.toExponential().split('e');
   const exponent = Number(exponentText);
   if (exponent >= -4) return String(value);

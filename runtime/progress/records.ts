@@ -31,7 +31,17 @@ export interface ProgressRecord {
 }
 
 /** The record's fields in the order Kopf writes them. */
-export const RECORD_FIELDS = ['started', 'stopped', 'delayed', 'purpose', 'retries', 'success', 'failure', 'message', 'subrefs'] as const;
+export const RECORD_FIELDS = [
+  'started',
+  'stopped',
+  'delayed',
+  'purpose',
+  'retries',
+  'success',
+  'failure',
+  'message',
+  'subrefs',
+] as const;
 
 /**
  * The record as a storage keeps it: unset fields left out, and `null` ones too unless `verbose`
@@ -84,7 +94,11 @@ function recordProblem(value: unknown): string | undefined {
 }
 
 const KIND_NAMES = {
-  timestamp: 'an ISO 8601 time', string: 'a string', number: 'a number', boolean: 'a boolean', strings: 'a list of strings',
+  timestamp: 'an ISO 8601 time',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  strings: 'a list of strings',
 } as const;
 
 function isKind(value: unknown, kind: keyof typeof KIND_NAMES): boolean {

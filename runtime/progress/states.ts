@@ -36,7 +36,9 @@ export function freshState(now: Timestamp, purpose: string | null = null): Handl
 
 /** A state from a stored record (inactive until the cycle selects the handler). */
 export function stateFromRecord(record: ProgressRecord, now: Timestamp): HandlerState {
-  const time = (value: string | null | undefined) => (value === null || value === undefined ? null : Timestamp.parse(value));
+  const time = (value: string | null | undefined) => (
+    value === null || value === undefined ? null : Timestamp.parse(value)
+  );
   return {
     active: false,
     started: time(record.started) ?? now,

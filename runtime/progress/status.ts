@@ -4,7 +4,15 @@
  * smart storage), so that objects handled by old operators continue where they were.
  * It needs `x-kubernetes-preserve-unknown-fields` on `status`: else the API server prunes it.
  */
-import { ensureField, hasField, isMapping, parseField, removeField, resolveField, type FieldPath } from '../structs/diffs.ts';
+import {
+  ensureField,
+  hasField,
+  isMapping,
+  parseField,
+  removeField,
+  resolveField,
+  type FieldPath,
+} from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { copyAlong, removeEmptyStanzas, type Essence } from './essence.ts';
@@ -38,7 +46,10 @@ export class StatusProgressStorage implements ProgressStorage {
   fetch(key: string, body: KubeObject): ProgressRecord | null {
     const container = resolveField(body, this.field, {});
     const record = isMapping(container) ? container[key] : undefined;
-    return record === undefined || record === null ? null : checkedRecord(record, `field ${[...this.field, key].join('.')}`);
+    return record === undefined || record === null ? null : checkedRecord(
+      record,
+      `field ${[...this.field, key].join('.')}`,
+    );
   }
 
   store(key: string, record: ProgressRecord, _body: KubeObject, patch: Patch): void {
@@ -57,7 +68,8 @@ export class StatusProgressStorage implements ProgressStorage {
   storePurged(_key: string, _record: ProgressRecord, _body: KubeObject, _patch: Patch): void {}
 
   touch(body: KubeObject, patch: Patch, value: string | null): void {
-    if ((resolveField(body, this.touchField, null) ?? null) !== value) ensureField(patchContent(patch), this.touchField, value);
+    if ((resolveField(body, this.touchField, null) ?? null) !== value)
+      ensureField(patchContent(patch), this.touchField, value);
   }
 
   clear(essence: Essence): Essence {

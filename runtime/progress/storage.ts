@@ -38,7 +38,8 @@ export function parseStored(text: string, where: string, remedy: string): unknow
 export const PROGRESS_REMEDY = 'Fix or remove it to let the handling go on (removed, the handler starts afresh).';
 
 /** What removing the diff-base does: the object looks new. */
-export const DIFFBASE_REMEDY = 'Fix or remove it to let the handling go on (removed, the object looks new and its creation handlers run).';
+export const DIFFBASE_REMEDY =
+  'Fix or remove it to let the handling go on (removed, the object looks new and its creation handlers run).';
 
 /** Where handlers' progress records live on the object (Kopf's `ProgressStorage`). */
 export interface ProgressStorage {
@@ -64,7 +65,13 @@ export interface ProgressStorage {
 }
 
 /** Stores a record that the same patch purges right after: by the storage's shortcut, if it has one. */
-export function storePurged(storage: ProgressStorage, key: string, record: ProgressRecord, body: KubeObject, patch: Patch): void {
+export function storePurged(
+  storage: ProgressStorage,
+  key: string,
+  record: ProgressRecord,
+  body: KubeObject,
+  patch: Patch,
+): void {
   if (storage.storePurged) storage.storePurged(key, record, body, patch);
   else storage.store(key, record, body, patch);
 }

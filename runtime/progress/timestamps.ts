@@ -138,8 +138,13 @@ function parseIso8601(text: string): Timestamp {
     && hour <= 23 && minute <= 59 && second <= 59;
   if (!valid) throw new TimestampError(`Invalid date or time in ${JSON.stringify(text)}`);
   const offset = parseOffset(groups);
-  if (offset !== null && Math.abs(offset) >= 24 * 60) throw new TimestampError(`Invalid offset in ${JSON.stringify(text)}`);
-  return new Timestamp(date.getTime() - (offset ?? 0) * MS_PER_MINUTE + Math.floor(micros / 1000), micros % 1000, offset);
+  if (offset !== null && Math.abs(offset) >= 24 * 60)
+    throw new TimestampError(`Invalid offset in ${JSON.stringify(text)}`);
+  return new Timestamp(
+    date.getTime() - (offset ?? 0) * MS_PER_MINUTE + Math.floor(micros / 1000),
+    micros % 1000,
+    offset,
+  );
 }
 
 function parseOffset(groups: Record<string, string | undefined>): number | null {

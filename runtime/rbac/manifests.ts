@@ -42,10 +42,10 @@ export function rbacManifests(needs: readonly Need[], options: ManifestOptions):
     if (need.namespace === undefined) continue;
     perNamespace.set(need.namespace, [...perNamespace.get(need.namespace) ?? [], need]);
   }
-  const clusterRoles = clusterNeeds.length ? clusterRole(name, clusterNeeds, options) : [];
+  const clusterRoles = clusterNeeds.length ? grant(name, undefined, clusterNeeds, options) : [];
   // A namespace with nothing to grant gets no Role (an operator of admission handlers only).
   const granted = [...perNamespace].filter(([, own]) => own.length);
-  const roles = granted.flatMap(([namespace, own]) => role(name, namespace, own, options));
+  const roles = granted.flatMap(([namespace, own]) => grant(name, namespace, own, options));
   return [serviceAccount, ...clusterRoles, ...roles];
 }
 
@@ -71,23 +71,24 @@ function servesClusterWide(namespaces: readonly string[]): boolean {
   return !namespaces.length || namespaces.some(isGlob);
 }
 
-function clusterRole(name: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
-  const role: builtins.ClusterRole = {
-    apiVersion: RBAC, kind: 'ClusterRole', metadata: { name }, rules: rulesOf(needs),
+/** A Role and its RoleBinding in `namespace`, or, with no namespace, a ClusterRole and its binding. */
+function grant(
+  name: string,
+  namespace: string | undefined,
+  needs: readonly Need[],
+  options: ManifestOptions,
+): KubeObject[] {
+  const kind = namespace === undefined ? 'ClusterRole' : 'Role';
+  const metadata = () => (namespace === undefined ? { name } : { name, namespace });
+  const role: builtins.ClusterRole | builtins.Role = {
+    apiVersion: RBAC,
+    kind,
+    metadata: metadata(),
+    rules: rulesOf(needs),
   };
-  const binding: builtins.ClusterRoleBinding = {
-    apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-    subjects: [subject(options)],
-  };
-  return [role, binding];
-}
-
-function role(name: string, namespace: string, needs: readonly Need[], options: ManifestOptions): KubeObject[] {
-  const role: builtins.Role = { apiVersion: RBAC, kind: 'Role', metadata: { name, namespace }, rules: rulesOf(needs) };
-  const binding: builtins.RoleBinding = {
-    apiVersion: RBAC, kind: 'RoleBinding', metadata: { name, namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+  const binding: builtins.ClusterRoleBinding | builtins.RoleBinding = {
+    apiVersion: RBAC, kind: `${kind}Binding`, metadata: metadata(),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
     subjects: [subject(options)],
   };
   return [role, binding];

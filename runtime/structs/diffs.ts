@@ -114,8 +114,8 @@ function isEmptyMapping(obj: Mapping): boolean {
 
 /**
  * A deep copy of JSON data (what a body parsed from the API is): mappings and arrays are copied,
- * everything else is shared. For the small values of every event, several times faster than
- * `structuredClone`, which serialises and deserialises.
+ * everything else is shared. For the small values of every event, faster than `structuredClone`,
+ * which serialises and deserialises.
  */
 export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;
@@ -140,7 +140,8 @@ export function jsonText(value: unknown, refusal: string): string | undefined {
 /** Sets a key of JSON data: a `__proto__` key parsed from JSON is data, and stays data. */
 export function setKey(mapping: Mapping, key: string, value: unknown): void {
   // Assigning it would set the mapping's prototype instead.
-  if (key === '__proto__') Object.defineProperty(mapping, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(mapping, key, { value, enumerable: true, writable: true, configurable: true });
   else mapping[key] = value;
 }
 

@@ -32,7 +32,8 @@ export type PatchFn<T extends KubeObject = KubeObject> = { transform(body: T): v
 export type Fields = { [key: string]: unknown };
 type Part<T, K extends string> = T extends { [P in K]?: infer V } ? V : unknown;
 /** The merge-patch shape of one section of the object, or open fields if it is not typed. */
-export type PatchSection<V> = unknown extends V ? Fields : NonNullable<MergePatch<V>> extends infer S extends object ? S : Fields;
+export type PatchSection<V> = unknown extends V ? Fields : NonNullable<MergePatch<V>> extends infer S extends object ? S
+  : Fields;
 
 /** `patch.metadata`: the merge patch of `ObjectMeta`, with `labels`/`annotations` as views. */
 export type MetaPatch = Omit<PatchSection<ObjectMeta>, 'labels' | 'annotations'> & {
@@ -43,7 +44,8 @@ export type MetaPatch = Omit<PatchSection<ObjectMeta>, 'labels' | 'annotations'>
 /** Like `Omit`, but keeps the other keys of types with an index signature (as `KubeObject`'s). */
 type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
 
-export type Patch<T extends KubeObject = KubeObject> = Without<MergePatch<T>, 'metadata' | 'meta' | 'spec' | 'status' | 'fns'> & {
+export type Patch<T extends KubeObject = KubeObject> =
+  Without<MergePatch<T>, 'metadata' | 'meta' | 'spec' | 'status' | 'fns'> & {
   readonly metadata: MetaPatch;
   readonly meta: MetaPatch;
   readonly spec: PatchSection<Part<T, 'spec'>>;
@@ -75,7 +77,10 @@ export interface PatchConstructor {
    * A new patch, optionally with merge-patch content (copied), transformations, and its body.
    * Given another patch, it copies that patch's content, fns and body.
    */
-  new <T extends KubeObject = KubeObject>(content?: MergePatch<T> | Patch<T> | Fields, options?: PatchOptions<T>): Patch<T>;
+  new <T extends KubeObject = KubeObject>(
+    content?: MergePatch<T> | Patch<T> | Fields,
+    options?: PatchOptions<T>,
+  ): Patch<T>;
 }
 
 export const Patch: PatchConstructor = function Patch(content: Fields = {}, options: PatchOptions<KubeObject> = {}) {
@@ -97,7 +102,13 @@ export const Patch: PatchConstructor = function Patch(content: Fields = {}, opti
       if (prop === 'fns') return state.fns;
       if (typeof prop === 'string' && Object.hasOwn(SECTIONS, prop)) {
         const section = prop === 'meta' ? 'metadata' : prop;
-        return (views[section] ??= section === 'metadata' ? sectionView(state.content, ['metadata'], ['labels', 'annotations']) : sectionView(state.content, [section]));
+        return (
+          views[section] ??= section === 'metadata' ? sectionView(
+            state.content,
+            ['metadata'],
+            ['labels', 'annotations'],
+          ) : sectionView(state.content, [section])
+        );
       }
       return Reflect.get(target, prop, receiver);
     },
@@ -283,13 +294,19 @@ export function escapePointer(key: string): string {
  * The ops prefixed with Kopf's optimistic-concurrency guard: a `test` that the object is still at
  * the `resourceVersion` the ops were computed against. No ops, no request: `[]`.
  */
-export function guardedJsonPatch(ops: readonly JsonPatchOp[], resourceVersion: string | null | undefined): JsonPatchOp[] {
+export function guardedJsonPatch(
+  ops: readonly JsonPatchOp[],
+  resourceVersion: string | null | undefined,
+): JsonPatchOp[] {
   if (ops.length === 0) return [];
   return [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion ?? null }, ...ops];
 }
 
 /** Splits ops into those for the main endpoint and those for the `status` subresource. */
-export function splitStatusOps(ops: readonly JsonPatchOp[], statusSubresource: boolean): { body: JsonPatchOp[]; status: JsonPatchOp[] } {
+export function splitStatusOps(ops: readonly JsonPatchOp[], statusSubresource: boolean): {
+  body: JsonPatchOp[];
+  status: JsonPatchOp[]
+} {
   if (!statusSubresource) return { body: [...ops], status: [] };
   const isStatus = (op: JsonPatchOp) => op.path === '/status' || op.path.startsWith('/status/');
   return { body: ops.filter((op) => !isStatus(op)), status: ops.filter(isStatus) };
@@ -300,7 +317,10 @@ export function splitStatusOps(ops: readonly JsonPatchOp[], statusSubresource: b
  * subresource (`{status: …}`), as Kopf sends them; `null` where there is nothing to send.
  * With a status subresource, a `status: null` is dropped, as in Kopf.
  */
-export function splitMergePatch(content: Fields, statusSubresource: boolean): { body: Fields | null; status: Fields | null } {
+export function splitMergePatch(content: Fields, statusSubresource: boolean): {
+  body: Fields | null;
+  status: Fields | null
+} {
   const body = { ...content };
   let status: Fields | null = null;
   if (statusSubresource && Object.hasOwn(body, 'status')) {

@@ -131,7 +131,8 @@ export function resourcePath(
   options: { namespace?: string | null; name?: string; subresource?: string } = {},
 ): string {
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
-  const ns = resource.scope === 'Namespaced' && options.namespace ? `/namespaces/${encodeURIComponent(options.namespace)}` : '';
+  const ns = resource.scope === 'Namespaced' && options.namespace
+    ? `/namespaces/${encodeURIComponent(options.namespace)}` : '';
   let path = `${base}${ns}/${resource.plural}`;
   if (options.name !== undefined) path += `/${encodeURIComponent(options.name)}`;
   if (options.subresource) path += `/${options.subresource}`;
@@ -140,5 +141,6 @@ export function resourcePath(
 
 /** A stable human name for messages: `kopfexamples.kopf.dev/v1`. */
 export function resourceName(resource: Pick<ResourceDescriptor, 'group' | 'version' | 'plural'>): string {
-  return resource.group ? `${resource.plural}.${resource.group}/${resource.version}` : `${resource.plural}/${resource.version}`;
+  return resource.group ? `${resource.plural}.${resource.group}/${resource.version}`
+    : `${resource.plural}/${resource.version}`;
 }

@@ -27,7 +27,13 @@ export async function waitForObject<T extends KubeObject>(
   options.signal?.addEventListener('abort', abort, { once: true });
   let last: T | null = null;
   try {
-    for await (const event of watchStream(client, resource, { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}`, signal: stop.signal })) {
+    for await (
+      const event of watchStream(
+        client,
+        resource,
+        { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}`, signal: stop.signal },
+      )
+    ) {
       if (event.type === 'BOOKMARK') continue;
       if (event.type === 'LISTED') { last = event.object; continue; }
       if (event.type !== 'LISTED_DONE') last = event.type === 'DELETED' ? null : event.object;
@@ -40,5 +46,8 @@ export async function waitForObject<T extends KubeObject>(
   }
   if (options.signal?.aborted) throw options.signal.reason;
   const where = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
-  throw new Error(`${resource.kind} ${where} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify(last, null, 2)}`);
+  throw new Error(
+    `${resource.kind} ${where} did not reach the expected state within ${timeout} ms; last ` +
+      `seen:\n${JSON.stringify(last, null, 2)}`
+  );
 }

@@ -69,7 +69,12 @@ export interface RunningOperator {
    * operator's own credentials (`kubeconfigPath`): e.g. until a timer has written its result into
    * the status. Rejects after `timeout` ms (30 s), or when the process exits first.
    */
-  waitForObject<T extends KubeObject>(resource: ResourceDescriptor<T, FieldMap>, ref: { namespace?: string | null; name: string }, predicate: (object: T | null) => boolean, options?: { timeout?: number }): Promise<T | null>;
+  waitForObject<T extends KubeObject>(
+    resource: ResourceDescriptor<T, FieldMap>,
+    ref: { namespace?: string | null; name: string },
+    predicate: (object: T | null) => boolean,
+    options?: { timeout?: number },
+  ): Promise<T | null>;
   /**
    * SIGTERM (or `signal`), then SIGKILL after `timeout` ms (10 s); resolves when it has exited. Its
    * own deadline: if the process has not ended `timeout` ms after the SIGKILL either, it rejects
@@ -85,7 +90,11 @@ const TAIL = 40;
 
 /** Starts an operator process. It is running, not necessarily ready: wait for a line that says so. */
 export function runOperator(options: OperatorRunOptions = {}): RunningOperator {
-  const command = [...(options.command ?? [process.execPath, CLI, 'run']), ...(options.args ?? []), ...(options.files ?? [])];
+  const command = [
+    ...(options.command ?? [process.execPath, CLI, 'run']),
+    ...(options.args ?? []),
+    ...(options.files ?? [])
+  ];
   const env: Record<string, string | undefined> = { ...process.env, PYTHONUNBUFFERED: '1' };
   if (options.kubeconfigPath) env.KUBECONFIG = options.kubeconfigPath;
   for (const [key, value] of Object.entries(options.env ?? {})) {
@@ -95,7 +104,12 @@ export function runOperator(options: OperatorRunOptions = {}): RunningOperator {
   const guard = deathSignalGuard();
   const [file, ...argv] = guard ? [guard, '--pdeathsig', 'SIGKILL', '--', ...command] : command;
   const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new OperatorProcess(child, command, options.echo ?? process.env.KOPF_TEST_ECHO === '1', options.kubeconfigPath);
+  return new OperatorProcess(
+    child,
+    command,
+    options.echo ?? process.env.KOPF_TEST_ECHO === '1',
+    options.kubeconfigPath,
+  );
 }
 
 class OperatorProcess implements RunningOperator {
@@ -155,16 +169,29 @@ class OperatorProcess implements RunningOperator {
 
   waitFor(pattern: RegExp | string, options: WaitOptions = {}): Promise<string> {
     const { timeout = 30_000, count = 1, since = 0 } = options;
-    const matches = (line: string): boolean => typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line);
+    const matches = (line: string): boolean => typeof pattern === 'string' ? line.includes(pattern) : pattern.test(
+      line
+    );
     return new Promise((resolve, reject) => {
       const check = (): void => {
         let seen = 0;
         for (let i = since; i < this.lines.length; i++) {
           if (matches(this.lines[i]!) && ++seen >= count) return done(() => resolve(this.lines[i]!));
         }
-        if (this.exit) done(() => reject(this.failure(`exited (code ${this.exit!.exitCode}, signal ${this.exit!.signal}) before`, lineWanted(pattern, count))));
+        if (this.exit)
+          done(
+            () => reject(
+              this.failure(
+                `exited (code ${this.exit!.exitCode}, signal ${this.exit!.signal}) before`,
+                lineWanted(pattern, count),
+              )
+            )
+          );
       };
-      const timer = setTimeout(() => done(() => reject(this.failure(`did not print within ${timeout} ms`, lineWanted(pattern, count)))), timeout);
+      const timer = setTimeout(
+        () => done(() => reject(this.failure(`did not print within ${timeout} ms`, lineWanted(pattern, count)))),
+        timeout,
+      );
       const done = (settle: () => void): void => {
         clearTimeout(timer);
         this.waiters.delete(check);
@@ -175,7 +202,12 @@ class OperatorProcess implements RunningOperator {
     });
   }
 
-  async waitForObject<T extends KubeObject>(resource: ResourceDescriptor<T, FieldMap>, ref: { namespace?: string | null; name: string }, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
+  async waitForObject<T extends KubeObject>(
+    resource: ResourceDescriptor<T, FieldMap>,
+    ref: { namespace?: string | null; name: string },
+    predicate: (object: T | null) => boolean,
+    options: { timeout?: number } = {},
+  ): Promise<T | null> {
     if (!this.kubeconfigPath) throw new Error('runOperator: waitForObject() needs the `kubeconfigPath` option.');
     if (!this.client) {
       const kc = new KubeConfig();
@@ -184,8 +216,21 @@ class OperatorProcess implements RunningOperator {
     }
     const namespace = resource.scope === 'Namespaced' ? ref.namespace ?? 'default' : null;
     const exited = new AbortController();
-    void this.exited.then((exit) => exited.abort(this.failure(`exited (code ${exit.exitCode}, signal ${exit.signal}) before`, `the expected state of ${resource.kind} ${ref.name}`)));
-    return waitForObject(this.client, resource, { namespace, name: ref.name }, predicate, { timeout: options.timeout, signal: exited.signal });
+    void this.exited.then(
+      (exit) => exited.abort(
+        this.failure(
+          `exited (code ${exit.exitCode}, signal ${exit.signal}) before`,
+          `the expected state of ${resource.kind} ${ref.name}`,
+        )
+      )
+    );
+    return waitForObject(
+      this.client,
+      resource,
+      { namespace, name: ref.name },
+      predicate,
+      { timeout: options.timeout, signal: exited.signal },
+    );
   }
 
   async stop(options: { signal?: NodeJS.Signals; timeout?: number } = {}): Promise<OperatorExit> {
@@ -208,9 +253,16 @@ class OperatorProcess implements RunningOperator {
   private giveUp(timeout: number): void {
     if (this.exit) return;
     if (!this.ended) {
-      throw new Error(`The operator (${this.command.join(' ')}, pid ${this.pid}) did not exit within ${timeout} ms after SIGKILL.`);
+      throw new Error(
+        `The operator (${this.command.join(' ')}, pid ${this.pid}) did not exit within ${timeout} ms after SIGKILL.`
+      );
     }
-    this.append([`runOperator: the operator exited, but its output was still open ${timeout} ms after: a process it started holds it; not waiting for that`]);
+    this.append(
+      [
+        `runOperator: the operator exited, but its output was still open ${timeout} ms after: a process it started ` +
+          `holds it; not waiting for that`
+      ]
+    );
     this.finish(this.ended.exitCode, this.ended.signal);
   }
 

@@ -25,6 +25,7 @@ import type { Logger } from '../logging/index.ts';
 import { statusReply } from '../admission/responses.ts';
 import { close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
+import { aborted } from '../structs/aborts.ts';
 
 export interface WebhookServerOptions {
   /** The address to listen on: loopback by default, all interfaces if `host` or `service` is given. */
@@ -93,7 +94,7 @@ export class WebhookServer implements AdmissionServer {
       const where = config.url ?? `service ${config.service!.namespace}/${config.service!.name}`;
       logger.debug(`The API server reaches the webhooks at ${where}`);
       yield config;
-      await abortedOf(signal);
+      await aborted(signal);
     } finally {
       await close(server);
     }
@@ -238,11 +239,4 @@ function send(res: ServerResponse, reply: WebhookReply, options: { close?: boole
   const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
   res.writeHead(reply.status, options.close ? { ...headers, connection: 'close' } : headers);
   res.end(text);
-}
-
-function abortedOf(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

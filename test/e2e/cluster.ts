@@ -35,7 +35,14 @@ export class Cluster {
   async create<T extends KubeObject, I extends KubeObject = T>(
     resource: ResourceDescriptor<T, FieldMap, I>, object: I, namespace?: string,
   ): Promise<T> {
-    return createObject(this.client, resource, object, { namespace: namespace ?? (resource.scope === 'Namespaced' ? object.metadata?.namespace ?? 'default' : undefined) });
+    return createObject(
+      this.client,
+      resource,
+      object,
+      {
+        namespace: namespace ?? (resource.scope === 'Namespaced' ? object.metadata?.namespace ?? 'default' : undefined)
+      },
+    );
   }
 
   async read<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef): Promise<T> {
@@ -74,7 +81,12 @@ export class Cluster {
    * Resolves with the object once `predicate` holds for it (`null` stands for "absent"); watches
    * the object rather than polling. Rejects after `timeout` ms with the last state seen.
    */
-  async waitFor<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, predicate: (object: T | null) => boolean, options: { timeout?: number } = {}): Promise<T | null> {
+  async waitFor<T extends KubeObject>(
+    resource: Resource<T>,
+    ref: ObjectRef,
+    predicate: (object: T | null) => boolean,
+    options: { timeout?: number } = {},
+  ): Promise<T | null> {
     return waitForObject(this.client, resource, fullRef(resource, ref), predicate, options);
   }
 
@@ -82,7 +94,12 @@ export class Cluster {
    * Resolves with the objects of a collection once `predicate` holds for them (checked after the
    * listing and after every change), e.g. the events about an object; rejects after `timeout` ms.
    */
-  async waitForList<T extends KubeObject>(resource: Resource<T>, selection: { namespace?: string; fieldSelector?: string; labelSelector?: string }, predicate: (objects: T[]) => boolean, options: { timeout?: number } = {}): Promise<T[]> {
+  async waitForList<T extends KubeObject>(
+    resource: Resource<T>,
+    selection: { namespace?: string; fieldSelector?: string; labelSelector?: string },
+    predicate: (objects: T[]) => boolean,
+    options: { timeout?: number } = {},
+  ): Promise<T[]> {
     const { timeout = 30_000 } = options;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), timeout);
@@ -100,11 +117,18 @@ export class Cluster {
       clearTimeout(timer);
       stop.abort();
     }
-    throw new Error(`${resource.plural} ${JSON.stringify(selection)} did not reach the expected state within ${timeout} ms; last seen:\n${JSON.stringify([...objects.values()], null, 2)}`);
+    throw new Error(
+      `${resource.plural} ${JSON.stringify(selection)} did not reach the expected state within ${timeout} ms; last ` +
+        `seen:\n${JSON.stringify([...objects.values()], null, 2)}`
+    );
   }
 
   /** Waits until the object is gone (its finalizers released, if any). */
-  async waitForGone<T extends KubeObject>(resource: Resource<T>, ref: ObjectRef, options: { timeout?: number } = {}): Promise<void> {
+  async waitForGone<T extends KubeObject>(
+    resource: Resource<T>,
+    ref: ObjectRef,
+    options: { timeout?: number } = {},
+  ): Promise<void> {
     await this.waitFor(resource, ref, (object) => object === null, options);
   }
 

@@ -23,7 +23,10 @@ export async function requestCounts(credentials: ApiCredentials, resource: strin
 }
 
 /** Requests between two snapshots whose verb is one of `verbs`, and how many of them were refused with a conflict. */
-export function delta(before: RequestCounts, after: RequestCounts, verbs: readonly string[]): { total: number; conflicts: number } {
+export function delta(before: RequestCounts, after: RequestCounts, verbs: readonly string[]): {
+  total: number;
+  conflicts: number
+} {
   let total = 0;
   let conflicts = 0;
   for (const [key, value] of after) {

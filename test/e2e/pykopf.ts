@@ -31,8 +31,13 @@ export async function kopfPython(): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     await run('python3', ['-m', 'venv', dir]);
-    await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', KOPF_REQUIREMENT], { maxBuffer: 16 << 20 });
-    if (!(await hasKopf(python))) throw new Error(`pip installed ${KOPF_REQUIREMENT} into ${dir}, but Python cannot import it`);
+    await run(
+      python,
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', KOPF_REQUIREMENT],
+      { maxBuffer: 16 << 20 },
+    );
+    if (!(await hasKopf(python)))
+      throw new Error(`pip installed ${KOPF_REQUIREMENT} into ${dir}, but Python cannot import it`);
     return python;
   } finally {
     rmSync(lock, { recursive: true, force: true });

@@ -136,10 +136,18 @@ export async function runExampleScenario(options: ScenarioOptions): Promise<Scen
     const created = rules.handlers.changing
       ? await cluster.waitFor(KopfExample, ref, (o) => o !== null && isHandled(o), { timeout: stepTimeout })
       : needsFinalizer(rules.handlers)
-        ? await cluster.waitFor(KopfExample, ref, (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)), { timeout: stepTimeout })
+        ? await cluster.waitFor(
+          KopfExample,
+          ref,
+          (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)),
+          { timeout: stepTimeout },
+        )
         : await cluster.read(KopfExample, ref);
     assert.ok(created, 'the object vanished before it was deleted');
-    if (options.afterCreation) await options.afterCreation({ operator, cluster, ref, waitForAll: (p) => { mark = operator.lines.length; return waitForAll(p); } });
+    if (options.afterCreation)
+      await options.afterCreation(
+        { operator, cluster, ref, waitForAll: (p) => { mark = operator.lines.length; return waitForAll(p); } }
+      );
 
     await step(options.deletionStopWords ?? (rules.handlers.changing ? ['Deleted, really deleted'] : []), async () => {
       await cluster.delete(KopfExample, ref);
@@ -188,7 +196,14 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
   });
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster, kubeconfigPath: cp!.kubeconfigPath, files, command, rules, creationStopWords, deletionStopWords, afterCreation,
+      cluster,
+      kubeconfigPath: cp!.kubeconfigPath,
+      files,
+      command,
+      rules,
+      creationStopWords,
+      deletionStopWords,
+      afterCreation,
       beforeStart, args, startupStopWords,
     });
     checkExampleRules(result, rules);
@@ -212,11 +227,23 @@ export function checkExampleRules(result: ScenarioResult, rules: ExampleRules): 
 
   const has = (text: string): boolean => output.includes(OBJECT_PREFIX + text);
   const finalizer = needsFinalizer(handlers);
-  assert.equal(has('Adding the finalizer'), finalizer, `"Adding the finalizer" ${finalizer ? 'missing' : 'unexpected'}${context}`);
+  assert.equal(
+    has('Adding the finalizer'),
+    finalizer,
+    `"Adding the finalizer" ${finalizer ? 'missing' : 'unexpected'}${context}`,
+  );
   const finalizers = result.created.metadata?.finalizers ?? [];
-  assert.equal(finalizers.includes(FINALIZER), finalizer, `finalizers on the created object: ${JSON.stringify(finalizers)}`);
+  assert.equal(
+    finalizers.includes(FINALIZER),
+    finalizer,
+    `finalizers on the created object: ${JSON.stringify(finalizers)}`,
+  );
   if (handlers.onCreate) assert.ok(has('Creation is in progress:'), `"Creation is in progress:" missing${context}`);
-  assert.equal(has('Deletion is in progress:'), handlers.mandatoryOnDelete, `"Deletion is in progress:" ${handlers.mandatoryOnDelete ? 'missing' : 'unexpected'}${context}`);
+  assert.equal(
+    has('Deletion is in progress:'),
+    handlers.mandatoryOnDelete,
+    `"Deletion is in progress:" ${handlers.mandatoryOnDelete ? 'missing' : 'unexpected'}${context}`,
+  );
   if (handlers.changing) assert.ok(has('Deleted, really deleted'), `"Deleted, really deleted" missing${context}`);
   if (!rules.allowTracebacks) assert.equal(tracebackIn(output), null, `a traceback in the output${context}`);
 
@@ -230,8 +257,15 @@ export function checkExampleRules(result: ScenarioResult, rules: ExampleRules): 
     assert.deepEqual(repeated, [], `handlers that succeeded more than once${context}`);
     assert.ok(Object.keys(succeeded).length > 0, `no handler succeeded${context}`);
   }
-  const failed = countIds(output, /(?:^|\] )(?:Handler|Activity) '(.+?)' failed (?:permanently|with an exception and will stop)/gm);
-  assert.deepEqual(rules.failureCounts ? only(failed, rules.failureCounts) : failed, rules.failureCounts ?? {}, `handlers that failed for good${context}`);
+  const failed = countIds(
+    output,
+    /(?:^|\] )(?:Handler|Activity) '(.+?)' failed (?:permanently|with an exception and will stop)/gm,
+  );
+  assert.deepEqual(
+    rules.failureCounts ? only(failed, rules.failureCounts) : failed,
+    rules.failureCounts ?? {},
+    `handlers that failed for good${context}`,
+  );
 
   if (handlers.changing) checkHandledObject(result.created);
 }
@@ -245,7 +279,9 @@ export function checkHandledObject(object: KubeObject): void {
 
 /** Annotations of Kopf's handler progress (everything Kopf stores except the diff-base). */
 export function progressKeys(object: KubeObject): string[] {
-  return Object.keys(object.metadata?.annotations ?? {}).filter((key) => key.startsWith(KOPF_PREFIX) && key !== DIFF_BASE);
+  return Object.keys(object.metadata?.annotations ?? {}).filter(
+    (key) => key.startsWith(KOPF_PREFIX) && key !== DIFF_BASE
+  );
 }
 
 /** The diff-base is written when a cycle is done; then the progress annotations are gone. */
@@ -262,7 +298,8 @@ export function handlersOf(source: string): ExampleHandlers {
   const calls = (kind: string): string[] => {
     const found: string[] = [];
     const re = new RegExp(`\\bon\\.${kind}\\(`, 'g');
-    for (let match = re.exec(source); match; match = re.exec(source)) found.push(callText(source, match.index + match[0].length));
+    for (let match = re.exec(source); match; match = re.exec(source))
+      found.push(callText(source, match.index + match[0].length));
     return found;
   };
   const creates = calls('create');
@@ -283,7 +320,9 @@ export function exampleHandlers(dir: string): ExampleHandlers {
 
 /** A Python traceback, or a JavaScript stack frame, in the output; `null` if none. */
 export function tracebackIn(output: string): string | null {
-  const match = /^Traceback \(most recent call last\):$|^\s+at .+(?::\d+:\d+\)?|\(native\)|\(<anonymous>\))$/m.exec(output);
+  const match = /^Traceback \(most recent call last\):$|^\s+at .+(?::\d+:\d+\)?|\(native\)|\(<anonymous>\))$/m.exec(
+    output
+  );
   return match ? match[0] : null;
 }
 

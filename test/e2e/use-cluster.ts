@@ -5,7 +5,12 @@
  * waiting for the earlier ones (its after-hooks do run one after another, in order).
  */
 import { after, before } from 'node:test';
-import { startControlPlane, type ControlPlane, type ControlPlaneOptions, type CrdSource } from '../../runtime/testing.ts';
+import {
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneOptions,
+  type CrdSource,
+} from '../../runtime/testing.ts';
 import { KubeClient, createObject, type KubeClientOptions } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { CRD_YAML } from './rules.ts';

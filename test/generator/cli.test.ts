@@ -34,7 +34,18 @@ function read(path: string): string {
 test('--help documents the options and exit codes', () => {
   const { code, stdout } = kopfGen('--help');
   assert.equal(code, 0);
-  for (const text of ['--out <dir>', '--stubs <dir>', '--check', '--force', '--no-stubs', 'Exit codes', 'KindFields', 'YAML 1.1']) assert.ok(stdout.includes(text), text);
+  for (
+    const text of [
+      '--out <dir>',
+      '--stubs <dir>',
+      '--check',
+      '--force',
+      '--no-stubs',
+      'Exit codes',
+      'KindFields',
+      'YAML 1.1',
+    ]
+  ) assert.ok(stdout.includes(text), text);
 });
 
 test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second run changes nothing', () => {
@@ -54,11 +65,22 @@ test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second 
 test('--check: 0 when fresh, 1 and the stale files when not; never writes', () => {
   assert.equal(kopfGen('--no-stubs').code, 0);
   assert.equal(kopfGen('--check').code, 0);
-  writeFileSync(join(dir, 'crds', 'things.yaml'), crdYaml({ schema: '\n          type: object\n          properties: {spec: {type: object, properties: {color: {type: string}}}}' }));
+  writeFileSync(
+    join(dir, 'crds', 'things.yaml'),
+    crdYaml(
+      {
+        schema: '\n          type: object\n          properties: {spec: {type: object, properties: {color: {type: ' +
+          'string}}}}'
+      }
+    ),
+  );
   const before = read('src/generated/test.kopf.dev/v1.ts');
   const check = kopfGen('--check');
   assert.equal(check.code, 1);
-  assert.match(check.stderr, /src\/generated is stale \(run kopf-gen to regenerate\):\n {2}kopf-gen\.manifest\.json\n {2}test\.kopf\.dev\/v1\.ts\n/);
+  assert.match(
+    check.stderr,
+    /src\/generated is stale \(run kopf-gen to regenerate\):\n {2}kopf-gen\.manifest\.json\n {2}test\.kopf\.dev\/v1\.ts\n/, // lint-ignore: a regular expression cannot wrap
+  );
   assert.equal(read('src/generated/test.kopf.dev/v1.ts'), before);
   assert.ok(!existsSync(join(dir, 'src/handlers')), '--no-stubs and --check write no handler files');
 });
@@ -70,7 +92,10 @@ test('a generated file edited by hand is not replaced without --force', () => {
   writeFileSync(join(dir, 'crds', 'things.yaml'), crdYaml({ kind: 'Thing', extra: '\n    deprecated: true' }));
   const refused = kopfGen('--no-stubs');
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /not replacing files in .*src\/generated \(use --force to replace them\):\n {2}test\.kopf\.dev\/v1\.ts: edited since kopf-gen wrote it/);
+  assert.match(
+    refused.stderr,
+    /not replacing files in .*src\/generated \(use --force to replace them\):\n {2}test\.kopf\.dev\/v1\.ts: edited since kopf-gen wrote it/, // lint-ignore: a regular expression cannot wrap
+  );
   assert.match(read('src/generated/test.kopf.dev/v1.ts'), /\/\/ my note\n$/);
   const forced = kopfGen('--no-stubs', '--force');
   assert.equal(forced.code, 0, forced.stderr);
@@ -88,23 +113,35 @@ test('an output folder that kopf-gen did not write is not replaced without --for
 });
 
 test('invalid input: exit 1, the place of each problem, and nothing written', () => {
-  writeFileSync(join(dir, 'crds', 'bad.yaml'), crdYaml({ kind: 'Bad', schema: '\n          type: object\n          properties: {spec: {$ref: "#/x"}}' }));
+  writeFileSync(
+    join(dir, 'crds', 'bad.yaml'),
+    crdYaml({ kind: 'Bad', schema: '\n          type: object\n          properties: {spec: {$ref: "#/x"}}' }),
+  );
   const run = kopfGen();
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /^crds\/bad\.yaml:\d+:\d+: error: document 1, spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.\$ref: /m);
+  assert.match(
+    run.stderr,
+    /^crds\/bad\.yaml:\d+:\d+: error: document 1, spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.\$ref: /m, // lint-ignore: a regular expression cannot wrap
+  );
   assert.match(run.stderr, /1 error; nothing written/);
   assert.ok(!existsSync(join(dir, 'src')));
 });
 
 test('files and folders as paths; notes about skipped documents; warnings about pruned status', () => {
-  writeFileSync(join(dir, 'extra.yaml'), `apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n${crdYaml({ kind: 'Extra' })}`);
+  writeFileSync(
+    join(dir, 'extra.yaml'),
+    `apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n${crdYaml({ kind: 'Extra' })}`,
+  );
   const run = kopfGen('crds', 'extra.yaml', '--out', 'gen', '--no-stubs');
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /1 note \(documents skipped; --verbose shows them\)/);
   assert.match(run.stderr, /warning: .*things\.test\.kopf\.dev \(v1\): the API server prunes handler results/);
   assert.match(read('gen/test.kopf.dev/v1.ts'), /export interface Extra extends KubeObject/);
   const verbose = kopfGen('crds', 'extra.yaml', '--out', 'gen', '--no-stubs', '--verbose');
-  assert.match(verbose.stderr, /extra\.yaml:\d+:\d+: note: document 1: skipped: not a CustomResourceDefinition \(kind: Namespace\)/);
+  assert.match(
+    verbose.stderr,
+    /extra\.yaml:\d+:\d+: note: document 1: skipped: not a CustomResourceDefinition \(kind: Namespace\)/,
+  );
   assert.equal(kopfGen('missing/', '--no-stubs').code, 1);
 });
 
@@ -119,7 +156,10 @@ test('input without a CRD: a warning, exit 1 and nothing written, unless --allow
   writeFileSync(join(dir, 'crds', 'things.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n');
   const refused = kopfGen();
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /kopf-gen: warning: no CustomResourceDefinition in crds\/ \(1 document of other kinds skipped\); nothing written/);
+  assert.match(
+    refused.stderr,
+    /kopf-gen: warning: no CustomResourceDefinition in crds\/ \(1 document of other kinds skipped\); nothing written/,
+  );
   assert.ok(!existsSync(join(dir, 'src')), 'nothing is written');
   const allowed = kopfGen('--allow-empty');
   assert.equal(allowed.code, 0, allowed.stderr);
@@ -147,5 +187,8 @@ test('with --add-stubs, stubs added to an existing handler file are named, one l
   const again = kopfGen('--add-stubs');
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /handler files: 0 created, 1 extended, 0 unchanged\n/);
-  assert.match(again.stdout, /^kopf-gen: added to src\/handlers\/test\.kopf\.dev\/things\.ts: on\.update\(Thing, updateThing\)$/m);
+  assert.match(
+    again.stdout,
+    /^kopf-gen: added to src\/handlers\/test\.kopf\.dev\/things\.ts: on\.update\(Thing, updateThing\)$/m,
+  );
 });

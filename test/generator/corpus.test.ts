@@ -48,7 +48,11 @@ describe('kopf-gen on the CRD corpus', () => {
       '',
     ].join('\n'));
     writeWellKnownAgreement(join(root, 'agree'));
-    tsconfig = writeProject(root, ['out/**/*.ts', 'samples/**/*.ts', 'agree/**/*.ts', join(FIXTURES, '*.fail.ts')], join(root, 'kopf.ts'));
+    tsconfig = writeProject(
+      root,
+      ['out/**/*.ts', 'samples/**/*.ts', 'agree/**/*.ts', join(FIXTURES, '*.fail.ts')],
+      join(root, 'kopf.ts'),
+    );
   });
 
   after(() => {
@@ -62,7 +66,8 @@ describe('kopf-gen on the CRD corpus', () => {
     assert.ok(crds >= 262, `the corpus has its 261 CRDs and the feature matrix (${crds})`);
     for (const result of results) {
       for (const r of result.model.resources) {
-        for (const v of r.versions.filter((x) => x.served)) assert.ok(result.files.includes(`${r.group}/${v.name}.ts`), `${r.name} ${v.name}`);
+        for (const v of r.versions.filter((x) => x.served))
+          assert.ok(result.files.includes(`${r.group}/${v.name}.ts`), `${r.name} ${v.name}`);
       }
     }
   });
@@ -86,7 +91,11 @@ describe('kopf-gen on the CRD corpus', () => {
       const unexpected = diagnostics.filter((d) => !expected.some((e) => matches(e, d)));
       assert.deepEqual(unexpected.map(show), [], `${tsc.name}: only the marked errors\n${output.slice(0, 4000)}`);
       const missing = expected.filter((e) => !diagnostics.some((d) => matches(e, d)));
-      assert.deepEqual(missing.map((e) => `${e.file}:${e.line} ${e.code} ${e.text}`), [], `${tsc.name}: every marked error`);
+      assert.deepEqual(
+        missing.map((e) => `${e.file}:${e.line} ${e.code} ${e.text}`),
+        [],
+        `${tsc.name}: every marked error`,
+      );
       assert.notEqual(status, 0, 'tsc reports the errors of the fixtures');
     });
   }
@@ -139,11 +148,19 @@ function samplesModule(batch: Batch, result: GenerateResult, outRel: string): { 
       const schema = isJsonMap(version['schema']) ? version['schema']['openAPIV3Schema'] : undefined;
       if (!isJsonMap(schema)) continue;
       const alias = `m${i}_${String(version['name']).replace(/\W/g, '_')}`;
-      lines.push(`import type * as ${alias} from ${JSON.stringify(`${outRel}/${resource.group}/${String(version['name'])}.ts`)};`);
+      lines.push(
+        `import type * as ${alias} from ${JSON.stringify(`${outRel}/${resource.group}/${String(version['name'])}.ts`)};`
+      );
       const apiVersion = `${resource.group}/${String(version['name'])}`;
-      const modes: [SampleMode, string][] = [['minimal', `${resource.typeName}Input`], ['read', resource.typeName], ['full', `${resource.typeName}Input`]];
+      const modes: [SampleMode, string][] = [
+        ['minimal', `${resource.typeName}Input`],
+        ['read', resource.typeName],
+        ['full', `${resource.typeName}Input`],
+      ];
       for (const [mode, type] of modes) {
-        lines.push(`export const ${alias}_${mode}: ${alias}.${type} = ${sampleObject(schema, apiVersion, resource.kind, mode)};`);
+        lines.push(
+          `export const ${alias}_${mode}: ${alias}.${type} = ${sampleObject(schema, apiVersion, resource.kind, mode)};`
+        );
         count++;
       }
     }

@@ -84,7 +84,8 @@ test('defaults: required to read, optional to write; an Input type only where th
   assert.match(text, /export type SimpleInput = Simple;/);
 });
 
-test('a field both required and defaulted is there to read and optional to write: the API server fills it in first', () => {
+test('a field both required and defaulted is there to read and optional to write: the API server fills it in ' +
+  'first', () => {
   const text = render(crdYaml({ schema: `
           type: object
           properties:
@@ -122,7 +123,10 @@ test('enums: a literal union and its values, shared by value set; "" and case tw
                 mode: {type: string, enum: [Fast, fast, ""]}
                 other: {type: string, enum: [Fast, fast, ""]}
                 codes: {type: array, items: {type: integer, enum: [301, 302]}}` })).get('test.kopf.dev/v1.ts')!;
-  assert.match(text, /export type ThingSpecMode = 'Fast' \| 'fast' \| '';\nexport const ThingSpecModeValues = \['Fast', 'fast', ''\] as const;/);
+  assert.match(
+    text,
+    /export type ThingSpecMode = 'Fast' \| 'fast' \| '';\nexport const ThingSpecModeValues = \['Fast', 'fast', ''\] as const;/, // lint-ignore: a regular expression cannot wrap
+  );
   assert.match(text, /other\?: ThingSpecMode;/);
   assert.match(text, /codes\?: ThingSpecCodes\[\];/);
   assert.match(text, /export type ThingSpecCodes = 301 \| 302;/);
@@ -155,7 +159,8 @@ test('well-known shapes come from kopf; near misses get their own type; clashing
   assert.match(text, /export interface Condition extends KubeObject/);
 });
 
-test('field maps: paths through objects, whole values at arrays and maps, patterns below open objects, no dotted keys', () => {
+test('field maps: paths through objects, whole values at arrays and maps, patterns below open objects, no dotted ' +
+  'keys', () => {
   const text = render(crdYaml({ schema: `
           type: object
           properties:
@@ -167,7 +172,10 @@ test('field maps: paths through objects, whole values at arrays and maps, patter
                 map: {type: object, additionalProperties: {type: object, properties: {d: {type: string}}}}
                 open: {type: object, x-kubernetes-preserve-unknown-fields: true}
                 dotted.key: {type: string}` })).get('test.kopf.dev/v1.ts')!;
-  const fields = /export type ThingFields = \{\n([\s\S]*?)\n\};/.exec(text)![1]!.split('\n').map((l) => l.trim()).filter((l) => !l.startsWith("'metadata."));
+  const fields =
+    /export type ThingFields = \{\n([\s\S]*?)\n\};/.exec(text)![1]!.split('\n').map((l) => l.trim()).filter(
+      (l) => !l.startsWith("'metadata.")
+    );
   assert.deepEqual(fields, [
     "'metadata': ObjectMeta;",
     "'spec': ThingSpec;",
@@ -181,8 +189,13 @@ test('field maps: paths through objects, whole values at arrays and maps, patter
 });
 
 test('a root that keeps unknown fields still types spec and status as open objects', () => {
-  const text = render(crdYaml({ schema: '\n          type: object\n          x-kubernetes-preserve-unknown-fields: true' })).get('test.kopf.dev/v1.ts')!;
-  assert.match(text, /export interface Thing extends KubeObject \{\n[^}]*spec\?: JsonObject;\n {2}status\?: JsonObject;\n\}/);
+  const text = render(
+    crdYaml({ schema: '\n          type: object\n          x-kubernetes-preserve-unknown-fields: true' })
+  ).get('test.kopf.dev/v1.ts')!;
+  assert.match(
+    text,
+    /export interface Thing extends KubeObject \{\n[^}]*spec\?: JsonObject;\n {2}status\?: JsonObject;\n\}/,
+  );
   assert.match(text, /\[path: `spec\.\$\{string\}`\]: unknown;/);
 });
 

@@ -56,7 +56,10 @@ test('a $ref in a schema, also inside oneOf, is refused at its JSON path', () =>
   assert.deepEqual(errors.map((e) => e.path), [[...base, 'a', '$ref'], [...base, 'b', 'oneOf', 0, '$ref']]);
   assert.match(errors[0]!.message, /\$ref.*not allowed/);
   const text = formatDiagnostic(errors[0]!);
-  assert.match(text, /^refs\.yaml:\d+:\d+: error: document 1, spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.properties\.a\.\$ref: /);
+  assert.match(
+    text,
+    /^refs\.yaml:\d+:\d+: error: document 1, spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\.spec\.properties\.a\.\$ref: /, // lint-ignore: a regular expression cannot wrap
+  );
   assert.equal(errors[0]!.line, 21);
 });
 
@@ -90,7 +93,10 @@ test('schemas Kubernetes would reject are errors, each with its path', () => {
 });
 
 test('CRD-level mistakes: two storage versions, no schema, a name that is not <plural>.<group>', () => {
-  const twoStorage = crdYaml().replace('  versions:\n', `  versions:\n  - name: v2\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object}}\n`);
+  const twoStorage = crdYaml().replace(
+    '  versions:\n',
+    `  versions:\n  - name: v2\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object}}\n`,
+  );
   const noSchema = crdYaml({ kind: 'Bare' }).replace(/    schema:\n      openAPIV3Schema:[\s\S]*$/, '');
   const misnamed = crdYaml({ kind: 'Named' }).replace('name: nameds.test.kopf.dev', 'name: wrong.test.kopf.dev');
   const errors = errorsOf(['two.yaml', twoStorage], ['none.yaml', noSchema], ['named.yaml', misnamed]);
@@ -101,8 +107,12 @@ test('CRD-level mistakes: two storage versions, no schema, a name that is not <p
 });
 
 test('non-CRD documents are skipped with a note; CRDs inside a List are read', () => {
-  const list = `apiVersion: v1\nkind: List\nitems:\n${crdYaml().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n')}\n`;
-  const model = buildModel([source('mixed.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n${list}`)]);
+  const list =
+    `apiVersion: v1\nkind: ` +
+      `List\nitems:\n${crdYaml().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n')}\n`;
+  const model = buildModel(
+    [source('mixed.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n${list}`)]
+  );
   assert.deepEqual(model.resources.map((r) => r.name), ['things.test.kopf.dev']);
   assert.deepEqual(model.resources[0]!.source, { file: 'mixed.yaml', document: 2, path: ['items', 0] });
   const notes = model.diagnostics.filter((d) => d.severity === 'note');

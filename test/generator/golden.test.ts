@@ -30,7 +30,8 @@ for (const name of readdirSync(GOLDEN).sort()) {
     }
     const expected = readTree(expectedDir);
     assert.deepEqual([...files.keys()].sort(), [...expected.keys()].sort(), 'the same files');
-    for (const [path, text] of files) assert.equal(text, expected.get(path)!.toString('utf8'), `${name}/expected/${path}`);
+    for (const [path, text] of files)
+      assert.equal(text, expected.get(path)!.toString('utf8'), `${name}/expected/${path}`);
   });
 }
 
@@ -39,7 +40,12 @@ test('generated modules run in Node as they are (type stripping): descriptors an
   assert.deepEqual(
     { ...features.Gadget },
     {
-      group: 'golden.kopf.dev', version: 'v1', plural: 'gadgets', singular: 'gadget', kind: 'Gadget', scope: 'Namespaced',
+      group: 'golden.kopf.dev',
+      version: 'v1',
+      plural: 'gadgets',
+      singular: 'gadget',
+      kind: 'Gadget',
+      scope: 'Namespaced',
       shortNames: ['gdg'], categories: ['all', 'golden'], subresources: ['status', 'scale'],
       printerColumns: [
         { name: 'Size', type: 'integer', jsonPath: '.spec.size' },

@@ -24,7 +24,10 @@ function prop(node: ObjectNode, name: string): SchemaNode {
 
 test('versions sort by Kubernetes priority', () => {
   const names = ['v1alpha1', 'foo', 'v2', 'v1beta2', 'v1', 'v10beta1', 'v1beta1', 'v11alpha2', 'bar'];
-  assert.deepEqual(names.sort(compareVersions), ['v2', 'v1', 'v10beta1', 'v1beta2', 'v1beta1', 'v11alpha2', 'v1alpha1', 'bar', 'foo']);
+  assert.deepEqual(
+    names.sort(compareVersions),
+    ['v2', 'v1', 'v10beta1', 'v1beta2', 'v1beta1', 'v11alpha2', 'v1alpha1', 'bar', 'foo'],
+  );
 });
 
 test('identifiers from wire names, never from property keys', () => {
@@ -50,8 +53,13 @@ test('int-or-string, with or without anyOf; quantity by its pattern', () => {
                 memory:
                   x-kubernetes-int-or-string: true
                   anyOf: [{type: integer}, {type: string}]
-                  pattern: ^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$`);
-  assert.deepEqual(['port', 'bare', 'memory'].map((n) => { const p = prop(spec, n); return p.type === 'int-or-string' && p.quantity; }), [false, false, true]);
+                  pattern: ^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$ # lint-ignore: a YAML line kept whole`);
+  assert.deepEqual(
+    ['port', 'bare', 'memory'].map(
+      (n) => { const p = prop(spec, n); return p.type === 'int-or-string' && p.quantity; }
+    ),
+    [false, false, true],
+  );
   assert.deepEqual(prop(spec, 'port').constraints, [], 'the int-or-string anyOf is the shape, not a rule');
 });
 
@@ -65,7 +73,7 @@ test('preserve-unknown-fields at every depth; embedded resources get apiVersion,
                 free: {type: object, x-kubernetes-preserve-unknown-fields: true}
                 raw: {x-kubernetes-preserve-unknown-fields: true}
                 mixed: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {a: {type: string}}}
-                manifest: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}`);
+                manifest: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true} # lint-ignore: a YAML line kept whole`);
   const free = prop(spec, 'free') as ObjectNode;
   assert.deepEqual([free.type, free.preserveUnknown, free.properties.length], ['object', true, 0]);
   assert.equal(prop(spec, 'raw').type, 'json');
@@ -93,13 +101,22 @@ test('allOf required is merged; oneOf/anyOf/not become words', () => {
                 c: {type: string}
                 d: {type: string}`);
   assert.deepEqual(spec.properties.map((p) => p.required), [true, false, false, false]);
-  assert.deepEqual(spec.constraints, ['exactly one of: `b`, `c`', 'at least one of: `b`, `a` and `c`', 'must not have `d`']);
+  assert.deepEqual(
+    spec.constraints,
+    ['exactly one of: `b`, `c`', 'at least one of: `b`, `a` and `c`', 'must not have `d`'],
+  );
 });
 
 test('names: singular defaults to the lower-cased kind; the preferred version is the storage one if served', () => {
-  const text = crdYaml().replace('  versions:\n', '  versions:\n  - name: v2\n    served: true\n    storage: false\n    schema: {openAPIV3Schema: {type: object}}\n');
+  const text = crdYaml().replace(
+    '  versions:\n',
+    '  versions:\n  - name: v2\n    served: true\n    storage: false\n    schema: {openAPIV3Schema: {type: object}}\n',
+  );
   const [r] = buildModel([source('t.yaml', text)]).resources;
-  assert.deepEqual([r!.singular, r!.listKind, r!.storageVersion, r!.preferredVersion], ['thing', 'ThingList', 'v1', 'v1']);
+  assert.deepEqual(
+    [r!.singular, r!.listKind, r!.storageVersion, r!.preferredVersion],
+    ['thing', 'ThingList', 'v1', 'v1'],
+  );
   assert.deepEqual(r!.versions.map((v) => v.name), ['v2', 'v1']);
   const unserved = text.replace('    served: true\n    storage: true', '    served: false\n    storage: true');
   const [u] = buildModel([source('t.yaml', unserved)]).resources;
@@ -110,16 +127,30 @@ test('warnings where the API server would prune handler results or status-stored
   const status = (schema: string) => crdYaml({ kind: `K${Math.abs(hash(schema))}`, schema });
   const model = buildModel([source('t.yaml', [
     status('\n          type: object\n          properties: {spec: {type: object}}'),
-    status('\n          type: object\n          properties: {status: {type: object, properties: {phase: {type: string}}}}'),
-    status('\n          type: object\n          properties: {status: {type: object, properties: {kopf: {type: object, x-kubernetes-preserve-unknown-fields: true}}}}'),
-    status('\n          type: object\n          properties: {status: {type: object, x-kubernetes-preserve-unknown-fields: true}}'),
+    status(
+      '\n          type: object\n          properties: {status: {type: object, properties: {phase: {type: string}}}}'
+    ),
+    status(
+      '\n          type: object\n          properties: {status: {type: object, properties: {kopf: {type: object, ' +
+        'x-kubernetes-preserve-unknown-fields: true}}}}'
+    ),
+    status(
+      '\n          type: object\n          properties: {status: {type: object, ' +
+        'x-kubernetes-preserve-unknown-fields: true}}'
+    ),
     status('\n          type: object\n          x-kubernetes-preserve-unknown-fields: true'),
   ].join('---\n'))]);
   const warnings = model.diagnostics.filter((d) => d.severity === 'warning');
   assert.equal(warnings.length, 3);
   const byDoc = new Map(warnings.map((w) => [w.document, w.message]));
-  assert.match(byDoc.get(1)!, /prunes handler results \(status\.<handler id>\) and progress stored in status \(status\.kopf\): its schema has no status/);
-  assert.match(byDoc.get(2)!, /prunes handler results .* and progress .*: its status schema has no x-kubernetes-preserve-unknown-fields/);
+  assert.match(
+    byDoc.get(1)!,
+    /prunes handler results \(status\.<handler id>\) and progress stored in status \(status\.kopf\): its schema has no status/, // lint-ignore: a regular expression cannot wrap
+  );
+  assert.match(
+    byDoc.get(2)!,
+    /prunes handler results .* and progress .*: its status schema has no x-kubernetes-preserve-unknown-fields/,
+  );
   assert.match(byDoc.get(3)!, /prunes handler results \(status\.<handler id>\): its status schema/);
   assert.deepEqual(warnings.find((w) => w.document === 2)!.path!.slice(-2), ['properties', 'status']);
 });
@@ -134,5 +165,8 @@ test('a CRD served at no version is left out, with a warning', () => {
   const text = crdYaml().replace('    served: true\n', '    served: false\n');
   const model = buildModel([source('t.yaml', text)]);
   assert.deepEqual(model.resources, []);
-  assert.match(model.diagnostics.find((d) => d.severity === 'warning' && d.message.includes('not served'))!.message, /things\.test\.kopf\.dev is not served at any version/);
+  assert.match(
+    model.diagnostics.find((d) => d.severity === 'warning' && d.message.includes('not served'))!.message,
+    /things\.test\.kopf\.dev is not served at any version/,
+  );
 });

@@ -38,7 +38,9 @@ test('stale and foreign files', () => {
   writeFileSync(join(out, 'x', 'old.ts'), 'old\n');
   writeFileSync(join(out, 'x', 'stray.ts'), 'stray\n');
   writeFileSync(join(out, MANIFEST_FILE), manifestText({
-    generator: 'kopf-gen test', inputs: [], outputs: { 'a.ts': sha256('a\n'), 'b.ts': sha256('b\n'), 'x/old.ts': sha256('old\n') },
+    generator: 'kopf-gen test',
+    inputs: [],
+    outputs: { 'a.ts': sha256('a\n'), 'b.ts': sha256('b\n'), 'x/old.ts': sha256('old\n') },
   }));
   const result = compareOutput(out, files);
   assert.deepEqual(result.stale, ['b.ts', MANIFEST_FILE, 'x/old.ts', 'x/stray.ts']);

@@ -19,7 +19,9 @@ test('YAML 1.1 booleans: on/off, yes/no, y/n are booleans; quoted they are strin
 });
 
 test('numbers: leading-zero octal, 0o/0x/0b, underscores, floats; timestamps stay strings', () => {
-  assert.deepEqual(read('a: [0755, 0o17, 0x1F, 0b101, 1_000, -12, +3, 1e3, .5, 09, 2024-01-02, 2024-01-02T03:04:05Z, 1.2.3]'), {
+  assert.deepEqual(read(
+    'a: [0755, 0o17, 0x1F, 0b101, 1_000, -12, +3, 1e3, .5, 09, 2024-01-02, 2024-01-02T03:04:05Z, 1.2.3]'
+  ), {
     a: [493, 15, 31, 5, 1000, -12, 3, 1000, 0.5, 9, '2024-01-02', '2024-01-02T03:04:05Z', '1.2.3'],
   });
 });
@@ -30,11 +32,17 @@ test('null: empty, ~, null, Null', () => {
 
 test('keys become JSON keys the way sigs.k8s.io/yaml writes them', () => {
   // (JavaScript lists integer-like keys first; the set is what matters.)
-  assert.deepEqual(Object.keys(read('on: 1\nno: 2\n0755: 3\n1e6: 4\n1.5: 5\n"on": 6') as object).sort(), ['1.5', '1e+06', '493', 'false', 'on', 'true']);
+  assert.deepEqual(
+    Object.keys(read('on: 1\nno: 2\n0755: 3\n1e6: 4\n1.5: 5\n"on": 6') as object).sort(),
+    ['1.5', '1e+06', '493', 'false', 'on', 'true'],
+  );
 });
 
 test('explicit tags: !!str keeps the text, !!int reads it, a mismatch is an error', () => {
-  assert.deepEqual(read('a: !!str 0755\nb: !!int "12"\nc: !!float 1\nd: !custom kept'), { a: '0755', b: 12, c: 1, d: 'kept' });
+  assert.deepEqual(
+    read('a: !!str 0755\nb: !!int "12"\nc: !!float 1\nd: !custom kept'),
+    { a: '0755', b: 12, c: 1, d: 'kept' },
+  );
   const stream = parseYamlStream('a: !!int twelve', 'test.yaml');
   assert.match(stream.errors[0]!.message, /cannot decode !!str `twelve` as a !!int/);
 });

@@ -35,26 +35,43 @@ const PLUGIN_TIMEOUT_MS = 60_000;
 
 export async function runExecPlugin(exec: ExecConfig, cluster?: ExecClusterInfo): Promise<ExecCredentialStatus> {
   const apiVersion = exec.apiVersion ?? 'client.authentication.k8s.io/v1';
-  const info = { apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(exec.provideClusterInfo && cluster ? { cluster } : {}) } };
+  const info = {
+    apiVersion,
+    kind: 'ExecCredential',
+    spec: { interactive: false, ...(exec.provideClusterInfo && cluster ? { cluster } : {}) },
+  };
   const env: NodeJS.ProcessEnv = { ...process.env, KUBERNETES_EXEC_INFO: JSON.stringify(info) };
   for (const { name, value } of exec.env ?? []) env[name] = value;
 
-  const child = spawn(exec.command, exec.args ?? [], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: PLUGIN_TIMEOUT_MS });
+  const child = spawn(
+    exec.command,
+    exec.args ?? [],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: PLUGIN_TIMEOUT_MS },
+  );
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+  const { code, signal } = await new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null
+  }>((resolve, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') return reject(error);
       const hint = exec.installHint?.trim();
-      reject(new Error(`credential plugin ${exec.command} is not installed: not found on the PATH${hint ? `. ${hint}` : ''}`, { cause: error }));
+      reject(
+        new Error(
+          `credential plugin ${exec.command} is not installed: not found on the PATH${hint ? `. ${hint}` : ''}`,
+          { cause: error },
+        )
+      );
     });
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
   const errText = Buffer.concat(stderr).toString('utf8').trim();
   if (code !== 0) {
-    const ended = code !== null ? `exited with ${code}` : signal === 'SIGTERM' ? `did not answer within ${PLUGIN_TIMEOUT_MS / 1000} s` : `was killed by ${signal}`;
+    const ended = code !== null ? `exited with ${code}` : signal === 'SIGTERM'
+      ? `did not answer within ${PLUGIN_TIMEOUT_MS / 1000} s` : `was killed by ${signal}`;
     throw new Error(`credential plugin ${exec.command} ${ended}${errText ? `: ${errText}` : ''}`);
   }
 
@@ -70,7 +87,12 @@ export async function runExecPlugin(exec: ExecConfig, cluster?: ExecClusterInfo)
     throw new Error(`credential plugin ${exec.command} returned neither a token nor a client certificate`);
   }
   const fields = ['token', 'clientCertificateData', 'clientKeyData', 'expirationTimestamp'] as const;
-  const wrong = fields.find((field) => status[field] !== undefined && status[field] !== null && typeof status[field] !== 'string');
-  if (wrong) throw new Error(`credential plugin ${exec.command} returned an ExecCredential whose status.${wrong} is not a string`);
+  const wrong = fields.find(
+    (field) => status[field] !== undefined && status[field] !== null && typeof status[field] !== 'string'
+  );
+  if (wrong)
+    throw new Error(
+      `credential plugin ${exec.command} returned an ExecCredential whose status.${wrong} is not a string`
+    );
   return status;
 }

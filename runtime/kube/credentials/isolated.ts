@@ -33,7 +33,11 @@ export function isolatedDefaultCredentials(): CredentialSource {
   return new CachedCredentials(async () => {
     if (tokenFile && last) {
       const token = (await readFile(tokenFile, 'utf8')).trim();
-      return { ...last, headers: { ...last.headers, Authorization: `Bearer ${token}` }, expiresAt: Date.now() + TOKEN_FILE_REFRESH_MS };
+      return {
+        ...last,
+        headers: { ...last.headers, Authorization: `Bearer ${token}` },
+        expiresAt: Date.now() + TOKEN_FILE_REFRESH_MS,
+      };
     }
     const result = await inWorker();
     if (result.error) throw new KubeConfigError(result.error);
@@ -47,10 +51,17 @@ export function isolatedDefaultCredentials(): CredentialSource {
 function inWorker(): Promise<IsolatedResult> {
   return new Promise((resolve, reject) => {
     // `advanced` serialization carries the TLS material's Buffers as they are.
-    const child = fork(fileURLToPath(new URL('./isolated-worker.ts', import.meta.url)), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(
+      fileURLToPath(new URL('./isolated-worker.ts', import.meta.url)),
+      [],
+      { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
     child.once('message', (result) => { resolve(result as IsolatedResult); child.kill(); });
     child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`the credentials helper exited (${signal ?? code}) before answering`)));
+    child.once(
+      'exit',
+      (code, signal) => reject(new Error(`the credentials helper exited (${signal ?? code}) before answering`)),
+    );
   });
 }
 

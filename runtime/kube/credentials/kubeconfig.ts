@@ -48,7 +48,10 @@ function loadDefaultKubeConfig(kc: KubeConfig): string {
     : process.platform === 'win32' ? 'kubeconfig (default)' // client-node also looks into WSL there
     : undefined;
   if (source === undefined) {
-    throw new KubeConfigError(`no Kubernetes configuration: KUBECONFIG is not set, ${home} does not exist, and this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`);
+    throw new KubeConfigError(
+      `no Kubernetes configuration: KUBECONFIG is not set, ${home} does not exist, and this is not a pod with a ` +
+        `service account. Set KUBECONFIG to a kubeconfig file.`
+    );
   }
   for (const file of files) {
     const problem = kubeConfigFileProblem(file);
@@ -101,7 +104,9 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
   const userName = kc.getContextObject(kc.getCurrentContext())?.user;
   if (userName && !user) {
     const users = kc.getUsers().map((item) => item.name).join(', ') || 'none';
-    throw new KubeConfigError(`the context "${kc.getCurrentContext()}" names the user "${userName}", which is not defined (users: ${users})`);
+    throw new KubeConfigError(
+      `the context "${kc.getCurrentContext()}" names the user "${userName}", which is not defined (users: ${users})`
+    );
   }
   const refreshMs = (options.refreshInterval ?? 60) * 1000;
   const exec = execConfigOf(user);
@@ -135,15 +140,22 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
 
 /** Why the kubeconfig yields no cluster, in the words of its own fields. */
 function whyNoCluster(kc: KubeConfig): string {
-  const names = (items: readonly { name: string }[]) => (items.length ? items.map((item) => item.name).join(', ') : 'none');
+  const names = (items: readonly { name: string }[]) => (
+    items.length ? items.map((item) => item.name).join(', ') : 'none'
+  );
   const current = kc.getCurrentContext();
-  if (!current) return `no current context is set; choose one with \`kubectl config use-context NAME\` (contexts: ${names(kc.getContexts())})`;
+  if (!current)
+    return `no current context is set; choose one with \`kubectl config use-context NAME\` (contexts: ` +
+      `${names(kc.getContexts())})`;
   const context = kc.getContextObject(current);
   if (!context) return `the current context "${current}" is not defined (contexts: ${names(kc.getContexts())})`;
-  return `the context "${current}" names the cluster "${context.cluster}", which is not defined (clusters: ${names(kc.getClusters())})`;
+  return `the context "${current}" names the cluster "${context.cluster}", which is not defined (clusters: ` +
+    `${names(kc.getClusters())})`;
 }
 
-/** The current cluster's and user's files can be read: else client-node's error would not say which field names them. */
+/**
+ * The current cluster's and user's files can be read: else client-node's error would not say which field names them.
+ */
 async function checkFiles(cluster: Cluster, user: User | null): Promise<void> {
   const files: [string | undefined, string][] = [
     [cluster.caFile, `the cluster "${cluster.name}" names the certificate-authority`],
@@ -170,7 +182,8 @@ function refreshTime(expiration: number): number | undefined {
 
 function execConfigOf(user: User | null): ExecConfig | undefined {
   const candidate: unknown = user?.exec ?? user?.authProvider?.config?.exec;
-  if (candidate && typeof candidate === 'object' && typeof (candidate as ExecConfig).command === 'string') return candidate as ExecConfig;
+  if (candidate && typeof candidate === 'object' && typeof (candidate as ExecConfig).command === 'string')
+    return candidate as ExecConfig;
   return undefined;
 }
 
@@ -188,7 +201,9 @@ export function tokenFileOf(user: User | null): string | undefined {
 function plainKubeConfig(kc: KubeConfig, cluster: Cluster, user: User | null, stripAuth: boolean): KubeConfig {
   const plain = new (kc.constructor as new () => KubeConfig)();
   const plainCluster: Cluster = cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster;
-  const plainUser: User = user ? (stripAuth ? { ...user, exec: undefined, authProvider: undefined } : user) : { name: 'anonymous' };
+  const plainUser: User = user ? (stripAuth ? { ...user, exec: undefined, authProvider: undefined } : user) : {
+    name: 'anonymous'
+  };
   plain.loadFromClusterAndUser(plainCluster, plainUser);
   return plain;
 }

@@ -21,7 +21,9 @@ export interface DiscoveredResource extends ResourceDescriptor {
 }
 
 interface ApiVersions { versions?: string[] }
-interface ApiGroupList { groups?: { name: string; versions?: { version: string }[]; preferredVersion?: { version: string } }[] }
+interface ApiGroupList {
+  groups?: { name: string; versions?: { version: string }[]; preferredVersion?: { version: string } }[]
+}
 interface ApiResource {
   name: string;
   singularName?: string;

@@ -24,11 +24,18 @@ export class UnresolvedResourceError extends Error {
   /** The matching resources (ambiguous), or the near misses in non-preferred versions (absent). */
   readonly candidates: readonly DiscoveredResource[];
 
-  constructor(selector: string, reason: 'ambiguous' | 'absent', candidates: readonly DiscoveredResource[], unreadable: readonly string[]) {
+  constructor(
+    selector: string,
+    reason: 'ambiguous' | 'absent',
+    candidates: readonly DiscoveredResource[],
+    unreadable: readonly string[],
+  ) {
     const listed = candidates.map(resourceName).join(', ');
     const text = reason === 'ambiguous'
-      ? `Resource ${JSON.stringify(selector)} is ambiguous: it matches ${listed}; name the group (e.g. ${candidates[0] ? `${candidates[0].plural}.${candidates[0].group}` : 'name.group'})`
-      : `Resource ${JSON.stringify(selector)} is not served${candidates.length ? `; it exists in versions that are not preferred: ${listed}` : ''}`;
+      ? `Resource ${JSON.stringify(selector)} is ambiguous: it matches ${listed}; name the group (e.g. ` +
+        `${candidates[0] ? `${candidates[0].plural}.${candidates[0].group}` : 'name.group'})`
+      : `Resource ${JSON.stringify(selector)} is not ` +
+        `served${candidates.length ? `; it exists in versions that are not preferred: ${listed}` : ''}`;
     super(unreadable.length ? `${text} (API groups that could not be read: ${unreadable.join(', ')})` : text);
     this.name = 'UnresolvedResourceError';
     this.selector = selector;
@@ -46,19 +53,28 @@ export function parseSelector(text: string): ResourceSelector {
     const parts = text.split('/');
     if (parts.some((p) => !p) || parts.length > 3) throw malformed();
     if (parts.length === 3) return { group: parts[0], version: parts[1], name: parts[2] };
-    return VERSION.test(parts[0]) ? { group: '', version: parts[0], name: parts[1] } : { group: parts[0], name: parts[1] };
+    return VERSION.test(parts[0]) ? { group: '', version: parts[0], name: parts[1] } : {
+      group: parts[0],
+      name: parts[1],
+    };
   }
   if (text.includes('.')) {
     const [name, ...rest] = text.split('.');
     if (!name || rest.some((p) => !p)) throw malformed();
-    return VERSION.test(rest[0]) ? { group: rest.slice(1).join('.'), version: rest[0], name } : { group: rest.join('.'), name };
+    return VERSION.test(rest[0]) ? { group: rest.slice(1).join('.'), version: rest[0], name } : {
+      group: rest.join('.'),
+      name,
+    };
   }
   if (!text) throw malformed();
   return { name: text };
 }
 
 /** Finds the one resource a selector means. The discovery cache is refreshed once if nothing matches. */
-export async function resolveResource(client: KubeClient, selector: string | ResourceSelector): Promise<DiscoveredResource> {
+export async function resolveResource(
+  client: KubeClient,
+  selector: string | ResourceSelector,
+): Promise<DiscoveredResource> {
   const parsed = typeof selector === 'string' ? parseSelector(selector) : selector;
   const text = typeof selector === 'string' ? selector : formatSelector(selector);
   let found = await search(client, parsed, false);
@@ -92,7 +108,10 @@ export function matchesName(resource: DiscoveredResource, name: string): boolean
 }
 
 /** Matching resources in the targeted group-versions; `everyVersion` also searches non-preferred ones. */
-async function search(client: KubeClient, selector: ResourceSelector, everyVersion: boolean): Promise<{ matches: DiscoveredResource[]; unreadable: string[] }> {
+async function search(client: KubeClient, selector: ResourceSelector, everyVersion: boolean): Promise<{
+  matches: DiscoveredResource[];
+  unreadable: string[]
+}> {
   const groups = await client.discovery.groups();
   const targets: [string, string][] = [];
   for (const group of groups) {

@@ -5,9 +5,10 @@
  *
  * Why: an operator that keeps up with its API server is woken for nearly every response alone.
  * Each wake-up starts with caches that the API server (or anything else on the machine) has
- * meanwhile filled with its own work, so the same instructions take more cycles; on the burst
- * benchmark the operator retired 0.72–0.86 instructions per cycle. Handling the responses of 2–3 ms
- * in one turn raised that to 0.74–0.96 and took 11–16% off the CPU per object on average.
+ * meanwhile filled with its own work, so the same instructions take more cycles. Handling the
+ * responses of a few milliseconds in one turn raises the instructions per cycle and takes CPU off
+ * each object (measured on the burst benchmark: bench/README.md, "Figures behind the runtime's
+ * choices").
  * A turn that itself took the whole window is not followed by a sleep: a saturated operator
  * gathers responses anyway, and sleeping would only slow it down.
  *

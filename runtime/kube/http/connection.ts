@@ -68,7 +68,12 @@ export class Connection implements Flow {
    * `released` is called when an exchange ends (reusable: the connection may take another);
    * `gone` once, when the socket closes for whatever reason.
    */
-  constructor(endpoint: Endpoint, session: Buffer | undefined, released: (connection: Connection, reusable: boolean) => void, gone: (connection: Connection) => void) {
+  constructor(
+    endpoint: Endpoint,
+    session: Buffer | undefined,
+    released: (connection: Connection, reusable: boolean) => void,
+    gone: (connection: Connection) => void,
+  ) {
     this.#released = released;
     this.connectEvent = endpoint.secure ? 'secureConnect' : 'connect';
     this.#gone = gone;
@@ -126,7 +131,9 @@ export class Connection implements Flow {
   }
 
   abandon(): void {
-    this.destroy(Object.assign(new Error('the response was abandoned before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    this.destroy(
+      Object.assign(new Error('the response was abandoned before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })
+    );
   }
 
   /** Closes the connection; an exchange in flight fails with `error` (or a hang-up). */
@@ -162,13 +169,23 @@ export class Connection implements Flow {
 
 function openSocket(endpoint: Endpoint, session: Buffer | undefined, read: (bytes: Buffer) => void): Socket {
   const { hostname, port } = endpoint;
-  const onread: OnReadOpts = { buffer: READ_BUFFER, callback: (n, buffer) => { read((buffer as Buffer).subarray(0, n)); return true; } };
+  const onread: OnReadOpts = {
+    buffer: READ_BUFFER,
+    callback: (n, buffer) => { read((buffer as Buffer).subarray(0, n)); return true; },
+  };
   if (!endpoint.secure) return connectTcp({ host: hostname, port, onread });
   const { servername, ...tls } = endpoint.tls;
   // Server names are for DNS names only: TLS forbids IP addresses in SNI (the certificate is still
   // checked against the IP address).
   const sni = servername || (isIP(hostname) ? undefined : hostname);
   // Node's TLS sockets take `onread` as its TCP sockets do (Node's types omit it).
-  const options: ConnectionOptions & { onread: OnReadOpts } = { host: hostname, port, servername: sni, session, onread, ...tls };
+  const options: ConnectionOptions & { onread: OnReadOpts } = {
+    host: hostname,
+    port,
+    servername: sni,
+    session,
+    onread,
+    ...tls
+  };
   return connectTls(options);
 }

@@ -41,7 +41,10 @@ function closedError(): Error {
 }
 
 function abortError(signal: AbortSignal): Error {
-  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+  return Object.assign(
+    new Error('The operation was aborted', { cause: signal.reason }),
+    { name: 'AbortError', code: 'ABORT_ERR' },
+  );
 }
 
 export class Pool {
@@ -97,7 +100,12 @@ export class Pool {
   #startFresh(exchange: PooledExchange): void {
     let connection: Connection;
     try {
-      connection = new Connection(this.#endpoint, this.#session, (c, reusable) => this.#released(c, reusable), (c) => this.#gone(c));
+      connection = new Connection(
+        this.#endpoint,
+        this.#session,
+        (c, reusable) => this.#released(c, reusable),
+        (c) => this.#gone(c),
+      );
     } catch (error) {
       return exchange.fail(error as Error);
     }
@@ -152,7 +160,12 @@ class PooledExchange implements ExchangeSink {
   #connectTimeout: NodeJS.Timeout | undefined;
   readonly #onAbort: (() => void) | undefined;
 
-  constructor(outgoing: Outgoing, sink: ExchangeSink, queue: PooledExchange[], retry: (exchange: PooledExchange) => void) {
+  constructor(
+    outgoing: Outgoing,
+    sink: ExchangeSink,
+    queue: PooledExchange[],
+    retry: (exchange: PooledExchange) => void,
+  ) {
     this.#outgoing = outgoing;
     this.#sink = sink;
     this.#queue = queue;
@@ -196,7 +209,11 @@ class PooledExchange implements ExchangeSink {
   }
 
   fail(error: Error): void {
-    if (this.#reused && !this.#answered && !this.#retried && !this.done && DROPPED.has((error as { code?: string }).code ?? '')) {
+    if (
+      this.#reused && !this.#answered && !this.#retried && !this.done && DROPPED.has(
+        (error as { code?: string }).code ?? ''
+      )
+    ) {
       this.#retried = true;
       this.#connection = undefined;
       clearTimeout(this.#headersTimeout);

@@ -31,7 +31,8 @@ export class LineSplitter {
     if (start < chunk.length) {
       this.#pending.push(chunk.subarray(start));
       this.#pendingBytes += chunk.length - start;
-      if (this.#pendingBytes > MAX_LINE_BYTES) throw new RangeError(`a line of the stream exceeds ${MAX_LINE_BYTES} bytes`);
+      if (this.#pendingBytes > MAX_LINE_BYTES)
+        throw new RangeError(`a line of the stream exceeds ${MAX_LINE_BYTES} bytes`);
     }
   }
 

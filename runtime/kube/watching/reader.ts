@@ -4,9 +4,10 @@
  * The socket is read eagerly into the buffer, and paused only when the buffer is full, i.e. when
  * the consumer is slower than the stream for `bufferSize` events. The trade-off: a paused socket
  * stops the API server's sends; its per-watcher queue (≈100 events) fills and after ~100 ms of
- * blocking it drops the watcher (see control-plane §3.3). Nothing is lost (the stream is resumed
- * from the last resourceVersion the consumer got, or re-listed if that is compacted), but it costs
- * a reconnect, so the buffer is sized to absorb bursts rather than to pause at the first one.
+ * blocking it drops the watcher (the API server's watch cache force-closes a watcher it cannot
+ * send to). Nothing is lost (the stream is resumed from the last resourceVersion the consumer got,
+ * or re-listed if that is compacted), but it costs a reconnect, so the buffer is sized to absorb
+ * bursts rather than to pause at the first one.
  * Memory stays bounded by `bufferSize` events per watch.
  *
  * Silence for `inactivityTimeout` ms (no bytes at all; bookmarks arrive every minute) ends the read
@@ -48,7 +49,10 @@ function prematureClose(): Error {
  * Yields the stream's JSON values in order; returns at the stream's end; throws what broke it
  * after yielding everything received before the break. Returns without error if `signal` aborts.
  */
-export async function* readJsonLines(stream: Readable, options: ReaderOptions): AsyncGenerator<unknown, void, undefined> {
+export async function* readJsonLines(
+  stream: Readable,
+  options: ReaderOptions,
+): AsyncGenerator<unknown, void, undefined> {
   const queue = new Fifo<unknown>();
   let outcome: { error?: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -90,7 +94,9 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
     try {
       splitter.push(chunk);
     } catch (e) {
-      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
+      finish(
+        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
+      );
       stream.destroy();
       return;
     }
@@ -109,7 +115,9 @@ export async function* readJsonLines(stream: Readable, options: ReaderOptions): 
       splitter.end();
       finish();
     } catch (e) {
-      finish(e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e));
+      finish(
+        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
+      );
     }
   };
   const onError = (e: unknown) => finish(e);

@@ -83,7 +83,17 @@ export async function* watchStream<T extends KubeObject>(
   async function* relist(): AsyncGenerator<StreamEvent<T>, string, undefined> {
     const seen = new Set<string>();
     let listedVersion = '';
-    const pages = listPages(client, resource, { namespace: options.namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, pageSize: options.pageSize, signal });
+    const pages = listPages(
+      client,
+      resource,
+      {
+        namespace: options.namespace,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        pageSize: options.pageSize,
+        signal,
+      },
+    );
     for await (const page of pages) {
       liveness?.alive();
       if (page.restarted) seen.clear();
@@ -131,7 +141,10 @@ export async function* watchStream<T extends KubeObject>(
         signal,
       });
       liveness?.alive();
-      const reader = readJsonLines(response.body, { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal });
+      const reader = readJsonLines(
+        response.body,
+        { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal },
+      );
       for await (const raw of reader) {
         liveness?.alive();
         const event = toEvent<T>(raw, path);
@@ -152,33 +165,36 @@ export async function* watchStream<T extends KubeObject>(
         mustList = true;
       } else if (e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e)) {
         const delay = client.retryDelay(errorBackoffs, failures++, e);
-        if (delay === undefined) throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
-        client.settings.onRetry?.({ method: 'WATCH', path, attempt: failures, attempts: errorBackoffs.length + 1, delay: Math.max(delay, reconnectMs) / 1000, error: e });
+        if (delay === undefined)
+          throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
+        client.settings.onRetry?.(
+          {
+            method: 'WATCH',
+            path,
+            attempt: failures,
+            attempts: errorBackoffs.length + 1,
+            delay: Math.max(delay, reconnectMs) / 1000,
+            error: e,
+          }
+        );
         liveness?.retrying(Math.max(delay, reconnectMs) / 1000);
-        if (!(await pause(Math.max(delay, reconnectMs), signal))) return;
+        if (!(await sleep(Math.max(delay, reconnectMs), signal))) return;
         continue;
       } else {
         throw e;
       }
     }
-    if (!(await pause(reconnectMs, signal))) return;
-  }
-}
-
-/** Sleeps; false if the signal aborted meanwhile. */
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  try {
-    await sleep(ms, signal);
-    return true;
-  } catch (e) {
-    if (signal?.aborted) return false;
-    throw e;
+    if (!(await sleep(reconnectMs, signal))) return;
   }
 }
 
 /** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */
-function toEvent<T extends KubeObject>(raw: unknown, path: string): Extract<StreamEvent<T>, { type: WatchEventType }> | undefined {
-  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string') throw new MalformedStreamError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
+function toEvent<T extends KubeObject>(
+  raw: unknown,
+  path: string,
+): Extract<StreamEvent<T>, { type: WatchEventType }> | undefined {
+  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string')
+    throw new MalformedStreamError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
   const { type, object } = raw as RawEvent;
   if (!object || typeof object !== 'object') throw new MalformedStreamError(`${type} without an object`);
   switch (type) {
@@ -200,7 +216,11 @@ function toEvent<T extends KubeObject>(raw: unknown, path: string): Extract<Stre
 /** Just enough of an object to name it in a synthetic deletion. */
 function identityOf<T extends KubeObject>(object: T): T {
   const m = object.metadata ?? {};
-  return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion } } as T;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+  } as T;
 }
 
 /** The identity of an object across events: its uid, else its namespace and name. */

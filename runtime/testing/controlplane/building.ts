@@ -5,7 +5,17 @@
  * sees a half-written binary. A cold build takes minutes, so it reports each step and keeps talking.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { binaryCacheDir, buildWorkDir } from './cache.ts';
 import { kubernetesVersionLdflags, kubernetesWrapperGoMod, parseUpstreamGoMod } from './gomod.ts';
@@ -55,7 +65,9 @@ export async function buildBinaries(names: readonly BinaryName[], options: Build
   mkdirSync(workDir, { recursive: true });
   const lock = await acquireLock(join(workDir, 'build.lock'), {
     signal: options.signal,
-    onWait: (owner, waited) => report(`${PREFIX} waiting for another build (process ${owner}) to finish: ${formatDuration(waited)}`),
+    onWait: (owner, waited) => report(
+      `${PREFIX} waiting for another build (process ${owner}) to finish: ${formatDuration(waited)}`
+    ),
   });
   try {
     const todo = names.filter((name) => !existsSync(join(binDir, name)));
@@ -65,7 +77,12 @@ export async function buildBinaries(names: readonly BinaryName[], options: Build
     }
     const logPath = join(workDir, 'build.log');
     try {
-      await runSteps(planSteps(todo, binDir, workDir, logPath, env, options.signal), logPath, report, options.heartbeatMs ?? 20_000);
+      await runSteps(
+        planSteps(todo, binDir, workDir, logPath, env, options.signal),
+        logPath,
+        report,
+        options.heartbeatMs ?? 20_000,
+      );
     } finally {
       for (const name of todo) rmSync(temporaryPath(binDir, name), { force: true });
     }
@@ -85,7 +102,12 @@ interface BuildContext {
 }
 
 function planSteps(
-  names: readonly BinaryName[], binDir: string, workDir: string, logPath: string, env: NodeJS.ProcessEnv, signal?: AbortSignal,
+  names: readonly BinaryName[],
+  binDir: string,
+  workDir: string,
+  logPath: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
 ): Step[] {
   const goEnv: NodeJS.ProcessEnv = { ...env, GOFLAGS: '-mod=mod', GOWORK: 'off', CGO_ENABLED: '0' };
   const context: BuildContext = {
@@ -156,7 +178,10 @@ function etcdSteps({ binDir, workDir, go }: BuildContext): Step[] {
       title: 'compile etcd (downloading the modules it needs)',
       run: async () => {
         const ldflags = `-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=v${ETCD_VERSION}`;
-        await go(moduleDir, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temporaryPath(binDir, 'etcd'), GO_PACKAGES.etcd]);
+        await go(
+          moduleDir,
+          ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', temporaryPath(binDir, 'etcd'), GO_PACKAGES.etcd],
+        );
       },
     },
   ];
@@ -181,14 +206,20 @@ async function runSteps(steps: Step[], logPath: string, report: ProgressReporter
   if (existsSync(logPath)) renameSync(logPath, logPath.replace(/\.log$/, '.previous.log'));
   writeFileSync(logPath, `kopf control-plane build, ${new Date().toISOString()}\n`);
   const started = Date.now();
-  report(`${PREFIX} building from the Go module proxy (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION}); log: ${logPath}`);
+  report(
+    `${PREFIX} building from the Go module proxy (Kubernetes v${KUBERNETES_VERSION}, etcd v${ETCD_VERSION}); log: ` +
+      `${logPath}`
+  );
   for (const [index, step] of steps.entries()) {
     const label = `step ${index + 1}/${steps.length}: ${step.title}`;
     const stepStarted = Date.now();
     report(`${PREFIX} ${label} …`);
     appendLog(logPath, `\n=== ${label}\n`);
     const heartbeat = setInterval(() => {
-      report(`${PREFIX}   still at ${label}: ${formatDuration(Date.now() - stepStarted)} (total ${formatDuration(Date.now() - started)})`);
+      report(
+        `${PREFIX}   still at ${label}: ${formatDuration(Date.now() - stepStarted)} (total ` +
+          `${formatDuration(Date.now() - started)})`
+      );
     }, heartbeatMs);
     try {
       await step.run();
@@ -213,7 +244,13 @@ function appendLog(path: string, text: string): void {
 }
 
 /** Runs go with its output appended to the build log; resolves to its stdout. */
-function runGo(cwd: string, args: string[], env: NodeJS.ProcessEnv, logPath: string, signal?: AbortSignal): Promise<string> {
+function runGo(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logPath: string,
+  signal?: AbortSignal,
+): Promise<string> {
   appendLog(logPath, `$ (cd ${cwd} && go ${args.join(' ')})\n`);
   const log = openSync(logPath, 'a');
   return new Promise<string>((resolve, reject) => {

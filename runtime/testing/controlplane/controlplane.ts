@@ -33,7 +33,9 @@ export interface ControlPlaneOptions {
   logDir?: string;
   /** How long start and restarts may take; default 60 s (2 busy cores can be slow). */
   startTimeoutMs?: number;
-  /** Explicit binaries; anything missing is looked up (TEST_ASSET_*, KUBEBUILDER_ASSETS, cache), downloaded or built. */
+  /**
+   * Explicit binaries; anything missing is looked up (TEST_ASSET_*, KUBEBUILDER_ASSETS, cache), downloaded or built.
+   */
   binaries?: Partial<ControlPlaneBinaries>;
   /** Progress, if the binaries must be downloaded or built; standard error by default. */
   onProgress?: ProgressReporter;
@@ -105,7 +107,8 @@ export class ControlPlane implements AsyncDisposable {
   #stopping: Promise<void> | null = null;
 
   constructor(init: {
-    layout: Layout; credentials: ApiCredentials; clientCa: CertificateAuthority; etcdUrl: string; binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
+    layout: Layout; credentials: ApiCredentials; clientCa: CertificateAuthority; etcdUrl: string;
+    binaries: ControlPlaneBinaries; etcd: SupervisedProcess;
     apiServer: SupervisedProcess; apiServerArgs: string[]; etcdArgs: string[]; ports: PortReservation[];
     startTimeoutMs: number;
   }) {
@@ -306,7 +309,11 @@ interface PkiFiles {
   saPrivate: string;
 }
 
-function writePki(layout: Layout, apiServerUrl: string): { credentials: ApiCredentials; clientCa: CertificateAuthority; files: PkiFiles } {
+function writePki(layout: Layout, apiServerUrl: string): {
+  credentials: ApiCredentials;
+  clientCa: CertificateAuthority;
+  files: PkiFiles
+} {
   const pki = createControlPlanePki();
   const files: PkiFiles = {
     servingCert: join(layout.pki, 'apiserver.crt'),
@@ -335,7 +342,10 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
   const started: SupervisedProcess[] = [];
   try {
     const { credentials, clientCa, files } = writePki(layout, server);
-    const etcdArgs = [...etcdArguments(layout, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`), ...(options.etcdArgs ?? [])];
+    const etcdArgs = [
+      ...etcdArguments(layout, etcdUrl, `http://127.0.0.1:${etcdPeerPort}`),
+      ...(options.etcdArgs ?? [])
+    ];
     const etcd = spawnEtcd(binaries.etcd, etcdArgs, join(layout.logDir, 'etcd.log'), layout.dir);
     started.push(etcd);
     await waitEtcdReady(etcdUrl, etcd, deadline);
@@ -345,7 +355,12 @@ async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOp
       ...(options.verbosity === undefined ? [] : [`--v=${options.verbosity}`]),
       ...(options.apiServerArgs ?? []),
     ];
-    const apiServer = spawnApiServer(binaries.apiServer, apiServerArgs, join(layout.logDir, 'kube-apiserver.log'), layout.dir);
+    const apiServer = spawnApiServer(
+      binaries.apiServer,
+      apiServerArgs,
+      join(layout.logDir, 'kube-apiserver.log'),
+      layout.dir,
+    );
     started.push(apiServer);
     await waitApiServerReady(credentials, apiServer, deadline);
     writeFileSync(layout.kubeconfigPath, kubeconfigText(credentials), { mode: 0o600 });

@@ -49,14 +49,21 @@ function parseYamlFile(path: string): unknown[] {
 
 function asCrd(value: unknown, origin: string): Crd {
   const object = value as Partial<Crd> | null;
-  if (typeof object !== 'object' || object === null || object.kind !== 'CustomResourceDefinition' || !object.metadata?.name || !object.spec?.group) {
+  if (
+    typeof object !== 'object' || object === null || object.kind !== 'CustomResourceDefinition'
+      || !object.metadata?.name || !object.spec?.group
+  ) {
     const kind = typeof object === 'object' && object !== null ? String(object.kind) : typeof object;
     throw new Error(`${origin}: expected a CustomResourceDefinition, got ${kind}`);
   }
   return object as Crd;
 }
 
-export async function installCrds(credentials: ApiCredentials, sources: readonly CrdSource[], timeoutMs = 30_000): Promise<void> {
+export async function installCrds(
+  credentials: ApiCredentials,
+  sources: readonly CrdSource[],
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const crds = readCrds(sources);
   for (const crd of crds) await createOrReplace(credentials, crd, deadline);
@@ -106,7 +113,9 @@ async function unservedVersions(credentials: ApiCredentials, crd: Crd, deadline:
   for (const version of crd.spec.versions.filter((v) => v.served)) {
     const groupVersion = `/apis/${crd.spec.group}/${version.name}`;
     const response = await requestWithRetry(credentials, 'GET', groupVersion, deadline);
-    const resources = response.status === 200 ? (JSON.parse(response.text) as { resources?: { name: string }[] }).resources ?? [] : [];
+    const resources = response.status === 200 ? (
+      JSON.parse(response.text) as { resources?: { name: string }[] }
+    ).resources ?? [] : [];
     if (!resources.some((r) => r.name === crd.spec.names.plural)) missing.push(`${crd.spec.group}/${version.name}`);
   }
   return missing;

@@ -12,6 +12,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { isMapping } from '../../structs/diffs.ts';
 import { controlPlaneCacheDir } from './cache.ts';
 import { KUBERNETES_VERSION } from './versions.ts';
 
@@ -65,10 +66,10 @@ export function chooseArchive(indexText: string, indexAddress: string, platform:
   const candidates: EnvtestArchive[] = [];
   for (const [key, archives] of Object.entries(releases)) {
     const version = /^v(\d+\.\d+\.\d+)$/.exec(key)?.[1];
-    if (!version || !sameMinor(version, KUBERNETES_VERSION) || !isRecord(archives)) continue;
+    if (!version || !sameMinor(version, KUBERNETES_VERSION) || !isMapping(archives)) continue;
     const name = `envtest-v${version}-${platform.os}-${platform.arch}.tar.gz`;
     const entry = archives[name];
-    if (!isRecord(entry)) continue;
+    if (!isMapping(entry)) continue;
     candidates.push(validArchive(version, name, entry, indexAddress));
   }
   const best = candidates.find((archive) => archive.version === KUBERNETES_VERSION)
@@ -110,8 +111,8 @@ function releasesOf(text: string): Record<string, unknown> {
   } catch (error) {
     throw new DownloadError(`the index is not YAML: ${(error as Error).message.split('\n')[0]}`);
   }
-  const releases = isRecord(index) ? index.releases : undefined;
-  if (!isRecord(releases)) throw new DownloadError('the index has no `releases`');
+  const releases = isMapping(index) ? index.releases : undefined;
+  if (!isMapping(releases)) throw new DownloadError('the index has no `releases`');
   return releases;
 }
 
@@ -140,8 +141,4 @@ function sameMinor(a: string, b: string): boolean {
 
 function patchOf(version: string): number {
   return Number(version.split('.')[2]);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

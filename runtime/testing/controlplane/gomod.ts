@@ -30,14 +30,19 @@ export function parseUpstreamGoMod(text: string): UpstreamGoMod {
       if (single) godebug.push(single[1]);
     }
   }
-  const staging = [...text.matchAll(/^\s*(?:replace\s+)?(k8s\.io\/[A-Za-z0-9._-]+)\s+=>\s+\.\/staging\//gm)].map((m) => m[1]);
+  const staging = [...text.matchAll(/^\s*(?:replace\s+)?(k8s\.io\/[A-Za-z0-9._-]+)\s+=>\s+\.\/staging\//gm)].map(
+    (m) => m[1]
+  );
   return { go, godebug, staging: [...new Set(staging)] };
 }
 
 /** The go.mod of the throw-away module that builds kube-apiserver and kubectl. */
 export function kubernetesWrapperGoMod(upstream: UpstreamGoMod, kubernetesVersion: string): string {
   if (upstream.staging.length === 0) {
-    throw new Error(`k8s.io/kubernetes@v${kubernetesVersion}'s go.mod lists no ./staging replacements; the build recipe no longer fits it`);
+    throw new Error(
+      `k8s.io/kubernetes@v${kubernetesVersion}'s go.mod lists no ./staging replacements; the build recipe no longer ` +
+        `fits it`
+    );
   }
   const stagingTag = `v0.${kubernetesVersion.split('.').slice(1).join('.')}`;
   return [

@@ -27,7 +27,12 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-export function sendRequest(credentials: ApiCredentials, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export function sendRequest(
+  credentials: ApiCredentials,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const url = new URL(path, credentials.server);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
@@ -41,15 +46,28 @@ export function sendRequest(credentials: ApiCredentials, method: string, path: s
       signal: options.signal,
       headers: {
         accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        ...(
+          payload === undefined ? {} : {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          }
+        ),
       },
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on(
+        'end',
+        () => resolve(
+          { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }
+        ),
+      );
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: no response within ${options.timeoutMs ?? 10_000} ms`)));
+    req.on(
+      'timeout',
+      () => req.destroy(new Error(`${method} ${url.pathname}: no response within ${options.timeoutMs ?? 10_000} ms`)),
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -76,7 +94,11 @@ export async function requestWithRetry(
     const response = await sendRequest(credentials, method, path, options);
     if (response.status !== 429 || Date.now() >= deadline) return response;
     const retryAfter = Number(response.headers['retry-after']);
-    await sleep(Math.min(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 200, 1000), undefined, { signal: options.signal });
+    await sleep(
+      Math.min(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 200, 1000),
+      undefined,
+      { signal: options.signal },
+    );
   }
 }
 

@@ -10,7 +10,12 @@ export function kubeconfigText(credentials: ApiCredentials, name: string = KUBEC
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server: credentials.server, 'certificate-authority-data': base64(credentials.ca) } }],
-    users: [{ name, user: { 'client-certificate-data': base64(credentials.cert), 'client-key-data': base64(credentials.key) } }],
+    users: [
+      {
+        name,
+        user: { 'client-certificate-data': base64(credentials.cert), 'client-key-data': base64(credentials.key) },
+      }
+    ],
     contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
     'current-context': name,
     preferences: {},

@@ -58,7 +58,14 @@ export class SupervisedProcess {
     this.logPath = options.logPath;
     const log = openSync(options.logPath, 'a');
     try {
-      this.#child = spawn('/bin/sh', ['-c', WATCHDOG, 'kopf-watchdog', options.orphanCleanupDir ?? '', options.command, ...options.args], {
+      this.#child = spawn('/bin/sh', [
+        '-c',
+        WATCHDOG,
+        'kopf-watchdog',
+        options.orphanCleanupDir ?? '',
+        options.command,
+        ...options.args
+      ], {
         stdio: ['pipe', log, log],
       });
     } finally {

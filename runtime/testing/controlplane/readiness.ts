@@ -21,14 +21,22 @@ export class ControlPlaneStartError extends Error {
 function startFailure(child: SupervisedProcess, what: string): ControlPlaneStartError {
   const reason = child.running ? `${what} in time` : child.describeExit();
   const tail = child.logTail();
-  return new ControlPlaneStartError(`${child.name} did not start: ${reason}. Last lines of ${child.logPath}:\n${tail}`, /address already in use/i.test(tail));
+  return new ControlPlaneStartError(
+    `${child.name} did not start: ${reason}. Last lines of ${child.logPath}:\n${tail}`,
+    /address already in use/i.test(tail),
+  );
 }
 
 /**
  * Polls until `probe` says ready; fails early if the process exits. Polling is all there is:
  * neither binary announces readiness in a way that can be awaited.
  */
-async function pollReady(child: SupervisedProcess, deadline: number, what: string, probe: () => Promise<boolean>): Promise<void> {
+async function pollReady(
+  child: SupervisedProcess,
+  deadline: number,
+  what: string,
+  probe: () => Promise<boolean>,
+): Promise<void> {
   while (child.running) {
     if (Date.now() > deadline) throw startFailure(child, what);
     const ready = await probe().catch(() => false);
@@ -50,11 +58,21 @@ export function waitEtcdReady(url: string, etcd: SupervisedProcess, deadline: nu
 }
 
 /** Ready means /readyz answers ok (storage initialised, post-start hooks done) and `default` exists. */
-export function waitApiServerReady(credentials: ApiCredentials, apiServer: SupervisedProcess, deadline: number): Promise<void> {
+export function waitApiServerReady(
+  credentials: ApiCredentials,
+  apiServer: SupervisedProcess,
+  deadline: number,
+): Promise<void> {
   return pollReady(apiServer, deadline, 'not ready (/readyz and the default namespace)', async () => {
     const readyz = await requestWithRetry(credentials, 'GET', '/readyz', deadline, { timeoutMs: 2000 });
     if (readyz.status !== 200) return false;
-    const namespace = await requestWithRetry(credentials, 'GET', '/api/v1/namespaces/default', deadline, { timeoutMs: 2000 });
+    const namespace = await requestWithRetry(
+      credentials,
+      'GET',
+      '/api/v1/namespaces/default',
+      deadline,
+      { timeoutMs: 2000 },
+    );
     return namespace.status === 200;
   });
 }

@@ -34,7 +34,9 @@ test('its kubeconfig works with client-node, as an object and as a file', async 
   const fromFile = new KubeConfig();
   fromFile.loadFromFile(cp.kubeconfigPath);
   assert.equal(fromFile.getCurrentCluster()?.server, cp.server);
-  const created = await fromFile.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'from-file' } } });
+  const created = await fromFile.makeApiClient(CoreV1Api).createNamespace(
+    { body: { metadata: { name: 'from-file' } } }
+  );
   assert.equal(created.metadata?.name, 'from-file');
 });
 
@@ -52,7 +54,10 @@ test('other users: RBAC applies to them, and their groups count', async () => {
   // Not the built-in `view`: its rules are aggregated by kube-controller-manager, which is absent.
   const rbac = cp.kubeconfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createClusterRole({
-    body: { metadata: { name: 'namespace-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }] },
+    body: {
+      metadata: { name: 'namespace-reader' },
+      rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }],
+    },
   });
   await rbac.createClusterRoleBinding({
     body: {
@@ -82,7 +87,9 @@ test('stop() ends both processes, frees the ports and removes all state', async 
   const ports = [new URL(other.server).port, new URL(other.etcdUrl).port].map(Number);
   assert.ok(pids.every(isRunning));
   assert.ok(existsSync(other.dir) && existsSync(other.kubeconfigPath));
-  const reservations = (): string[] => readdirSync(portReservationDir()).filter((f) => ports.some((p) => f === `port-${p}`));
+  const reservations = (): string[] => readdirSync(portReservationDir()).filter(
+    (f) => ports.some((p) => f === `port-${p}`)
+  );
   assert.equal(reservations().length, 2);
 
   await other.stop();

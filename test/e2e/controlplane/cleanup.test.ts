@@ -27,19 +27,30 @@ async function holder(then: string): Promise<Holder> {
     console.log(JSON.stringify({ apiServerPid: cp.apiServerPid, etcdPid: cp.etcdPid, ports, dir: cp.dir }));
     ${then}
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const lines = createInterface({ input: child.stdout });
-  const [line] = (await Promise.race([once(lines, 'line'), exited.then(() => assert.fail('the holder exited early'))])) as [string];
+  const [line] = (
+    await Promise.race([once(lines, 'line'), exited.then(() => assert.fail('the holder exited early'))])
+  ) as [string];
   return { exited, kill: (signal) => child.kill(signal), plane: JSON.parse(line) as Holder['plane'] };
 }
 
 async function assertNothingLeft(plane: Holder['plane']): Promise<void> {
-  await eventually('kube-apiserver and etcd are gone', () => !isRunning(plane.apiServerPid) && !isRunning(plane.etcdPid));
+  await eventually(
+    'kube-apiserver and etcd are gone',
+    () => !isRunning(plane.apiServerPid) && !isRunning(plane.etcdPid),
+  );
   // By command line, not by listening sockets: another test's control plane may get a freed port.
   const [apiServerPort, etcdPort] = plane.ports;
   await eventually('no process serves their ports', () =>
-    processesMentioning(`--secure-port=${apiServerPort} `).length === 0 && processesMentioning(`127.0.0.1:${etcdPort}`).length === 0);
+    processesMentioning(
+      `--secure-port=${apiServerPort} `
+    ).length === 0 && processesMentioning(`127.0.0.1:${etcdPort}`).length === 0);
   await eventually('their state is removed', () => !existsSync(plane.dir));
   await eventually('no watchdog helper is left', () => processesMentioning(plane.dir).length === 0);
 }

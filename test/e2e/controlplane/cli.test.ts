@@ -75,7 +75,10 @@ test('kopf control-plane installs the CRDs of a folder, serves until Ctrl-C, the
   const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
   assert.ok(namespaces.items.some((ns) => ns.metadata?.name === 'default'));
   const installed = await config.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
-  assert.deepEqual(installed.items.map((crd) => crd.metadata?.name).sort(), ['gadgets.example.com', 'kopfexamples.kopf.dev']);
+  assert.deepEqual(
+    installed.items.map((crd) => crd.metadata?.name).sort(),
+    ['gadgets.example.com', 'kopfexamples.kopf.dev'],
+  );
   const dir = path.replace(/\/kubeconfig\.yaml$/, '');
   const pids = processesMentioning(dir);
   assert.ok(pids.length >= 2, 'kube-apiserver and etcd run');

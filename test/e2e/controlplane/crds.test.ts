@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 
-function crd(kind: string, plural: string, columns: { name: string; jsonPath: string; type: string }[] = []): Record<string, unknown> {
+function crd(
+  kind: string,
+  plural: string,
+  columns: { name: string; jsonPath: string; type: string }[] = [],
+): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -41,7 +45,11 @@ after(async () => {
 
 test('CRDs from a multi-document YAML file are Established and usable right away', async () => {
   const file = join(dir, 'crds.yaml');
-  writeFileSync(file, `---\n${JSON.stringify(crd('Apple', 'apples'))}\n---\n# a comment-only document\n---\n${JSON.stringify(crd('Pear', 'pears'))}\n`);
+  writeFileSync(
+    file,
+    `---\n${JSON.stringify(crd('Apple', 'apples'))}\n---\n# a comment-only ` +
+      `document\n---\n${JSON.stringify(crd('Pear', 'pears'))}\n`,
+  );
   await cp.installCrds([file]);
 
   const extensions = cp.kubeconfig.makeApiClient(ApiextensionsV1Api);
@@ -62,13 +70,18 @@ test('installing again replaces the CRD (create-or-replace), from objects too', 
   await cp.installCrds([crd('Plum', 'plums')]);
   const column = { name: 'Colour', jsonPath: '.spec.colour', type: 'string' };
   await cp.installCrds([crd('Plum', 'plums', [column])]);
-  const current = await cp.kubeconfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: 'plums.cp-test.kopf.dev' });
+  const current = await cp.kubeconfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition(
+    { name: 'plums.cp-test.kopf.dev' }
+  );
   assert.deepEqual(current.spec.versions[0].additionalPrinterColumns?.map((c) => ({ ...c })), [column]);
 });
 
 test('anything but a CRD is refused before anything is sent', async () => {
   const file = join(dir, 'mixed.yaml');
-  writeFileSync(file, `${JSON.stringify(crd('Quince', 'quinces'))}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(crd('Quince', 'quinces'))}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n`,
+  );
   await assert.rejects(cp.installCrds([file]), /expected a CustomResourceDefinition, got ConfigMap/);
   const list = await cp.kubeconfig.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
   assert.ok(!list.items.some((item) => item.metadata?.name === 'quinces.cp-test.kopf.dev'));

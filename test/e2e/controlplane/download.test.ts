@@ -52,12 +52,16 @@ after(async () => {
   await server?.close();
 });
 
-test('the prebuilt binaries are downloaded into an empty cache as they were, and a control plane runs on them', async () => {
+test('the prebuilt binaries are downloaded into an empty cache as they were, and a control plane runs on ' +
+  'them', async () => {
   const lines: string[] = [];
   const binaries = await ensureBinaries({ env, requireKubectl: true, onProgress: (line) => lines.push(line) });
   assert.ok(lines.some((line) => /SHA-512 verified, unpacked into/.test(line)), lines.join('\n'));
   const dir = join(controlPlaneCacheDir(env), envtestFolderName(KUBERNETES_VERSION, platform ?? { os: '', arch: '' }));
-  assert.deepEqual(binaries, { apiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), kubectl: join(dir, 'kubectl') });
+  assert.deepEqual(
+    binaries,
+    { apiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), kubectl: join(dir, 'kubectl') },
+  );
   for (const [name, file] of Object.entries(built)) {
     assert.equal(sha256(join(dir, name)), sha256(file), `${name} is what was packed`);
   }

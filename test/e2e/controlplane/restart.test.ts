@@ -22,7 +22,9 @@ async function createConfigMap(name: string): Promise<void> {
 }
 
 async function readConfigMap(name: string): Promise<string | undefined> {
-  return (await cp.kubeconfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'default', name })).data?.kept;
+  return (
+    await cp.kubeconfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'default', name })
+  ).data?.kept;
 }
 
 test('restartApiServer() keeps the port, the etcd and its data', async () => {

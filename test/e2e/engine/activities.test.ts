@@ -8,7 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as pause } from 'node:timers/promises';
-import { createObject, deleteObject, getObject, patchObject, type ConnectionInfo } from '../../../runtime/kube/index.ts';
+import {
+  createObject,
+  deleteObject,
+  getObject,
+  patchObject,
+  type ConnectionInfo,
+} from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
@@ -29,7 +35,10 @@ function adminConnection(extra: Partial<ConnectionInfo> = {}): ConnectionInfo {
 }
 
 /** Asks the endpoint until `accept` holds for its answer; polled, as nothing announces a change of health. */
-async function pollHealth(url: string, accept: (status: number, body: string) => boolean, timeout = 60_000): Promise<{ status: number; body: string }> {
+async function pollHealth(url: string, accept: (status: number, body: string) => boolean, timeout = 60_000): Promise<{
+  status: number;
+  body: string
+}> {
   const deadline = Date.now() + timeout;
   let last = { status: 0, body: '' };
   while (Date.now() < deadline) {
@@ -41,13 +50,15 @@ async function pollHealth(url: string, accept: (status: number, body: string) =>
   throw new Error(`The liveness endpoint did not answer as expected in ${timeout} ms; last: ${JSON.stringify(last)}`);
 }
 
-test('credentials come from the login handler: a rejected token leads to a new login, expired credentials too', async () => {
+test('credentials come from the login handler: a rejected token leads to a new login, expired credentials ' +
+  'too', async () => {
   const registry = new OperatorRegistry();
   const logins: number[] = [];
   registry.on.login(function login_fn({ retry }) {
     logins.push(retry);
     // First an invalid token (401); then the admin's certificate, expiring soon.
-    if (logins.length === 1) return { server: cluster.cp.credentials.server, caData: cluster.cp.credentials.ca, token: 'not-a-valid-token' };
+    if (logins.length === 1)
+      return { server: cluster.cp.credentials.server, caData: cluster.cp.credentials.ca, token: 'not-a-valid-token' };
     return adminConnection({ expiration: new Date(Date.now() + 2000) });
   });
   registry.on.create(KopfExample, function create_fn() { return { logins: logins.length }; });
@@ -59,7 +70,10 @@ test('credentials come from the login handler: a rejected token leads to a new l
     await createObject(cluster.client, KopfExample, { metadata: { name: 'login-1', namespace: 'default' }, spec: {} });
     await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
     // The second credentials expire after 2 s: a third login follows.
-    await capture.waitFor((r) => r.message === 'Re-authentication has finished.' && logins.length >= 3, { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.message === 'Re-authentication has finished.' && logins.length >= 3,
+      { timeout: 30 },
+    );
     const reauths = capture.messages().filter((m) => m === 'Re-authentication has been initiated.').length;
     assert.ok(reauths >= 2, `re-authentications: ${reauths}`);
     assert.ok(capture.messages().includes("Activity 'login_fn' succeeded."));
@@ -72,10 +86,15 @@ test('the operator\'s memo reaches startup, login, probe, resource and cleanup h
   const seen: Record<string, unknown> = {};
   let probed!: (value: unknown) => void;
   const cleanupSaw = new Promise<unknown>((resolve) => { probed = resolve; });
-  registry.on.startup(function startup_fn({ memo }) { memo['greeting'] = 'hello'; seen['startup'] = memo['greeting']; });
+  registry.on.startup(
+    function startup_fn({ memo }) { memo['greeting'] = 'hello'; seen['startup'] = memo['greeting']; }
+  );
   registry.on.login(function login_fn({ memo }) { seen['login'] = memo['greeting']; return adminConnection(); });
   registry.on.probe(function probe_fn({ memo }) { return memo['greeting']; });
-  registry.on.create(KopfExample, function create_fn({ memo }) { seen['create'] = memo['greeting']; memo['own'] = 'per-object'; });
+  registry.on.create(
+    KopfExample,
+    function create_fn({ memo }) { seen['create'] = memo['greeting']; memo['own'] = 'per-object'; },
+  );
   registry.on.cleanup(function cleanup_fn({ memo }) { probed({ greeting: memo['greeting'], own: memo['own'] }); });
   const memo: Memo = {};
   const running = startOperator(cluster, registry, { memo, liveness: 'http://127.0.0.1:0/healthz' });
@@ -90,12 +109,17 @@ test('the operator\'s memo reaches startup, login, probe, resource and cleanup h
     await running.op.stop();
   }
   assert.deepEqual(seen, { startup: 'hello', login: 'hello', create: 'hello' });
-  assert.deepEqual(await cleanupSaw, { greeting: 'hello', own: undefined }, 'objects get copies of the memo; the operator\'s own stays its own');
+  assert.deepEqual(
+    await cleanupSaw,
+    { greeting: 'hello', own: undefined },
+    'objects get copies of the memo; the operator\'s own stays its own',
+  );
   assert.deepEqual(memo, { greeting: 'hello' }, 'the memo given is the one the handlers share');
   await deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'memo-1' });
 });
 
-test('liveness: green while the watch is fresh; red when it is silenced and cannot be re-established, and when the operator stops', async () => {
+test('liveness: green while the watch is fresh; red when it is silenced and cannot be re-established, and when the ' +
+  'operator stops', async () => {
   const proxy = await faultProxy();
   const registry = new OperatorRegistry();
   registry.on.probe(function watched_fn() { return 'ok'; });
@@ -106,7 +130,11 @@ test('liveness: green while the watch is fresh; red when it is silenced and cann
   const cleaning = new Promise<void>((resolve) => { cleanupBegan = resolve; });
   registry.on.cleanup(async function cleanup_fn() { cleanupBegan(); await cleanupHeld; });
   const settings = defaultSettings({ posting: { enabled: false }, watching: { inactivityTimeout: 2 } });
-  const running = startOperator(cluster, registry, { kubeconfig: proxy.kubeconfig, settings, liveness: 'http://127.0.0.1:0/healthz' });
+  const running = startOperator(
+    cluster,
+    registry,
+    { kubeconfig: proxy.kubeconfig, settings, liveness: 'http://127.0.0.1:0/healthz' },
+  );
   const watch = { path: /\/kopfexamples$/, watch: true };
   try {
     await running.op.ready;
@@ -119,7 +147,10 @@ test('liveness: green while the watch is fresh; red when it is silenced and cann
     const stalled = proxy.inject(watch, STALL);
     const silenced = proxy.inject(watch, SILENCE, { open: true, times: 0 });
     const red = await pollHealth(url, (status) => status === 503);
-    assert.match(red.body, /^Watch-streams silent past their inactivity timeout: kopfexamples\.v1\.kopf\.dev in 'default' \(\d+\.\d s overdue\)\.\n$/);
+    assert.match(
+      red.body,
+      /^Watch-streams silent past their inactivity timeout: kopfexamples\.v1\.kopf\.dev in 'default' \(\d+\.\d s overdue\)\.\n$/, // lint-ignore: a regular expression cannot wrap
+    );
     assert.ok(stalled.hits.count >= 1, 'the stream tried to re-establish itself');
 
     // Let the watches through again: the stream is re-established, and the endpoint green.
@@ -130,7 +161,10 @@ test('liveness: green while the watch is fresh; red when it is silenced and cann
 
     const stopping = running.op.stop();
     await cleaning;
-    assert.deepEqual(await pollHealth(url, (status) => status === 503), { status: 503, body: 'The operator is not running.\n' });
+    assert.deepEqual(
+      await pollHealth(url, (status) => status === 503),
+      { status: 503, body: 'The operator is not running.\n' },
+    );
     endCleanup();
     await stopping;
     await assert.rejects(fetch(url), 'the endpoint is closed once the operator has stopped');
@@ -144,7 +178,9 @@ test('two operators in one process, each with its registry, settings and memo, d
   const calls: string[] = [];
   const operatorOf = (name: 'a' | 'b') => {
     const registry = new OperatorRegistry();
-    const fn = function (this: void, { memo, spec }: { memo: Memo; spec: { field?: unknown } }) { calls.push(`${name}:${String(memo['name'])}:${String(spec.field)}`); };
+    const fn = function (this: void, { memo, spec }: { memo: Memo; spec: { field?: unknown } }) {
+      calls.push(`${name}:${String(memo['name'])}:${String(spec.field)}`);
+    };
     registry.on.create(KopfExample, fn, { id: `create_${name}` });
     registry.on.update(KopfExample, fn, { id: `update_${name}` });
     registry.on.delete(KopfExample, function delete_fn() { calls.push(`${name}:delete`); });
@@ -169,7 +205,10 @@ test('two operators in one process, each with its registry, settings and memo, d
     await a.capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
     await b.capture.waitFor('Handling cycle is finished, waiting for new changes.', { timeout: 30 });
     const object = await getObject(cluster.client, KopfExample, ref);
-    assert.deepEqual([...(object.metadata?.finalizers ?? [])].sort(), ['a.example.com/finalizer', 'b.example.com/finalizer']);
+    assert.deepEqual(
+      [...(object.metadata?.finalizers ?? [])].sort(),
+      ['a.example.com/finalizer', 'b.example.com/finalizer'],
+    );
     assert.ok(object.metadata?.annotations?.['a.example.com/last-handled-configuration']);
     assert.ok(object.metadata?.annotations?.['b.example.com/last-handled-configuration']);
 

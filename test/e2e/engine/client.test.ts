@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  AlreadyExistsError, AuthorizationError, ConflictError, ForbiddenError, KubeClient, NotFoundError, OperatorRegistry, adopt, builtins,
+  AlreadyExistsError,
+  AuthorizationError,
+  ConflictError,
+  ForbiddenError,
+  KubeClient,
+  NotFoundError,
+  OperatorRegistry,
+  adopt,
+  builtins,
   type ResourceClient,
 } from '../../../runtime/index.ts';
 import { resourceClientOf } from '../../../runtime/kube/index.ts';
@@ -20,7 +28,10 @@ const clientOf = (): ResourceClient => resourceClientOf(cluster.client);
 
 test('typed calls on a built-in kind: create, get, list by labels, merge/JSON/apply patches, delete', async () => {
   const client = clientOf();
-  const created = await client.create(builtins.ConfigMaps, { metadata: { name: 'cm-typed', namespace: NS, labels: { app: 'typed' } }, data: { a: '1' } });
+  const created = await client.create(
+    builtins.ConfigMaps,
+    { metadata: { name: 'cm-typed', namespace: NS, labels: { app: 'typed' } }, data: { a: '1' } },
+  );
   assert.equal(created.kind, 'ConfigMap');
   assert.equal(typeof created.metadata?.creationTimestamp, 'string', 'date-times stay strings, as typed');
   assert.deepEqual((await client.get(builtins.ConfigMaps, 'cm-typed', { namespace: NS })).data, { a: '1' });
@@ -30,11 +41,24 @@ test('typed calls on a built-in kind: create, get, list by labels, merge/JSON/ap
 
   const merged = await client.patch(builtins.ConfigMaps, 'cm-typed', { data: { a: null, b: '2' } }, { namespace: NS });
   assert.deepEqual(merged.data, { b: '2' });
-  const jsonPatched = await client.patch(builtins.ConfigMaps, 'cm-typed', [{ op: 'add', path: '/data/c', value: '3' }], { namespace: NS, type: 'json' });
+  const jsonPatched = await client.patch(
+    builtins.ConfigMaps,
+    'cm-typed',
+    [{ op: 'add', path: '/data/c', value: '3' }],
+    { namespace: NS, type: 'json' },
+  );
   assert.deepEqual(jsonPatched.data, { b: '2', c: '3' });
-  const applied = await client.patch(builtins.ConfigMaps, 'cm-typed', { data: { d: '4' } }, { namespace: NS, type: 'apply' });
+  const applied = await client.patch(
+    builtins.ConfigMaps,
+    'cm-typed',
+    { data: { d: '4' } },
+    { namespace: NS, type: 'apply' },
+  );
   assert.equal(applied.data?.d, '4');
-  assert.ok(applied.metadata?.managedFields?.some((m) => m.manager === 'kopf' && m.operation === 'Apply'), 'the default field manager');
+  assert.ok(
+    applied.metadata?.managedFields?.some((m) => m.manager === 'kopf' && m.operation === 'Apply'),
+    'the default field manager',
+  );
 
   await client.delete(builtins.ConfigMaps, 'cm-typed', { namespace: NS });
   const gone = await client.get(builtins.ConfigMaps, 'cm-typed', { namespace: NS }).catch((e: unknown) => e);
@@ -56,12 +80,16 @@ test('typed errors: already exists, conflict, and forbidden naming the verb and 
   const again = await client.create(builtins.ConfigMaps, object).catch((e: unknown) => e);
   assert.ok(again instanceof AlreadyExistsError, String(again));
   await client.patch(builtins.ConfigMaps, 'cm-errors', { data: { moved: 'on' } }, { namespace: NS });
-  const stale = await client.replace(builtins.ConfigMaps, { ...created, data: { stale: 'write' } }).catch((e: unknown) => e);
+  const stale = await client.replace(builtins.ConfigMaps, { ...created, data: { stale: 'write' } }).catch(
+    (e: unknown) => e
+  );
   assert.ok(stale instanceof ConflictError, String(stale));
 
   const outsider = KubeClient.fromKubeConfig(cluster.cp.kubeconfigFor('outsider'));
   try {
-    const refused = await resourceClientOf(outsider).delete(builtins.ConfigMaps, 'cm-errors', { namespace: NS }).catch((e: unknown) => e);
+    const refused = await resourceClientOf(outsider).delete(builtins.ConfigMaps, 'cm-errors', { namespace: NS }).catch(
+      (e: unknown) => e
+    );
     assert.ok(refused instanceof AuthorizationError, String(refused));
     assert.ok(refused instanceof ForbiddenError, 'an authorization denial is a ForbiddenError too');
     assert.equal(refused.verb, 'delete');
@@ -73,7 +101,8 @@ test('typed errors: already exists, conflict, and forbidden naming the verb and 
   await client.delete(builtins.ConfigMaps, 'cm-errors', { namespace: NS });
 });
 
-test('a refusal by an admission check (a namespace being deleted) is a ForbiddenError that does not blame the RBAC', async () => {
+test('a refusal by an admission check (a namespace being deleted) is a ForbiddenError that does not blame the ' +
+  'RBAC', async () => {
   const client = clientOf();
   // Without a controller-manager, nothing finalizes the namespace: it stays terminating.
   await client.create(builtins.Namespaces, { metadata: { name: 'kopf-terminating' } });
@@ -93,20 +122,31 @@ test('a handler adopts a child and creates it with the client in its context', a
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn({ body, spec, client }) {
     const child = adopt({
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${body.metadata?.name}-data` }, data: { field: spec.field ?? '' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `${body.metadata?.name}-data` },
+      data: { field: spec.field ?? '' },
     }, body);
     const stored = await client.create(builtins.ConfigMaps, child);
     return { child: stored.metadata?.name };
   });
   const client = clientOf();
   await withOperator(cluster, registry, async ({ capture }) => {
-    const owner = await client.create(KopfExample, { metadata: { name: 'kex-parent', namespace: NS, labels: { team: 'a' } }, spec: { field: 'value' } });
+    const owner = await client.create(
+      KopfExample,
+      { metadata: { name: 'kex-parent', namespace: NS, labels: { team: 'a' } }, spec: { field: 'value' } },
+    );
     await capture.waitFor(/Handler 'create_fn' succeeded/);
     const child = await client.get(builtins.ConfigMaps, 'kex-parent-data', { namespace: NS });
     assert.deepEqual(child.data, { field: 'value' });
     assert.deepEqual(child.metadata?.labels, { team: 'a' });
     assert.deepEqual(child.metadata?.ownerReferences, [{
-      apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'kex-parent', uid: owner.metadata?.uid, controller: true, blockOwnerDeletion: true,
+      apiVersion: 'kopf.dev/v1',
+      kind: 'KopfExample',
+      name: 'kex-parent',
+      uid: owner.metadata?.uid,
+      controller: true,
+      blockOwnerDeletion: true,
     }]);
     await client.delete(KopfExample, 'kex-parent', { namespace: NS });
     await client.delete(builtins.ConfigMaps, 'kex-parent-data', { namespace: NS }); // no garbage collector here

@@ -21,15 +21,22 @@ const MINIMAL = join(import.meta.dirname, '../../../examples/01-minimal/example.
 const ARGS = ['--standalone', '-n', 'default', '--verbose'];
 const DIFF_BASE = 'kopf.zalando.org/last-handled-configuration';
 
-test('an operator killed between the result and the records of a success runs the handler again after a restart, and the result arrives', async () => {
+test('an operator killed between the result and the records of a success runs the handler again after a restart, ' +
+  'and the result arrives', async () => {
   const proxy = await faultProxy();
   const name = 'killed-between-writes';
   // The second write to the object (or its status) of the creation is held: the first is done.
-  const second = proxy.inject({ method: 'PATCH', path: new RegExp(`/kopfexamples/${name}(/status)?$`) }, STALL, { nth: 2 });
+  const second = proxy.inject(
+    { method: 'PATCH', path: new RegExp(`/kopfexamples/${name}(/status)?$`) },
+    STALL,
+    { nth: 2 },
+  );
   const first = runOperator({ args: ARGS, files: [MINIMAL], kubeconfigPath: proxy.kubeconfigPath });
   try {
     await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default' }, spec: { field: 'x' } });
-    const exited = first.exited.then(() => { throw new Error(`The operator exited before its second write:\n${first.output}`); });
+    const exited = first.exited.then(
+      () => { throw new Error(`The operator exited before its second write:\n${first.output}`); }
+    );
     await Promise.race([second.hits.first, exited]);
     await first.stop({ signal: 'SIGKILL' });
   } finally {
@@ -38,7 +45,11 @@ test('an operator killed between the result and the records of a success runs th
   }
   assert.equal(first.lines.filter((line) => line.includes('And here we are!')).length, 1, first.output);
   const between = await getObject(cluster.client, KopfExample, { namespace: 'default', name });
-  assert.equal(between.metadata?.annotations?.[DIFF_BASE], undefined, 'the records of the success are not on the object before its result');
+  assert.equal(
+    between.metadata?.annotations?.[DIFF_BASE],
+    undefined,
+    'the records of the success are not on the object before its result',
+  );
 
   const restarted = runOperator({ args: ARGS, files: [MINIMAL], kubeconfigPath: cluster.cp.kubeconfigPath });
   try {

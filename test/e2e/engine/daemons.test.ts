@@ -33,7 +33,13 @@ class Journal {
   until(entry: string, count = 1, timeout = 60): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => { if (this.count(entry) >= count) { done(); resolve(); } };
-      const timer = setTimeout(() => { done(); reject(new Error(`no ${count}× '${entry}' within ${timeout} s; journal: ${JSON.stringify(this.entries)}`)); }, timeout * 1000);
+      const timer = setTimeout(
+        () => {
+          done();
+          reject(new Error(`no ${count}× '${entry}' within ${timeout} s; journal: ${JSON.stringify(this.entries)}`));
+        },
+        timeout * 1000,
+      );
       const done = () => { clearTimeout(timer); this.waiters.delete(check); };
       this.waiters.add(check);
       check();
@@ -49,7 +55,12 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 /** Registers a daemon that notes its start, waits until it is stopped, and notes why. */
-function journaling(registry: OperatorRegistry, journal: Journal, id: string, options: { labels?: Record<string, string> } = {}): void {
+function journaling(
+  registry: OperatorRegistry,
+  journal: Journal,
+  id: string,
+  options: { labels?: Record<string, string> } = {},
+): void {
   registry.on.daemon(KopfExample, async function journaled({ stopped }) {
     journal.add('started');
     await stopped.wait();
@@ -61,7 +72,11 @@ const ref = (name: string) => ({ namespace: 'default', name });
 const watcher = () => new Cluster(cluster.cp.kubeconfigPath);
 
 async function create(name: string, extra: { labels?: Record<string, string>; field?: string } = {}): Promise<void> {
-  await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default', labels: extra.labels }, spec: { field: extra.field ?? 'a' } });
+  await createObject(
+    cluster.client,
+    KopfExample,
+    { metadata: { name, namespace: 'default', labels: extra.labels }, spec: { field: extra.field ?? 'a' } },
+  );
 }
 
 test('a deleted object keeps its finalizer until its daemon has exited; the daemon is told why', async (t) => {
@@ -135,7 +150,8 @@ test('a daemon whose object no longer matches is stopped, and spawned again when
   assert.deepEqual(journal.entries, ['started', 'stopped: no longer matching', 'started', 'stopped: operator exiting']);
 });
 
-test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason and its timers; the resume spawns it again', async (t) => {
+test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason and its ' +
+  'timers; the resume spawns it again', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d5')).catch(() => undefined));
   const journal = new Journal();
   const registry = new OperatorRegistry();
@@ -193,7 +209,8 @@ test('a daemon that returns writes its result and is not spawned again for its o
   });
 });
 
-test('a daemon that took spec out of its context sees the object as it is when it reads it, not as it was when it started', async (t) => {
+test('a daemon that took spec out of its context sees the object as it is when it reads it, not as it was when it ' +
+  'started', async (t) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('d6')).catch(() => undefined));
   const journal = new Journal();
   const changed = gate();
@@ -211,7 +228,12 @@ test('a daemon that took spec out of its context sees the object as it is when i
   await withOperator(cluster, registry, async () => {
     await create('d6', { field: 'a' });
     await journal.until('started with a');
-    await patchObject(cluster.client, KopfExample, ref('d6'), { metadata: { labels: { now: 'b' } }, spec: { field: 'b' } });
+    await patchObject(
+      cluster.client,
+      KopfExample,
+      ref('d6'),
+      { metadata: { labels: { now: 'b' } }, spec: { field: 'b' } },
+    );
     await journal.until('seen b');
     changed.open();
     const done = await observer.waitFor(KopfExample, ref('d6'), (o) => Boolean(o?.status?.follow));
@@ -239,13 +261,19 @@ test('a timer never runs twice at once, and writes each result to status.<id>', 
   await withOperator(cluster, registry, async () => {
     await create('t1');
     await journal.until('call', 3);
-    const seen = await observer.waitFor(KopfExample, ref('t1'), (o) => Number((o?.status?.counter as { calls?: number } | undefined)?.calls) >= 3);
+    const seen = await observer.waitFor(
+      KopfExample,
+      ref('t1'),
+      (o) => Number((o?.status?.counter as { calls?: number } | undefined)?.calls) >= 3,
+    );
     assert.ok(seen);
   });
   assert.equal(journal.count('overlap'), 0);
 });
 
-test('an idle timer runs when the object has not changed for a while, and again only after the next change', async (t) => {
+test('an idle timer runs when the object has not changed for a while, and again only after the next change', async (
+  t
+) => {
   t.after(() => deleteObject(cluster.client, KopfExample, ref('t2')).catch(() => undefined));
   const journal = new Journal();
   const registry = new OperatorRegistry();
@@ -261,7 +289,11 @@ test('an idle timer runs when the object has not changed for a while, and again 
     await journal.until('idle call: c');
   });
   const calls = journal.entries.filter((e) => e.startsWith('idle call'));
-  assert.deepEqual(calls, ['idle call: a', 'idle call: b', 'idle call: c'], 'one call per quiet period, with the latest body');
+  assert.deepEqual(
+    calls,
+    ['idle call: a', 'idle call: b', 'idle call: c'],
+    'one call per quiet period, with the latest body',
+  );
   // Each call comes after the change it reports: the essence's change restarted the idling.
   assert.ok(journal.entries.indexOf('seen b') < journal.entries.indexOf('idle call: b'));
   assert.ok(journal.entries.indexOf('seen c') < journal.entries.indexOf('idle call: c'));
@@ -287,7 +319,13 @@ test('a timer retries its errors with their delays, and starts the retries anew 
     await capture.waitFor("Daemon 'doomed' has exited on its own and will not be retried or restarted.");
     assert.ok(capture.messages().includes("Timer 'flaky' failed temporarily: not yet"));
     assert.ok(capture.messages().includes("Timer 'flaky' succeeded."));
-    assert.ok(capture.messages().includes("Daemon 'doomed' failed with an exception and will stop now (it would exceed 2 retries on the next attempt): boom"), capture.messages().join('\n'));
+    assert.ok(
+      capture.messages().includes(
+        "Daemon 'doomed' failed with an exception and will stop now (it would exceed 2 retries on the next " +
+          "attempt): boom"
+      ),
+      capture.messages().join('\n'),
+    );
   });
   const timer = journal.entries.filter((e) => e.startsWith('retry'));
   assert.deepEqual(timer.slice(0, 4), ['retry 0', 'retry 1', 'retry 2', 'retry 0']);

@@ -1,4 +1,7 @@
-/** `kopf demo`: an example on an embedded control plane, shown and stopped (the repository's `npm start` runs it on a new project). */
+/**
+ * `kopf demo`: an example on an embedded control plane, shown and stopped (the repository's `npm start` runs it on a
+ * new project).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,7 +12,13 @@ const root = join(import.meta.dirname, '..', '..', '..');
 
 test('kopf demo runs the minimal example and shows what its handler did', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [
-    'runtime/cli/main.ts', 'demo', '--crd', 'examples/crd.yaml', '--object', 'examples/obj.yaml', 'examples/01-minimal/example.ts',
+    'runtime/cli/main.ts',
+    'demo',
+    '--crd',
+    'examples/crd.yaml',
+    '--object',
+    'examples/obj.yaml',
+    'examples/01-minimal/example.ts',
   ], { cwd: root, timeout: 180_000 });
   assert.match(stdout, /\[default\/kopf-example-1\] Handler 'create_fn' succeeded\./);
   assert.match(stdout, /status: +\{"create_fn":\{"message":"hello world"\}\}/);

@@ -16,7 +16,8 @@ import { withOperator } from './support.ts';
 const cluster = useCluster();
 const faultProxy = useFaultProxy(cluster);
 
-test('an operator started during a discovery gap serves its resource once discovery lists it, and handles every object', async () => {
+test('an operator started during a discovery gap serves its resource once discovery lists it, and handles every ' +
+  'object', async () => {
   const proxy = await faultProxy();
   const hidden = proxy.hide({ group: 'kopf.dev' });
   const registry = new OperatorRegistry();
@@ -24,15 +25,25 @@ test('an operator started during a discovery gap serves its resource once discov
   const names = ['gap-1', 'gap-2', 'gap-3', 'gap-4', 'gap-5'];
   await withOperator(cluster, registry, { kubeconfig: proxy.kubeconfig }, async ({ capture }) => {
     try {
-      await capture.waitFor((r) => r.message.startsWith("The resource 'kopfexamples' has a CRD, but discovery does not list it yet"), { timeout: 60 });
+      await capture.waitFor(
+        (r) => r.message.startsWith("The resource 'kopfexamples' has a CRD, but discovery does not list it yet"),
+        { timeout: 60 },
+      );
     } finally {
       hidden.remove();
     }
     assert.ok(hidden.hits.count > 0, 'discovery was asked while the group was hidden');
-    for (const name of names) await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default' }, spec: {} });
-    await capture.waitFor((r) => r.message === "The resource 'kopfexamples' is served now: discovery lists it.", { timeout: 60 });
+    for (const name of names)
+      await createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default' }, spec: {} });
+    await capture.waitFor(
+      (r) => r.message === "The resource 'kopfexamples' is served now: discovery lists it.",
+      { timeout: 60 },
+    );
     for (const name of names) {
-      await capture.waitFor((r) => r.ref?.name === name && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 60 });
+      await capture.waitFor(
+        (r) => r.ref?.name === name && r.message === 'Handling cycle is finished, waiting for new changes.',
+        { timeout: 60 },
+      );
     }
   });
   for (const name of names) {

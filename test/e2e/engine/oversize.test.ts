@@ -16,12 +16,17 @@ import { withOperator } from './support.ts';
 
 const cluster = useCluster();
 
-const TOO_LARGE = /^The diff-base does not fit into the object's annotations: kopf\.zalando\.org\/last-handled-configuration would be 300\.\d KiB, all annotations 300\.\d KiB, over the API server's limit of 256\.0 KiB\. /;
+const TOO_LARGE =
+  /^The diff-base does not fit into the object's annotations: kopf\.zalando\.org\/last-handled-configuration would be 300\.\d KiB, all annotations 300\.\d KiB, over the API server's limit of 256\.0 KiB\. /; // lint-ignore: a regular expression cannot wrap
 
-test('a diff-base over the annotations\' limit: the handler runs once, the error and an event name the annotation', async () => {
+test('a diff-base over the annotations\' limit: the handler runs once, the error and an event name the ' +
+  'annotation', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
-  registry.on.create(KopfExample, async function create_fn({ name }) { calls.push(name ?? ''); return { seen: true }; });
+  registry.on.create(
+    KopfExample,
+    async function create_fn({ name }) { calls.push(name ?? ''); return { seen: true }; },
+  );
   const settings = defaultSettings();
   let uid: string | undefined;
   await withOperator(cluster, registry, { settings }, async ({ capture }) => {
@@ -34,8 +39,15 @@ test('a diff-base over the annotations\' limit: the handler runs once, the error
     // The records of the success are written instead; their echo is not handled again.
     await capture.waitFor((r) => r.ref?.name === 'big' && r.message.startsWith('Not handled again: '), { timeout: 30 });
 
-    await createObject(cluster.client, KopfExample, { metadata: { name: 'small', namespace: 'default' }, spec: { field: 'y' } });
-    await capture.waitFor((r) => r.ref?.name === 'small' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    await createObject(
+      cluster.client,
+      KopfExample,
+      { metadata: { name: 'small', namespace: 'default' }, spec: { field: 'y' } },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'small' && r.message === 'Handling cycle is finished, waiting for new changes.',
+      { timeout: 30 },
+    );
 
     const stored = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'big' });
     assert.deepEqual(stored.status?.create_fn, { seen: true });
@@ -46,7 +58,11 @@ test('a diff-base over the annotations\' limit: the handler runs once, the error
   });
   // After the operator stopped, with the events it still had to post.
   assert.deepEqual(calls.sort(), ['big', 'small'], 'each handler ran once');
-  const { items } = await listObjects(cluster.client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${uid}` });
+  const { items } = await listObjects(
+    cluster.client,
+    Events,
+    { namespace: 'default', fieldSelector: `involvedObject.uid=${uid}` },
+  );
   assert.equal(items.length, 1, JSON.stringify(items.map((event) => event.message)));
   assert.equal(items[0]?.type, 'Error');
   assert.equal(items[0]?.reason, 'TooLarge');

@@ -30,10 +30,24 @@ function registryWith(calls: string[]): OperatorRegistry {
 test('a restarted operator resumes what it handled, and updates what changed while it was down', async () => {
   const calls: string[] = [];
   await withOperator(cluster, registryWith(calls), async ({ capture }) => {
-    await createObject(cluster.client, KopfExample, { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } });
-    await createObject(cluster.client, KopfExample, { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } });
-    await capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
-    await capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.', { timeout: 30 });
+    await createObject(
+      cluster.client,
+      KopfExample,
+      { metadata: { name: 'r1', namespace: 'default' }, spec: { field: 'a' } },
+    );
+    await createObject(
+      cluster.client,
+      KopfExample,
+      { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.',
+      { timeout: 30 },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.',
+      { timeout: 30 },
+    );
   });
   assert.deepEqual(calls, ['create', 'create']);
 
@@ -41,11 +55,21 @@ test('a restarted operator resumes what it handled, and updates what changed whi
   await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'r2' }, { spec: { field: 'b' } });
   const r1Before = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
   await withOperator(cluster, registryWith(calls), async ({ capture }) => {
-    await capture.waitFor((r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.', { timeout: 30 });
-    await capture.waitFor((r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     assert.deepEqual(calls.sort(), ['resume:resume', 'resume:update', 'update:update']);
     const r1After = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
-    assert.equal(r1After.metadata?.resourceVersion, r1Before.metadata?.resourceVersion, 'resuming an unchanged object writes nothing');
+    assert.equal(
+      r1After.metadata?.resourceVersion,
+      r1Before.metadata?.resourceVersion,
+      'resuming an unchanged object writes nothing',
+    );
   });
 });
 
@@ -54,44 +78,84 @@ test('namespace globs serve matching namespaces that appear after the start, and
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn({ namespace }) { calls.push(namespace ?? ''); });
   await withOperator(cluster, registry, { namespaces: ['team-*,!team-skip'] }, async ({ capture }) => {
-    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, Namespaces, { metadata: { name: ns } });
+    for (const ns of ['team-a', 'team-skip', 'other'])
+      await createObject(cluster.client, Namespaces, { metadata: { name: ns } });
     // Whether a namespace's watch starts before or after its object exists, its listing sees it.
-    for (const ns of ['team-a', 'team-skip', 'other']) await createObject(cluster.client, KopfExample, { metadata: { name: 'g1', namespace: ns }, spec: {} });
-    await capture.waitFor((r) => r.ref?.namespace === 'team-a' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    for (const ns of ['team-a', 'team-skip', 'other'])
+      await createObject(cluster.client, KopfExample, { metadata: { name: 'g1', namespace: ns }, spec: {} });
+    await capture.waitFor(
+      (r) => r.ref?.namespace === 'team-a' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     // One more object in a served namespace, created last: once it is handled, the others had their chance.
     await createObject(cluster.client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
-    await capture.waitFor((r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     assert.deepEqual(calls, ['team-a', 'team-a']);
   });
 });
 
-const Gizmos: ResourceDescriptor = { group: 'served.kopf.dev', version: 'v1', plural: 'gizmos', kind: 'Gizmo', scope: 'Namespaced' };
+const Gizmos: ResourceDescriptor = {
+  group: 'served.kopf.dev',
+  version: 'v1',
+  plural: 'gizmos',
+  kind: 'Gizmo',
+  scope: 'Namespaced',
+};
 const GIZMO_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gizmos.served.kopf.dev' },
   spec: {
     group: 'served.kopf.dev', scope: 'Namespaced', names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      }
+    ],
   },
 };
 
-test('a resource whose CRD is missing is waited for, served once the CRD is there, and waited for again when it goes', async () => {
+test('a resource whose CRD is missing is waited for, served once the CRD is there, and waited for again when it ' +
+  'goes', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(Gizmos, async function create_fn({ name }) { calls.push(name); });
   const settings = defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.2] } });
-  const missing = "The resource gizmos.v1.served.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD deleted, or not created yet?";
+  const missing =
+    "The resource gizmos.v1.served.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD " +
+      "deleted, or not created yet?";
   await withOperator(cluster, registry, { settings }, async ({ capture }) => {
     await capture.waitFor((r) => r.message === missing, { timeout: 30 });
     await cluster.cp.installCrds([GIZMO_CRD]);
-    await createObject(cluster.client, Gizmos, { apiVersion: 'served.kopf.dev/v1', kind: 'Gizmo', metadata: { name: 'z1', namespace: 'default' } });
-    await capture.waitFor((r) => r.message === "The resource gizmos.v1.served.kopf.dev in 'default' is served again.", { timeout: 30 });
-    await capture.waitFor((r) => r.ref?.name === 'z1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await createObject(
+      cluster.client,
+      Gizmos,
+      { apiVersion: 'served.kopf.dev/v1', kind: 'Gizmo', metadata: { name: 'z1', namespace: 'default' } },
+    );
+    await capture.waitFor(
+      (r) => r.message === "The resource gizmos.v1.served.kopf.dev in 'default' is served again.",
+      { timeout: 30 },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'z1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     assert.deepEqual(calls, ['z1']);
 
     const before = capture.records.filter((r) => r.message === missing).length;
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'gizmos.served.kopf.dev' });
-    await capture.waitFor((r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before, { timeout: 60 });
-    assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
+    await capture.waitFor(
+      (r) => r.message === missing && capture.records.filter((m) => m.message === missing).length > before,
+      { timeout: 60 },
+    );
+    assert.ok(
+      !capture.records.some((r) => r.level >= 40),
+      capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'),
+    );
   });
 });
 
@@ -100,13 +164,46 @@ test('a resource named by a string is served once its CRD is created', async () 
   const registry = new OperatorRegistry();
   registry.on.create('widgets.late.kopf.dev', async function create_fn({ name }) { calls.push(name); });
   await withOperator(cluster, registry, async ({ capture }) => {
-    await capture.waitFor((r) => r.message.startsWith("Unresolved resources cannot be served (try creating their CRDs): 'widgets.late.kopf.dev'"), { timeout: 30 });
-    await cluster.cp.installCrds([{ ...GIZMO_CRD, metadata: { name: 'widgets.late.kopf.dev' }, spec: { ...GIZMO_CRD.spec, group: 'late.kopf.dev', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } } }]);
+    await capture.waitFor(
+      (r) => r.message.startsWith(
+        "Unresolved resources cannot be served (try creating their CRDs): 'widgets.late.kopf.dev'"
+      ),
+      { timeout: 30 },
+    );
+    await cluster.cp.installCrds(
+      [
+        {
+          ...GIZMO_CRD,
+          metadata: { name: 'widgets.late.kopf.dev' },
+          spec: {
+            ...GIZMO_CRD.spec,
+            group: 'late.kopf.dev',
+            names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+          },
+        }
+      ]
+    );
     // "its CRD was created", or "discovery lists it" if the CRD came before the operator's listing of CRDs.
-    await capture.waitFor((r) => r.message.startsWith("The resource 'widgets.late.kopf.dev' is served now: "), { timeout: 30 });
-    const Widgets: ResourceDescriptor = { group: 'late.kopf.dev', version: 'v1', plural: 'widgets', kind: 'Widget', scope: 'Namespaced' };
-    await createObject(cluster.client, Widgets, { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } });
-    await capture.waitFor((r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.message.startsWith("The resource 'widgets.late.kopf.dev' is served now: "),
+      { timeout: 30 },
+    );
+    const Widgets: ResourceDescriptor = {
+      group: 'late.kopf.dev',
+      version: 'v1',
+      plural: 'widgets',
+      kind: 'Widget',
+      scope: 'Namespaced',
+    };
+    await createObject(
+      cluster.client,
+      Widgets,
+      { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } },
+    );
+    await capture.waitFor(
+      (r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     assert.deepEqual(calls, ['w1']);
   });
 });
@@ -114,29 +211,57 @@ test('a resource named by a string is served once its CRD is created', async () 
 test('a resource named by a string follows its name when its CRD is re-created in another group', async () => {
   const calls: string[] = [];
   const registry = new OperatorRegistry();
-  registry.on.create('things', async function create_fn({ name, resource }) { calls.push(`${name} ${resource.group}`); });
+  registry.on.create(
+    'things',
+    async function create_fn({ name, resource }) { calls.push(`${name} ${resource.group}`); },
+  );
   const settings = defaultSettings({ posting: { enabled: false }, networking: { errorBackoffs: [0.2] } });
   const thingsIn = (group: string) => ({
-    ...GIZMO_CRD, metadata: { name: `things.${group}` }, spec: { ...GIZMO_CRD.spec, group, names: { plural: 'things', singular: 'thing', kind: 'Thing' } },
+    ...GIZMO_CRD,
+    metadata: { name: `things.${group}` },
+    spec: { ...GIZMO_CRD.spec, group, names: { plural: 'things', singular: 'thing', kind: 'Thing' } },
   });
-  const thingIn = (group: string, name: string) => createObject(cluster.client, { group, version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' }, { apiVersion: `${group}/v1`, kind: 'Thing', metadata: { name, namespace: 'default' } });
+  const thingIn = (group: string, name: string) => createObject(
+    cluster.client,
+    { group, version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' },
+    { apiVersion: `${group}/v1`, kind: 'Thing', metadata: { name, namespace: 'default' } },
+  );
   await cluster.cp.installCrds([thingsIn('first.kopf.dev')]);
   await withOperator(cluster, registry, { settings }, async ({ capture }) => {
     await thingIn('first.kopf.dev', 't1');
-    await capture.waitFor((r) => r.ref?.name === 't1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.ref?.name === 't1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'things.first.kopf.dev' });
-    await capture.waitFor("The resource things.v1.first.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD deleted, or not created yet?", { timeout: 60 });
+    await capture.waitFor(
+      "The resource things.v1.first.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD " +
+        "deleted, or not created yet?",
+      { timeout: 60 },
+    );
     await cluster.cp.installCrds([thingsIn('second.kopf.dev')]);
-    await capture.waitFor("The resource 'things' is served as things.v1.second.kopf.dev now, not as things.v1.first.kopf.dev.", { timeout: 30 });
+    await capture.waitFor(
+      "The resource 'things' is served as things.v1.second.kopf.dev now, not as things.v1.first.kopf.dev.",
+      { timeout: 30 },
+    );
     await thingIn('second.kopf.dev', 't2');
-    await capture.waitFor((r) => r.ref?.name === 't2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
+    await capture.waitFor(
+      (r) => r.ref?.name === 't2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
+      { timeout: 30 },
+    );
     assert.deepEqual(calls, ['t1 first.kopf.dev', 't2 second.kopf.dev']);
-    assert.ok(!capture.records.some((r) => r.level >= 40), capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'));
+    assert.ok(
+      !capture.records.some((r) => r.level >= 40),
+      capture.lines.filter((l) => /ERROR|CRITICAL/.test(l)).join('\n'),
+    );
   });
 });
 
 test('an operator without resource handlers says it has nothing to serve', async () => {
   await withOperator(cluster, new OperatorRegistry(), async ({ capture }) => {
-    await capture.waitFor((r) => r.level === 30 && r.message === 'No resource handlers are registered: there is nothing to serve.', { timeout: 10 });
+    await capture.waitFor(
+      (r) => r.level === 30 && r.message === 'No resource handlers are registered: there is nothing to serve.',
+      { timeout: 10 },
+    );
   });
 });

@@ -13,8 +13,11 @@ import { useCluster } from '../use-cluster.ts';
 
 const cluster = useCluster();
 
-test('runOperator waits for a daemon\'s line and a timer\'s status writes; SIGTERM stops the daemon with its reason', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'ticking' }).catch(() => undefined));
+test('runOperator waits for a daemon\'s line and a timer\'s status writes; SIGTERM stops the daemon with its ' +
+  'reason', async (t) => {
+  t.after(
+    () => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'ticking' }).catch(() => undefined)
+  );
   const operator = runOperator({
     files: [join(import.meta.dirname, 'fixtures', 'ticking.ts')],
     args: ['--standalone', '-n', 'default', '--verbose'],
@@ -25,7 +28,11 @@ test('runOperator waits for a daemon\'s line and a timer\'s status writes; SIGTE
     await createObject(cluster.client, KopfExample, { metadata: { name: 'ticking', namespace: 'default' }, spec: {} });
     await operator.waitFor('[default/ticking] The companion has started.');
     // Each call reads the status its previous call wrote: three calls, three writes, in order.
-    const counted = await operator.waitForObject(KopfExample, { name: 'ticking' }, (o) => Number((o?.status?.counter as { calls?: number } | undefined)?.calls) >= 3);
+    const counted = await operator.waitForObject(
+      KopfExample,
+      { name: 'ticking' },
+      (o) => Number((o?.status?.counter as { calls?: number } | undefined)?.calls) >= 3,
+    );
     assert.ok(counted);
     await operator.waitFor("[default/ticking] Timer 'counter' succeeded.", { count: 3 });
   } catch (error) {
@@ -35,10 +42,18 @@ test('runOperator waits for a daemon\'s line and a timer\'s status writes; SIGTE
   const exit = await operator.stop();
   assert.equal(exit.exitCode, 0, exit.output);
   assert.match(exit.output, /\[default\/ticking\] The companion stops: operator exiting\./);
-  assert.match(exit.output, /\[default\/ticking\] Daemon 'companion' has exited on request and will not be retried or restarted\./);
+  assert.match(
+    exit.output,
+    /\[default\/ticking\] Daemon 'companion' has exited on request and will not be retried or restarted\./,
+  );
 });
 
 test('waitForObject fails at once, with the last lines, when the operator exits first', async () => {
-  const operator = runOperator({ command: [process.execPath, '-e', 'console.log("bye")'], kubeconfigPath: cluster.cp.kubeconfigPath });
-  await assert.rejects(operator.waitForObject(KopfExample, { name: 'never' }, () => false, { timeout: 60_000 }), /exited \(code 0, signal null\) before the expected state of KopfExample never[\s\S]*\| bye/);
+  const operator = runOperator(
+    { command: [process.execPath, '-e', 'console.log("bye")'], kubeconfigPath: cluster.cp.kubeconfigPath }
+  );
+  await assert.rejects(
+    operator.waitForObject(KopfExample, { name: 'never' }, () => false, { timeout: 60_000 }),
+    /exited \(code 0, signal null\) before the expected state of KopfExample never[\s\S]*\| bye/,
+  );
 });

@@ -9,7 +9,11 @@ import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { defaultSettings } from '../../../runtime/config/settings.ts';
 
 /** An embedded operator with events off and every log record captured. */
-export function startOperator(cluster: TestCluster, registry: OperatorRegistry, options: Partial<OperatorOptions> = {}) {
+export function startOperator(
+  cluster: TestCluster,
+  registry: OperatorRegistry,
+  options: Partial<OperatorOptions> = {},
+) {
   const capture = captureLogs();
   const op = operator({
     registry, kubeconfig: cluster.cp.kubeconfig, namespaces: ['default'],
@@ -27,7 +31,14 @@ type Running = ReturnType<typeof startOperator>;
  * and stops the operator after it, whether the body passed or failed, and also if the operator
  * never got ready.
  */
-export async function withOperator<R>(cluster: TestCluster, registry: OperatorRegistry, ...args: [body: (running: Running) => Promise<R>] | [options: Partial<OperatorOptions>, body: (running: Running) => Promise<R>]): Promise<R> {
+export async function withOperator<R>(
+  cluster: TestCluster,
+  registry: OperatorRegistry,
+  ...args: [body: (running: Running) => Promise<R>] | [
+    options: Partial<OperatorOptions>,
+    body: (running: Running) => Promise<R>,
+  ]
+): Promise<R> {
   const [options, body] = args.length === 1 ? [{}, args[0]] : args;
   const running = startOperator(cluster, registry, options);
   try {

@@ -3,6 +3,7 @@
  * it stalls rather than for time.
  */
 import type { RequestInfo } from './matching.ts';
+import { within } from './waiting.ts';
 
 export class Hits {
   #requests: RequestInfo[] = [];
@@ -29,14 +30,11 @@ export class Hits {
   nth(n: number, timeout = 60_000): Promise<RequestInfo> {
     const known = this.#requests[n - 1];
     if (known) return Promise.resolve(known);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(`the fault applied to ${this.count} request(s), not ${n}, within ${timeout} ms`));
-      }, timeout);
-      timer.unref(); // a wait that lost a race must not keep the test process alive
-      const waiter = { count: n, resolve: (request: RequestInfo) => { clearTimeout(timer); resolve(request); } };
+    const failure = () => `the fault applied to ${this.count} request(s), not ${n}, within ${timeout} ms`;
+    return within<RequestInfo>(timeout, failure, (settle) => {
+      const waiter = { count: n, resolve: settle };
       this.#waiters.push(waiter);
+      return () => { this.#waiters = this.#waiters.filter((w) => w !== waiter); };
     });
   }
 

@@ -30,7 +30,16 @@ import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { Hits } from './hits.ts';
-import { Counter, describeMatch, describeRequest, matches, type Counting, type Match, type RequestInfo } from './matching.ts';
+import {
+  Counter,
+  describeMatch,
+  describeRequest,
+  matches,
+  type Counting,
+  type Match,
+  type RequestInfo,
+} from './matching.ts';
+import { within } from './waiting.ts';
 
 export type { Hidden } from './discovery.ts';
 export type { Counting, Match, RequestInfo } from './matching.ts';
@@ -227,21 +236,15 @@ export class FaultProxy implements AsyncDisposable {
   passed(match: Match, options: { count?: number; status?: number; timeout?: number } = {}): Promise<Passage> {
     const { count = 1, status, timeout = 60_000 } = options;
     let seen = 0;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#watchers.delete(watcher);
-        reject(new Error(`${count} request(s) matching ${describeMatch(match)} did not pass within ${timeout} ms`));
-      }, timeout);
-      timer.unref(); // a wait that lost a race must not keep the test process alive
+    const failure = () => `${count} request(s) matching ${describeMatch(match)} did not pass within ${timeout} ms`;
+    return within<Passage>(timeout, failure, (settle) => {
       const watcher = (passage: Passage): void => {
         if (passage.outcome !== 'passed' || !matches(match, passage.request)) return;
         if (status !== undefined && passage.status !== status) return;
-        if (++seen < count) return;
-        this.#watchers.delete(watcher);
-        clearTimeout(timer);
-        resolve(passage);
+        if (++seen >= count) settle(passage);
       };
       this.#watchers.add(watcher);
+      return () => this.#watchers.delete(watcher);
     });
   }
 
@@ -256,22 +259,17 @@ export class FaultProxy implements AsyncDisposable {
     const tails = new WeakMap<Exchange, string>();
     const past = [...this.#exchanges].find((e) => matches(match, e.request) && e.recent.includes(text));
     if (past) return Promise.resolve(past.request);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#readers.delete(reader);
-        reject(new Error(`no response to ${describeMatch(match)} passed ${JSON.stringify(text)} within ${timeout} ms`));
-      }, timeout);
-      timer.unref(); // a wait that lost a race must not keep the test process alive
+    const failure = () => `no response to ${describeMatch(match)} passed ${JSON.stringify(text)} within ${timeout} ms`;
+    return within<RequestInfo>(timeout, failure, (settle) => {
       const reader = (exchange: Exchange, chunk: Buffer): void => {
         if (!matches(match, exchange.request)) return;
         // The text may straddle two chunks: the end of the previous one is kept.
         const seen = (tails.get(exchange) ?? '') + chunk.toString('utf8');
         if (!seen.includes(text)) return void tails.set(exchange, seen.slice(-text.length));
-        this.#readers.delete(reader);
-        clearTimeout(timer);
-        resolve(exchange.request);
+        settle(exchange.request);
       };
       this.#readers.add(reader);
+      return () => this.#readers.delete(reader);
     });
   }
 

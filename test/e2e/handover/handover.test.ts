@@ -13,7 +13,16 @@ import { startControlPlane, type ControlPlane } from '../../../runtime/testing.t
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster, loadYaml, refOf } from '../cluster.ts';
-import { CRD_YAML, DIFF_BASE, FINALIZER, OBJECT_YAML, isHandled, progressKeys, successLine, tracebackIn } from '../rules.ts';
+import {
+  CRD_YAML,
+  DIFF_BASE,
+  FINALIZER,
+  OBJECT_YAML,
+  isHandled,
+  progressKeys,
+  successLine,
+  tracebackIn,
+} from '../rules.ts';
 import { kopfRunCommand } from '../pykopf.ts';
 import { delta, requestCounts } from '../metrics.ts';
 
@@ -22,7 +31,8 @@ const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
 const KOPF = { files: [join(import.meta.dirname, 'kopf_handover.py')] };
 /** Kopf's diff-base for examples/obj.yaml as created through the API: compact JSON and a newline. */
 const essence = (field: string): string =>
-  `{"spec":{"duration":"1m","field":"${field}","items":["item1","item2"]},"metadata":{"labels":{"somelabel":"somevalue"},"annotations":{"someannotation":"somevalue"}}}\n`;
+  `{"spec":{"duration":"1m","field":"${field}","items":["item1","item2"]},` +
+    `"metadata":{"labels":{"somelabel":"somevalue"},"annotations":{"someannotation":"somevalue"}}}\n`;
 
 let cp: ControlPlane;
 let cluster: Cluster;
@@ -52,7 +62,11 @@ async function handover(first: Side, second: Side): Promise<void> {
   try {
     await one.waitFor(/Starting the watch-stream for kopfexamples/);
     await cluster.create(KopfExample, object!);
-    created = await cluster.waitFor(KopfExample, ref, (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn));
+    created = await cluster.waitFor(
+      KopfExample,
+      ref,
+      (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn),
+    );
   } catch (error) {
     await one.stop();
     throw error;
@@ -80,16 +94,36 @@ async function handover(first: Side, second: Side): Promise<void> {
     assert.doesNotMatch(two.output, /Handler 'create_fn'/, `${second.name} handled the creation again`);
     assert.equal(await writesSince(), 0, `${second.name} wrote to the object while resuming it:\n${two.output}`);
     // A write by the second operator would have changed the resourceVersion: the precondition catches it.
-    await cluster.mergePatch(KopfExample, ref, { metadata: { resourceVersion: before.metadata?.resourceVersion }, spec: { field: 'changed' } }).catch((error: unknown) => {
-      throw new Error(`${second.name} wrote to the object while resuming it (the update's precondition failed): ${String(error)}\n${two.output}`);
+    await cluster.mergePatch(
+      KopfExample,
+      ref,
+      { metadata: { resourceVersion: before.metadata?.resourceVersion }, spec: { field: 'changed' } },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${second.name} wrote to the object while resuming it (the update's precondition failed): ` +
+          `${String(error)}\n${two.output}`
+      );
     });
 
     // …and handles the update.
     await two.waitFor(successLine('update_fn'));
-    const updated = await cluster.waitFor(KopfExample, ref, (o) => o?.metadata?.annotations?.[DIFF_BASE] === essence('changed') && progressKeys(o).length === 0 && Boolean(o.status?.update_fn));
-    await two.waitFor('Handling cycle is finished', { since: two.lines.findIndex((line) => line.includes("'update_fn' succeeded")) });
+    const updated = await cluster.waitFor(
+      KopfExample,
+      ref,
+      (o) => o?.metadata?.annotations?.[DIFF_BASE] === essence('changed') && progressKeys(o).length === 0 && Boolean(
+        o.status?.update_fn
+      ),
+    );
+    await two.waitFor(
+      'Handling cycle is finished',
+      { since: two.lines.findIndex((line) => line.includes("'update_fn' succeeded")) },
+    );
     // As Kopf does it: the diff-base on the object, the result on its status.
-    assert.equal(await writesSince() - 1, 2, `${second.name}'s writes for the update (besides the test's own):\n${two.output}`);
+    assert.equal(
+      await writesSince() - 1,
+      2,
+      `${second.name}'s writes for the update (besides the test's own):\n${two.output}`,
+    );
     assert.deepEqual(updated?.status?.update_fn, { message: 'updated' });
     assert.deepEqual(updated?.status?.create_fn, { message: 'created' }, 'the first result is kept');
 
@@ -106,7 +140,11 @@ async function handover(first: Side, second: Side): Promise<void> {
   }
   await stopCleanly(two, second.name);
   for (const id of ['resume_fn', 'update_fn', 'delete_fn']) {
-    assert.equal(two.output.match(new RegExp(successLine(id).source, 'g'))?.length, 1, `${second.name}: '${id}' succeeded once`);
+    assert.equal(
+      two.output.match(new RegExp(successLine(id).source, 'g'))?.length,
+      1,
+      `${second.name}: '${id}' succeeded once`,
+    );
   }
 }
 

@@ -18,14 +18,20 @@ const cluster = useCluster({ apiServerArgs: ['--watch-cache=false'], namespace: 
 
 /** Compacts etcd's history up to `revision` through its HTTP gateway. */
 async function compact(revision: string): Promise<void> {
-  const response = await fetch(`${cluster.cp.etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  const response = await fetch(
+    `${cluster.cp.etcdUrl}/v3/kv/compaction`,
+    { method: 'POST', body: JSON.stringify({ revision, physical: true }) },
+  );
   assert.equal(response.status, 200, await response.text());
 }
 
 test('a watch from a compacted resourceVersion re-lists and reports what it missed', { timeout: 60_000 }, async () => {
-  for (const name of ['k1', 'k2', 'k3', 'k4']) await createObject(cluster.client, KopfExample, { metadata: { name, namespace: NS } });
+  for (const name of ['k1', 'k2', 'k3', 'k4'])
+    await createObject(cluster.client, KopfExample, { metadata: { name, namespace: NS } });
   const controller = new AbortController();
-  const it = watchStream(cluster.client, KopfExample, { namespace: NS, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(cluster.client, KopfExample, { namespace: NS, signal: controller.signal })[
+    Symbol.asyncIterator
+  ]();
   const state = new Map<string, KubeObject>();
   const events: string[] = [];
   const pull = async (until: (e: StreamEvent<KubeObject>) => boolean) => {
@@ -33,8 +39,11 @@ test('a watch from a compacted resourceVersion re-lists and reports what it miss
       const r = await it.next();
       assert.ok(!r.done, 'the stream ended');
       const e = r.value;
-      events.push('object' in e ? `${e.type}${e.type === 'DELETED' && e.synthetic ? '*' : ''} ${e.object.metadata?.name}` : e.type);
-      if (e.type === 'LISTED' || e.type === 'ADDED' || e.type === 'MODIFIED') state.set(e.object.metadata?.name ?? '', e.object);
+      events.push(
+        'object' in e ? `${e.type}${e.type === 'DELETED' && e.synthetic ? '*' : ''} ${e.object.metadata?.name}` : e.type
+      );
+      if (e.type === 'LISTED' || e.type === 'ADDED' || e.type === 'MODIFIED')
+        state.set(e.object.metadata?.name ?? '', e.object);
       if (e.type === 'DELETED') state.delete(e.object.metadata?.name ?? '');
       if (until(e)) return;
     }

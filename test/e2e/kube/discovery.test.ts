@@ -8,7 +8,13 @@ import { UnresolvedResourceError, resolveResource } from '../../../runtime/kube/
 import { CRD_YAML } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
 
-function crd(group: string, plural: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced', shortNames: string[] = []): Record<string, unknown> {
+function crd(
+  group: string,
+  plural: string,
+  kind: string,
+  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+  shortNames: string[] = [],
+): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -17,7 +23,14 @@ function crd(group: string, plural: string, kind: string, scope: 'Namespaced' | 
       group,
       scope,
       names: { plural, singular: kind.toLowerCase(), kind, shortNames },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        }
+      ],
     },
   };
 }
@@ -32,7 +45,19 @@ const cluster = useCluster({
 });
 
 test('KopfExample resolves from each name form', async () => {
-  for (const selector of ['kopfexamples', 'KopfExample', 'kopfexample', 'kex', 'kopfexes', 'kopfexamples.kopf.dev', 'kopfexamples.v1.kopf.dev', 'kopf.dev/v1/kopfexamples', 'kopf.dev/kex']) {
+  for (
+    const selector of [
+      'kopfexamples',
+      'KopfExample',
+      'kopfexample',
+      'kex',
+      'kopfexes',
+      'kopfexamples.kopf.dev',
+      'kopfexamples.v1.kopf.dev',
+      'kopf.dev/v1/kopfexamples',
+      'kopf.dev/kex',
+    ]
+  ) {
     const r = await resolveResource(cluster.client, selector);
     assert.deepEqual(
       [r.group, r.version, r.plural, r.singular, r.kind, r.scope, r.subresources],
@@ -54,7 +79,10 @@ test('built-in resources resolve, and the core group wins over a CRD of the same
   const ns = await resolveResource(cluster.client, 'v1/namespaces');
   assert.equal(ns.scope, 'Cluster');
   const crds = await resolveResource(cluster.client, 'crd');
-  assert.deepEqual([crds.group, crds.plural, crds.scope], ['apiextensions.k8s.io', 'customresourcedefinitions', 'Cluster']);
+  assert.deepEqual(
+    [crds.group, crds.plural, crds.scope],
+    ['apiextensions.k8s.io', 'customresourcedefinitions', 'Cluster'],
+  );
 });
 
 test('an ambiguous name and an absent one are errors that say why', async () => {
@@ -62,7 +90,10 @@ test('an ambiguous name and an absent one are errors that say why', async () => 
   assert.ok(ambiguous instanceof UnresolvedResourceError, String(ambiguous));
   assert.equal(ambiguous.reason, 'ambiguous');
   assert.deepEqual(ambiguous.candidates.map((c) => c.group).sort(), ['one.example.com', 'two.example.com']);
-  assert.match(ambiguous.message, /widgets\.one\.example\.com\/v1.*widgets\.two\.example\.com\/v1|widgets\.two\.example\.com\/v1.*widgets\.one\.example\.com\/v1/);
+  assert.match(
+    ambiguous.message,
+    /widgets\.one\.example\.com\/v1.*widgets\.two\.example\.com\/v1|widgets\.two\.example\.com\/v1.*widgets\.one\.example\.com\/v1/, // lint-ignore: a regular expression cannot wrap
+  );
   const one = await resolveResource(cluster.client, 'widgets.one.example.com');
   assert.equal(one.scope, 'Cluster');
 

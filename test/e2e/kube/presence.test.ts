@@ -30,8 +30,13 @@ test('a spec that the root does not require can be missing; one that it requires
   assert.match(String(refused), /spec: Required value/);
 });
 
-test('defaulted fields, required or not, may be left out on create and replace: the API server fills them in', async () => {
-  const created = await createObject(cluster.client, Claims, { metadata: { name: 'defaults', namespace: NS }, spec: { size: '1Gi' } });
+test('defaulted fields, required or not, may be left out on create and replace: the API server fills them ' +
+  'in', async () => {
+  const created = await createObject(
+    cluster.client,
+    Claims,
+    { metadata: { name: 'defaults', namespace: NS }, spec: { size: '1Gi' } },
+  );
   assert.deepEqual(created['spec'], { size: '1Gi', storageClass: 'standard', mode: 'ReadWriteOnce' });
   const replaced = await replaceObject(cluster.client, Claims, { metadata: created.metadata, spec: { size: '2Gi' } });
   assert.deepEqual(replaced['spec'], { size: '2Gi', storageClass: 'standard', mode: 'ReadWriteOnce' });
@@ -40,7 +45,10 @@ test('defaulted fields, required or not, may be left out on create and replace: 
 test('built-in kinds come with their spec and status, if only {}', async () => {
   const namespace = await createObject(cluster.client, builtins.Namespaces, { metadata: { name: 'presence-ns' } });
   assert.ok(namespace.spec && namespace.status);
-  const template = { metadata: { labels: { app: 'presence' } }, spec: { containers: [{ name: 'main', image: 'busybox' }] } };
+  const template = {
+    metadata: { labels: { app: 'presence' } },
+    spec: { containers: [{ name: 'main', image: 'busybox' }] },
+  };
   const deployment = await createObject(cluster.client, builtins.Deployments, {
     metadata: { name: 'presence', namespace: NS }, spec: { selector: { matchLabels: { app: 'presence' } }, template },
   });

@@ -4,7 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KubeClient, createObject, deleteObject, listObjects, patchObject, watchStream } from '../../../runtime/kube/index.ts';
+import {
+  KubeClient,
+  createObject,
+  deleteObject,
+  listObjects,
+  patchObject,
+  watchStream,
+} from '../../../runtime/kube/index.ts';
 import type { StreamEvent } from '../../../runtime/kube/index.ts';
 import { ConfigMaps, Namespaces } from '../../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
@@ -20,7 +27,11 @@ async function namespace(name: string): Promise<string> {
 }
 
 /** Pulls events until `done` says so; the whole test has a timeout, so a missing event fails it. */
-async function until<T extends KubeObject>(it: AsyncIterator<StreamEvent<T>>, done: (e: StreamEvent<T>) => boolean, seen: StreamEvent<T>[] = []): Promise<StreamEvent<T>[]> {
+async function until<T extends KubeObject>(
+  it: AsyncIterator<StreamEvent<T>>,
+  done: (e: StreamEvent<T>) => boolean,
+  seen: StreamEvent<T>[] = [],
+): Promise<StreamEvent<T>[]> {
   for (;;) {
     const r = await it.next();
     if (r.done) throw new Error(`the stream ended; seen: ${seen.map((e) => e.type).join(', ')}`);
@@ -37,7 +48,9 @@ test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', 
   const ns = await namespace('watch-order');
   const controller = new AbortController();
   // A short server timeout makes the API server send a bookmark ~2 s before it ends each stream.
-  const it = watchStream(cluster.client, KopfExample, { namespace: ns, serverTimeout: 5, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(cluster.client, KopfExample, { namespace: ns, serverTimeout: 5, signal: controller.signal })[
+    Symbol.asyncIterator
+  ]();
   await until(it, (e) => e.type === 'LISTED_DONE');
 
   const ref = { namespace: ns, name: 'kex-w' };
@@ -60,7 +73,11 @@ test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', 
 test('the initial listing is paginated and complete; so is listObjects', { timeout: 60_000 }, async () => {
   const ns = await namespace('paging');
   const names = Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
-  await Promise.all(names.map((name) => createObject(cluster.client, ConfigMaps, { metadata: { name, namespace: ns }, data: { i: name } })));
+  await Promise.all(
+    names.map(
+      (name) => createObject(cluster.client, ConfigMaps, { metadata: { name, namespace: ns }, data: { i: name } })
+    )
+  );
 
   const pagedClient = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { listPageSize: 5 });
   try {
@@ -71,23 +88,34 @@ test('the initial listing is paginated and complete; so is listObjects', { timeo
     assert.ok(pages >= 5, `${pages} pages of 5 for ${listed.items.length} objects`);
 
     const controller = new AbortController();
-    const seen = await until(watchStream(pagedClient, ConfigMaps, { namespace: ns, pageSize: 7, signal: controller.signal })[Symbol.asyncIterator](), (e) => e.type === 'LISTED_DONE');
+    const seen = await until(
+      watchStream(pagedClient, ConfigMaps, { namespace: ns, pageSize: 7, signal: controller.signal })[
+        Symbol.asyncIterator
+      ](),
+      (e) => e.type === 'LISTED_DONE',
+    );
     controller.abort();
-    const listedNames = seen.filter((e) => e.type === 'LISTED').map((e) => 'object' in e && e.object.metadata?.name).filter((n) => typeof n === 'string' && n.startsWith('cm-'));
+    const listedNames =
+      seen.filter((e) => e.type === 'LISTED').map((e) => 'object' in e && e.object.metadata?.name).filter(
+        (n) => typeof n === 'string' && n.startsWith('cm-')
+      );
     assert.deepEqual(listedNames.sort(), names);
   } finally {
     pagedClient.close();
   }
 });
 
-test('kube-apiserver restarted mid-watch: the watch resumes and the final object set matches', { timeout: 120_000 }, async () => {
+test('kube-apiserver restarted mid-watch: the watch resumes and the final object set matches', {
+  timeout: 120_000
+}, async () => {
   const ns = await namespace('restart');
   const own = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] });
   const controller = new AbortController();
   const it = watchStream(own, KopfExample, { namespace: ns, signal: controller.signal })[Symbol.asyncIterator]();
   const state = new Map<string, KubeObject>();
   const apply = (e: StreamEvent<KubeObject>) => {
-    if (e.type === 'LISTED' || e.type === 'ADDED' || e.type === 'MODIFIED') state.set(e.object.metadata?.name ?? '', e.object);
+    if (e.type === 'LISTED' || e.type === 'ADDED' || e.type === 'MODIFIED')
+      state.set(e.object.metadata?.name ?? '', e.object);
     if (e.type === 'DELETED') state.delete(e.object.metadata?.name ?? '');
   };
   try {
@@ -99,10 +127,19 @@ test('kube-apiserver restarted mid-watch: the watch resumes and the final object
 
     // The consumer keeps asking while the apiserver is down: the watch retries with backoff meanwhile.
     const seen: StreamEvent<KubeObject>[] = [];
-    const resumed = until(it, (e) => (e.type === 'ADDED' || e.type === 'LISTED') && e.object.metadata?.name === 'marker', seen);
+    const resumed = until(
+      it,
+      (e) => (e.type === 'ADDED' || e.type === 'LISTED') && e.object.metadata?.name === 'marker',
+      seen,
+    );
     await cluster.cp.restartApiServer();
     await createObject(cluster.client, KopfExample, { metadata: { name: 'after-1', namespace: ns } });
-    await patchObject(cluster.client, KopfExample, { namespace: ns, name: 'before-1' }, { spec: { field: 'after the restart' } });
+    await patchObject(
+      cluster.client,
+      KopfExample,
+      { namespace: ns, name: 'before-1' },
+      { spec: { field: 'after the restart' } },
+    );
     await deleteObject(cluster.client, KopfExample, { namespace: ns, name: 'before-2' });
     await createObject(cluster.client, KopfExample, { metadata: { name: 'marker', namespace: ns } });
     const expected = (await listObjects(cluster.client, KopfExample, { namespace: ns })).items;

@@ -77,7 +77,9 @@ test('on the floor, every command of a checkout runs', async () => {
 
 test('at the root, npx runs the commands on the pinned Node, whatever Node is on PATH', async () => {
   const env = { PATH: [dirname(nodes.get(OLD_VERSIONS[0]) ?? ''), process.env.PATH ?? ''].join(delimiter) };
-  const pinned = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 'package.json'), 'utf8')) as Manifest).version;
+  const pinned = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 'package.json'), 'utf8')) as Manifest
+  ).version;
   const node = await ok('npm', ['exec', '--', 'node', '--version'], { cwd: ROOT, env });
   assert.equal(node.stdout.trim(), `v${pinned}`);
   for (const command of COMMANDS) {

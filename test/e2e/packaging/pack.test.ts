@@ -6,7 +6,16 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT, buildAndPack, cachedNode, floorMessage, ok, run, type Run } from './packages.ts';
@@ -66,9 +75,16 @@ console.log(JSON.stringify({
 /** Plain JavaScript: which modules of client-node importing kopf loads (none: its models are types only). */
 const MODULES = `import { registerHooks } from 'node:module';
 const seen = [];
-registerHooks({ resolve(specifier, context, next) { const resolved = next(specifier, context); seen.push(resolved.url); return resolved; } });
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    seen.push(resolved.url);
+    return resolved;
+  },
+});
 const kopf = await import('kopf');
-console.log(JSON.stringify({ pods: kopf.builtins.Pods.plural, clientNode: seen.filter((url) => url.includes('/@kubernetes/client-node/')) }));
+const clientNode = seen.filter((url) => url.includes('/@kubernetes/client-node/'));
+console.log(JSON.stringify({ pods: kopf.builtins.Pods.plural, clientNode }));
 `;
 
 /** TypeScript against the installed declarations and the generated modules; misuse must not compile. */
@@ -93,7 +109,8 @@ on.field(Widget, async function replicas_fn({ new: value }) {
 // @ts-expect-error: not a field of Widget
 on.field(Widget, async function nosuch_fn() {}, { field: 'spec.nosuch' });
 on.create(Widget, async function child_fn({ body, client, namespace }) {
-  const child = adopt({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data: { image: body.spec?.image ?? '' } }, body);
+  const data = { image: body.spec?.image ?? '' };
+  const child = adopt({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data }, body);
   const created: builtins.ConfigMap = await client.create(builtins.ConfigMaps, child);
   // @ts-expect-error: a ConfigMap's data holds strings
   await client.patch(builtins.ConfigMaps, child.metadata.name, { data: { image: 1 } }, { namespace });
@@ -103,11 +120,14 @@ on.create(Widget, async function child_fn({ body, client, namespace }) {
 
 export async function embedded(objects: KubeObject[]): Promise<string> {
   const cp: ControlPlane = await startControlPlane();
-  const running = operator({ kubeconfig: cp.kubeconfig, namespaces: objects.map((o) => o.metadata?.namespace ?? 'default') });
+  const namespaces = objects.map((o) => o.metadata?.namespace ?? 'default');
+  const running = operator({ kubeconfig: cp.kubeconfig, namespaces });
   await running.ready;
   await running.stop();
   await cp.stop();
-  const result: GenerateResult = await generate({ inputs: ['crds/'], outDir: 'src/generated', check: true, force: false });
+  const result: GenerateResult = await generate({
+    inputs: ['crds/'], outDir: 'src/generated', check: true, force: false,
+  });
   return result.status;
 }
 `;
@@ -163,9 +183,14 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
     assert.ok(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n'));
     assert.ok((statSync(cli).mode & 0o111) !== 0, `${cli} is not executable`);
   }
-  const kopf = JSON.parse(readFileSync(join(project, 'node_modules', 'kopf', 'package.json'), 'utf8')) as Record<string, unknown>;
+  const kopf = JSON.parse(
+    readFileSync(join(project, 'node_modules', 'kopf', 'package.json'), 'utf8')
+  ) as Record<string, unknown>;
   assert.deepEqual(asRecord(kopf.exports)['./testing'], { types: './testing.d.ts', default: './testing.js' });
-  assert.deepEqual(Object.keys(asRecord(kopf.dependencies)).sort(), ['@kubernetes/client-node', '@noble/hashes', 'yaml']);
+  assert.deepEqual(
+    Object.keys(asRecord(kopf.dependencies)).sort(),
+    ['@kubernetes/client-node', '@noble/hashes', 'yaml'],
+  );
   assert.ok(!existsSync(join(project, 'node_modules', 'kopf', 'node_modules')));
   const create = join(project, 'node_modules', 'create-kopf-operator');
   const templates = join(create, 'templates', 'project');
@@ -180,13 +205,17 @@ for (const which of ['floor', 'development'] as const) {
     // Through the shebang, as a shell runs them, with this Node first on PATH.
     const env = { PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NODE_OPTIONS: NO_STRIPPING };
     const kopf = await ok(bin('kopf'), ['--help'], { cwd: project, env });
-    for (const command of ['run', 'control-plane', 'demo', 'rbac']) assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['run', 'control-plane', 'demo', 'rbac'])
+      assert.match(kopf.stdout, new RegExp(`^  ${command} `, 'm'));
     const runHelp = await ok(node, [NO_STRIPPING, bin('kopf'), 'run', '--help'], { cwd: project });
     assert.match(runHelp.stdout, /^Usage: kopf run /);
     const gen = await ok(bin('kopf-gen'), ['--help'], { cwd: project, env });
     assert.match(gen.stdout, /^Usage: kopf-gen /);
     const version = await ok(node, [NO_STRIPPING, bin('kopf-gen'), '--version'], { cwd: project });
-    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'generator', 'package.json'), 'utf8')).version);
+    assert.equal(
+      version.stdout.trim(),
+      JSON.parse(readFileSync(join(ROOT, 'generator', 'package.json'), 'utf8')).version,
+    );
     const create = await ok(bin('create-kopf-operator'), ['--help'], { cwd: project, env });
     assert.match(create.stdout, /^Usage: create-kopf-operator /);
   });
@@ -195,22 +224,41 @@ for (const which of ['floor', 'development'] as const) {
     const node = nodeOf();
     const result = await ok(node, [NO_STRIPPING, 'op.mjs'], { cwd: project, env: { KOPF_TEST_ECHO: '0' } });
     assert.deepEqual(JSON.parse(result.stdout), {
-      handlers: 1, operator: 'function', startControlPlane: 'function', cliExit: 0, cliUsage: 'Usage: kopf run [options] [files…]',
+      handlers: 1,
+      operator: 'function',
+      startControlPlane: 'function',
+      cliExit: 0,
+      cliUsage: 'Usage: kopf run [options] [files…]',
     });
   });
 }
 
 test('the built-in descriptors are typed with client-node\'s models at no cost at run time', async () => {
   const structs = join(project, 'node_modules', 'kopf', 'structs');
-  assert.doesNotMatch(readFileSync(join(structs, 'builtins.js'), 'utf8'), /client-node/, 'the compiled module imports nothing of client-node');
-  assert.match(readFileSync(join(structs, 'builtins.d.ts'), 'utf8'), /import type \{[^}]*V1Pod[^}]*\} from '@kubernetes\/client-node'/);
+  assert.doesNotMatch(
+    readFileSync(join(structs, 'builtins.js'), 'utf8'),
+    /client-node/,
+    'the compiled module imports nothing of client-node',
+  );
+  assert.match(
+    readFileSync(join(structs, 'builtins.d.ts'), 'utf8'),
+    /import type \{[^}]*V1Pod[^}]*\} from '@kubernetes\/client-node'/,
+  );
   const result = await ok(process.execPath, [NO_STRIPPING, 'modules.mjs'], { cwd: project });
-  assert.deepEqual(JSON.parse(result.stdout), { pods: 'pods', clientNode: [] }, 'importing kopf loads no module of client-node');
+  assert.deepEqual(
+    JSON.parse(result.stdout),
+    { pods: 'pods', clientNode: [] },
+    'importing kopf loads no module of client-node',
+  );
 });
 
 test('kopf-gen writes modules and handler stubs from its templates, and finds them fresh', async () => {
   const written = generation;
-  assert.equal(written.status, 0, `kopf-gen crds/ on the floor Node exited ${written.status}:\n${written.stdout}\n${written.stderr}`);
+  assert.equal(
+    written.status,
+    0,
+    `kopf-gen crds/ on the floor Node exited ${written.status}:\n${written.stdout}\n${written.stderr}`,
+  );
   assert.match(written.stdout, /wrote src\/generated .*for 1 CRDs/);
   assert.match(written.stdout, /handler files: 1 created/);
   const stub = readFileSync(join(project, 'src', 'handlers', 'example.com', 'widgets.ts'), 'utf8');
@@ -228,7 +276,10 @@ test('a strict TypeScript consumer type-checks against the installed declaration
   // Other packages' declarations are theirs (client-node's need @types/ws); kopf's and the consumer's must be clean.
   const ours = errors.filter((line) => !/^node_modules\//.test(line) || /^node_modules\/kopf(-gen)?\//.test(line));
   assert.deepEqual(ours, [], result.stdout);
-  assert.ok(result.status === 0 || errors.length > 0, `tsc exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  assert.ok(
+    result.status === 0 || errors.length > 0,
+    `tsc exited ${result.status}:\n${result.stdout}\n${result.stderr}`,
+  );
 });
 
 function asRecord(value: unknown): Record<string, unknown> {

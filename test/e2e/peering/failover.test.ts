@@ -49,11 +49,26 @@ type Mode = 'lease' | 'peering';
 interface Replica { name: string; priority: number; operator: RunningOperator }
 
 /** What a replica says when it becomes the one that works, and when it is up and standing by. */
-const ACTIVE: Record<Mode, RegExp> = { lease: /Became the leader/, peering: /Starting the watch-stream for kopfexamples|Resuming operations after the pause/ };
+const ACTIVE: Record<Mode, RegExp> = {
+  lease: /Became the leader/,
+  peering: /Starting the watch-stream for kopfexamples|Resuming operations after the pause/,
+};
 const STANDING_BY: Record<Mode, RegExp> = { lease: /is held by .*: standing by/, peering: /Keep-alive in .*: ok/ };
 
-function replica(mode: Mode, scope: string, name: string, priority: number, journal: string, env: Record<string, string> = {}): Replica {
-  const args = mode === 'lease' ? ['--standalone', `--leader-election=${scope}`] : ['--peering', scope, '--priority', String(priority)];
+function replica(
+  mode: Mode,
+  scope: string,
+  name: string,
+  priority: number,
+  journal: string,
+  env: Record<string, string> = {},
+): Replica {
+  const args = mode === 'lease' ? ['--standalone', `--leader-election=${scope}`] : [
+    '--peering',
+    scope,
+    '--priority',
+    String(priority),
+  ];
   const operator = runOperator({
     files: FILES, kubeconfigPath: cp.kubeconfigPath,
     args: ['-n', NAMESPACE, '--verbose', ...args], env: { PEER_NAME: name, JOURNAL: journal, ...env },
@@ -73,7 +88,13 @@ async function nextActive(mode: Mode, replicas: readonly Replica[], since: Map<R
  * Starts the replicas one after another, the first one at work before the others start (in
  * peering mode it has the highest priority), the others standing by.
  */
-async function startReplicas(mode: Mode, scope: string, specs: [string, number][], journal: string, env?: Record<string, string>): Promise<Replica[]> {
+async function startReplicas(
+  mode: Mode,
+  scope: string,
+  specs: [string, number][],
+  journal: string,
+  env?: Record<string, string>,
+): Promise<Replica[]> {
   const replicas: Replica[] = [];
   for (const [name, priority] of specs) {
     const r = replica(mode, scope, name, priority, journal, env);
@@ -91,7 +112,11 @@ async function preparePeering(mode: Mode, scope: string): Promise<void> {
   if (mode !== 'peering') return;
   const resource = peeringResources(false)[0]!;
   await cluster.purge(resource, { namespace: NAMESPACE, name: scope });
-  await cluster.create(resource, { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name: scope } }, NAMESPACE);
+  await cluster.create(
+    resource,
+    { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name: scope } },
+    NAMESPACE,
+  );
 }
 
 async function createObjects(names: readonly string[]): Promise<void> {
@@ -102,7 +127,12 @@ async function createObjects(names: readonly string[]): Promise<void> {
 async function allHandled(names: readonly string[]): Promise<Map<string, string>> {
   const by = new Map<string, string>();
   for (const name of names) {
-    const o = await cluster.waitFor(KopfExample, { namespace: NAMESPACE, name }, (x) => Boolean(x?.status?.create_fn), { timeout: 60_000 });
+    const o = await cluster.waitFor(
+      KopfExample,
+      { namespace: NAMESPACE, name },
+      (x) => Boolean(x?.status?.create_fn),
+      { timeout: 60_000 },
+    );
     by.set(name, (o?.status?.create_fn as { by: string }).by);
   }
   return by;
@@ -128,20 +158,28 @@ for (const mode of ['lease', 'peering'] as const) {
       await first.operator.stop();
       if (mode === 'lease') assert.match(first.operator.output, new RegExp(`Released the lease 'default/${scope}'`));
       const second = await nextActive(mode, others, since);
-      console.log(`${mode}: from SIGTERM to the next replica at work, the stop included: ${((Date.now() - stopped) / 1000).toFixed(2)} s`);
+      console.log(
+        `${mode}: from SIGTERM to the next replica at work, the stop included: ` +
+          `${((Date.now() - stopped) / 1000).toFixed(2)} s`
+      );
       const name = `${scope}-object`;
       await cluster.purge(KopfExample, { namespace: NAMESPACE, name });
       await createObjects([name]);
       assert.equal((await allHandled([name])).get(name), second.name);
       for (const other of others.filter((r) => r !== second)) {
-        assert.doesNotMatch(other.operator.output, new RegExp(`${name}\\] Handler 'create_fn'`), `${other.name} handled it too`);
+        assert.doesNotMatch(
+          other.operator.output,
+          new RegExp(`${name}\\] Handler 'create_fn'`),
+          `${other.name} handled it too`,
+        );
       }
     } finally {
       await Promise.all(replicas.map((r) => r.operator.stop()));
     }
   });
 
-  test(`${mode}: the active replica SIGKILLed ten times while objects are created: nothing lost, never two at work`, async () => {
+  test(`${mode}: the active replica SIGKILLed ten times while objects are created: nothing lost, never two at ` +
+    `work`, async () => {
     const seed = Number(process.env.FAILOVER_SEED ?? Date.now() % 100_000);
     console.log(`${mode}: FAILOVER_SEED=${seed}`);
     const rnd = new SeededRandom(seed);
@@ -152,7 +190,12 @@ for (const mode of ['lease', 'peering'] as const) {
     const kills = new Map<string, number>();
     // Replacements come with lower priorities: a newcomer never takes over from a working replica.
     let priority = 100;
-    let replicas = await startReplicas(mode, scope, [['r0', priority--], ['r1', priority--], ['r2', priority--]], journal);
+    let replicas = await startReplicas(
+      mode,
+      scope,
+      [['r0', priority--], ['r1', priority--], ['r2', priority--]],
+      journal,
+    );
     const everyone = [...replicas];
     const names: string[] = [];
     const failovers: number[] = [];
@@ -178,7 +221,8 @@ for (const mode of ['lease', 'peering'] as const) {
       await allHandled(names);
       assert.deepEqual(overlaps(intervals(journal, kills)), [], `handlers of two replicas overlapped (seed ${seed})`);
       const settings = mode === 'lease' ? 'lease 3 s, retry 0.5 s' : 'peer lifetime 3 s';
-      console.log(`${mode}: from SIGKILL to the next replica at work (${settings}): median ${median(failovers).toFixed(2)} s, `
+      console.log(`${mode}: from SIGKILL to the next replica at work (${settings}): median ` +
+        `${median(failovers).toFixed(2)} s, `
         + `max ${Math.max(...failovers).toFixed(2)} s`);
     } finally {
       await Promise.all(everyone.map((r) => r.operator.stop()));
@@ -204,7 +248,11 @@ for (const mode of ['lease', 'peering'] as const) {
       const by = await allHandled(afterwards);
       assert.deepEqual(overlaps(intervals(journal, new Map())), [], 'handlers of two replicas overlapped');
       const runs = intervals(journal, new Map()).filter((r) => [...before, ...afterwards].includes(r.object));
-      assert.equal(runs.length, before.length + afterwards.length, `objects handled more than once:\n${JSON.stringify(runs)}`);
+      assert.equal(
+        runs.length,
+        before.length + afterwards.length,
+        `objects handled more than once:\n${JSON.stringify(runs)}`,
+      );
       if (mode === 'peering') assert.deepEqual(new Set(by.values()), new Set([first.name]));
     } finally {
       await Promise.all(replicas.map((r) => r.operator.stop()));

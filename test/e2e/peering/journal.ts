@@ -27,7 +27,8 @@ export function overlaps(runs: readonly Interval[]): string[] {
   const found: string[] = [];
   for (let i = 0; i < runs.length; i++) {
     for (let j = i + 1; j < runs.length && runs[j]!.start < runs[i]!.end; j++) {
-      if (runs[j]!.who !== runs[i]!.who) found.push(`${runs[i]!.who}:${runs[i]!.object} and ${runs[j]!.who}:${runs[j]!.object}`);
+      if (runs[j]!.who !== runs[i]!.who)
+        found.push(`${runs[i]!.who}:${runs[i]!.object} and ${runs[j]!.who}:${runs[j]!.object}`);
     }
   }
   return found;

@@ -59,7 +59,11 @@ const peeringRef = (name: string): ObjectRef => ({ namespace: NAMESPACE, name })
 
 async function ensurePeering(name: string): Promise<void> {
   await cluster.purge(KopfPeerings, peeringRef(name));
-  await cluster.create<PeeringObject>(KopfPeerings, { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name } }, NAMESPACE);
+  await cluster.create<PeeringObject>(
+    KopfPeerings,
+    { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name } },
+    NAMESPACE,
+  );
 }
 
 function start(side: Side, label: string, args: string[]): RunningOperator {
@@ -94,7 +98,11 @@ function handledBy(object: KopfExample | null, id: 'create_fn' | 'update_fn'): s
 async function createHandled(name: string): Promise<string> {
   const ref = { namespace: NAMESPACE, name };
   await cluster.purge(KopfExample, ref);
-  await cluster.create(KopfExample, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { field: 'x' } }, NAMESPACE);
+  await cluster.create(
+    KopfExample,
+    { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name }, spec: { field: 'x' } },
+    NAMESPACE,
+  );
   return handledBy(await cluster.waitFor(KopfExample, ref, (o) => Boolean(handledBy(o, 'create_fn'))), 'create_fn')!;
 }
 
@@ -122,7 +130,11 @@ for (const [low, high] of [['ours', 'ours'], ['kopf', 'ours'], ['ours', 'kopf']]
       await lower.waitFor(/Pausing the watch-stream for kopfexamples/); // announced before it is closed
       await higher.waitFor(WATCHING);
       assert.equal(await createHandled(`${prefix}-paused`), 'high');
-      assert.doesNotMatch(lower.output, new RegExp(`${prefix}-paused\\].*Handler 'create_fn'`), `${low} handled while paused`);
+      assert.doesNotMatch(
+        lower.output,
+        new RegExp(`${prefix}-paused\\].*Handler 'create_fn'`),
+        `${low} handled while paused`,
+      );
 
       await stopCleanly(higher, high);
       await lower.waitFor('Resuming operations after the pause.');
@@ -144,11 +156,18 @@ test('operators of the same priority, ours and Kopf, both pause with Kopf\'s war
     }
     const ref = { namespace: NAMESPACE, name: 'conflicted' };
     await cluster.purge(KopfExample, ref);
-    await cluster.create(KopfExample, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'conflicted' }, spec: { field: 'x' } }, NAMESPACE);
+    await cluster.create(
+      KopfExample,
+      { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'conflicted' }, spec: { field: 'x' } },
+      NAMESPACE,
+    );
     // Both stay paused; when one leaves, the other resumes and handles what came meanwhile.
     await two.stop();
     await one.waitFor('Resuming operations after the pause.');
-    assert.equal(handledBy(await cluster.waitFor(KopfExample, ref, (o) => Boolean(o?.status?.create_fn)), 'create_fn'), 'ours');
+    assert.equal(
+      handledBy(await cluster.waitFor(KopfExample, ref, (o) => Boolean(o?.status?.create_fn)), 'create_fn'),
+      'ours',
+    );
     assert.doesNotMatch(two.output, /\[default\/conflicted\] Handler 'create_fn'/, 'Kopf handled while paused');
   });
 });
@@ -161,9 +180,17 @@ for (const [freezer, frozen] of [['kopf', 'ours'], ['ours', 'kopf']] as const) {
     await withOperators([operator], async () => {
       await operator.waitFor(WATCHING);
       const scope = ['-n', NAMESPACE, '--peering', 'default', '--id', `freezer-${freezer}`];
-      await run(cli[0]!, [...cli.slice(1), 'freeze', ...scope, '--lifetime', '600'], { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } });
+      await run(
+        cli[0]!,
+        [...cli.slice(1), 'freeze', ...scope, '--lifetime', '600'],
+        { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } },
+      );
       await operator.waitFor(/Pausing operations in favour of \[<Peer freezer-/);
-      await run(cli[0]!, [...cli.slice(1), 'resume', ...scope], { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } });
+      await run(
+        cli[0]!,
+        [...cli.slice(1), 'resume', ...scope],
+        { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } },
+      );
       await operator.waitFor('Resuming operations after the pause.');
       assert.equal(await createHandled(`frozen-by-${freezer}`), frozen);
     });
@@ -177,7 +204,11 @@ test('a mandatory peering without its object processes nothing until the object 
     await operator.waitFor(/The peering object 'mandatory' in 'default' does not exist: processing stays paused/);
     const ref = { namespace: NAMESPACE, name: 'waiting' };
     await cluster.purge(KopfExample, ref);
-    await cluster.create(KopfExample, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'waiting' }, spec: { field: 'x' } }, NAMESPACE);
+    await cluster.create(
+      KopfExample,
+      { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'waiting' }, spec: { field: 'x' } },
+      NAMESPACE,
+    );
     assert.doesNotMatch(operator.output, WATCHING, 'a watch stream started while paused');
     await ensurePeering('mandatory');
     await operator.waitFor('Resuming operations after the pause.');

@@ -13,7 +13,14 @@ import { event, exception, info, warn } from '../../../runtime/posting/helpers.t
 import { postEventVia } from '../../../runtime/posting/kube.ts';
 import { loggingTap } from '../../../runtime/posting/loggers.ts';
 import { EventPoster, type EventPosterOptions } from '../../../runtime/posting/poster.ts';
-import { ConfigMaps, Events, Namespaces, type ConfigMap, type Event, type Namespace } from '../../../runtime/structs/builtins.ts';
+import {
+  ConfigMaps,
+  Events,
+  Namespaces,
+  type ConfigMap,
+  type Event,
+  type Namespace,
+} from '../../../runtime/structs/builtins.ts';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 
 let plane: ControlPlane;
@@ -37,14 +44,22 @@ function operator(overrides: SettingsOverrides = {}, options: Partial<EventPoste
   const capture = captureLogs();
   const settings = defaultSettings(overrides);
   const config = new LogConfig({ sinks: [capture.sink] });
-  const poster = new EventPoster({ post: postEventVia(client), settings, logger: new Logger(config, 'kopf.posting'), ...options });
+  const poster = new EventPoster(
+    { post: postEventVia(client), settings, logger: new Logger(config, 'kopf.posting'), ...options }
+  );
   const logger = new Logger(config).withTaps(loggingTap(poster));
   return { capture, poster, logger, context: { settings, poster, logger } };
 }
 
 async function eventsAbout(uid: string | undefined, inNamespace = 'default'): Promise<Event[]> {
-  const { items } = await listObjects(client, Events, { namespace: inNamespace, fieldSelector: `involvedObject.uid=${uid}` });
-  return items.sort((a, b) => (a.eventTime ?? '').localeCompare(b.eventTime ?? '') || (a.reason ?? '').localeCompare(b.reason ?? ''));
+  const { items } = await listObjects(
+    client,
+    Events,
+    { namespace: inNamespace, fieldSelector: `involvedObject.uid=${uid}` },
+  );
+  return items.sort(
+    (a, b) => (a.eventTime ?? '').localeCompare(b.eventTime ?? '') || (a.reason ?? '').localeCompare(b.reason ?? '')
+  );
 }
 
 test('info/warn/exception/event land as Kopf\'s Events about the object', async () => {
@@ -72,7 +87,10 @@ test('info/warn/exception/event land as Kopf\'s Events about the object', async 
   assert.equal(hello.metadata?.generateName, 'kopf-event-');
   assert.match(hello.metadata?.name ?? '', /^kopf-event-[a-z0-9]{5}$/);
   assert.equal(hello.metadata?.namespace, 'default');
-  assert.deepEqual(hello.involvedObject, { apiVersion: 'v1', kind: 'ConfigMap', name: 'subject', namespace: 'default', uid: configMap.metadata?.uid });
+  assert.deepEqual(
+    hello.involvedObject,
+    { apiVersion: 'v1', kind: 'ConfigMap', name: 'subject', namespace: 'default', uid: configMap.metadata?.uid },
+  );
   assert.match(hello.eventTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   assert.match(hello.firstTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(hello.firstTimestamp, hello.lastTimestamp);
@@ -90,7 +108,10 @@ test('events about a cluster-scoped object go to the default namespace', async (
   const [posted, ...others] = await eventsAbout(namespace.metadata?.uid, 'default');
   assert.equal(others.length, 0);
   assert.equal(posted.reason, 'ClusterScoped');
-  assert.deepEqual(posted.involvedObject, { apiVersion: 'v1', kind: 'Namespace', name: 'events-subject', namespace: 'default', uid: namespace.metadata?.uid });
+  assert.deepEqual(
+    posted.involvedObject,
+    { apiVersion: 'v1', kind: 'Namespace', name: 'events-subject', namespace: 'default', uid: namespace.metadata?.uid },
+  );
 });
 
 test('an event timed on a whole second is accepted: eventTime keeps its six fraction digits', async () => {
@@ -120,7 +141,11 @@ test('with posting.loggers, object log records are posted with reason "Logging";
 
 test('a rejected event is dropped with a warning, and the next ones are still posted', async () => {
   const { poster, capture, context } = operator({}, { concurrency: 1 });
-  const ghost = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ghost', namespace: 'no-such-namespace', uid: 'ghost-uid' } };
+  const ghost = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'ghost', namespace: 'no-such-namespace', uid: 'ghost-uid' },
+  };
   runWithOperatorContext(context, () => {
     info(ghost, { reason: 'Lost', message: 'Nowhere to go.' });
     info(configMap, { reason: 'AfterFailure' });
@@ -128,6 +153,9 @@ test('a rejected event is dropped with a warning, and the next ones are still po
   await poster.close(30);
   assert.deepEqual(poster.stats, { posted: 1, failed: 1, dropped: 0 });
   assert.equal(capture.records.length, 1);
-  assert.match(capture.messages()[0], /^Failed to post an event\. Ignoring and continuing\. .*404.*\. Event: type="Normal", reason="Lost", message="Nowhere to go\."\.$/);
+  assert.match(
+    capture.messages()[0],
+    /^Failed to post an event\. Ignoring and continuing\. .*404.*\. Event: type="Normal", reason="Lost", message="Nowhere to go\."\.$/, // lint-ignore: a regular expression cannot wrap
+  );
   assert.ok((await eventsAbout(configMap.metadata?.uid)).some((e) => e.reason === 'AfterFailure'));
 });

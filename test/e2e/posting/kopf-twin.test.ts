@@ -24,7 +24,11 @@ after(async () => { await kopf?.stop(); });
 const cluster = useCluster({ crds: [] });
 
 async function eventsAbout(subject: ConfigMap): Promise<Event[]> {
-  const { items } = await listObjects(cluster.client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}` });
+  const { items } = await listObjects(
+    cluster.client,
+    Events,
+    { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}` },
+  );
   return items;
 }
 
@@ -37,7 +41,15 @@ function comparable(e: Event): Record<string, unknown> {
     ...rest,
     metadata: meta,
     involvedObject: subject,
-    named: [typeof name, typeof uid, typeof resourceVersion, typeof creationTimestamp, managedFields?.length, typeof subjectName, typeof subjectUid],
+    named: [
+      typeof name,
+      typeof uid,
+      typeof resourceVersion,
+      typeof creationTimestamp,
+      managedFields?.length,
+      typeof subjectName,
+      typeof subjectUid,
+    ],
     times: [firstTimestamp, lastTimestamp, eventTime].map((t) => t?.replace(/\d/g, '0')),
   };
 }
@@ -46,19 +58,34 @@ function comparable(e: Event): Record<string, unknown> {
 async function awaitEvents(subject: ConfigMap, count: number, timeoutMs: number): Promise<void> {
   const seen = new Set<string>();
   const signal = AbortSignal.timeout(timeoutMs);
-  const stream = watchStream(cluster.client, Events, { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}`, signal });
+  const stream = watchStream(
+    cluster.client,
+    Events,
+    { namespace: 'default', fieldSelector: `involvedObject.uid=${subject.metadata?.uid}`, signal },
+  );
   for await (const change of stream) {
-    if ((change.type === 'LISTED' || change.type === 'ADDED') && change.object.metadata?.name) seen.add(change.object.metadata.name);
+    if ((change.type === 'LISTED' || change.type === 'ADDED') && change.object.metadata?.name)
+      seen.add(change.object.metadata.name);
     if (seen.size >= count) return;
   }
   throw new Error(`Only ${seen.size} of ${count} events about ${subject.metadata?.name} within ${timeoutMs} ms.`);
 }
 
-const byReason = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.reason).localeCompare(String(b.reason));
+const byReason = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.reason).localeCompare(
+  String(b.reason)
+);
 
 test('our events are field for field those of Python Kopf', { timeout: 300_000 }, async () => {
-  const theirs = await createObject(cluster.client, ConfigMaps, { metadata: { name: 'kopf-subject', namespace: 'default', labels: { 'events-twin': 'kopf' } } });
-  const ours = await createObject(cluster.client, ConfigMaps, { metadata: { name: 'our-subject', namespace: 'default' } });
+  const theirs = await createObject(
+    cluster.client,
+    ConfigMaps,
+    { metadata: { name: 'kopf-subject', namespace: 'default', labels: { 'events-twin': 'kopf' } } },
+  );
+  const ours = await createObject(
+    cluster.client,
+    ConfigMaps,
+    { metadata: { name: 'our-subject', namespace: 'default' } },
+  );
 
   kopf = runOperator({
     command: await kopfRunCommand(),
@@ -76,7 +103,9 @@ test('our events are field for field those of Python Kopf', { timeout: 300_000 }
 
   class OutOfRange extends Error {}
   const settings = defaultSettings();
-  const poster = new EventPoster({ post: postEventVia(cluster.client), settings, logger: new Logger(new LogConfig({ sinks: [] })) });
+  const poster = new EventPoster(
+    { post: postEventVia(cluster.client), settings, logger: new Logger(new LogConfig({ sinks: [] })) }
+  );
   runWithOperatorContext({ settings, poster }, () => {
     info(ours, { reason: 'Hello', message: 'Info message.' });
     warn(ours, { reason: 'Careful', message: 'Warning message.' });

@@ -27,7 +27,9 @@ const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'examples');
 const cluster = useCluster();
 
 const DESCRIPTORS: Record<string, ResourceDescriptor> = {
-  ServiceAccount: builtins.ServiceAccounts, ClusterRole: builtins.ClusterRoles, ClusterRoleBinding: builtins.ClusterRoleBindings,
+  ServiceAccount: builtins.ServiceAccounts,
+  ClusterRole: builtins.ClusterRoles,
+  ClusterRoleBinding: builtins.ClusterRoleBindings,
   Role: builtins.Roles, RoleBinding: builtins.RoleBindings,
 };
 
@@ -41,22 +43,32 @@ async function applyRbac(args: string[]): Promise<KubeObject[]> {
 
 /** A kubeconfig file for the service account, as its token would authenticate it in a cluster. */
 function kubeconfigOfServiceAccount(dir: string, namespace: string, name: string): string {
-  const config = cluster.cp.kubeconfigFor(`system:serviceaccount:${namespace}:${name}`, ['system:serviceaccounts', `system:serviceaccounts:${namespace}`]);
+  const config = cluster.cp.kubeconfigFor(
+    `system:serviceaccount:${namespace}:${name}`,
+    ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
+  );
   const path = join(dir, `${name}.kubeconfig`);
   writeFileSync(path, config.exportConfig());
   return path;
 }
 
-test('an operator bound to exactly the printed RBAC (a Role in its namespace) handles its objects and creates its children', async (t) => {
+test('an operator bound to exactly the printed RBAC (a Role in its namespace) handles its objects and creates its ' +
+  'children', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const example = join(EXAMPLES, '02-children', 'example.ts');
   const printed = await applyRbac(['-n', 'default', '--service-account', 'children', example]);
-  assert.deepEqual(printed.map((o) => o.kind), ['ServiceAccount', 'Role', 'RoleBinding'], 'namespaced: no cluster-wide grants');
+  assert.deepEqual(
+    printed.map((o) => o.kind),
+    ['ServiceAccount', 'Role', 'RoleBinding'],
+    'namespaced: no cluster-wide grants',
+  );
   const kubeconfigPath = kubeconfigOfServiceAccount(dir, 'default', 'children');
 
   // The account may do what the operator needs, and nothing else.
-  const account = KubeClient.fromKubeConfig(cluster.cp.kubeconfigFor('system:serviceaccount:default:children', ['system:serviceaccounts']));
+  const account = KubeClient.fromKubeConfig(
+    cluster.cp.kubeconfigFor('system:serviceaccount:default:children', ['system:serviceaccounts'])
+  );
   t.after(() => account.close());
   const refused = await listObjects(account, builtins.ConfigMaps, { namespace: 'default' }).catch((e: unknown) => e);
   assert.ok(refused instanceof ForbiddenError, `the account must not list configmaps: ${String(refused)}`);
@@ -65,7 +77,11 @@ test('an operator bound to exactly the printed RBAC (a Role in its namespace) ha
   const operator = runOperator({ files: [example], args: ['-n', 'default', '--verbose'], kubeconfigPath });
   t.after(() => operator.stop());
   await operator.waitFor(/Starting the watch-stream for kopfexamples\.v1\.kopf\.dev/, { timeout: 60_000 });
-  const owner = await createObject(cluster.client, KopfExample, { metadata: { name: 'kex-rbac', namespace: 'default' }, spec: { field: 'value' } });
+  const owner = await createObject(
+    cluster.client,
+    KopfExample,
+    { metadata: { name: 'kex-rbac', namespace: 'default' }, spec: { field: 'value' } },
+  );
   await operator.waitFor("[default/kex-rbac] Handler 'create_fn' succeeded.", { timeout: 60_000 });
   await operator.waitFor('[default/kex-rbac] Creation is processed: 1 succeeded; 0 failed.', { timeout: 60_000 });
   const pods = await listObjects(cluster.client, builtins.Pods, { namespace: 'default' });
@@ -80,32 +96,53 @@ test('an operator bound to exactly the printed RBAC (a Role in its namespace) ha
   assert.doesNotMatch(exit.output, /forbidden/i, 'nothing was refused');
 });
 
-test('a handler that needs one verb more than declared fails with a 403 naming the verb and the resource', async (t) => {
+test('a handler that needs one verb more than declared fails with a 403 naming the verb and the resource', async (
+  t
+) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(import.meta.dirname, 'fixtures', 'undeclared.ts');
   const printed = await applyRbac(['-A', '--service-account', 'undeclared', file]);
   assert.deepEqual(printed.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
-  const operator = runOperator({ files: [file], args: ['-A', '--standalone', '--verbose'], kubeconfigPath: kubeconfigOfServiceAccount(dir, 'default', 'undeclared') });
+  const operator = runOperator(
+    {
+      files: [file],
+      args: ['-A', '--standalone', '--verbose'],
+      kubeconfigPath: kubeconfigOfServiceAccount(dir, 'default', 'undeclared'),
+    }
+  );
   t.after(() => operator.stop());
   await operator.waitFor(/Starting the watch-stream for kopfexamples\.v1\.kopf\.dev/, { timeout: 60_000 });
   await createObject(cluster.client, KopfExample, { metadata: { name: 'kex-undeclared', namespace: 'default' } });
-  t.after(() => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'kex-undeclared' }).catch(() => undefined));
-  const line = await operator.waitFor(/Handler 'create_fn' failed with an exception and will stop now/, { timeout: 60_000 });
+  t.after(
+    () => deleteObject(cluster.client, KopfExample, { namespace: 'default', name: 'kex-undeclared' }).catch(
+      () => undefined
+    )
+  );
+  const line = await operator.waitFor(
+    /Handler 'create_fn' failed with an exception and will stop now/,
+    { timeout: 60_000 },
+  );
   assert.match(line, /403 Forbidden/);
   assert.match(line, /the operator is not allowed to 'delete' configmaps in the core API group/);
   assert.match(line, /cannot delete resource "configmaps"/, "the API server's own words");
 });
 
-test('an operator of managed admission webhooks (examples/17-admission), bound to the printed RBAC, writes its configurations', async (t) => {
+test('an operator of managed admission webhooks (examples/17-admission), bound to the printed RBAC, writes its ' +
+  'configurations', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const example = join(EXAMPLES, '17-admission', 'example.ts');
   const printed = await applyRbac(['-n', 'default', '--standalone', '--service-account', 'admission', example]);
   // The configurations are cluster-scoped: a ClusterRole for them only, a Role for the rest.
-  assert.deepEqual(printed.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  assert.deepEqual(
+    printed.map((o) => o.kind),
+    ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
+  );
   const kubeconfigPath = kubeconfigOfServiceAccount(dir, 'default', 'admission');
-  const operator = runOperator({ files: [example], args: ['-n', 'default', '--standalone', '--verbose'], kubeconfigPath });
+  const operator = runOperator(
+    { files: [example], args: ['-n', 'default', '--standalone', '--verbose'], kubeconfigPath }
+  );
   t.after(async () => {
     await operator.stop();
     for (const kind of Object.values(CONFIGURATIONS)) {
@@ -120,5 +157,9 @@ test('an operator of managed admission webhooks (examples/17-admission), bound t
   const exit = await operator.stop();
   assert.equal(exit.exitCode, 0, exit.output);
   assert.doesNotMatch(exit.output, /Forbidden|Not enough RBAC permissions/, 'nothing was refused');
-  assert.match(exit.output, /Cleaning up the validating webhook auto\.kopf\.dev\./, 'the clean-up on exit is a patch too');
+  assert.match(
+    exit.output,
+    /Cleaning up the validating webhook auto\.kopf\.dev\./,
+    'the clean-up on exit is a patch too',
+  );
 });

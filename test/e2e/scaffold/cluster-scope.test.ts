@@ -13,7 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { DEFAULTS, scaffold } from '../../../create/index.ts';
 import { ROOT, run } from '../packaging/packages.ts';
 
-test('a cluster-scoped kind: the project\'s test passes under its RBAC, which grants the ConfigMaps in one namespace only', async (t) => {
+test('a cluster-scoped kind: the project\'s test passes under its RBAC, which grants the ConfigMaps in one ' +
+  'namespace only', async (t) => {
   const temp = mkdtempSync(join(tmpdir(), 'kopf-scaffold-cluster-'));
   t.after(() => rmSync(temp, { recursive: true, force: true }));
   const dir = join(temp, 'my-op');
@@ -22,7 +23,10 @@ test('a cluster-scoped kind: the project\'s test passes under its RBAC, which gr
   const kinds = parseAllDocuments(readFileSync(join(dir, 'deploy', 'rbac.yaml'), 'utf8'))
     .map((doc) => (doc.toJS() as { kind: string; metadata: { namespace?: string } }))
     .map((o) => `${o.kind}/${o.metadata.namespace ?? ''}`);
-  assert.deepEqual(kinds, ['ServiceAccount/my-op', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/default', 'RoleBinding/default']);
+  assert.deepEqual(
+    kinds,
+    ['ServiceAccount/my-op', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/default', 'RoleBinding/default'],
+  );
   const result = await run(process.execPath, ['--test', 'test/widget.test.ts'], { cwd: dir });
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   assert.match(result.stdout, /^ℹ pass 1$/m);

@@ -50,7 +50,12 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, n
     'package.json', 'tsconfig.json', '.gitignore', '.npmrc', 'README.md', 'Dockerfile',
     'crds/widgets.yaml', 'samples/widget.yaml',
     'src/operator.ts', 'src/handlers/example.com/widgets.ts', 'src/generated/example.com/v1.ts', 'test/widget.test.ts',
-    'deploy/rbac.yaml', 'deploy/deployment.yaml', 'deploy/peering-crds.yaml', 'deploy/peering.yaml', 'node_modules/kopf/package.json', 'node_modules/.bin/kopf-gen',
+    'deploy/rbac.yaml',
+    'deploy/deployment.yaml',
+    'deploy/peering-crds.yaml',
+    'deploy/peering.yaml',
+    'node_modules/kopf/package.json',
+    'node_modules/.bin/kopf-gen',
   ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);
   const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string>;
@@ -147,17 +152,28 @@ test('the Dockerfile builds, where a container builder answers', async (t) => {
   await ok(builder, ['build', '-t', 'kopf-scaffold-test:latest', '.'], { cwd: project });
 });
 
-test('on a Node older than the floor, npm install refuses and the scripts stop, naming the Node they need', async () => {
+test('on a Node older than the floor, npm install refuses and the scripts stop, naming the Node they ' +
+  'need', async () => {
   const env = { PATH: `${dirname(old)}${delimiter}${process.env.PATH ?? ''}` };
-  const install = await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: project, env: { ...OFFLINE, ...env } });
+  const install = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund'],
+    { cwd: project, env: { ...OFFLINE, ...env } },
+  );
   assert.notEqual(install.status, 0, `${install.stdout}\n${install.stderr}`);
   assert.match(install.stderr, /EBADENGINE/);
   assert.match(install.stderr, /"node":">=22\.19"/);
-  assert.ok(existsSync(join(project, 'node_modules', 'kopf', 'package.json')), 'the refused install left the project as it was');
+  assert.ok(
+    existsSync(join(project, 'node_modules', 'kopf', 'package.json')),
+    'the refused install left the project as it was',
+  );
   for (const [script, command] of [['start', 'kopf'], ['test', 'kopf'], ['gen', 'kopf-gen']]) {
     const result = await run('npm', ['run', script], { cwd: project, env });
     assert.equal(result.status, 1, `npm run ${script}:\n${result.stdout}\n${result.stderr}`);
-    assert.ok(result.stderr.includes(floorMessage(command, '22.19', old, OLD_VERSION)), `npm run ${script}:\n${result.stderr}`);
+    assert.ok(
+      result.stderr.includes(floorMessage(command, '22.19', old, OLD_VERSION)),
+      `npm run ${script}:\n${result.stderr}`,
+    );
   }
 });
 

@@ -30,8 +30,14 @@ test('imports are relative to the handler file wherever the generated modules ar
 test('new handler files import the version the runtime watches', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
-  assert.match(readFileSync(project.file(certificate), 'utf8'), /from '\.\.\/\.\.\/generated\/cert-manager\.io\/v2\.ts';/);
+  generateStubs(
+    { resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] },
+    project,
+  );
+  assert.match(
+    readFileSync(project.file(certificate), 'utf8'),
+    /from '\.\.\/\.\.\/generated\/cert-manager\.io\/v2\.ts';/,
+  );
 });
 
 test('the scope is named in the header', (t) => {
@@ -39,7 +45,10 @@ test('the scope is named in the header', (t) => {
   t.after(project.dispose);
   generateStubs({ resources: [certificate, clusterIssuer] }, project);
   assert.match(readFileSync(project.file(certificate), 'utf8'), /\(certificates\.cert-manager\.io, namespaced\)/);
-  assert.match(readFileSync(project.file(clusterIssuer), 'utf8'), /\(clusterissuers\.cert-manager\.io, cluster-scoped\)/);
+  assert.match(
+    readFileSync(project.file(clusterIssuer), 'utf8'),
+    /\(clusterissuers\.cert-manager\.io, cluster-scoped\)/,
+  );
 });
 
 test('output is deterministic: the same input in any order gives the same bytes', (t) => {
@@ -64,7 +73,10 @@ test('a second run changes nothing', (t) => {
   assert.deepEqual(report.created, []);
   assert.deepEqual(report.extended, []);
   assert.deepEqual(report.unchanged, [project.file(certificate), project.file(kopfExample)]);
-  assert.deepEqual([readFileSync(project.file(kopfExample), 'utf8'), readFileSync(project.file(certificate), 'utf8')], before);
+  assert.deepEqual(
+    [readFileSync(project.file(kopfExample), 'utf8'), readFileSync(project.file(certificate), 'utf8')],
+    before,
+  );
 });
 
 test('the header explaining how to decline a stub does not itself decline one', (t) => {
@@ -88,5 +100,8 @@ test('code uses the exported type name; the header and messages use the kind', (
   const text = readFileSync(project.file(odd), 'utf8');
   assert.match(text, /Handlers for my-thing objects \(mythings\.example\.com, namespaced\)/);
   assert.match(text, /^import \{ MyThing \} from '\.\.\/\.\.\/generated\/example\.com\/v1\.ts';$/m);
-  assert.match(text, /^on\.create\(MyThing, async function createMyThing\(\{ spec, logger \}\) \{\n  logger\.info\(`Creating my-thing with spec/m);
+  assert.match(
+    text,
+    /^on\.create\(MyThing, async function createMyThing\(\{ spec, logger \}\) \{\n  logger\.info\(`Creating my-thing with spec/m, // lint-ignore: a regular expression cannot wrap
+  );
 });

@@ -24,7 +24,10 @@ test('stubs use the names the file already binds: an aliased on, an aliased desc
     '',
   ].join('\n');
   const { report, text } = extendOnce(original, t);
-  assert.deepEqual(report.extended[0].added, ['handle.update(Cert, updateCertificate)', 'handle.delete(Cert, deleteCertificate)']);
+  assert.deepEqual(
+    report.extended[0].added,
+    ['handle.update(Cert, updateCertificate)', 'handle.delete(Cert, deleteCertificate)'],
+  );
   assert.ok(text.startsWith(original));
   assert.match(text, /^handle\.update\(Cert, async function updateCertificate\(/m);
 });
@@ -58,7 +61,10 @@ test('a name the file already uses for something else gets an alias in the added
     '',
   ].join('\n');
   const { report, text } = extendOnce(original, t);
-  assert.equal(report.extended[0].added[0], "import { Certificate as CertificateResource } from '../../generated/cert-manager.io/v1.ts'");
+  assert.equal(
+    report.extended[0].added[0],
+    "import { Certificate as CertificateResource } from '../../generated/cert-manager.io/v1.ts'",
+  );
   assert.match(text, /^on\.create\(CertificateResource, async function createCertificate\(/m);
   assertRegionsKept(text, regionsBetween(original, [endOfImports(original)]));
 });
@@ -77,13 +83,19 @@ test('without any import, imports go after the header comment, not between a com
   const { text } = extendOnce(original, t);
   const header = original.indexOf(' */') + 3;
   assertRegionsKept(text, regionsBetween(original, [header]));
-  assert.match(text, /^\/\*\*\n \* Our certificates\.\n \*\/\n\nimport \{ on \} from 'kopf';\nimport \{ Certificate \} from '[^']+';\n\n\/\/ The renewal margin\.\nconst MARGIN = 30;/);
+  assert.match(
+    text,
+    /^\/\*\*\n \* Our certificates\.\n \*\/\n\nimport \{ on \} from 'kopf';\nimport \{ Certificate \} from '[^']+';\n\n\/\/ The renewal margin\.\nconst MARGIN = 30;/, // lint-ignore: a regular expression cannot wrap
+  );
 });
 
 test('without any import or header, imports go first', (t) => {
   const original = 'const MARGIN = 30;\nvoid MARGIN;\n';
   const { text } = extendOnce(original, t);
-  assert.match(text, /^import \{ on \} from 'kopf';\nimport \{ Certificate \} from '[^']+';\n\nconst MARGIN = 30;\nvoid MARGIN;\n\non\.create/);
+  assert.match(
+    text,
+    /^import \{ on \} from 'kopf';\nimport \{ Certificate \} from '[^']+';\n\nconst MARGIN = 30;\nvoid MARGIN;\n\non\.create/, // lint-ignore: a regular expression cannot wrap
+  );
 });
 
 test('an empty file gets everything', (t) => {
@@ -154,11 +166,16 @@ test('a function already named like a stub counts as that stub, however it is re
 });
 
 test('CRLF files get CRLF insertions', (t) => {
-  const original = "import { on } from 'kopf';\r\nimport { Certificate } from '../../generated/cert-manager.io/v1.ts';\r\n\r\non.create(Certificate, async function issue() {});\r\n";
+  const original =
+    "import { on } from 'kopf';\r\nimport { Certificate } from " +
+      "'../../generated/cert-manager.io/v1.ts';\r\n\r\non.create(Certificate, async function issue() {});\r\n";
   const { text } = extendOnce(original, t);
   assert.ok(text.startsWith(original));
   assert.doesNotMatch(text.replaceAll('\r\n', ''), /\n/);
-  assert.match(text, /\r\n\r\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\r\n  logger\.info/);
+  assert.match(
+    text,
+    /\r\n\r\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\r\n  logger\.info/,
+  );
 });
 
 test('added stubs are formatted on their own; the user code around them is not', (t) => {
@@ -178,7 +195,11 @@ test('added stubs are formatted on their own; the user code around them is not',
   project.write(certificate, original);
   generateStubs({ resources: [certificate] }, { ...project, templatesDir, addStubs: true });
   const text = readFileSync(project.file(certificate), 'utf8');
-  assert.equal(text, `${original}\n\non.update(Certificate, async function updateCertificate({ spec, logger }) {\n  logger.info("x");\n});\n`);
+  assert.equal(
+    text,
+    `${original}\n\non.update(Certificate, async function updateCertificate({ spec, logger }) {\n  ` +
+      `logger.info("x");\n});\n`,
+  );
 });
 
 test('a file that does not parse is left as it is, with a note', (t) => {

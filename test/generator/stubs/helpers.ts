@@ -5,8 +5,22 @@ import { dirname, join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 
-export function resource(group: string, kind: string, plural: string, scope: StubResource['scope'], versions: string[]): StubResource {
-  return { group, kind, typeName: kind, plural, scope, preferredVersion: versions[versions.length - 1], versions: versions.map((name) => ({ name, served: true })) };
+export function resource(
+  group: string,
+  kind: string,
+  plural: string,
+  scope: StubResource['scope'],
+  versions: string[],
+): StubResource {
+  return {
+    group,
+    kind,
+    typeName: kind,
+    plural,
+    scope,
+    preferredVersion: versions[versions.length - 1],
+    versions: versions.map((name) => ({ name, served: true })),
+  };
 }
 
 export const kopfExample = resource('kopf.dev', 'KopfExample', 'kopfexamples', 'Namespaced', ['v1']);

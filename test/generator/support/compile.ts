@@ -34,7 +34,11 @@ export function typescript7(): Compiler {
   const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!existsSync(tsc)) {
     mkdirSync(dir, { recursive: true });
-    const npm = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'typescript@7'], { encoding: 'utf8' });
+    const npm = spawnSync(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'typescript@7'],
+      { encoding: 'utf8' },
+    );
     if (npm.status !== 0) throw new Error(`could not install typescript@7 into ${dir}:\n${npm.stdout}\n${npm.stderr}`);
   }
   const version = spawnSync(process.execPath, [tsc, '--version'], { encoding: 'utf8' });
@@ -61,14 +65,25 @@ export function writeProject(root: string, include: readonly string[], kopf: str
   return path;
 }
 
-export function compile(compiler: Compiler, tsconfig: string): { status: number | null; diagnostics: TsDiagnostic[]; output: string } {
+export function compile(compiler: Compiler, tsconfig: string): {
+  status: number | null;
+  diagnostics: TsDiagnostic[];
+  output: string
+} {
   const cwd = dirname(tsconfig);
-  const run = spawnSync(process.execPath, [compiler.tsc, '-p', tsconfig, '--pretty', 'false'], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync(
+    process.execPath,
+    [compiler.tsc, '-p', tsconfig, '--pretty', 'false'],
+    { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   const output = `${run.stdout}${run.stderr}`;
   const diagnostics: TsDiagnostic[] = [];
   for (const line of output.split('\n')) {
     const m = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(line);
-    if (m) diagnostics.push({ file: resolve(cwd, m[1]!), line: Number(m[2]), column: Number(m[3]), code: m[4]!, message: m[5]! });
+    if (m)
+      diagnostics.push(
+        { file: resolve(cwd, m[1]!), line: Number(m[2]), column: Number(m[3]), code: m[4]!, message: m[5]! }
+      );
   }
   return { status: run.status, diagnostics, output };
 }

@@ -12,7 +12,9 @@ import { parseYamlStream } from '../../../generator/input/yaml.ts';
 
 /** `KOPF_GEN_CORPUS`, else `shared/corpus` beside the repository (where CI puts it), else the workplace's. */
 export const CORPUS = resolve(process.env['KOPF_GEN_CORPUS']
-  ?? [join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus'), '/work/shared/corpus'].find((dir) => existsSync(dir))
+  ?? [join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'corpus'), '/work/shared/corpus'].find(
+    (dir) => existsSync(dir)
+  )
   ?? '/work/shared/corpus');
 
 export interface Batch {
@@ -52,6 +54,8 @@ export function batches(files: readonly string[]): Batch[] {
 
 function crdName(crd: CrdDocument): string {
   const metadata = crd.value['metadata'];
-  const name = typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? metadata['name'] : undefined;
+  const name = typeof metadata === 'object' && metadata !== null && !Array.isArray(
+    metadata
+  ) ? metadata['name'] : undefined;
   return typeof name === 'string' ? name : `${crd.file}#${crd.document}`;
 }

@@ -17,7 +17,11 @@ const FULL_BUDGET = 4000;
 export function sampleObject(schema: Schema, apiVersion: string, kind: string, mode: SampleMode): string {
   const budget = { left: mode === 'full' ? FULL_BUDGET : Number.POSITIVE_INFINITY };
   const props = properties(schema);
-  const members = [`apiVersion: ${JSON.stringify(apiVersion)}`, `kind: ${JSON.stringify(kind)}`, 'metadata: { name: "sample", labels: { app: "sample" } }'];
+  const members = [
+    `apiVersion: ${JSON.stringify(apiVersion)}`,
+    `kind: ${JSON.stringify(kind)}`,
+    'metadata: { name: "sample", labels: { app: "sample" } }',
+  ];
   const required = requiredOf(schema);
   for (const [name, sub] of Object.entries(props)) {
     if (['apiVersion', 'kind', 'metadata'].includes(name)) continue;
@@ -27,7 +31,13 @@ export function sampleObject(schema: Schema, apiVersion: string, kind: string, m
   return `{ ${members.join(', ')} }`;
 }
 
-function included(name: string, schema: Json, required: Set<string>, mode: SampleMode, budget: { left: number }): boolean {
+function included(
+  name: string,
+  schema: Json,
+  required: Set<string>,
+  mode: SampleMode,
+  budget: { left: number },
+): boolean {
   const defaulted = isMap(schema) && schema['default'] !== undefined;
   // The API server fills in defaults before it validates: a user need not write them, required or not.
   if (required.has(name)) return mode !== 'minimal' || !defaulted;
@@ -88,10 +98,13 @@ function object(schema: Schema, mode: SampleMode, budget: { left: number }, dept
     members.push(`${key(name)}: ${value(sub, mode, budget, depth + 1)}`);
   }
   const additional = schema['additionalProperties'];
-  if (mode === 'full' && budget.left > 0 && additional !== undefined && additional !== false && !Object.keys(props).length) {
+  if (
+    mode === 'full' && budget.left > 0 && additional !== undefined && additional !== false && !Object.keys(props).length
+  ) {
     members.push(`"some-key": ${additional === true ? '"anything"' : value(additional, mode, budget, depth + 1)}`);
   }
-  if (mode === 'full' && schema['x-kubernetes-preserve-unknown-fields'] === true) members.push('"x-unknown-field": [1, "two"]');
+  if (mode === 'full' && schema['x-kubernetes-preserve-unknown-fields'] === true)
+    members.push('"x-unknown-field": [1, "two"]');
   return `{ ${members.join(', ')} }`;
 }
 

@@ -3,11 +3,19 @@ import { createHash } from 'node:crypto';
 import type { SourceFile } from '../../../generator/input/files.ts';
 
 export function source(display: string, text: string): SourceFile {
-  return { absolute: `/virtual/${display}`, display, text, bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
+  return {
+    absolute: `/virtual/${display}`,
+    display,
+    text,
+    bytes: Buffer.byteLength(text),
+    sha256: createHash('sha256').update(text).digest('hex'),
+  };
 }
 
 /** A v1 CRD document as YAML text, with the given schema (YAML, indented for `openAPIV3Schema:`). */
-export function crdYaml(options: { group?: string; kind?: string; plural?: string; schema?: string; extra?: string } = {}): string {
+export function crdYaml(
+  options: { group?: string; kind?: string; plural?: string; schema?: string; extra?: string } = {}
+): string {
   const group = options.group ?? 'test.kopf.dev';
   const kind = options.kind ?? 'Thing';
   const plural = options.plural ?? `${kind.toLowerCase()}s`;

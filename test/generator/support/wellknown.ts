@@ -21,16 +21,31 @@ export function writeWellKnownAgreement(dir: string): void {
     metadata: { name: 'agreements.agree.kopf.dev' },
     spec: {
       group: 'agree.kopf.dev', scope: 'Namespaced', names: { kind: 'Agreement', plural: 'agreements' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } },
+        }
+      ],
     },
   };
   const model = buildModel([source('agree.yaml', JSON.stringify(crd))]);
   const resource = model.resources[0]!;
-  const module = renderModule('agree.kopf.dev', 'v1', [{ resource, version: resource.versions[0]! }], new ShapeTable(), { wellKnown: false });
+  const module = renderModule(
+    'agree.kopf.dev',
+    'v1',
+    [{ resource, version: resource.versions[0]! }],
+    new ShapeTable(),
+    { wellKnown: false },
+  );
   const file = join(dir, 'agree.kopf.dev', 'v1.ts');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, module.text);
-  const checks = Object.keys(WELL_KNOWN_SCHEMAS).map((name) => `export const ${name.toLowerCase()}: Same<kopf.${name}, gen.AgreementSpec${name}> = true;`);
+  const checks = Object.keys(WELL_KNOWN_SCHEMAS).map(
+    (name) => `export const ${name.toLowerCase()}: Same<kopf.${name}, gen.AgreementSpec${name}> = true;`
+  );
   writeFileSync(join(dir, 'agreement.ts'), [
     "import type * as kopf from 'kopf';",
     "import type * as gen from './agree.kopf.dev/v1.ts';",

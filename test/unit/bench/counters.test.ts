@@ -9,7 +9,10 @@ test('both counters are read from perf\'s comma-separated lines', () => {
 });
 
 test('events with modifiers (instructions:u) count as the event', () => {
-  assert.deepEqual(parsePerfStat('10,,instructions:u,1,100.00,,\n20,,cycles:u,1,100.00,,\n'), { instructions: 10, cycles: 20 });
+  assert.deepEqual(
+    parsePerfStat('10,,instructions:u,1,100.00,,\n20,,cycles:u,1,100.00,,\n'),
+    { instructions: 10, cycles: 20 },
+  );
 });
 
 test('a counter the machine does not have gives no reading, not a zero', () => {

@@ -57,7 +57,11 @@ test('a refused folder under the cache home gives way to the one in the temporar
 /** `kopf run` on a file that reports its compile cache folder; the cache and temporary folders are the test's. */
 function runReport(home: string, temp: string): { cache?: string; stderr: string } {
   const report = join(home, 'report.ts');
-  writeFileSync(report, "import module from 'node:module';\nconsole.log(JSON.stringify({ cache: module.getCompileCacheDir() }));\nprocess.exit(0);\n");
+  writeFileSync(
+    report,
+    "import module from 'node:module';\nconsole.log(JSON.stringify({ cache: module.getCompileCacheDir() " +
+      "}));\nprocess.exit(0);\n",
+  );
   const run = spawnSync(process.execPath, [...process.execArgv, CLI, 'run', '--standalone', report], {
     encoding: 'utf8',
     env: {
@@ -80,5 +84,8 @@ test('kopf run keeps the cache in the user\'s folder, and runs without it when n
   worldWritable(join(sharedTemp, `kopf-node-compile-cache-${process.getuid?.() ?? 'user'}`));
   const refused = runReport(shared, sharedTemp);
   assert.equal(refused.cache, undefined);
-  assert.match(refused.stderr, /Running without Node's compile cache: \S+ is writable by others \(mode 777\); \S+ is writable by others/);
+  assert.match(
+    refused.stderr,
+    /Running without Node's compile cache: \S+ is writable by others \(mode 777\); \S+ is writable by others/,
+  );
 });

@@ -22,7 +22,8 @@ const REPORT = join(mkdtempSync(join(tmpdir(), 'kopf-heap-')), 'report.ts');
 writeFileSync(REPORT, [
   "import module from 'node:module';",
   'const stripper: boolean = process.moduleLoadList.some((name) => name.includes(\'amaro\'));',
-  'console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, cache: module.getCompileCacheDir(), stripper }));',
+  'console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, cache: module.getCompileCacheDir(), ' +
+    'stripper }));',
   'process.exit(0);',
 ].join('\n'));
 
@@ -31,9 +32,20 @@ const CACHE_HOME = mkdtempSync(join(tmpdir(), 'kopf-heap-cache-'));
 after(() => rmSync(CACHE_HOME, { recursive: true, force: true }));
 
 /** Runs `kopf run` on the report file. */
-function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): { pid: number; reported: Report } {
+function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): {
+  pid: number;
+  reported: Report
+} {
   const run = spawnSync(process.execPath, [...process.execArgv, ...nodeArgs, CLI, 'run', REPORT], {
-    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, XDG_CACHE_HOME: CACHE_HOME, ...env },
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      NODE_OPTIONS: undefined,
+      NODE_COMPILE_CACHE: undefined,
+      NODE_DISABLE_COMPILE_CACHE: undefined,
+      XDG_CACHE_HOME: CACHE_HOME,
+      ...env
+    },
   });
   assert.equal(run.status, 0, run.stderr);
   return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
@@ -41,17 +53,37 @@ function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: s
 
 const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?)(=|$)/;
 
-test('kopf run caps the young generation and collects and compiles on the main thread: the same process goes on with the flags', () => {
+test('kopf run caps the young generation and collects and compiles on the main thread: the same process goes on ' +
+  'with the flags', () => {
   const { pid, reported } = reportFromRun();
   assert.equal(reported.pid, pid, 'the process replaced itself rather than starting a child');
-  assert.deepEqual(reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded']);
+  assert.deepEqual(
+    reported.execArgv.filter((option) => TUNED.test(option)),
+    ['--max-semi-space-size=8', '--single-threaded'],
+  );
 });
 
 test('kopf run keeps a young-generation size and a collector its user chose', () => {
-  assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded']);
-  assert.deepEqual(reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--no-single-threaded-gc']);
-  assert.deepEqual(reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=32', '--single-threaded-gc']);
-  assert.deepEqual(reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--no-single-threaded']);
+  assert.deepEqual(
+    reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported.execArgv.filter(
+      (option) => TUNED.test(option)
+    ),
+    ['--single-threaded'],
+  );
+  assert.deepEqual(
+    reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)),
+    ['--max-semi-space-size=8', '--no-single-threaded-gc'],
+  );
+  assert.deepEqual(
+    reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported.execArgv.filter(
+      (option) => TUNED.test(option)
+    ),
+    ['--max-semi-space-size=32', '--single-threaded-gc'],
+  );
+  assert.deepEqual(
+    reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)),
+    ['--max-semi-space-size=8', '--no-single-threaded'],
+  );
 });
 
 test('kopf run starts with Node\'s compile cache: a warm start does not load the TypeScript stripper (Node 24)', () => {
@@ -63,6 +95,13 @@ test('kopf run starts with Node\'s compile cache: a warm start does not load the
   // Node caches the stripped sources since 23.x; Node 22 caches compiled code only.
   const cachesStripping = Number(process.versions.node.split('.')[0]) >= 24;
   assert.equal(warm.stripper, !cachesStripping);
-  assert.ok(reportFromRun().reported.cache?.startsWith(join(CACHE_HOME, 'kopf', 'node-compile-cache')), 'by default, in the user\'s cache folder');
-  assert.equal(reportFromRun({ NODE_DISABLE_COMPILE_CACHE: '1' }).reported.cache, undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off');
+  assert.ok(
+    reportFromRun().reported.cache?.startsWith(join(CACHE_HOME, 'kopf', 'node-compile-cache')),
+    'by default, in the user\'s cache folder',
+  );
+  assert.equal(
+    reportFromRun({ NODE_DISABLE_COMPILE_CACHE: '1' }).reported.cache,
+    undefined,
+    'NODE_DISABLE_COMPILE_CACHE turns it off',
+  );
 });

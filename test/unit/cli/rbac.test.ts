@@ -37,16 +37,32 @@ test('prints the service account, roles and bindings as YAML, with what each per
     on.create(KopfExample, function create_fn() {});
     on.event('deployments.apps', function spy() {});
   `);
-  const run = kopfRbac(dir, '-n', 'shop', '--service-account', 'op', '--service-account-namespace', 'ops', '--rule', 'get,list:pods/log', file);
+  const run = kopfRbac(
+    dir,
+    '-n',
+    'shop',
+    '--service-account',
+    'op',
+    '--service-account-namespace',
+    'ops',
+    '--rule',
+    'get,list:pods/log',
+    file,
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^# The RBAC of the operator, printed by `kopf rbac` from its handlers:$/m);
   assert.match(run.stdout, /^# {3}secrets: get — declared with requires\(\)$/m);
-  const objects = parseAllDocuments(run.stdout).map((doc) => doc.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules?: unknown });
+  const objects = parseAllDocuments(run.stdout).map(
+    (doc) => doc.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules?: unknown }
+  );
   assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`), [
     'ServiceAccount/ops/op', 'ClusterRole//op', 'ClusterRoleBinding//op', 'Role/shop/op', 'RoleBinding/shop/op',
   ]);
   // CRDs, for the resource named by a string, are cluster-scoped; the rest is the namespace's.
-  assert.deepEqual(objects[1]!.rules, [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] }]);
+  assert.deepEqual(
+    objects[1]!.rules,
+    [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] }],
+  );
   assert.deepEqual(objects[3]!.rules, [
     // The same verbs in one group make one rule: the served resource's and the peering objects'.
     { apiGroups: ['kopf.dev'], resources: ['kopfexamples', 'kopfpeerings'], verbs: ['get', 'list', 'watch', 'patch'] },
@@ -61,11 +77,22 @@ test('prints the service account, roles and bindings as YAML, with what each per
 test('a resource named without its group, a malformed rule, and conflicting scopes are usage errors', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = operatorFile(dir, `import { on } from '${KOPF}';\non.create('kopfexamples', function create_fn() {});\n`);
+  const file = operatorFile(
+    dir,
+    `import { on } from '${KOPF}';\non.create('kopfexamples', function create_fn() {});\n`,
+  );
   const bare = kopfRbac(dir, file);
   assert.equal(bare.status, 2);
-  assert.match(bare.stderr, /^kopf rbac: The resource 'kopfexamples' is named without its API group.*'kopfexamples\.kopf\.dev'/);
-  const rule = kopfRbac(dir, '--rule', 'pods', operatorFile(dir, `import { on } from '${KOPF}';\non.create('pods', function create_fn() {});\n`));
+  assert.match(
+    bare.stderr,
+    /^kopf rbac: The resource 'kopfexamples' is named without its API group.*'kopfexamples\.kopf\.dev'/,
+  );
+  const rule = kopfRbac(
+    dir,
+    '--rule',
+    'pods',
+    operatorFile(dir, `import { on } from '${KOPF}';\non.create('pods', function create_fn() {});\n`),
+  );
   assert.equal(rule.status, 2);
   assert.match(rule.stderr, /--rule 'pods': write it as VERBS:RESOURCE/);
   const both = kopfRbac(dir, '-A', '-n', 'x');
@@ -78,7 +105,11 @@ test('handlers registered through another copy of kopf (a global command, a link
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A copy of the package's sources outside node_modules (so Node strips their types), with the
   // packages it depends on reachable as they would be from its own installation.
-  cpSync(join(ROOT, 'runtime'), join(dir, 'kopf'), { recursive: true, filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path) });
+  cpSync(
+    join(ROOT, 'runtime'),
+    join(dir, 'kopf'),
+    { recursive: true, filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path) },
+  );
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const copy = pathToFileURL(join(dir, 'kopf', 'index.ts')).href;
   const file = operatorFile(dir, `import { on } from '${copy}';\non.create('pods', function create_fn() {});\n`);
@@ -88,7 +119,9 @@ test('handlers registered through another copy of kopf (a global command, a link
   assert.match(run.stdout, /^# {3}pods: get, list, watch, patch — served$/m);
 });
 
-test('only the YAML goes to stdout: what the operator\'s files print goes to stderr; -o writes the YAML to a file', (t) => {
+test('only the YAML goes to stdout: what the operator\'s files print goes to stderr; -o writes the YAML to a file', (
+  t
+) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = operatorFile(dir, `
@@ -104,8 +137,12 @@ test('only the YAML goes to stdout: what the operator\'s files print goes to std
   assert.doesNotMatch(run.stdout, /loading handlers|noisy|raw write|printed later/);
   const documents = parseAllDocuments(run.stdout);
   assert.deepEqual(documents.flatMap((doc) => doc.errors), []);
-  assert.deepEqual(documents.map((doc) => (doc.toJS() as { kind: string }).kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
-  for (const line of ['loading handlers', 'noisy: true', 'raw write', 'printed later']) assert.ok(run.stderr.includes(line), run.stderr);
+  assert.deepEqual(
+    documents.map((doc) => (doc.toJS() as { kind: string }).kind),
+    ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'],
+  );
+  for (const line of ['loading handlers', 'noisy: true', 'raw write', 'printed later'])
+    assert.ok(run.stderr.includes(line), run.stderr);
 
   const output = join(dir, 'rbac.yaml');
   const written = kopfRbac(dir, '-A', '-o', output, file);
@@ -117,7 +154,8 @@ test('only the YAML goes to stdout: what the operator\'s files print goes to std
   assert.match(nowhere.stderr, /^kopf rbac: cannot write .*missing\/rbac\.yaml: ENOENT/m);
 });
 
-test('admission handlers (examples/17-admission): the managed webhook configurations are granted, narrowed by name, or left out', () => {
+test('admission handlers (examples/17-admission): the managed webhook configurations are granted, narrowed by name, ' +
+  'or left out', () => {
   const example = join(ROOT, 'examples', '17-admission', 'example.ts');
   type Rule = { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] };
   const admissionRules = (...args: string[]) => {
@@ -126,12 +164,21 @@ test('admission handlers (examples/17-admission): the managed webhook configurat
     assert.doesNotMatch(run.stderr, /no resource handlers are registered/);
     const [, clusterRole] = parseAllDocuments(run.stdout).map((doc) => doc.toJS() as { kind: string; rules?: Rule[] });
     assert.equal(clusterRole?.kind, 'ClusterRole');
-    return { header: run.stdout, rules: clusterRole.rules!.filter((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io') };
+    return {
+      header: run.stdout,
+      rules: clusterRole.rules!.filter((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io'),
+    };
   };
   const resources = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'];
   const derived = admissionRules();
-  assert.deepEqual(derived.rules, [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }]);
-  assert.match(derived.header, /^# {3}validatingwebhookconfigurations \(admissionregistration\.k8s\.io\): create, patch — admission handlers/m);
+  assert.deepEqual(
+    derived.rules,
+    [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }],
+  );
+  assert.match(
+    derived.header,
+    /^# {3}validatingwebhookconfigurations \(admissionregistration\.k8s\.io\): create, patch — admission handlers/m,
+  );
   const named = admissionRules('--webhook-managed', 'auto.kopf.dev');
   assert.deepEqual(named.rules, [
     { apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create'] },

@@ -26,7 +26,11 @@ function project(files: Record<string, string>): string {
 /** Runs `kopf run` in `dir`, with no Kubernetes configuration to be found. */
 function kopfRun(dir: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const env = { ...process.env, HOME: dir, KUBECONFIG: '' };
-  const result = spawnSync(process.execPath, [CLI, 'run', '--standalone', '-A', ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(
+    process.execPath,
+    [CLI, 'run', '--standalone', '-A', ...args],
+    { cwd: dir, env, encoding: 'utf8', timeout: 60_000 },
+  );
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -63,7 +67,11 @@ test('a liveness endpoint that is not an http URL is a usage error', () => {
   const dir = project({});
   const https = kopfRun(dir, '--liveness', 'https://0.0.0.0:8080/healthz');
   assert.equal(https.status, 2);
-  assert.equal(https.stderr, 'kopf run: --liveness: Unsupported scheme of the liveness endpoint: https://0.0.0.0:8080/healthz (only http:// is served).\n');
+  assert.equal(
+    https.stderr,
+    'kopf run: --liveness: Unsupported scheme of the liveness endpoint: https://0.0.0.0:8080/healthz (only http:// ' +
+      'is served).\n',
+  );
   const bare = kopfRun(dir, '-L', '0.0.0.0:8080');
   assert.equal(bare.status, 2);
   assert.match(bare.stderr, /^kopf run: --liveness: /);
@@ -82,36 +90,51 @@ test('a syntax error says where it is, without the loader’s frames', () => {
 });
 
 test('an error thrown while a file loads comes with the file’s frames only', () => {
-  const dir = project({ 'handlers.ts': 'function configure(): never {\n  throw new Error("no settings file");\n}\nconfigure();\n' });
+  const dir = project(
+    { 'handlers.ts': 'function configure(): never {\n  throw new Error("no settings file");\n}\nconfigure();\n' }
+  );
   const run = kopfRun(dir, 'handlers.ts');
   assert.equal(run.status, 1);
-  assert.match(run.stderr, /^kopf run: cannot load handlers\.ts:\nError: no settings file\n\s+at configure \(\S+handlers\.ts:2:9\)/);
+  assert.match(
+    run.stderr,
+    /^kopf run: cannot load handlers\.ts:\nError: no settings file\n\s+at configure \(\S+handlers\.ts:2:9\)/,
+  );
   assert.ok(!run.stderr.includes('node:internal'), run.stderr);
 });
 
 test('modules are resolved from the current directory; no configuration ends the run with a message', () => {
   const dir = project({
     'handlers.ts': '',
-    'node_modules/team-handlers/package.json': JSON.stringify({ name: 'team-handlers', type: 'module', exports: { import: './index.js' } }),
+    'node_modules/team-handlers/package.json': JSON.stringify(
+      { name: 'team-handlers', type: 'module', exports: { import: './index.js' } }
+    ),
     'node_modules/team-handlers/index.js': 'console.log("team-handlers loaded");\n',
   });
   const run = kopfRun(dir, 'handlers.ts', '-m', 'team-handlers');
   assert.equal(run.stdout.split('\n')[0], 'team-handlers loaded');
   assert.equal(run.status, 1);
-  assert.match(run.stderr + run.stdout, /The operator has failed: no Kubernetes configuration: KUBECONFIG is not set, \S+ does not exist/);
+  assert.match(
+    run.stderr + run.stdout,
+    /The operator has failed: no Kubernetes configuration: KUBECONFIG is not set, \S+ does not exist/,
+  );
   assert.ok(!/^\s+at /m.test(run.stderr + run.stdout), 'no trace for a configuration error');
 
   const missing = kopfRun(dir, '-m', 'no-such-package');
   assert.equal(missing.status, 1);
-  assert.match(missing.stderr, /^kopf run: cannot load module no-such-package:\nCannot find package 'no-such-package' imported from /);
+  assert.match(
+    missing.stderr,
+    /^kopf run: cannot load module no-such-package:\nCannot find package 'no-such-package' imported from /,
+  );
 });
 
-test('kopf run gathers API responses over 2 ms (networking.readCoalescing); an embedded operator does not by default', () => {
+test('kopf run gathers API responses over 2 ms (networking.readCoalescing); an embedded operator does not by ' +
+  'default', () => {
   const runtime = pathToFileURL(fileURLToPath(new URL('../../../runtime/index.ts', import.meta.url))).href;
   const dir = project({
     'handlers.ts': `import { on, defaultSettings } from ${JSON.stringify(runtime)};\n`
       + 'on.startup(function report({ settings }) {\n'
-      + '  console.log(`run ${settings.networking.readCoalescing} embedded ${defaultSettings().networking.readCoalescing}`);\n'
+      + '  console.log(`run ${settings.networking.readCoalescing} embedded ' +
+        '${defaultSettings().networking.readCoalescing}`);\n'
       + '});\n',
   });
   const run = kopfRun(dir, 'handlers.ts');

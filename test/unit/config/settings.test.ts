@@ -8,15 +8,51 @@ test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, which is not Kopf\'s)
   const s = defaultSettings();
   assert.deepEqual(s.process, { ultimateExitingTimeout: 600 });
   assert.deepEqual(s.posting, {
-    enabled: true, loggers: false, level: 20, reportingComponent: 'kopf', reportingInstance: 'dev', eventNamePrefix: 'kopf-event-',
+    enabled: true,
+    loggers: false,
+    level: 20,
+    reportingComponent: 'kopf',
+    reportingInstance: 'dev',
+    eventNamePrefix: 'kopf-event-',
   });
-  assert.deepEqual(s.peering, { name: 'default', stealth: false, priority: 0, lifetime: 60, mandatory: false, standalone: false, clusterwide: false });
-  assert.deepEqual(s.watching, { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 });
-  assert.deepEqual(s.queueing, { workerLimit: 64, idleTimeout: 5, exitTimeout: 2, errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610] });
+  assert.deepEqual(
+    s.peering,
+    {
+      name: 'default',
+      stealth: false,
+      priority: 0,
+      lifetime: 60,
+      mandatory: false,
+      standalone: false,
+      clusterwide: false,
+    },
+  );
+  assert.deepEqual(
+    s.watching,
+    { serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70 },
+  );
+  assert.deepEqual(
+    s.queueing,
+    {
+      workerLimit: 64,
+      idleTimeout: 5,
+      exitTimeout: 2,
+      errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
+    },
+  );
   assert.deepEqual(s.scanning, { disabled: false });
   assert.deepEqual(s.admission, { server: null, managed: null });
   assert.deepEqual(s.execution, { defaultBackoff: 60 });
-  assert.deepEqual(s.networking, { requestTimeout: 300, connectTimeout: null, errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21], enforceRetryAfter: false, readCoalescing: 0 });
+  assert.deepEqual(
+    s.networking,
+    {
+      requestTimeout: 300,
+      connectTimeout: null,
+      errorBackoffs: [1, 1, 2, 3, 5, 8, 13, 21],
+      enforceRetryAfter: false,
+      readCoalescing: 0,
+    },
+  );
   assert.equal(s.persistence.finalizer, 'kopf.zalando.org/KopfFinalizerMarker');
   assert.equal(s.persistence.consistencyTimeout, 5);
   assert.ok(s.persistence.progressStorage instanceof SmartProgressStorage);
@@ -51,9 +87,18 @@ test('bad values fail with the setting named and the expectation stated', () => 
   assert.throws(() => defaultSettings({ posting: { enabled: 'yes' as unknown as boolean } }), {
     message: 'settings.posting.enabled must be true or false; got "yes".',
   });
-  assert.throws(() => defaultSettings({ queueing: { workerLimit: 0 } }), /settings\.queueing\.workerLimit must be a positive integer or null; got 0\./);
-  assert.throws(() => defaultSettings({ networking: { errorBackoffs: [1, -2] } }), /settings\.networking\.errorBackoffs must be an array .* got \[1, -2\]\./);
-  assert.throws(() => defaultSettings({ watching: { inactivityTimeout: Number.NaN } }), /inactivityTimeout must be a positive number of seconds; got NaN/);
+  assert.throws(
+    () => defaultSettings({ queueing: { workerLimit: 0 } }),
+    /settings\.queueing\.workerLimit must be a positive integer or null; got 0\./,
+  );
+  assert.throws(
+    () => defaultSettings({ networking: { errorBackoffs: [1, -2] } }),
+    /settings\.networking\.errorBackoffs must be an array .* got \[1, -2\]\./,
+  );
+  assert.throws(
+    () => defaultSettings({ watching: { inactivityTimeout: Number.NaN } }),
+    /inactivityTimeout must be a positive number of seconds; got NaN/,
+  );
   assert.throws(() => defaultSettings({ posting: { level: 2.5 } }), /posting\.level must be a log level/);
 });
 
@@ -92,5 +137,8 @@ test('nullable durations accept null; non-nullable ones do not', () => {
   const s = defaultSettings({ process: { ultimateExitingTimeout: null }, watching: { serverTimeout: 30 } });
   assert.equal(s.process.ultimateExitingTimeout, null);
   assert.equal(s.watching.serverTimeout, 30);
-  assert.throws(() => defaultSettings({ execution: { defaultBackoff: null as unknown as number } }), /defaultBackoff must be a non-negative number of seconds; got null/);
+  assert.throws(
+    () => defaultSettings({ execution: { defaultBackoff: null as unknown as number } }),
+    /defaultBackoff must be a non-negative number of seconds; got null/,
+  );
 });

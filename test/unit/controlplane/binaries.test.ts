@@ -31,7 +31,10 @@ test('lookup order: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then the cache (
   const platform = envtestPlatform() ?? { os: 'linux', arch: 'amd64' };
   const minor = KUBERNETES_VERSION.split('.').slice(0, 2).join('.');
   // Of the downloaded ones, the newest patch of the pinned minor; another minor is not taken.
-  const downloadedDir = (version: string): string => join(controlPlaneCacheDir(env), envtestFolderName(version, platform));
+  const downloadedDir = (version: string): string => join(
+    controlPlaneCacheDir(env),
+    envtestFolderName(version, platform),
+  );
   for (const version of [`${minor}.1`, `${minor}.12`, '0.1.0']) fullSet(downloadedDir(version));
   const downloaded = lookUpBinaries(env);
   assert.deepEqual(downloaded.sources, { 'kube-apiserver': 'download', etcd: 'download', kubectl: 'download' });
@@ -44,7 +47,10 @@ test('lookup order: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then the cache (
   fullSet(assets);
   env.KUBEBUILDER_ASSETS = assets;
   const viaAssets = lookUpBinaries(env);
-  assert.deepEqual(viaAssets.sources, { 'kube-apiserver': 'KUBEBUILDER_ASSETS', etcd: 'KUBEBUILDER_ASSETS', kubectl: 'KUBEBUILDER_ASSETS' });
+  assert.deepEqual(
+    viaAssets.sources,
+    { 'kube-apiserver': 'KUBEBUILDER_ASSETS', etcd: 'KUBEBUILDER_ASSETS', kubectl: 'KUBEBUILDER_ASSETS' },
+  );
   assert.equal(viaAssets.paths.etcd, join(assets, 'etcd'));
 
   const own = fakeExecutable(tempDir('own'), 'my-etcd');
@@ -65,19 +71,30 @@ test('nothing anywhere: all missing, no problems (so they get built)', () => {
 test('explicit settings that point nowhere are errors, never silently built over', async () => {
   const assets = tempDir('assets');
   fakeExecutable(assets, 'kube-apiserver');
-  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), KUBEBUILDER_ASSETS: assets, TEST_ASSET_KUBECTL: '/nonexistent/kubectl' };
+  const env: NodeJS.ProcessEnv = {
+    XDG_CACHE_HOME: tempDir('xdg'),
+    KUBEBUILDER_ASSETS: assets,
+    TEST_ASSET_KUBECTL: '/nonexistent/kubectl',
+  };
   const lookup = lookUpBinaries(env);
   assert.equal(lookup.problems.length, 2);
   assert.match(lookup.problems.join('\n'), /KUBEBUILDER_ASSETS=.* holds no executable etcd/);
   assert.match(lookup.problems.join('\n'), /TEST_ASSET_KUBECTL=\/nonexistent\/kubectl is not an executable file/);
-  await assert.rejects(ensureBinaries({ env }), (error: Error) => error instanceof BinariesNotFoundError && /holds no executable etcd/.test(error.message));
+  await assert.rejects(
+    ensureBinaries({ env }),
+    (error: Error) => error instanceof BinariesNotFoundError && /holds no executable etcd/.test(error.message),
+  );
 });
 
 test('KUBEBUILDER_ASSETS without kubectl is fine: the control plane does not need it', async () => {
   const assets = tempDir('assets');
   fakeExecutable(assets, 'kube-apiserver');
   fakeExecutable(assets, 'etcd');
-  const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), KUBEBUILDER_ASSETS: assets, PATH: tempDir('nopath') };
+  const env: NodeJS.ProcessEnv = {
+    XDG_CACHE_HOME: tempDir('xdg'),
+    KUBEBUILDER_ASSETS: assets,
+    PATH: tempDir('nopath'),
+  };
   const binaries = await ensureBinaries({ env });
   assert.equal(binaries.apiServer, join(assets, 'kube-apiserver'));
   assert.equal(binaries.etcd, join(assets, 'etcd'));

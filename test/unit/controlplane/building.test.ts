@@ -9,7 +9,12 @@ import { fakeGo, tempDir } from './fakes.ts';
 
 function fakeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // Downloads off: these tests are about the build.
-  return { XDG_CACHE_HOME: tempDir('xdg'), PATH: `${fakeGo(tempDir('go'))}:/usr/bin:/bin`, KOPF_ENVTEST_INDEX: 'off', ...extra };
+  return {
+    XDG_CACHE_HOME: tempDir('xdg'),
+    PATH: `${fakeGo(tempDir('go'))}:/usr/bin:/bin`,
+    KOPF_ENVTEST_INDEX: 'off',
+    ...extra
+  };
 }
 
 test('missing binaries are built into the cache, step by step, with progress', async () => {
@@ -17,7 +22,10 @@ test('missing binaries are built into the cache, step by step, with progress', a
   const lines: string[] = [];
   const binaries = await ensureBinaries({ env, requireKubectl: true, onProgress: (line) => lines.push(line) });
   const dir = binaryCacheDir(env);
-  assert.deepEqual(binaries, { apiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), kubectl: join(dir, 'kubectl') });
+  assert.deepEqual(
+    binaries,
+    { apiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), kubectl: join(dir, 'kubectl') },
+  );
   assert.deepEqual(readdirSync(dir).sort(), ['etcd', 'kube-apiserver', 'kubectl']);
   assert.ok(lines.some((line) => /step 1\/7: read k8s\.io\/kubernetes@v[\d.]+'s go\.mod/.test(line)), lines.join('\n'));
   assert.ok(lines.some((line) => /step 7\/7: install into/.test(line)));
@@ -30,7 +38,9 @@ test('missing binaries are built into the cache, step by step, with progress', a
 test('a failed step is named, and its log kept and shown', async () => {
   const env = fakeEnv({ FAKE_GO_FAIL: 'get' });
   const lines: string[] = [];
-  await assert.rejects(buildBinaries(['kube-apiserver', 'etcd'], { env, onProgress: (line) => lines.push(line) }), (error: Error) => {
+  await assert.rejects(buildBinaries(['kube-apiserver', 'etcd'], { env, onProgress: (line) => lines.push(line) }), (
+    error: Error
+  ) => {
     assert.ok(error instanceof BuildError);
     assert.match(error.step, /resolve the dependencies of k8s\.io\/kubernetes/);
     assert.match(error.message, /failed at step "resolve the dependencies/);
@@ -46,7 +56,10 @@ test('a long step keeps reporting that it is still going', async () => {
   const env = fakeEnv({ FAKE_GO_SLEEP: '0.5' });
   const lines: string[] = [];
   await buildBinaries(['etcd'], { env, heartbeatMs: 100, onProgress: (line) => lines.push(line) });
-  assert.ok(lines.some((line) => /still at step \d\/\d: compile etcd .*: [\d.]+s \(total/.test(line)), lines.join('\n'));
+  assert.ok(
+    lines.some((line) => /still at step \d\/\d: compile etcd .*: [\d.]+s \(total/.test(line)),
+    lines.join('\n'),
+  );
 });
 
 test('two builds at once: the second waits for the first and does not build again', async () => {

@@ -44,7 +44,14 @@ test('TLS works both ways with them: the client trusts the server, the server au
   try {
     const { port } = server.address() as AddressInfo;
     const body = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, ca: pki.servingCa.cert, cert: pki.admin.cert, key: pki.admin.key, agent: false }, (res) => {
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        ca: pki.servingCa.cert,
+        cert: pki.admin.cert,
+        key: pki.admin.key,
+        agent: false,
+      }, (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text));
       });

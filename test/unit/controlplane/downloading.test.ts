@@ -233,7 +233,8 @@ test('an index out of reach: the binaries are built instead where Go is installe
   const lines: string[] = [];
   const binaries = await ensureBinaries({ env, onProgress: (line) => lines.push(line) });
   assert.equal(binaries.apiServer, join(binaryCacheDir(env), 'kube-apiserver'));
-  const refused = /could not download the prebuilt binaries: GET http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: .*ECONNREFUSED/;
+  const refused =
+    /could not download the prebuilt binaries: GET http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: .*ECONNREFUSED/;
   assert.ok(lines.some((line) => refused.test(line)), lines.join('\n'));
   assert.ok(lines.some((line) => /building from the Go module proxy/.test(line)), lines.join('\n'));
 });
@@ -245,7 +246,8 @@ test('an index out of reach and no Go: the message says what could not be downlo
   await assert.rejects(ensureBinaries({ env, onProgress: () => {} }), (error: Error) => {
     assert.ok(error instanceof BinariesNotFoundError);
     assert.match(error.message, /^The local control plane needs kube-apiserver, etcd /);
-    const refused = /they could not be downloaded \(GET http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: .*ECONNREFUSED.*\)/;
+    const refused =
+      /they could not be downloaded \(GET http:\/\/127\.0\.0\.1:\d+\/envtest-releases\.yaml: .*ECONNREFUSED.*\)/;
     assert.match(error.message, refused);
     assert.ok(error.message.includes(`let this machine reach ${index}`));
     assert.match(error.message, /install Go >= 1\.26 \(https:\/\/go\.dev\/dl\/\) and put `go` on PATH/);

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubernetesVersionLdflags, kubernetesWrapperGoMod, parseUpstreamGoMod } from '../../../runtime/testing/controlplane/gomod.ts';
+import {
+  kubernetesVersionLdflags,
+  kubernetesWrapperGoMod,
+  parseUpstreamGoMod,
+} from '../../../runtime/testing/controlplane/gomod.ts';
 
 const UPSTREAM = `// generated
 module k8s.io/kubernetes
@@ -47,7 +51,10 @@ test('the wrapper module pins each staging module to its published v0.<minor>.<p
 });
 
 test('a go.mod without staging replacements is refused: the recipe would not fit it', () => {
-  assert.throws(() => kubernetesWrapperGoMod(parseUpstreamGoMod('module x\n'), '1.36.3'), /no \.\/staging replacements/);
+  assert.throws(
+    () => kubernetesWrapperGoMod(parseUpstreamGoMod('module x\n'), '1.36.3'),
+    /no \.\/staging replacements/,
+  );
 });
 
 test('version ldflags stamp both version packages consistently', () => {

@@ -45,7 +45,8 @@ function manifests(text: string): Manifest[] {
   return parseAllDocuments(text).map((doc) => doc.toJS() as Manifest);
 }
 
-test('a namespaced kind: the operator serves one namespace, named alike everywhere, with a Role there and nothing cluster-wide', async (t) => {
+test('a namespaced kind: the operator serves one namespace, named alike everywhere, with a Role there and nothing ' +
+  'cluster-wide', async (t) => {
   const { dir, read } = await project(t, 'Namespaced');
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   const rbac = read('deploy/rbac.yaml');
@@ -55,7 +56,10 @@ test('a namespaced kind: the operator serves one namespace, named alike everywhe
   assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}`), [
     'ServiceAccount/my-op', 'Role/default', 'RoleBinding/default',
   ]);
-  assert.deepEqual(objects[1]!.rules!.find((rule) => rule.resources.includes('configmaps'))?.verbs, ['create', 'patch', 'delete']);
+  assert.deepEqual(
+    objects[1]!.rules!.find((rule) => rule.resources.includes('configmaps'))?.verbs,
+    ['create', 'patch', 'delete'],
+  );
 
   // The same namespace wherever the scope is said: the scripts, the Deployment, the image, the
   // peering object, the test.
@@ -66,12 +70,16 @@ test('a namespaced kind: the operator serves one namespace, named alike everywhe
   assert.deepEqual(deployment.spec.template.spec.containers[0]!.args, ['--namespace=default', 'dist/operator.js']);
   assert.match(read('Dockerfile'), /^CMD \["--namespace=default", "dist\/operator\.js"\]$/m);
   const peering = manifests(read('deploy/peering.yaml'));
-  assert.deepEqual(peering.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`), ['KopfPeering/default/default']);
+  assert.deepEqual(
+    peering.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`),
+    ['KopfPeering/default/default'],
+  );
   assert.match(read('test/widget.test.ts'), /const NAMESPACE = 'default';/);
   assert.match(read('test/widget.test.ts'), /args: \['--standalone', '-n', NAMESPACE, '--verbose'\]/);
 });
 
-test('a cluster-scoped kind: served cluster-wide; its ConfigMaps, kept in one namespace, are granted there only', async (t) => {
+test('a cluster-scoped kind: served cluster-wide; its ConfigMaps, kept in one namespace, are granted there ' +
+  'only', async (t) => {
   const { dir, read } = await project(t, 'Cluster');
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   const rbac = read('deploy/rbac.yaml');
@@ -81,21 +89,35 @@ test('a cluster-scoped kind: served cluster-wide; its ConfigMaps, kept in one na
     'ServiceAccount/my-op', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/default', 'RoleBinding/default',
   ]);
   assert.ok(!objects[1]!.rules!.some((rule) => rule.resources.includes('configmaps')), 'no ConfigMaps cluster-wide');
-  assert.deepEqual(objects[3]!.rules, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] }]);
-  assert.match(rbac, /^# Cluster-wide, the ClusterRole grants events in every namespace/m, 'the printout says what is cluster-wide');
+  assert.deepEqual(
+    objects[3]!.rules,
+    [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] }],
+  );
+  assert.match(
+    rbac,
+    /^# Cluster-wide, the ClusterRole grants events in every namespace/m,
+    'the printout says what is cluster-wide',
+  );
   assert.match(scripts.rbac!, /^kopf rbac -A /);
   assert.deepEqual(manifests(read('deploy/peering.yaml')).map((o) => o.kind), ['ClusterKopfPeering']);
 });
 
-test('the image: npm ci only (the lock file is required), on a base image set in one ARG that says how to pin it by digest', async (t) => {
+test('the image: npm ci only (the lock file is required), on a base image set in one ARG that says how to pin it by ' +
+  'digest', async (t) => {
   const { read } = await project(t, 'Namespaced');
   const dockerfile = read('Dockerfile');
   const instructions = dockerfile.split('\n').filter((line) => /^[A-Z]+ /.test(line));
   assert.ok(instructions.includes('RUN npm ci --no-audit --no-fund'), dockerfile);
   assert.ok(!instructions.some((line) => /npm install/.test(line)), 'nothing falls back to resolving versions anew');
-  assert.ok(instructions.includes('COPY package.json package-lock.json ./'), 'no glob: without its lock file, the build stops');
+  assert.ok(
+    instructions.includes('COPY package.json package-lock.json ./'),
+    'no glob: without its lock file, the build stops',
+  );
   assert.equal(instructions[0], 'ARG NODE_IMAGE=node:24-alpine');
-  assert.deepEqual(instructions.filter((line) => line.startsWith('FROM ')), ['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}']);
+  assert.deepEqual(
+    instructions.filter((line) => line.startsWith('FROM ')),
+    ['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}'],
+  );
   assert.match(dockerfile, /^# +docker buildx imagetools inspect node:24-alpine/m);
   assert.match(dockerfile, /^# +ARG NODE_IMAGE=node:24-alpine@sha256:<that digest>$/m);
 });

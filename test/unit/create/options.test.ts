@@ -40,7 +40,11 @@ test('a package name from the folder', () => {
 
 test('kopf from the registry, a checkout, or a folder of tarballs (the newest of each)', (t) => {
   const registry = dependencySource(undefined, '1.2.3');
-  assert.deepEqual([registry.kopf, registry.kopfGen], ['1.2.3', '1.2.3'], 'exactly the versions released with the scaffold');
+  assert.deepEqual(
+    [registry.kopf, registry.kopfGen],
+    ['1.2.3', '1.2.3'],
+    'exactly the versions released with the scaffold',
+  );
   const checkout = dependencySource(ROOT, '0.1.0');
   assert.equal(checkout.kopf, `file:${join(ROOT, 'runtime')}`);
   assert.equal(checkout.kopfGen, `file:${join(ROOT, 'generator')}`);

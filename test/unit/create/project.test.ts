@@ -32,7 +32,12 @@ test('the kind with its article, by sound', () => {
     ['EphemeralVolumeClaim', 'an'], ['Widget', 'a'], ['Ingress', 'an'], ['Order', 'an'], ['Alert', 'an'],
     ['Update', 'an'], ['Umbrella', 'an'], ['Uninstaller', 'an'], ['User', 'a'], ['Unit', 'a'], ['UsageReport', 'a'],
     ['Utility', 'a'], ['EuropeanRegion', 'a'], ['OneTimeJob', 'a'], ['HourlyReport', 'an'], ['Host', 'a'],
-    ['HTTPRoute', 'an'], ['SQLInstance', 'an'], ['S3Bucket', 'an'], ['URLMap', 'a'], ['GRPCRoute', 'a'], ['MySQLCluster', 'a'],
+    ['HTTPRoute', 'an'],
+    ['SQLInstance', 'an'],
+    ['S3Bucket', 'an'],
+    ['URLMap', 'a'],
+    ['GRPCRoute', 'a'],
+    ['MySQLCluster', 'a'],
   ];
   assert.deepEqual(cases.map(([kind]) => withArticle(kind)), cases.map(([kind, article]) => `${article} ${kind}`));
 });

@@ -20,12 +20,14 @@ function problems(): RegExp {
 const denied = apiErrorOf({
   status: 403, method: 'PATCH', verb: 'patch', path: '/api/v1/namespaces/default/configmaps/test-greeting',
   body: { kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message:
-    'configmaps "test-greeting" is forbidden: User "system:serviceaccount:op:op" cannot patch resource "configmaps" in API group "" in the namespace "default"' },
+    'configmaps "test-greeting" is forbidden: User "system:serviceaccount:op:op" cannot patch resource "configmaps" ' +
+      'in API group "" in the namespace "default"' },
 });
 const invalid = apiErrorOf({
   status: 422, method: 'PATCH', verb: 'patch', path: '/apis/example.com/v1/namespaces/default/widgets/test',
   body: { kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message:
-    'Widget.example.com "test" is invalid: spec: Forbidden: updates to spec for fields other than \'greeting\' are forbidden' },
+    'Widget.example.com "test" is invalid: spec: Forbidden: updates to spec for fields other than \'greeting\' are ' +
+      'forbidden' },
 });
 
 test('an RBAC refusal in the log is a problem; an invalid object\'s "Forbidden" is not', () => {

@@ -45,7 +45,9 @@ export function extractBlocks(file: string, text: string): Block[] {
       if (start) { open = { line: i + 2, code: [] }; fence = start[2]; }
     } else if (line.trim() === fence) {
       const code = open.code.join('\n');
-      blocks.push({ file, index: blocks.length + 1, line: open.line, code, skipped: /^\s*\/\/ not checked:/.test(code) });
+      blocks.push(
+        { file, index: blocks.length + 1, line: open.line, code, skipped: /^\s*\/\/ not checked:/.test(code) }
+      );
       open = null;
     } else {
       open.code.push(line);
@@ -80,22 +82,37 @@ function check(blocks: readonly Block[]): Problem[] {
   const { getSourceFile, fileExists, readFile } = host;
   host.fileExists = (name) => texts.has(name) || fileExists.call(host, name);
   const { directoryExists } = host;
-  host.directoryExists = (name) => name === SNIPPETS || name.startsWith(`${SNIPPETS}/`) || (directoryExists?.call(host, name) ?? true);
+  host.directoryExists = (name) => name === SNIPPETS || name.startsWith(`${SNIPPETS}/`) || (
+    directoryExists?.call(host, name) ?? true
+  );
   host.readFile = (name) => texts.get(name) ?? readFile.call(host, name);
   host.getSourceFile = (name, version, onError, create) => {
     const text = texts.get(name);
-    return text === undefined ? getSourceFile.call(host, name, version, onError, create) : ts.createSourceFile(name, text, version, true);
+    return text === undefined ? getSourceFile.call(host, name, version, onError, create) : ts.createSourceFile(
+      name,
+      text,
+      version,
+      true,
+    );
   };
   const program = ts.createProgram({ rootNames: [...virtual.keys()], options, host });
   const problems: Problem[] = [];
   for (const diagnostic of program.getOptionsDiagnostics()) {
-    problems.push({ block: blocks[0], line: 0, message: `compiler options: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}` });
+    problems.push(
+      {
+        block: blocks[0],
+        line: 0,
+        message: `compiler options: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+      }
+    );
   }
   for (const [name, block] of virtual) {
     const source = program.getSourceFile(name)!;
     for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
       const offset = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
-      problems.push({ block, line: block.line + offset, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') });
+      problems.push(
+        { block, line: block.line + offset, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') }
+      );
     }
   }
   return problems;
@@ -115,7 +132,10 @@ test('every ```ts block in docs/*.md and README.md type-checks', () => {
 
   // The broken block proves that errors are caught, and where they are reported.
   const planted = problems.filter((p) => p.block === BROKEN);
-  assert.ok(planted.some((p) => p.line === 12 && /spek/.test(p.message)), `the broken block was not caught: ${JSON.stringify(planted)}`);
+  assert.ok(
+    planted.some((p) => p.line === 12 && /spek/.test(p.message)),
+    `the broken block was not caught: ${JSON.stringify(planted)}`,
+  );
 
   const real = problems.filter((p) => p.block !== BROKEN);
   const report = real.map((p) => `${p.block.file}:${p.line} (block ${p.block.index}): ${p.message}`);
@@ -126,13 +146,35 @@ test('skipped blocks say why, and stay rare', () => {
   const blocks = markdownFiles().flatMap((file) => extractBlocks(file, readFileSync(join(ROOT, file), 'utf8')));
   const skipped = blocks.filter((b) => b.skipped);
   for (const block of skipped) {
-    assert.match(block.code.split('\n')[0], /^\s*\/\/ not checked: \S/, `${block.file}:${block.line}: give a reason after "not checked:"`);
+    assert.match(
+      block.code.split('\n')[0],
+      /^\s*\/\/ not checked: \S/,
+      `${block.file}:${block.line}: give a reason after "not checked:"`,
+    );
   }
-  assert.ok(skipped.length * 10 <= blocks.length, `${skipped.length} of ${blocks.length} blocks are not checked: ${skipped.map((b) => `${b.file}:${b.line}`).join(', ')}`);
+  assert.ok(
+    skipped.length * 10 <= blocks.length,
+    `${skipped.length} of ${blocks.length} blocks are not checked: ` +
+      `${skipped.map((b) => `${b.file}:${b.line}`).join(', ')}`,
+  );
 });
 
 test('blocks are found with their lines, and unclosed fences are reported', () => {
-  const text = ['# T', '', '```ts', 'const a = 1;', '```', '', '```js', 'x', '```', '```ts', '// not checked: partial', 'x', '```'].join('\n');
+  const text = [
+    '# T',
+    '',
+    '```ts',
+    'const a = 1;',
+    '```',
+    '',
+    '```js',
+    'x',
+    '```',
+    '```ts',
+    '// not checked: partial',
+    'x',
+    '```',
+  ].join('\n');
   const blocks = extractBlocks('t.md', text);
   assert.deepEqual(blocks.map((b) => [b.index, b.line, b.skipped]), [[1, 4, false], [2, 11, true]]);
   assert.throws(() => extractBlocks('u.md', '```ts\nconst a = 1;\n'), /not closed/);

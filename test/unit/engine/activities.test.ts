@@ -14,7 +14,8 @@ function env(signal: AbortSignal) {
   return { env: { settings: defaultSettings(), logger, memo: {}, client, signal }, messages: () => capture.messages() };
 }
 
-test('an activity gets the signal that ends it; failing once it is aborted, it is cancelled and the rest do not run', async () => {
+test('an activity gets the signal that ends it; failing once it is aborted, it is cancelled and the rest do not ' +
+  'run', async () => {
   const registry = new OperatorRegistry();
   const seen: AbortSignal[] = [];
   let started!: () => void;
@@ -32,13 +33,19 @@ test('an activity gets the signal that ends it; failing once it is aborted, it i
   limit.abort(new Error('the time for cleanup is over'));
   await cleanup; // does not reject: a cancellation is no failure of the cleanup
   assert.deepEqual(seen, [limit.signal], 'the handler got the signal, and the next one was not started');
-  assert.deepEqual(messages(), ["Activity 'release_fn' is invoked.", "Activity 'release_fn' is cancelled. Will escalate."]);
+  assert.deepEqual(
+    messages(),
+    ["Activity 'release_fn' is invoked.", "Activity 'release_fn' is cancelled. Will escalate."],
+  );
 });
 
 test('a startup activity that fails while its signal is not aborted fails as before', async () => {
   const registry = new OperatorRegistry();
   registry.on.startup(async function broken_fn() { throw new Error('boom'); }, { errors: 'permanent' });
   const { env: e, messages } = env(new AbortController().signal);
-  await assert.rejects(runActivity(registry.activityHandlers, 'startup', e), /One or more startup handlers failed: broken_fn: boom/);
+  await assert.rejects(
+    runActivity(registry.activityHandlers, 'startup', e),
+    /One or more startup handlers failed: broken_fn: boom/,
+  );
   assert.equal(messages().at(-1), "Activity 'broken_fn' failed with an exception and will stop now: boom");
 });

@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectCause, type CauseInput } from '../../../runtime/processing/causes.ts';
 
-const base: CauseInput = { type: 'MODIFIED', deleting: false, hasFinalizer: true, hasDiffBase: true, changed: true, initial: false };
+const base: CauseInput = {
+  type: 'MODIFIED',
+  deleting: false,
+  hasFinalizer: true,
+  hasDiffBase: true,
+  changed: true,
+  initial: false,
+};
 
 test('a DELETED event is "gone" whatever else is true', () => {
   assert.equal(detectCause({ ...base, type: 'DELETED', deleting: true, hasDiffBase: false }), 'gone');

@@ -18,7 +18,8 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
 import { FRESH, processorOf } from './processor.ts';
 
-test('after the consistency timeout, a stale event is replaced by the object read afresh: no handler runs twice', async (t) => {
+test('after the consistency timeout, a stale event is replaced by the object read afresh: no handler runs ' +
+  'twice', async (t) => {
   const object = copyJson(FRESH) as Fields;
   const versions: KubeObject[] = [];
   let gets = 0;
@@ -38,7 +39,10 @@ test('after the consistency timeout, a stale event is replaced by the object rea
   const requeued: RawEvent[] = [];
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0.05 } });
   const logger = new Logger(new LogConfig({ sinks: [] }));
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_, event) => requeued.push(event) });
+  const proc = processorOf(
+    registry,
+    { client, settings, logger, stopping: stop.signal, requeue: (_, event) => requeued.push(event) },
+  );
   t.after(() => proc.memories.clear());
 
   await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);

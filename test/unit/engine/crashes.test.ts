@@ -67,7 +67,9 @@ class FakeApi {
         return sendJson(res, 422, status(422, 'Invalid', String(error)));
       }
     }
-    this.writes.push(`${endpoint}:${req.headers['content-type'] === 'application/merge-patch+json' ? 'merge' : 'json'}`);
+    this.writes.push(
+      `${endpoint}:${req.headers['content-type'] === 'application/merge-patch+json' ? 'merge' : 'json'}`
+    );
     applyMergePatch(this.object, { metadata: { resourceVersion: String(++this.version) } });
     const answer = copyJson(this.object);
     const meta = this.object.metadata as KubeObject['metadata'];
@@ -83,20 +85,31 @@ class FakeApi {
  * One life of an operator process: from the object's listing on, one cycle per event (each write
  * brings the next event), until a cycle writes nothing, the object is gone, or the process dies.
  */
-async function live(api: FakeApi, register: (registry: OperatorRegistry) => void, persistence: SettingsOverrides['persistence']): Promise<void> {
+async function live(
+  api: FakeApi,
+  register: (registry: OperatorRegistry) => void,
+  persistence: SettingsOverrides['persistence'],
+): Promise<void> {
   const registry = new OperatorRegistry();
   register(registry);
   const server = await startServer((req, res) => api.handle(req, res));
   const client = clientOf(server, { errorBackoffs: [] });
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [] }));
-  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } });
+  const settings = defaultSettings(
+    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } }
+  );
   const stop = new AbortController();
   const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
   try {
     let type: RawEvent['type'] = null;
     for (let cycle = 0; cycle < 20 && api.object && !api.refused; cycle++) {
       const before = api.writes.length;
-      await processEvent(proc, 'u1', { type, object: copyJson(api.object) as KubeObject }, new AbortController().signal);
+      await processEvent(
+        proc,
+        'u1',
+        { type, object: copyJson(api.object) as KubeObject },
+        new AbortController().signal,
+      );
       if (api.writes.length === before) return;
       type = 'MODIFIED';
     }
@@ -114,7 +127,10 @@ const STORAGES: { name: string; persistence: () => SettingsOverrides['persistenc
   { name: 'smart (default)', persistence: () => ({ progressStorage: new SmartProgressStorage() }) },
   { name: 'annotations', persistence: () => ({ progressStorage: new AnnotationsProgressStorage() }) },
   { name: 'status', persistence: () => ({ progressStorage: new StatusProgressStorage() }) },
-  { name: 'status, diff-base in status', persistence: () => ({ progressStorage: new StatusProgressStorage(), diffbaseStorage: new StatusDiffBaseStorage() }) },
+  {
+    name: 'status, diff-base in status',
+    persistence: () => ({ progressStorage: new StatusProgressStorage(), diffbaseStorage: new StatusDiffBaseStorage() }),
+  },
 ];
 
 interface Scenario {
@@ -129,7 +145,10 @@ interface Scenario {
  * Runs the scenario without a crash to count its writes, then once per write with the process
  * dying right before it and a new one started after; returns the handler calls of each run.
  */
-async function crashAtEveryWrite(scenario: Scenario, storage: typeof STORAGES[number]): Promise<{ writes: string[]; calls: string[][] }> {
+async function crashAtEveryWrite(scenario: Scenario, storage: typeof STORAGES[number]): Promise<{
+  writes: string[];
+  calls: string[][]
+}> {
   const runs: string[][] = [];
   let writes: string[] = [];
   // Crash 0 is the run without a crash; crash n dies right before the n-th write of it.
@@ -142,7 +161,8 @@ async function crashAtEveryWrite(scenario: Scenario, storage: typeof STORAGES[nu
     const register = (registry: OperatorRegistry) => scenario.register(registry, calls, done);
     api.limit = crash === 0 ? Infinity : before + crash - 1;
     await live(api, register, storage.persistence());
-    const label = crash === 0 ? `${storage.name}, no crash` : `${storage.name}, a crash before write ${crash} of ${writes.join(', ')}`;
+    const label = crash === 0 ? `${storage.name}, no crash`
+      : `${storage.name}, a crash before write ${crash} of ${writes.join(', ')}`;
     if (crash === 0) {
       writes = api.writes.slice(before);
     } else {
@@ -167,17 +187,26 @@ function statusOf(api: FakeApi): Json {
 
 /** No progress record of any handler is left, in annotations or in the status. */
 function assertNoRecords(api: FakeApi, label: string): void {
-  const records = Object.keys(annotationsOf(api)).filter((key) => key.startsWith('kopf.zalando.org/') && key !== DIFF_BASE);
+  const records = Object.keys(annotationsOf(api)).filter(
+    (key) => key.startsWith('kopf.zalando.org/') && key !== DIFF_BASE
+  );
   assert.deepEqual(records, [], `${label}: no progress annotations left`);
-  assert.deepEqual(Object.keys(((statusOf(api).kopf as Json | undefined)?.progress ?? {}) as Json), [], `${label}: no progress in the status left`);
+  assert.deepEqual(
+    Object.keys(((statusOf(api).kopf as Json | undefined)?.progress ?? {}) as Json),
+    [],
+    `${label}: no progress in the status left`,
+  );
 }
 
 function diffBaseOf(api: FakeApi): Json | undefined {
-  const text = annotationsOf(api)[DIFF_BASE] ?? (statusOf(api).kopf as Json | undefined)?.['last-handled-configuration'];
+  const text = annotationsOf(api)[DIFF_BASE] ?? (statusOf(api).kopf as Json | undefined)?.[
+    'last-handled-configuration'
+  ];
   return typeof text === 'string' ? JSON.parse(text) as Json : undefined;
 }
 
-test('a process that dies between the result and the records of a success runs the handler again, and the result arrives', async () => {
+test('a process that dies between the result and the records of a success runs the handler again, and the result ' +
+  'arrives', async () => {
   const calls: string[] = [];
   const register = (registry: OperatorRegistry) => {
     registry.on.create(KopfExample, function create_fn() { calls.push('create_fn'); return { answer: 42 }; });
@@ -200,18 +229,31 @@ const CREATION: Scenario = {
     registry.on.create(KopfExample, function create_a({ patch }) {
       calls.push('create_a');
       patch.metadata.labels.patched = 'yes';
-      patch.fns.push((body) => { body.metadata ??= {}; body.metadata.labels = { ...body.metadata.labels, transformed: 'yes' }; });
+      patch.fns.push(
+        (body) => { body.metadata ??= {}; body.metadata.labels = { ...body.metadata.labels, transformed: 'yes' }; }
+      );
       done.push('create_a');
       return { a: 1 };
     });
-    registry.on.create(KopfExample, function create_b() { calls.push('create_b'); done.push('create_b'); return { b: 2 }; });
+    registry.on.create(
+      KopfExample,
+      function create_b() { calls.push('create_b'); done.push('create_b'); return { b: 2 }; },
+    );
   },
   check: (api, label) => {
     assert.deepEqual(statusOf(api).create_a, { a: 1 }, `${label}: the first handler's result`);
     assert.deepEqual(statusOf(api).create_b, { b: 2 }, `${label}: the second handler's result`);
     const labels = (api.object?.metadata as Json).labels as Json | undefined;
-    assert.deepEqual(labels, { patched: 'yes', transformed: 'yes' }, `${label}: the first handler's patch and transformation`);
-    assert.deepEqual(diffBaseOf(api), { metadata: { labels: { patched: 'yes', transformed: 'yes' } }, spec: { field: 'v' } }, `${label}: the diff-base`);
+    assert.deepEqual(
+      labels,
+      { patched: 'yes', transformed: 'yes' },
+      `${label}: the first handler's patch and transformation`,
+    );
+    assert.deepEqual(
+      diffBaseOf(api),
+      { metadata: { labels: { patched: 'yes', transformed: 'yes' } }, spec: { field: 'v' } },
+      `${label}: the diff-base`,
+    );
     assertNoRecords(api, label);
   },
 };
@@ -233,11 +275,18 @@ for (const storage of STORAGES) {
 
 const UPDATE: Scenario = {
   prepare: async (api, persistence) => {
-    await live(api, (registry) => { registry.on.update(KopfExample, () => undefined, { id: 'update_fn' }); }, persistence);
+    await live(
+      api,
+      (registry) => { registry.on.update(KopfExample, () => undefined, { id: 'update_fn' }); },
+      persistence,
+    );
     applyMergePatch(api.object!, { spec: { field: 'w' }, metadata: { generation: 2 } });
   },
   register: (registry, calls) => {
-    registry.on.update(KopfExample, function update_fn({ new: neu }) { calls.push('update_fn'); return { seen: (neu as Json).spec }; });
+    registry.on.update(
+      KopfExample,
+      function update_fn({ new: neu }) { calls.push('update_fn'); return { seen: (neu as Json).spec }; },
+    );
     registry.on.update(KopfExample, function update_more() { calls.push('update_more'); return 'more'; });
   },
   check: (api, label) => {
@@ -259,7 +308,11 @@ for (const storage of STORAGES) {
 
 const DELETION: Scenario = {
   prepare: async (api, persistence) => {
-    await live(api, (registry) => { registry.on.delete(KopfExample, () => undefined, { id: 'delete_a' }); }, persistence);
+    await live(
+      api,
+      (registry) => { registry.on.delete(KopfExample, () => undefined, { id: 'delete_a' }); },
+      persistence,
+    );
     assert.deepEqual((api.object?.metadata as Json).finalizers, [FINALIZER]);
     applyMergePatch(api.object!, { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' } });
   },
@@ -269,12 +322,16 @@ const DELETION: Scenario = {
   },
   check: (api, label) => {
     assert.equal(api.object, undefined, `${label}: the object is gone`);
-    assert.ok(api.releasedAfter?.includes('delete_a') && api.releasedAfter.includes('delete_b'), `${label}: both delete handlers were done before the finalizer went`);
+    assert.ok(
+      api.releasedAfter?.includes('delete_a') && api.releasedAfter.includes('delete_b'),
+      `${label}: both delete handlers were done before the finalizer went`,
+    );
   },
 };
 
 for (const storage of STORAGES) {
-  test(`a crash at any write of a deletion lets the object go only after its delete handlers, with ${storage.name} storage`, async () => {
+  test(`a crash at any write of a deletion lets the object go only after its delete handlers, with ${storage.name} ` +
+    `storage`, async () => {
     const { writes, calls } = await crashAtEveryWrite(DELETION, storage);
     assert.equal(writes.at(-1), 'object:json', 'the finalizer goes last');
     assert.deepEqual(calls[0], ['delete_a', 'delete_b']);
@@ -283,8 +340,21 @@ for (const storage of STORAGES) {
 
 test('the fake API refuses a stale guarded JSON patch, as kube-apiserver does', async () => {
   const api = new FakeApi(FRESH, []);
-  const res = { writeHead: () => res, end: (text: string) => { (res as unknown as Json).text = text; } } as unknown as ServerResponse;
-  api.handle({ method: 'PATCH', path: '/x', query: new URLSearchParams(), headers: { 'content-type': 'application/json-patch+json' }, body: JSON.stringify([{ op: 'test', path: '/metadata/resourceVersion', value: '0' }]), at: 0 }, res);
+  const res = {
+    writeHead: () => res,
+    end: (text: string) => { (res as unknown as Json).text = text; },
+  } as unknown as ServerResponse;
+  api.handle(
+    {
+      method: 'PATCH',
+      path: '/x',
+      query: new URLSearchParams(),
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: JSON.stringify([{ op: 'test', path: '/metadata/resourceVersion', value: '0' }]),
+      at: 0,
+    },
+    res,
+  );
   assert.match((res as unknown as Json).text as string, /"code":422/);
   assert.deepEqual(api.writes, []);
 });

@@ -30,12 +30,16 @@ class Journal {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
   async until(entry: string, count = 1): Promise<void> {
-    while (this.entries.filter((e) => e === entry).length < count) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.entries.filter((e) => e === entry).length < count)
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 }
 
 async function withSpawner(register: (registry: OperatorRegistry, journal: Journal) => void, body: (env: {
-  spawner: Spawner; journal: Journal; pausing: Pausing; requeued: string[]; handle(object?: KubeObject, deleting?: boolean): ReturnType<Spawner['handle']>; messages(): string[];
+  spawner: Spawner; journal: Journal; pausing: Pausing; requeued: string[]; handle(
+    object?: KubeObject,
+    deleting?: boolean,
+  ): ReturnType<Spawner['handle']>; messages(): string[];
 }) => Promise<void>): Promise<void> {
   const server = await startServer((_req, res) => sendJson(res, 200, FRESH));
   const client = clientOf(server);
@@ -47,11 +51,19 @@ async function withSpawner(register: (registry: OperatorRegistry, journal: Journ
   register(registry, journal);
   const requeued: string[] = [];
   const stop = new AbortController();
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (key: string, _event: RawEvent) => requeued.push(key) });
+  const proc = processorOf(
+    registry,
+    { client, settings, logger, stopping: stop.signal, requeue: (key: string, _event: RawEvent) => requeued.push(key) },
+  );
   const pausing = new Pausing();
   const spawner = new Spawner(registry.resourceHandlers as SpawningHandler[], proc, pausing);
   const handle = (object: KubeObject = FRESH, deleting = false) => spawner.handle({
-    key: 'u1', body: object, memo: {}, deleting, ctx: { body: object } as FilterContext<KubeObject>, changed: () => true,
+    key: 'u1',
+    body: object,
+    memo: {},
+    deleting,
+    ctx: { body: object } as FilterContext<KubeObject>,
+    changed: () => true,
   });
   try {
     await body({ spawner, journal, pausing, requeued, handle, messages: () => capture.messages() });
@@ -77,7 +89,8 @@ function waiting(registry: OperatorRegistry, journal: Journal, options = {}): vo
   }, options);
 }
 
-test('Pausing stops every daemon with the reason "operator pausing", spawns none while paused, and respawns on resume', async () => {
+test('Pausing stops every daemon with the reason "operator pausing", spawns none while paused, and respawns on ' +
+  'resume', async () => {
   await withSpawner(waiting, async ({ spawner, journal, pausing, requeued, handle }) => {
     assert.deepEqual(handle(), { required: true, holding: false });
     await journal.until('started');
@@ -107,9 +120,12 @@ test('a member that joins a paused Pausing is paused at once; resume() when not 
   assert.deepEqual(calls, ['pause', 'resume']);
 });
 
-test('a daemon that no longer matches is stopped with the reason "no longer matching", and spawned again when it matches', async () => {
+test('a daemon that no longer matches is stopped with the reason "no longer matching", and spawned again when it ' +
+  'matches', async () => {
   const labelled: KubeObject = { ...FRESH, metadata: { ...FRESH.metadata, labels: { run: 'yes' } } };
-  await withSpawner((registry, journal) => waiting(registry, journal, { labels: { run: 'yes' } }), async ({ journal, handle, spawner }) => {
+  await withSpawner((registry, journal) => waiting(registry, journal, { labels: { run: 'yes' } }), async (
+    { journal, handle, spawner }
+  ) => {
     assert.deepEqual(handle(labelled), { required: true, holding: false });
     await journal.until('started');
     assert.deepEqual(handle(FRESH), { required: false, holding: false });
@@ -124,13 +140,20 @@ test('a deleted object holds its finalizer until its daemon has exited, and is p
   await withSpawner(waiting, async ({ journal, handle, requeued, spawner }) => {
     handle();
     await journal.until('started');
-    const deleting: KubeObject = { ...FRESH, metadata: { ...FRESH.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } };
+    const deleting: KubeObject = {
+      ...FRESH,
+      metadata: { ...FRESH.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    };
     const verdict = handle(deleting, true);
     assert.equal(verdict.required, true);
     await journal.until('stopped: resource deleted');
     await exitOf(spawner);
     while (!requeued.length) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(handle(deleting, true), { required: true, holding: false }, 'nothing holds the finalizer any more');
+    assert.deepEqual(
+      handle(deleting, true),
+      { required: true, holding: false },
+      'nothing holds the finalizer any more',
+    );
   });
 });
 
@@ -144,11 +167,15 @@ test('a daemon that returns is not spawned again for its object', async () => {
     assert.deepEqual(handle(), { required: false, holding: false }, 'it no longer needs the finalizer');
     assert.equal(spawner.size, 0);
     assert.deepEqual(journal.entries, ['ran']);
-    assert.ok(messages().includes("Daemon 'once' has exited on its own and will not be retried or restarted."), messages().join('\n'));
+    assert.ok(
+      messages().includes("Daemon 'once' has exited on its own and will not be retried or restarted."),
+      messages().join('\n'),
+    );
   });
 });
 
-test('a daemon that ignores its stop is cancelled through its signal after cancellationTimeout… and abandoned if that fails', async () => {
+test('a daemon that ignores its stop is cancelled through its signal after cancellationTimeout… and abandoned if ' +
+  'that fails', async () => {
   await withSpawner((registry, journal) => {
     registry.on.daemon(KopfExample, async function stubborn({ signal }) {
       journal.add('started');
@@ -162,7 +189,10 @@ test('a daemon that ignores its stop is cancelled through its signal after cance
     await spawner.stopAll();
     assert.deepEqual(journal.entries, ['started', 'cancelled']);
     assert.ok(messages().includes("Daemon 'stubborn' is signalled to exit by force."), messages().join('\n'));
-    assert.ok(messages().includes("Daemon 'stubborn' did not exit in time. Leaving it orphaned."), messages().join('\n'));
+    assert.ok(
+      messages().includes("Daemon 'stubborn' did not exit in time. Leaving it orphaned."),
+      messages().join('\n'),
+    );
   });
 });
 
@@ -183,16 +213,26 @@ test('stopped.wait() ends early with true when stopped, and with false when the 
 test('timers and daemons register with their options; bad durations and old/new filters are refused', () => {
   const r = new OperatorRegistry();
   r.on.timer(KopfExample, function tick() {}, { interval: 2, idle: 5, sharp: true, initialDelay: 1 });
-  r.on.daemon(KopfExample, async function watch() {}, { cancellationBackoff: 1, cancellationTimeout: 0.5, field: 'spec.field' });
+  r.on.daemon(
+    KopfExample,
+    async function watch() {},
+    { cancellationBackoff: 1, cancellationTimeout: 0.5, field: 'spec.field' },
+  );
   assert.deepEqual(r.resourceHandlers.map((h) => [h.kind, h.id]), [['timer', 'tick'], ['daemon', 'watch/spec.field']]);
   const [timer] = r.resourceHandlers;
-  assert.ok(timer?.kind === 'timer' && timer.interval === 2 && timer.idle === 5 && timer.sharp && timer.initialDelay === 1);
-  assert.throws(() => r.on.timer('kex', function bad() {}, { interval: -1 }), (e: Error) => e instanceof RegistrationError && /interval/.test(e.message));
+  assert.ok(
+    timer?.kind === 'timer' && timer.interval === 2 && timer.idle === 5 && timer.sharp && timer.initialDelay === 1
+  );
+  assert.throws(
+    () => r.on.timer('kex', function bad() {}, { interval: -1 }),
+    (e: Error) => e instanceof RegistrationError && /interval/.test(e.message),
+  );
   assert.throws(() => r.on.timer('kex', function zero() {}, { interval: 0 }), /above 0/);
   assert.throws(() => r.on.daemon('kex', function odd() {}, { field: 'spec.field', old: 'a' } as never), /old/);
 });
 
-test('a sharp timer keeps to the grid of its interval however long its calls take; a plain one waits the interval', () => {
+test('a sharp timer keeps to the grid of its interval however long its calls take; a plain one waits the ' +
+  'interval', () => {
   assert.equal(intervalWait(10, true, 0.5), 9.5);
   assert.equal(intervalWait(10, true, 12), 8, 'a call longer than the interval waits for the next point after it');
   assert.equal(intervalWait(10, false, 0.5), 10);
@@ -206,15 +246,22 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
-test('a daemon and a timer that took spec, meta, labels, status and body out of their context see the object as it is now', async () => {
+test('a daemon and a timer that took spec, meta, labels, status and body out of their context see the object as it ' +
+  'is now', async () => {
   const changed = gate();
   const seen: Record<string, unknown>[] = [];
   await withSpawner((registry, journal) => {
-    const look = (kind: string) => async ({ body, spec, meta, labels, annotations, status }: SpawningContext<KopfExample>) => {
+    const look = (kind: string) => async (
+      { body, spec, meta, labels, annotations, status }: SpawningContext<KopfExample>
+    ) => {
       journal.add(`${kind} started`);
       await changed.wait;
       seen.push({
-        kind, field: spec.field, labels: { ...labels }, annotations: Object.keys(annotations), generation: meta.generation,
+        kind,
+        field: spec.field,
+        labels: { ...labels },
+        annotations: Object.keys(annotations),
+        generation: meta.generation,
         status: JSON.stringify(status), name: body.metadata?.name, bodyField: body.spec?.field,
       });
       journal.add(`${kind} saw`);
@@ -225,11 +272,29 @@ test('a daemon and a timer that took spec, meta, labels, status and body out of 
     handle();
     await journal.until('daemon started');
     await journal.until('timer started');
-    handle({ ...FRESH, metadata: { ...FRESH.metadata, generation: 2, labels: { run: 'yes' } }, spec: { field: 'new' }, status: { a: 1 } });
+    handle(
+      {
+        ...FRESH,
+        metadata: { ...FRESH.metadata, generation: 2, labels: { run: 'yes' } },
+        spec: { field: 'new' },
+        status: { a: 1 },
+      }
+    );
     changed.open();
     await journal.until('daemon saw');
     await journal.until('timer saw');
   });
-  const now = { field: 'new', labels: { run: 'yes' }, annotations: [], generation: 2, status: '{"a":1}', name: 'x', bodyField: 'new' };
-  assert.deepEqual(seen.sort((a, b) => String(a.kind).localeCompare(String(b.kind))), [{ kind: 'daemon', ...now }, { kind: 'timer', ...now }]);
+  const now = {
+    field: 'new',
+    labels: { run: 'yes' },
+    annotations: [],
+    generation: 2,
+    status: '{"a":1}',
+    name: 'x',
+    bodyField: 'new',
+  };
+  assert.deepEqual(
+    seen.sort((a, b) => String(a.kind).localeCompare(String(b.kind))),
+    [{ kind: 'daemon', ...now }, { kind: 'timer', ...now }],
+  );
 });

@@ -13,7 +13,13 @@ import { FRESH as fresh, processOnce } from './processor.ts';
 test('a `when` filter decides interest knowing the change: the cause, the diff, the old and new essences', async () => {
   const seen: Pick<FilterContext<KubeObject>, 'reason' | 'diff' | 'old' | 'new'>[] = [];
   const { patches, messages } = await processOnce((registry) => {
-    registry.on.delete(KopfExample, async function delete_fn() {}, { when: ({ reason, diff, old, new: current }) => { seen.push({ reason, diff, old, new: current }); return true; } });
+    registry.on.delete(
+      KopfExample,
+      async function delete_fn() {},
+      {
+        when: ({ reason, diff, old, new: current }) => { seen.push({ reason, diff, old, new: current }); return true; }
+      },
+    );
   }, fresh);
   assert.ok(messages.includes('Adding the finalizer, thus preventing the actual deletion.'), messages.join('\n'));
   assert.equal(patches.length, 1);

@@ -25,8 +25,15 @@ test('fields set and absent afterwards are removals; removed and present, additi
 });
 
 test('a consistent result, and fields of the object the patch did not name, give nothing', () => {
-  const patch = { metadata: { annotations: { a: '1', b: null } }, status: { create_fn: { message: 'hi' }, list: [1, 2] } };
-  const body = { metadata: { annotations: { a: '1', other: '2' }, resourceVersion: '5' }, spec: { x: 1 }, status: { create_fn: { message: 'hi' }, list: [1, 2], more: 3 } };
+  const patch = {
+    metadata: { annotations: { a: '1', b: null } },
+    status: { create_fn: { message: 'hi' }, list: [1, 2] },
+  };
+  const body = {
+    metadata: { annotations: { a: '1', other: '2' }, resourceVersion: '5' },
+    spec: { x: 1 },
+    status: { create_fn: { message: 'hi' }, list: [1, 2], more: 3 },
+  };
   assert.deepEqual(mergeInconsistencies(patch, body), []);
 });
 
@@ -37,12 +44,21 @@ test('empty annotations, labels and finalizers that vanish are no loss; an empty
     ['remove', ['spec', 'map'], {}, null],
   ]);
   // Not empty: reported, wherever it is.
-  assert.deepEqual(mergeInconsistencies({ metadata: { finalizers: ['f'] } }, { metadata: {} }), [['remove', ['metadata', 'finalizers'], ['f'], null]]);
+  assert.deepEqual(
+    mergeInconsistencies({ metadata: { finalizers: ['f'] } }, { metadata: {} }),
+    [['remove', ['metadata', 'finalizers'], ['f'], null]],
+  );
 });
 
 test('the patch is compared as it was sent: undefined fields were not sent, dates went as text', () => {
   const when = new Date(0);
-  assert.deepEqual(mergeInconsistencies({ status: { skipped: undefined, when } }, { status: { skipped: 'x', when: '1970-01-01T00:00:00.000Z' } }), []);
+  assert.deepEqual(
+    mergeInconsistencies(
+      { status: { skipped: undefined, when } },
+      { status: { skipped: 'x', when: '1970-01-01T00:00:00.000Z' } },
+    ),
+    [],
+  );
 });
 
 test('annotations and labels with text (or removals) are never to be checked: they are kept or refused', () => {
@@ -50,7 +66,11 @@ test('annotations and labels with text (or removals) are never to be checked: th
   assert.deepEqual(kept.unconfirmed({ metadata: { annotations: { a: 'x', b: null }, labels: { l: 'v' } } }), []);
   assert.deepEqual(kept.unconfirmed({ metadata: { annotations: null } }), []);
   assert.deepEqual(kept.unconfirmed({}), []);
-  assert.deepEqual(kept.unconfirmed({ metadata: { annotations: { a: 1 } } }), [['metadata', 'annotations', 'a']], 'a number is refused or kept as the server likes');
+  assert.deepEqual(
+    kept.unconfirmed({ metadata: { annotations: { a: 1 } } }),
+    [['metadata', 'annotations', 'a']],
+    'a number is refused or kept as the server likes',
+  );
   assert.deepEqual(kept.unconfirmed({ metadata: { ownerReferences: [] } }), [['metadata', 'ownerReferences']]);
   assert.deepEqual(kept.unconfirmed({ spec: null }), [['spec']]);
 });
@@ -59,10 +79,21 @@ test('paths seen kept are not checked again; new paths, and the fields of list i
   const kept = new KeptFields();
   const result = { status: { create_fn: { message: 'hi', items: [{ a: 1 }, { a: 2, b: 3 }], tags: ['x', 'y'] } } };
   const paths = kept.unconfirmed(result);
-  assert.deepEqual(paths, [['status', 'create_fn', 'message'], ['status', 'create_fn', 'items', 0, 'a'], ['status', 'create_fn', 'items', 0, 'b'], ['status', 'create_fn', 'tags', 0]]);
+  assert.deepEqual(
+    paths,
+    [
+      ['status', 'create_fn', 'message'],
+      ['status', 'create_fn', 'items', 0, 'a'],
+      ['status', 'create_fn', 'items', 0, 'b'],
+      ['status', 'create_fn', 'tags', 0],
+    ],
+  );
   kept.confirm(paths);
   assert.deepEqual(kept.unconfirmed({ status: { create_fn: { message: 'another', items: [{ b: 0 }] } } }), []);
-  assert.deepEqual(kept.unconfirmed({ status: { create_fn: { message: { nested: true } } } }), [['status', 'create_fn', 'message', 'nested']]);
+  assert.deepEqual(
+    kept.unconfirmed({ status: { create_fn: { message: { nested: true } } } }),
+    [['status', 'create_fn', 'message', 'nested']],
+  );
   assert.deepEqual(kept.unconfirmed({ status: { create_fn: 'text' } }), [['status', 'create_fn']]);
 });
 
@@ -83,28 +114,50 @@ test('the kept paths are forgotten after ten minutes, so that a changed schema i
   assert.deepEqual(kept.unconfirmed({ status: { first: 1 } }), [['status', 'first']]);
 });
 
-test('a result the API server drops from the status is reported word for word for every object, and the cycle goes on', async () => {
+test('a result the API server drops from the status is reported word for word for every object, and the cycle goes ' +
+  'on', async () => {
   const kept = new KeptFields();
   for (const name of ['first', 'second']) {
     const { messages } = await processOnce((registry) => {
       registry.on.create(KopfExample, function create_fn() { return { message: 'hello world' }; });
-    }, { ...FRESH, metadata: { ...FRESH.metadata, name } }, {}, { kept, prune: (object) => { delete (object.status as { create_fn?: unknown } | undefined)?.create_fn; } });
+    },
+    { ...FRESH, metadata: { ...FRESH.metadata, name } },
+    {},
+    { kept, prune: (object) => { delete (object.status as { create_fn?: unknown } | undefined)?.create_fn; } });
     const warnings = messages.filter((m) => m.startsWith('Merge-patching finished with inconsistencies'));
-    assert.deepEqual(warnings, ['Merge-patching finished with inconsistencies: [["remove",["status","create_fn"],{"message":"hello world"},null]]'], messages.join('\n'));
+    assert.deepEqual(
+      warnings,
+      [
+        'Merge-patching finished with inconsistencies: [["remove",["status","create_fn"],{"message":"hello ' +
+          'world"},null]]'
+      ],
+      messages.join('\n'),
+    );
     assert.ok(messages.includes('Creation is processed: 1 succeeded; 0 failed.'), messages.join('\n'));
   }
 });
 
-test('a result kept as sent gives no warning; the last patch (the records, after the result) asks for the whole object until its fields were seen kept', async () => {
+test('a result kept as sent gives no warning; the last patch (the records, after the result) asks for the whole ' +
+  'object until its fields were seen kept', async () => {
   const kept = new KeptFields();
   const asked: string[][][] = [];
   for (const name of ['first', 'second']) {
     const { messages, requests } = await processOnce((registry) => {
       registry.on.create(KopfExample, function create_fn() { return { message: 'hello world' }; });
-    }, { ...FRESH, metadata: { ...FRESH.metadata, name } }, { progressStorage: new AnnotationsProgressStorage() }, { kept });
+    },
+    { ...FRESH, metadata: { ...FRESH.metadata, name } },
+    { progressStorage: new AnnotationsProgressStorage() },
+    { kept });
     assert.ok(!messages.some((m) => m.startsWith('Merge-patching finished')), messages.join('\n'));
     const merges = requests.filter((r) => r.headers['content-type'] === 'application/merge-patch+json');
-    asked.push(merges.map((r) => [r.path.endsWith('/status') ? 'status' : 'object', r.headers.accept === WHOLE ? 'whole' : 'metadata']));
+    asked.push(
+      merges.map(
+        (r) => [r.path.endsWith('/status') ? 'status' : 'object', r.headers.accept === WHOLE ? 'whole' : 'metadata']
+      )
+    );
   }
-  assert.deepEqual(asked, [[['status', 'metadata'], ['object', 'whole']], [['status', 'metadata'], ['object', 'metadata']]]);
+  assert.deepEqual(
+    asked,
+    [[['status', 'metadata'], ['object', 'whole']], [['status', 'metadata'], ['object', 'metadata']]],
+  );
 });

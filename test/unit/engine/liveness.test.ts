@@ -31,14 +31,23 @@ test('the probes\' results are served by handler id, as JSON; collected once for
   registry.on.probe(async function monitored_objects({ memo }) { return { default: [memo['name']] }; });
   registry.on.probe(function nothing() { return undefined; });
   const client = new ResourceClient(() => { throw new Error('no API in this test'); });
-  const env = { settings: defaultSettings(), logger, memo: { name: 'kopf-example-1' }, client, signal: new AbortController().signal };
+  const env = {
+    settings: defaultSettings(),
+    logger,
+    memo: { name: 'kopf-example-1' },
+    client,
+    signal: new AbortController().signal,
+  };
   const source = { probe: () => runActivity(registry.activityHandlers, 'probe', env), problem: () => null };
   await withEndpoint(source, async (url) => {
     const response = await fetch(url);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/json');
     assert.deepEqual(await response.json(), { tasks_count: 3, monitored_objects: { default: ['kopf-example-1'] } });
-    assert.deepEqual(await (await fetch(url)).json(), { tasks_count: 3, monitored_objects: { default: ['kopf-example-1'] } });
+    assert.deepEqual(
+      await (await fetch(url)).json(),
+      { tasks_count: 3, monitored_objects: { default: ['kopf-example-1'] } },
+    );
     assert.equal(calls, 1);
     assert.equal((await fetch(new URL('/other', url))).status, 404);
   });

@@ -12,7 +12,11 @@ test('the first glob decides; exclusions cut from it; later globs re-include onl
   assert.equal(matchesNamespace('app-prod', p), true);
   assert.equal(matchesNamespace('app-test-1', p), false);
   assert.equal(matchesNamespace('app-test-keep', p), true);
-  assert.equal(matchesNamespace('other', ['app-*,other']), false, 'a later glob cannot add what the first did not match');
+  assert.equal(
+    matchesNamespace('other', ['app-*,other']),
+    false,
+    'a later glob cannot add what the first did not match',
+  );
 });
 
 test('a leading exclusion means "everything but"; several patterns add up', () => {

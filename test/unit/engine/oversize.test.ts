@@ -26,7 +26,10 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 function annotationsSize(object: Fields): number {
   const annotations = (object.metadata as { annotations?: Record<string, string> }).annotations ?? {};
-  return Object.entries(annotations).reduce((sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value), 0);
+  return Object.entries(annotations).reduce(
+    (sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value),
+    0,
+  );
 }
 
 /**
@@ -45,8 +48,21 @@ async function operatorOn(body: KubeObject, options: { statusLimit?: number; han
     const candidate = copyJson(object);
     applyMergePatch(candidate, JSON.parse(req.body) as unknown);
     if (annotationsSize(candidate) > LIMIT) {
-      const cause = { reason: 'FieldValueTooLong', message: `Too long: must have at most ${LIMIT} bytes`, field: 'metadata.annotations' };
-      sendJson(res, 422, status(422, 'Invalid', `KopfExample.kopf.dev "x" is invalid: metadata.annotations: Too long: must have at most ${LIMIT} bytes`, { causes: [cause] }));
+      const cause = {
+        reason: 'FieldValueTooLong',
+        message: `Too long: must have at most ${LIMIT} bytes`,
+        field: 'metadata.annotations',
+      };
+      sendJson(
+        res,
+        422,
+        status(
+          422,
+          'Invalid',
+          `KopfExample.kopf.dev "x" is invalid: metadata.annotations: Too long: must have at most ${LIMIT} bytes`,
+          { causes: [cause] },
+        ),
+      );
       return;
     }
     Object.assign(object, candidate);
@@ -68,12 +84,20 @@ async function operatorOn(body: KubeObject, options: { statusLimit?: number; han
   const stop = new AbortController();
   const requeued: RawEvent[] = [];
   /** A processor as a (re)started operator has it: its memory of objects is its own. */
-  const processor = () => processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => requeued.push(event) });
+  const processor = () => processorOf(
+    registry,
+    { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => requeued.push(event) },
+  );
   let proc = processor();
   return {
     object, calls, capture, requeued, server,
     /** Processes the object as the API server now has it (the echo of the last write). */
-    process: (type: RawEvent['type'] = 'MODIFIED') => processEvent(proc, 'u1', { type, object: copyJson(object) as KubeObject }, new AbortController().signal),
+    process: (type: RawEvent['type'] = 'MODIFIED') => processEvent(
+      proc,
+      'u1',
+      { type, object: copyJson(object) as KubeObject },
+      new AbortController().signal,
+    ),
     restart: () => { proc.memories.clear(); proc = processor(); },
     errors: () => capture.records.filter((record) => record.level >= ERROR).map((record) => record.message),
     close: async () => { stop.abort(); proc.memories.clear(); client.close(); await server.close(); },
@@ -86,7 +110,8 @@ function applied(specBytes: number, lastApplied = specBytes): KubeObject {
   return { ...FRESH, metadata: { ...FRESH.metadata, annotations: { [LAST_APPLIED]: 'y'.repeat(lastApplied) } }, spec };
 }
 
-test('a diff-base too large for the annotations: the handler runs once, its records stay, the error names the annotation', async () => {
+test('a diff-base too large for the annotations: the handler runs once, its records stay, the error names the ' +
+  'annotation', async () => {
   const op = await operatorOn(applied(150_000));
   try {
     await op.process('ADDED');
@@ -97,7 +122,10 @@ test('a diff-base too large for the annotations: the handler runs once, its reco
     assert.deepEqual((op.object.status as Fields).create_fn, { done: true }, 'the result is written');
     const [error, ...more] = op.errors();
     assert.deepEqual(more, []);
-    assert.match(error!, /^The diff-base does not fit into the object's annotations: kopf\.zalando\.org\/last-handled-configuration would be 14\d\.\d KiB, all annotations 29\d\.\d KiB, over the API server's limit of 256\.0 KiB\. /);
+    assert.match(
+      error!,
+      /^The diff-base does not fit into the object's annotations: kopf\.zalando\.org\/last-handled-configuration would be 14\d\.\d KiB, all annotations 29\d\.\d KiB, over the API server's limit of 256\.0 KiB\. /, // lint-ignore: a regular expression cannot wrap
+    );
     assert.match(error!, /StatusDiffBaseStorage/);
 
     // The echo of the write, and later events of the same state: nothing runs, nothing is said again.
@@ -116,7 +144,8 @@ test('a diff-base too large for the annotations: the handler runs once, its reco
   }
 });
 
-test('records refused as too large by the API server: the handler does not run again on its echo; reported once', async () => {
+test('records refused as too large by the API server: the handler does not run again on its echo; reported ' +
+  'once', async () => {
   // Two handlers, one per cycle: the first one's record (and the second one's) cannot be added.
   const op = await operatorOn(applied(1000, LIMIT - 200), { handlers: 2 });
   try {
@@ -125,7 +154,10 @@ test('records refused as too large by the API server: the handler does not run a
     assert.deepEqual((op.object.status as Fields).create_fn, { done: true }, 'the work went first, and is written');
     const [error, ...more] = op.errors();
     assert.deepEqual(more, []);
-    assert.match(error!, /^The API server refused to write the annotation kopf\.zalando\.org\/create_\w+ \(0\.\d KiB\) as too large: .*Too long: must have at most 262144 bytes\. The handlers are not run again until the object changes; /);
+    assert.match(
+      error!,
+      /^The API server refused to write the annotation kopf\.zalando\.org\/create_\w+ \(0\.\d KiB\) as too large: .*Too long: must have at most 262144 bytes\. The handlers are not run again until the object changes; /, // lint-ignore: a regular expression cannot wrap
+    );
     await op.process();
     await op.process();
     assert.deepEqual(op.calls, ['create_fn'], 'the echo of the result does not run the handler again');
@@ -142,7 +174,8 @@ test('records refused as too large by the API server: the handler does not run a
   }
 });
 
-test('a progress record too large for the annotations (a huge error message) is reported once, not retried blindly', async () => {
+test('a progress record too large for the annotations (a huge error message) is reported once, not retried ' +
+  'blindly', async () => {
   const op = await operatorOn(FRESH, { fail: 'z'.repeat(300_000) });
   try {
     await op.process('ADDED');
@@ -150,7 +183,10 @@ test('a progress record too large for the annotations (a huge error message) is 
     const [failure, error, ...more] = op.errors();
     assert.match(failure!, /^Handler 'create_fn' failed temporarily: z+$/);
     assert.deepEqual(more, []);
-    assert.match(error!, /^The API server refused to write the annotation kopf\.zalando\.org\/create_fn \(29\d\.\d KiB\) as too large: /);
+    assert.match(
+      error!,
+      /^The API server refused to write the annotation kopf\.zalando\.org\/create_fn \(29\d\.\d KiB\) as too large: /,
+    );
     assert.ok(!op.capture.messages().some((message) => message.startsWith('Throttling')));
     assert.deepEqual(op.requeued, [], 'no retry is scheduled: it would be refused again');
   } finally {

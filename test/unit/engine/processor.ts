@@ -38,7 +38,12 @@ export function processorOf(registry: OperatorRegistry, env: {
 }
 
 /** A KopfExample never handled before, as its first event brings it. */
-export const FRESH: KubeObject = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' }, spec: { field: 'v' } };
+export const FRESH: KubeObject = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  metadata: { name: 'x', namespace: 'default', uid: 'u1', resourceVersion: '1' },
+  spec: { field: 'v' },
+};
 
 /**
  * Processes one event of `body` with the handlers `register` adds (and the `persistence`
@@ -66,7 +71,9 @@ export async function processOnce(
   const client = clientOf(server);
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
-  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } });
+  const settings = defaultSettings(
+    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } }
+  );
   const registry = new OperatorRegistry();
   register(registry);
   const stop = new AbortController();

@@ -16,7 +16,10 @@ type Json = { [key: string]: unknown };
 
 /** The annotations sent, merged from all patches. */
 function annotationsOf(patches: unknown[]): Json {
-  return Object.assign({}, ...patches.map((patch) => ((patch as Json).metadata as { annotations?: Json } | undefined)?.annotations ?? {})) as Json;
+  return Object.assign(
+    {},
+    ...patches.map((patch) => ((patch as Json).metadata as { annotations?: Json } | undefined)?.annotations ?? {})
+  ) as Json;
 }
 
 test('a cycle done in its first pass sends the diff-base and the results, no progress record', async () => {
@@ -33,17 +36,24 @@ test('a cycle that goes on stores the progress of its handlers', async () => {
   }, FRESH);
   const annotations = annotationsOf(patches);
   assert.deepEqual(Object.keys(annotations), ['kopf.zalando.org/create_fn']);
-  assert.match(String(annotations['kopf.zalando.org/create_fn']), /"retries":1,"success":false,"failure":false,"message":"not yet"/);
+  assert.match(
+    String(annotations['kopf.zalando.org/create_fn']),
+    /"retries":1,"success":false,"failure":false,"message":"not yet"/,
+  );
 });
 
 test('with a custom prefix, a cycle done in its first pass leaves the prefix’s marker, as Kopf does', async () => {
   const { patches } = await processOnce((registry) => {
     registry.on.create(KopfExample, function create_fn() {});
   }, FRESH, { progressStorage: new AnnotationsProgressStorage({ prefix: 'my-op.example.com' }) });
-  assert.deepEqual(Object.keys(annotationsOf(patches)).sort(), ['kopf.zalando.org/last-handled-configuration', 'my-op.example.com/kopf-managed']);
+  assert.deepEqual(
+    Object.keys(annotationsOf(patches)).sort(),
+    ['kopf.zalando.org/last-handled-configuration', 'my-op.example.com/kopf-managed'],
+  );
 });
 
-test('a storage of the user’s own sees Kopf’s order: the records stored and flushed, then purged and flushed', async () => {
+test('a storage of the user’s own sees Kopf’s order: the records stored and flushed, then purged and ' +
+  'flushed', async () => {
   const { storage, calls } = recordingStorage();
   await processOnce((registry) => {
     registry.on.create(KopfExample, function create_fn() {});

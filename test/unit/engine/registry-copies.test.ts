@@ -15,7 +15,9 @@ async function anotherCopy(): Promise<typeof Registry> {
   return import(url.href) as Promise<typeof Registry>;
 }
 
-test('handlers registered through another copy of the module land in the default registry this copy serves', async (t) => {
+test('handlers registered through another copy of the module land in the default registry this copy serves', async (
+  t
+) => {
   const previous = getDefaultRegistry();
   t.after(() => setDefaultRegistry(previous));
   setDefaultRegistry(new OperatorRegistry());

@@ -19,7 +19,10 @@ test('ids come from function names, with Kopf\'s field suffix', () => {
 
 test('an anonymous handler without an id is refused with a way to fix it', () => {
   const r = new OperatorRegistry();
-  assert.throws(() => r.on.create('kex', (() => () => {})()), (e: Error) => e instanceof RegistrationError && /named function/.test(e.message));
+  assert.throws(
+    () => r.on.create('kex', (() => () => {})()),
+    (e: Error) => e instanceof RegistrationError && /named function/.test(e.message),
+  );
 });
 
 test('two different handlers with one id for one resource are refused', () => {
@@ -45,7 +48,9 @@ test('label and annotation filters: exact, PRESENT, ABSENT, predicates', () => {
   r.on.create('kex', async function f2() {}, { labels: { a: PRESENT, b: ABSENT } });
   r.on.create('kex', async function f3() {}, { labels: { b: PRESENT } });
   r.on.create('kex', async function f4() {}, { annotations: { x: (v) => v === 'y' } });
-  const matching = r.resourceHandlers.filter((h) => prematches((h as ChangingHandler).filters, body, ctx)).map((h) => h.id);
+  const matching = r.resourceHandlers.filter((h) => prematches((h as ChangingHandler).filters, body, ctx)).map(
+    (h) => h.id
+  );
   assert.deepEqual(matching, ['f1', 'f2', 'f4']);
 });
 
@@ -55,7 +60,9 @@ test('field filters for changes: presence, change, value, old/new', () => {
   r.on.update('kex', async function to_v() {}, { field: 'spec.field', new: 'v' });
   r.on.update('kex', async function from_w() {}, { field: 'spec.field', old: 'w' });
   const hs = r.resourceHandlers as ChangingHandler[];
-  const run = (old: unknown, now: unknown) => hs.filter((h) => matchesChange(h.filters, body, old, now, true, ctx)).map((h) => h.id.split('/')[0]);
+  const run = (old: unknown, now: unknown) => hs.filter((h) => matchesChange(h.filters, body, old, now, true, ctx)).map(
+    (h) => h.id.split('/')[0]
+  );
   assert.deepEqual(run({ spec: { field: 'w' } }, { spec: { field: 'v' } }), ['changed', 'to_v', 'from_w']);
   assert.deepEqual(run({ spec: { field: 'v' } }, { spec: { field: 'v' } }), []);
   assert.deepEqual(run({ spec: {} }, { spec: { field: 'u' } }), ['changed']);
@@ -71,7 +78,10 @@ test('sub-handlers: ids nested under the parent, own options and filters, never 
   assert.deepEqual(child.reasons, ['delete']);
   assert.equal(child.requiresFinalizer, false);
   assert.equal(prematches(child.filters, body, ctx), true);
-  assert.equal(prematches(subhandlerOf(parent, async function other() {}, { labels: { a: ABSENT } }).filters, body, ctx), false);
+  assert.equal(
+    prematches(subhandlerOf(parent, async function other() {}, { labels: { a: ABSENT } }).filters, body, ctx),
+    false,
+  );
   assert.throws(() => subhandlerOf(parent, (() => () => {})()), /register\(\) in 'parent'/);
 });
 
@@ -84,7 +94,9 @@ test('filters that may look at the change are known before it is read', () => {
   r.on.create('kex', async function annotation_callback() {}, { annotations: { x: () => true } });
   r.on.create('kex', async function field_value() {}, { field: 'spec.field', value: 'v' });
   r.on.create('kex', async function when_fn() {}, { when: () => true });
-  const seeing = (r.resourceHandlers as ChangingHandler[]).filter((h) => seesChange(h.filters)).map((h) => h.id.split('/')[0]);
+  const seeing = (r.resourceHandlers as ChangingHandler[]).filter((h) => seesChange(h.filters)).map(
+    (h) => h.id.split('/')[0]
+  );
   assert.deepEqual(seeing, ['label_callback', 'annotation_callback', 'field_value', 'when_fn']);
 });
 
@@ -110,7 +122,13 @@ test('login and probe handlers are activities of their own, by Kopf\'s names; id
   r.on.login(function login_fn() { return { server: 'https://127.0.0.1:6443' }; });
   r.on.probe(function tasks_count() { return 0; }, { id: 'count' });
   r.on.startup(function count() {});
-  assert.deepEqual(r.activityHandlers.map((h) => [h.activity, h.id]), [['authentication', 'login_fn'], ['probe', 'count'], ['startup', 'count']]);
-  assert.throws(() => r.on.probe(function count() { return 1; }), /on\.probe: two activity handlers share the id 'count'/);
+  assert.deepEqual(
+    r.activityHandlers.map((h) => [h.activity, h.id]),
+    [['authentication', 'login_fn'], ['probe', 'count'], ['startup', 'count']],
+  );
+  assert.throws(
+    () => r.on.probe(function count() { return 1; }),
+    /on\.probe: two activity handlers share the id 'count'/,
+  );
   assert.throws(() => r.on.login('not a function' as never), /on\.login: the handler must be a function/);
 });

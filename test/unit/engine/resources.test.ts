@@ -27,16 +27,41 @@ function operatorOn(server: FakeServer, registry: OperatorRegistry, verbosity: '
 
 const CORE = [
   { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
-  { name: 'componentstatuses', singularName: 'componentstatus', namespaced: false, kind: 'ComponentStatus', verbs: ['get', 'list'] },
-  { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'patch'] },
+  {
+    name: 'componentstatuses',
+    singularName: 'componentstatus',
+    namespaced: false,
+    kind: 'ComponentStatus',
+    verbs: ['get', 'list'],
+  },
+  {
+    name: 'configmaps',
+    singularName: 'configmap',
+    namespaced: true,
+    kind: 'ConfigMap',
+    verbs: ['get', 'list', 'watch', 'patch'],
+  },
 ];
 
 /** Two groups that both serve `widgets`: the bare name is ambiguous. */
 const GROUPS = ['one.example.com', 'two.example.com'];
-const WIDGETS = { name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list', 'watch', 'patch'] };
-const group = (name: string) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } });
+const WIDGETS = {
+  name: 'widgets',
+  singularName: 'widget',
+  namespaced: true,
+  kind: 'Widget',
+  verbs: ['get', 'list', 'watch', 'patch'],
+};
+const group = (name: string) => (
+  {
+    name,
+    versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+    preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' },
+  }
+);
 
-test('non-watchable resources, non-patchable ones with changing handlers, ambiguous and absent names are not served; the rest are', async (t) => {
+test('non-watchable resources, non-patchable ones with changing handlers, ambiguous and absent names are not ' +
+  'served; the rest are', async (t) => {
   const requests: string[] = [];
   const listed = deferred();
   const server = await startServer((req, res) => {
@@ -44,10 +69,15 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
     if (req.path === '/api') return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'] });
     if (req.path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', groups: GROUPS.map(group) });
     if (req.path === '/api/v1') return sendJson(res, 200, { kind: 'APIResourceList', resources: CORE });
-    if (GROUPS.some((name) => req.path === `/apis/${name}/v1`)) return sendJson(res, 200, { kind: 'APIResourceList', resources: [WIDGETS] });
+    if (GROUPS.some((name) => req.path === `/apis/${name}/v1`))
+      return sendJson(res, 200, { kind: 'APIResourceList', resources: [WIDGETS] });
     if (req.path === '/api/v1/namespaces/default/configmaps' && !req.query.has('watch')) {
       listed.resolve();
-      return sendJson(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
+      return sendJson(
+        res,
+        200,
+        { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] },
+      );
     }
     if (req.query.has('watch')) return; // held open until the operator stops
     sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
@@ -67,17 +97,23 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
   } finally {
     await op.stop();
   }
-  const warnings = capture.messages().filter((m) => / resources (will not|cannot) be served/.test(m)).map((m) => m.replace(/(: '\w+'): .*/, '$1: …'));
+  const warnings = capture.messages().filter((m) => / resources (will not|cannot) be served/.test(m)).map(
+    (m) => m.replace(/(: '\w+'): .*/, '$1: …')
+  );
   assert.deepEqual(warnings, [
     "Non-patchable resources will not be served: 'pods' (it has changing handlers, which write to the objects).",
     "Non-watchable resources will not be served: 'componentstatuses' (it cannot be watched).",
     "Ambiguous resources will not be served (try specifying API groups): 'widgets': …",
     "Unresolved resources cannot be served (try creating their CRDs): 'gadgets': …",
   ]);
-  assert.ok(!requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')), requests.join('\n'));
+  assert.ok(
+    !requests.some((r) => /\/(pods|componentstatuses|widgets)\b/.test(r) && r.includes('/namespaces/')),
+    requests.join('\n'),
+  );
 });
 
-test('a watch-stream that must list again (410 Gone) says it restarts, once per restart; an unknown event type is a warning', async (t) => {
+test('a watch-stream that must list again (410 Gone) says it restarts, once per restart; an unknown event type is a ' +
+  'warning', async (t) => {
   let lists = 0;
   const relisted = deferred();
   const server = await startServer((req, res) => {
@@ -89,8 +125,18 @@ test('a watch-stream that must list again (410 Gone) says it restarts, once per 
       return;
     }
     lists++;
-    const items = [{ apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'k1', namespace: 'default', uid: 'u1', resourceVersion: String(lists) } }];
-    sendJson(res, 200, { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: String(10 * lists) }, items });
+    const items = [
+      {
+        apiVersion: 'kopf.dev/v1',
+        kind: 'KopfExample',
+        metadata: { name: 'k1', namespace: 'default', uid: 'u1', resourceVersion: String(lists) },
+      }
+    ];
+    sendJson(
+      res,
+      200,
+      { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: String(10 * lists) }, items },
+    );
     if (lists === 2) relisted.resolve();
   });
   t.after(() => server.close());
@@ -109,5 +155,8 @@ test('a watch-stream that must list again (410 Gone) says it restarts, once per 
     "Restarting the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
     "Stopping the watch-stream for kopfexamples.v1.kopf.dev in 'default'.",
   ]);
-  assert.deepEqual(capture.messages().filter((m) => m.startsWith('Ignoring')), ['Ignoring an unsupported event type: {"type":"RENAMED","object":{"metadata":{"name":"k1"}}}']);
+  assert.deepEqual(
+    capture.messages().filter((m) => m.startsWith('Ignoring')),
+    ['Ignoring an unsupported event type: {"type":"RENAMED","object":{"metadata":{"name":"k1"}}}'],
+  );
 });

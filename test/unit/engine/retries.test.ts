@@ -17,7 +17,11 @@ test('failed requests that will be retried are logged as warnings, with the atte
   const server = await startServer((req, res) => {
     if (req.query.get('watch')) return void res.writeHead(200, { 'Content-Type': 'application/json' }); // a quiet watch
     if (++listings <= 2) return sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy'));
-    sendJson(res, 200, { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: '1' }, items: [] });
+    sendJson(
+      res,
+      200,
+      { kind: 'KopfExampleList', apiVersion: 'kopf.dev/v1', metadata: { resourceVersion: '1' }, items: [] },
+    );
   });
   t.after(() => server.close());
   const kubeconfig = kubeconfigOf(server);
@@ -33,7 +37,11 @@ test('failed requests that will be retried are logged as warnings, with the atte
     await capture.waitFor((r) => r.message.startsWith('Request attempt #2/4 failed'), { timeout: 10 });
     const warnings = capture.records.filter((r) => r.name === 'kopf.api');
     assert.deepEqual(warnings.map((r) => r.level), [30, 30]);
-    assert.equal(warnings[0]!.message, 'Request attempt #1/4 failed; retrying in 0.0 s: GET /apis/kopf.dev/v1/namespaces/default/kopfexamples: 503 ServiceUnavailable: busy');
+    assert.equal(
+      warnings[0]!.message,
+      'Request attempt #1/4 failed; retrying in 0.0 s: GET /apis/kopf.dev/v1/namespaces/default/kopfexamples: 503 ' +
+        'ServiceUnavailable: busy',
+    );
   } finally {
     await op.stop();
   }

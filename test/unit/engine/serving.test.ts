@@ -9,8 +9,20 @@ import { Serving } from '../../../runtime/watching/serving.ts';
 import { WatcherSet } from '../../../runtime/watching/watchers.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 
-const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
-const Globals: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'globals', kind: 'Global', scope: 'Cluster' };
+const Things: ResourceDescriptor = {
+  group: 'example.com',
+  version: 'v1',
+  plural: 'things',
+  kind: 'Thing',
+  scope: 'Namespaced',
+};
+const Globals: ResourceDescriptor = {
+  group: 'example.com',
+  version: 'v1',
+  plural: 'globals',
+  kind: 'Global',
+  scope: 'Cluster',
+};
 
 /** A set of streams that records which ones run (a stream runs until its signal is aborted). */
 function recorded(stop: AbortSignal, running: Set<string>, name: string): WatcherSet {

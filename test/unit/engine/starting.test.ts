@@ -43,5 +43,8 @@ test('stopped during startup, the operator cancels the startup handler and ends 
   await op.done; // a stop, not a failure
   assert.deepEqual(requests, []);
   assert.deepEqual(cleaned, ['goodbye']);
-  assert.ok(capture.messages().includes("Activity 'wait_for_dependency' is cancelled. Will escalate."), capture.messages().join('\n'));
+  assert.ok(
+    capture.messages().includes("Activity 'wait_for_dependency' is cancelled. Will escalate."),
+    capture.messages().join('\n'),
+  );
 });

@@ -16,8 +16,18 @@ const withAnnotation = (key: string, value: string): KubeObject => ({
 });
 
 for (const [what, key, value, expected] of [
-  ['progress record', 'kopf.zalando.org/create_fn', '{"retries":"many"}', /^The annotation kopf\.zalando\.org\/create_fn is not a progress record: retries must be a number\. /],
-  ['diff-base', 'kopf.zalando.org/last-handled-configuration', 'not json', /^The annotation kopf\.zalando\.org\/last-handled-configuration is not valid JSON\. /],
+  [
+    'progress record',
+    'kopf.zalando.org/create_fn',
+    '{"retries":"many"}',
+    /^The annotation kopf\.zalando\.org\/create_fn is not a progress record: retries must be a number\. /,
+  ],
+  [
+    'diff-base',
+    'kopf.zalando.org/last-handled-configuration',
+    'not json',
+    /^The annotation kopf\.zalando\.org\/last-handled-configuration is not valid JSON\. /,
+  ],
 ] as const) {
   test(`an unreadable ${what} is reported once, naming the annotation and the object; no handler runs`, async () => {
     let calls = 0;
@@ -30,7 +40,10 @@ for (const [what, key, value, expected] of [
     const errors = records.filter((record) => record.level >= ERROR);
     assert.equal(errors.length, 1, records.map((record) => record.message).join('\n'));
     assert.match(errors[0]!.message, expected);
-    assert.deepEqual(errors[0]!.ref, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'x', uid: 'u1', namespace: 'default' });
+    assert.deepEqual(
+      errors[0]!.ref,
+      { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'x', uid: 'u1', namespace: 'default' },
+    );
     assert.ok(!records.some((record) => record.message.startsWith('Throttling')), 'not retried on a timer');
   });
 }

@@ -20,15 +20,24 @@ interface Run {
   lines: { level: string; message: string }[];
   records: { handler: string; record: Record<string, unknown> }[];
 }
-const RUN = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'kopf', 'verbose-run.json'), 'utf8')) as Run;
+const RUN = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', 'fixtures', 'kopf', 'verbose-run.json'), 'utf8')
+) as Run;
 const FINALIZER = 'kopf.zalando.org/KopfFinalizerMarker';
 const PREFIX = 'kopf.zalando.org/';
 
 /** The handlers of the fixture's operator. */
 function register(registry: OperatorRegistry): void {
   registry.on.create(KopfExample, function fails() { throw new Error('boom'); }, { retries: 1 });
-  registry.on.create(KopfExample, function flaky({ retry }) { if (retry < 1) throw new Error('once'); }, { backoff: 0 });
-  registry.on.create(KopfExample, function slow({ retry }) { if (retry < 1) throw new TemporaryError('wait', { delay: 1 }); });
+  registry.on.create(
+    KopfExample,
+    function flaky({ retry }) { if (retry < 1) throw new Error('once'); },
+    { backoff: 0 },
+  );
+  registry.on.create(
+    KopfExample,
+    function slow({ retry }) { if (retry < 1) throw new TemporaryError('wait', { delay: 1 }); },
+  );
   registry.on.update(KopfExample, function updated() {});
   registry.on.delete(KopfExample, function gone() {});
 }
@@ -57,7 +66,10 @@ function withKopfRecords(...handlers: string[]): KubeObject {
 }
 
 function annotationsOf(patches: unknown[]): Record<string, string | null> {
-  return Object.assign({}, ...patches.map((p) => (p as { metadata?: { annotations?: object } }).metadata?.annotations ?? {})) as Record<string, string | null>;
+  return Object.assign(
+    {},
+    ...patches.map((p) => (p as { metadata?: { annotations?: object } }).metadata?.annotations ?? {})
+  ) as Record<string, string | null>;
 }
 
 test('the finalizer is added and removed with debug messages, as Kopf logs them', async () => {
@@ -66,7 +78,12 @@ test('the finalizer is added and removed with debug messages, as Kopf logs them'
   assert.equal(ownLevel(added.records, message), kopfLevel(message));
   const deleting: KubeObject = {
     ...FRESH,
-    metadata: { ...FRESH.metadata, finalizers: [FINALIZER], deletionTimestamp: '2026-11-25T14:20:14Z', annotations: { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"v"}}\n' } },
+    metadata: {
+      ...FRESH.metadata,
+      finalizers: [FINALIZER],
+      deletionTimestamp: '2026-11-25T14:20:14Z',
+      annotations: { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"v"}}\n' },
+    },
   };
   const removed = await processOnce(register, deleting);
   const removal = 'Removing the finalizer, thus allowing the actual deletion.';
@@ -79,7 +96,14 @@ test('a creation logs no diff; an update does, as Kopf logs them', async () => {
   const created = await processOnce(register, withKopfRecords());
   assert.ok(created.messages.some((m) => m.startsWith('Creation is in progress:')), created.messages.join('\n'));
   assert.deepEqual(created.messages.filter((m) => / diff: /.test(m)), []);
-  const changed: KubeObject = { ...FRESH, metadata: { ...FRESH.metadata, finalizers: [FINALIZER], annotations: { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"value"}}\n' } } };
+  const changed: KubeObject = {
+    ...FRESH,
+    metadata: {
+      ...FRESH.metadata,
+      finalizers: [FINALIZER],
+      annotations: { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"value"}}\n' },
+    },
+  };
   const updated = await processOnce(register, changed);
   assert.deepEqual(updated.messages.filter((m) => / diff: /.test(m)).map((m) => m.split(':')[0]), kopfDiffs);
 });
@@ -94,7 +118,11 @@ test('a handler out of retries stores the message Kopf stores', async () => {
   assert.equal(record['message'], kopfRecord.record['message']);
   assert.deepEqual(
     { retries: record['retries'], success: record['success'], failure: record['failure'] },
-    { retries: kopfRecord.record['retries'], success: kopfRecord.record['success'], failure: kopfRecord.record['failure'] },
+    {
+      retries: kopfRecord.record['retries'],
+      success: kopfRecord.record['success'],
+      failure: kopfRecord.record['failure'],
+    },
   );
   const logged = records.find((r) => r.message.startsWith("Handler 'fails' failed"));
   assert.equal(logged?.message, kopfRecord.record['message']);
@@ -106,9 +134,15 @@ test('a zero-second retry after a patch is not announced as skipped sleep, as Ko
   const to = RUN.lines.findIndex((l, i) => i > from && l.message.startsWith('Creation is in progress:'));
   assert.ok(from >= 0 && to > from, 'the fixture has no zero-second retry');
   assert.deepEqual(RUN.lines.slice(from, to).filter((l) => l.message.startsWith('Sleeping')), []);
-  assert.ok(RUN.lines.some((l) => /^Sleeping was skipped because of the patch, 0\.\d+ seconds left\.$/.test(l.message)), 'Kopf announces a positive one');
+  assert.ok(
+    RUN.lines.some((l) => /^Sleeping was skipped because of the patch, 0\.\d+ seconds left\.$/.test(l.message)),
+    'Kopf announces a positive one',
+  );
 
   const { messages } = await processOnce(register, withKopfRecords('fails'));
-  assert.ok(messages.includes("Handler 'flaky' failed with an exception and will try again in 0 seconds: once"), messages.join('\n'));
+  assert.ok(
+    messages.includes("Handler 'flaky' failed with an exception and will try again in 0 seconds: once"),
+    messages.join('\n'),
+  );
   assert.deepEqual(messages.filter((m) => m.startsWith('Sleeping')), []);
 });

@@ -9,7 +9,11 @@ import { LiveViews } from '../../../runtime/daemons/views.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 
 const FIRST: KubeObject = { metadata: { name: 'x', labels: { a: '1' } }, spec: { size: 1, keep: true } };
-const SECOND: KubeObject = { metadata: { name: 'x', annotations: { b: '2' } }, spec: { size: 2 }, status: { ok: true } };
+const SECOND: KubeObject = {
+  metadata: { name: 'x', annotations: { b: '2' } },
+  spec: { size: 2 },
+  status: { ok: true },
+};
 
 test('a view handed out once shows every later body, as printing, spreading, JSON and cloning see it', () => {
   const views = new LiveViews(FIRST);

@@ -92,7 +92,9 @@ test('stop() drops pending events and interrupts sleeps', async () => {
   const started = latch();
   const result = latch<boolean>();
   let calls = 0;
-  const queues = new ObjectQueues<number>(async (_k, { pressure }) => { calls++; started.open(); result.open(await sleep(3600, pressure)); });
+  const queues = new ObjectQueues<number>(
+    async (_k, { pressure }) => { calls++; started.open(); result.open(await sleep(3600, pressure)); }
+  );
   queues.push('a', 1);
   await started.promise;
   queues.push('a', 2); // aborts the sleep, but stop() comes before it is taken
@@ -104,7 +106,9 @@ test('stop() drops pending events and interrupts sleeps', async () => {
 test('a paused queue starts no cycle, keeps the latest event per object, and goes on when resumed', async () => {
   const seen: string[] = [];
   const done = latch();
-  const queues = new ObjectQueues<string>(async (key, { event }) => { seen.push(`${key}:${event}`); if (seen.length === 2) done.open(); });
+  const queues = new ObjectQueues<string>(
+    async (key, { event }) => { seen.push(`${key}:${event}`); if (seen.length === 2) done.open(); }
+  );
   queues.pause();
   assert.equal(queues.isPaused, true);
   queues.push('a', 'a1');
@@ -121,7 +125,9 @@ test('a paused queue starts no cycle, keeps the latest event per object, and goe
 test('pausing interrupts the sleeps of running cycles; stopping a paused queue ends it', async () => {
   const started = latch();
   const slept = latch<boolean>();
-  const queues = new ObjectQueues<number>(async (_k, { pressure }) => { started.open(); slept.open(await sleep(3600, pressure)); });
+  const queues = new ObjectQueues<number>(
+    async (_k, { pressure }) => { started.open(); slept.open(await sleep(3600, pressure)); }
+  );
   queues.push('a', 1);
   await started.promise;
   queues.pause();
@@ -145,7 +151,8 @@ test('stop() returns the keys of the cycles still running after its timeout', as
   assert.deepEqual(await queues.stop(0.05), ['stuck']);
 });
 
-test('objects waiting for a worker start in the order they came; stop() forgets them and reports only running cycles', async () => {
+test('objects waiting for a worker start in the order they came; stop() forgets them and reports only running ' +
+  'cycles', async () => {
   const order: string[] = [];
   const gates = new Map<string, ReturnType<typeof latch<void>>>();
   const started = new Map<string, ReturnType<typeof latch<void>>>();
@@ -165,7 +172,8 @@ test('objects waiting for a worker start in the order they came; stop() forgets 
   assert.deepEqual(order, ['a', 'c'], 'nothing starts after the stop');
 });
 
-test('after stop(), settle() waits again for the cycles that were still running, and returns those that still are', async () => {
+test('after stop(), settle() waits again for the cycles that were still running, and returns those that still ' +
+  'are', async () => {
   const told = new AbortController();
   const started = { a: latch(), b: latch() };
   const queues = new ObjectQueues<number>(async (key) => {

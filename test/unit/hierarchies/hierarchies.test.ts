@@ -15,11 +15,21 @@ const OWNER = {
   apiVersion: 'kopf.dev/v1', kind: 'KopfExample',
   metadata: { name: 'kex', namespace: 'ns1', uid: 'uid-1', labels: { app: 'demo', tier: 'db' } },
 } as const;
-const REFERENCE = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'kex', uid: 'uid-1', controller: true, blockOwnerDeletion: true };
+const REFERENCE = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  name: 'kex',
+  uid: 'uid-1',
+  controller: true,
+  blockOwnerDeletion: true,
+};
 
 test('an owner reference is built from the owner, and appended once per owner', () => {
   assert.deepEqual(buildOwnerReference(OWNER), REFERENCE);
-  assert.deepEqual(buildOwnerReference(OWNER, { controller: false, blockOwnerDeletion: false }), { ...REFERENCE, controller: false, blockOwnerDeletion: false });
+  assert.deepEqual(
+    buildOwnerReference(OWNER, { controller: false, blockOwnerDeletion: false }),
+    { ...REFERENCE, controller: false, blockOwnerDeletion: false },
+  );
   const child: KubeObject = {};
   appendOwnerReference(child, OWNER);
   appendOwnerReference(child, OWNER);
@@ -34,7 +44,12 @@ test('an owner without its identity is refused, naming what is missing', () => {
 });
 
 test('naming: a prefix from the owner by default, the name itself when strict, own names kept unless forced', () => {
-  const [plain, strict, named, prefixed] = [{}, {}, { metadata: { name: 'mine' } }, { metadata: { generateName: 'mine-' } }] as KubeObject[];
+  const [plain, strict, named, prefixed] = [
+    {},
+    {},
+    { metadata: { name: 'mine' } },
+    { metadata: { generateName: 'mine-' } },
+  ] as KubeObject[];
   harmonizeNaming([plain!, named!, prefixed!], 'kex');
   harmonizeNaming(strict!, 'kex', { strict: true });
   assert.deepEqual([plain, strict, named, prefixed].map((o) => o?.metadata), [
@@ -71,24 +86,40 @@ test('labels: kept unless forced, and set on nested templates that are there', (
 });
 
 test('adopt: all four at once, returning the child typed as given', () => {
-  const child = adopt({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data: { greeting: 'hi' } }, OWNER);
+  const child = adopt(
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data' }, data: { greeting: 'hi' } },
+    OWNER,
+  );
   // Typed: the literal's own fields and the metadata adoption guarantees.
   const name: string = child.metadata.name;
   const greeting: string = child.data.greeting;
   assert.equal(name, 'data');
   assert.equal(greeting, 'hi');
-  assert.deepEqual(child.metadata, { name: 'data', namespace: 'ns1', labels: { app: 'demo', tier: 'db' }, ownerReferences: [REFERENCE] });
-  const [pod] = adopt([{ apiVersion: 'v1', kind: 'Pod', spec: { containers: [] } } as builtins.Pod], OWNER, { strict: true });
+  assert.deepEqual(
+    child.metadata,
+    { name: 'data', namespace: 'ns1', labels: { app: 'demo', tier: 'db' }, ownerReferences: [REFERENCE] },
+  );
+  const [pod] = adopt(
+    [{ apiVersion: 'v1', kind: 'Pod', spec: { containers: [] } } as builtins.Pod],
+    OWNER,
+    { strict: true },
+  );
   assert.equal(pod!.metadata.name, 'kex');
   assert.equal(pod!.metadata.generateName, undefined);
   const unnamed = adopt({ metadata: { namespace: 'other', labels: { app: 'own' } } } as KubeObject, OWNER);
-  assert.deepEqual(unnamed.metadata, { namespace: 'other', labels: { app: 'own', tier: 'db' }, generateName: 'kex-', ownerReferences: [REFERENCE] });
+  assert.deepEqual(
+    unnamed.metadata,
+    { namespace: 'other', labels: { app: 'own', tier: 'db' }, generateName: 'kex-', ownerReferences: [REFERENCE] },
+  );
 });
 
 test('inside a handler, the owner is the object being handled; outside, it must be given', () => {
   const context = { body: OWNER } as unknown as OperatorContext;
   const child = runWithOperatorContext(context, () => adopt({ kind: 'Secret' } as KubeObject));
-  assert.deepEqual(child.metadata, { ownerReferences: [REFERENCE], generateName: 'kex-', namespace: 'ns1', labels: { app: 'demo', tier: 'db' } });
+  assert.deepEqual(
+    child.metadata,
+    { ownerReferences: [REFERENCE], generateName: 'kex-', namespace: 'ns1', labels: { app: 'demo', tier: 'db' } },
+  );
   assert.throws(() => adopt({} as KubeObject), /The owner must be given explicitly outside of a handler/);
   assert.throws(() => label({} as KubeObject), /The owner must be given explicitly/);
 });

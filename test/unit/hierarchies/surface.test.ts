@@ -11,7 +11,10 @@ test('a create handler with a child ConfigMap, written against the agreed surfac
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, async function create_fn({ body, spec, client, namespace }) {
     const child = adopt({
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${body.metadata?.name}-data` }, data: { greeting: spec.field ?? '' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `${body.metadata?.name}-data` },
+      data: { greeting: spec.field ?? '' },
     }, body);
     await client.create(builtins.ConfigMaps, child);
     await client.create(builtins.Secrets, { metadata: { name: 'token' }, stringData: { token: 'x' } }, { namespace });

@@ -84,11 +84,15 @@ test('a certificate signed by the client CA reaches the handlers, and sslpeer ho
   });
 });
 
-test('forged certificates and none at all are refused at the handshake; no handler runs; the server goes on', async () => {
+test('forged certificates and none at all are refused at the handshake; no handler runs; the server goes ' +
+  'on', async () => {
   const impostor = createCertificateAuthority('clients-ca'); // the same name as the trusted CA, another key
   const forgeries: [string, KeyPair | undefined][] = [
     ['self-signed, with the API server\'s name', selfSigned()],
-    ['signed by an impostor CA of the same name', issueCertificate(impostor, { commonName: API_SERVER, usage: 'client' })],
+    [
+      'signed by an impostor CA of the same name',
+      issueCertificate(impostor, { commonName: API_SERVER, usage: 'client' }),
+    ],
     ['signed by the CA, but for a server', issueCertificate(ca, { commonName: API_SERVER, usage: 'server' })],
     ['no certificate', undefined],
   ];

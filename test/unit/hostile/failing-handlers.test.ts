@@ -11,7 +11,8 @@ import { ERROR } from '../../../runtime/logging/levels.ts';
 import { close, createHttpServer, listen } from '../../../runtime/servers/http.ts';
 import { closed, exchange, open } from './http.ts';
 
-test('a handler that throws, rejects, or fails mid-answer: 500 or a closed connection, logged; the server goes on', async () => {
+test('a handler that throws, rejects, or fails mid-answer: 500 or a closed connection, logged; the server goes ' +
+  'on', async () => {
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }), 'kopf.test');
   const unhandled: unknown[] = [];

@@ -27,12 +27,18 @@ function responder() {
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
     cancelled: new AbortController().signal, indices: new OperatorIndexers([]).indices,
   });
-  return { respond: (body: string) => respond({ body, webhook: undefined, headers: {}, sslpeer: {} }), calls: () => calls, capture };
+  return {
+    respond: (body: string) => respond({ body, webhook: undefined, headers: {}, sslpeer: {} }),
+    calls: () => calls,
+    capture,
+  };
 }
 
 /** An UPDATE review's JSON with these objects' specs (as JSON text: JSON.stringify cannot write them). */
 function update(newSpec: string, oldSpec = '{}'): string {
-  const object = (spec: string) => `{"apiVersion":"kopf.dev/v1","kind":"KopfExample","metadata":{"name":"k"},"spec":${spec}}`;
+  const object = (
+    spec: string
+  ) => `{"apiVersion":"kopf.dev/v1","kind":"KopfExample","metadata":{"name":"k"},"spec":${spec}}`;
   return '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",'
     + '"resource":{"group":"kopf.dev","version":"v1","resource":"kopfexamples"},"operation":"UPDATE",'
     + `"userInfo":{"username":"u"},"object":${object(newSpec)},"oldObject":${object(oldSpec)}}}`;
@@ -41,7 +47,8 @@ function update(newSpec: string, oldSpec = '{}'): string {
 const objects = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
 const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-test('a 10,000-deep review is a 400 that says why, in the object, the old object or arrays; no handler runs', async () => {
+test('a 10,000-deep review is a 400 that says why, in the object, the old object or arrays; no handler ' +
+  'runs', async () => {
   const { respond, calls, capture } = responder();
   for (const body of [update(objects(10_000)), update('{}', objects(10_000)), update(`{"list":${arrays(10_000)}}`)]) {
     const reply = await respond(body);

@@ -69,7 +69,8 @@ function reviewRequest(text: string): string {
 
 /** A review's JSON, with the spec's JSON as given (JSON.stringify cannot write what these tests nest). */
 function review(spec = '{"field":"value"}', operation = 'CREATE'): string {
-  const object = `{"apiVersion":"kopf.dev/v1","kind":"KopfExample","metadata":{"name":"kex1","namespace":"ns1"},"spec":${spec}}`;
+  const object =
+    `{"apiVersion":"kopf.dev/v1","kind":"KopfExample","metadata":{"name":"kex1","namespace":"ns1"},"spec":${spec}}`;
   const request = {
     uid: 'uid-1', resource: { group: 'kopf.dev', version: 'v1', resource: 'kopfexamples' }, operation,
     userInfo: { username: 'admin' }, object: '<object>', oldObject: operation === 'UPDATE' ? '<object>' : null,
@@ -93,7 +94,10 @@ async function assertServing(served: Served): Promise<void> {
   }
 }
 
-const chunked = (path: string, body: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}`;
+const chunked = (
+  path: string,
+  body: string,
+) => `POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}`;
 const LARGE = 'a'.repeat(70_000);
 
 /** A request to the path the server serves, and the status it must get: exact, or any 4xx. */
@@ -107,18 +111,32 @@ const MALFORMED: [title: string, request: (path: string) => string, status: numb
   ['a space before the colon', (path) => `GET ${path} HTTP/1.1\r\nHost : x\r\n\r\n`, 400],
   ['a control character in a header', (path) => `GET ${path} HTTP/1.1\r\nHost: x\u0001y\r\n\r\n`, 400],
   ['a header past the size limit', (path) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${LARGE}\r\n\r\n`, 431],
-  ['two different lengths', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`, 400],
-  ['a length and chunks', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+  [
+    'two different lengths',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`,
+    400,
+  ],
+  [
+    'a length and chunks',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    400,
+  ],
   ['a length that is not a number', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`, 400],
   ['a negative length', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n`, 400],
-  ['a transfer coding other than chunked last', (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n`, '4xx'],
+  [
+    'a transfer coding other than chunked last',
+    (path) => `POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n`,
+    '4xx',
+  ],
   ['a chunk size that is not hexadecimal', (path) => chunked(path, 'zz\r\nab\r\n0\r\n\r\n'), '4xx'],
   ['a chunk size past 64 bits', (path) => chunked(path, 'fffffffffffffffffffff\r\nab\r\n0\r\n\r\n'), '4xx'],
   ['a chunk longer than its size', (path) => chunked(path, '2\r\nabcdef\r\n0\r\n\r\n'), '4xx'],
   ['a chunk extension past its size limit', (path) => chunked(path, `2;${LARGE}\r\nab\r\n0\r\n\r\n`), '4xx'],
 ];
 
-test('malformed requests are answered with a 4xx by every server, which goes on serving', { timeout: 120_000 }, async () => {
+test('malformed requests are answered with a 4xx by every server, which goes on serving', {
+  timeout: 120_000
+}, async () => {
   for (const { name, target, path } of serversOf(patient!)) {
     for (const [title, malformed, status] of MALFORMED) {
       const outcome = await exchange(target, malformed(path));
@@ -182,7 +200,9 @@ test('slow clients are disconnected by the servers\' timeouts, which go on servi
   await assertServing(impatient!);
 });
 
-test('many connections at once: good and malformed requests are all answered; idle ones do not block others', { timeout: 120_000 }, async () => {
+test('many connections at once: good and malformed requests are all answered; idle ones do not block others', {
+  timeout: 120_000
+}, async () => {
   for (const { name, target, path, good } of serversOf(patient!)) {
     const idle = Array.from({ length: 200 }, () => open(target));
     const bad = `GET ${path} HTTP/1.1\r\nHost x\r\n\r\n`;

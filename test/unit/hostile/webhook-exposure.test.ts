@@ -83,7 +83,11 @@ test('TLS below 1.2 and CBC suites with SHA-1 are refused; AEAD suites on TLS 1.
   await withServer({ addr: '127.0.0.1' }, async ({ port, ca }) => {
     // The client allows anything (security level 0), so that a refusal is the server's.
     const anything = { ciphers: 'ALL:@SECLEVEL=0' };
-    assert.equal(await handshake(port, ca, { ...anything, minVersion: 'TLSv1', maxVersion: 'TLSv1.1' }), false, 'TLS 1.1');
+    assert.equal(
+      await handshake(port, ca, { ...anything, minVersion: 'TLSv1', maxVersion: 'TLSv1.1' }),
+      false,
+      'TLS 1.1',
+    );
     const tls12 = { ...anything, maxVersion: 'TLSv1.2' } as const;
     for (const cbc of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA']) {
       assert.equal(await handshake(port, ca, { ...tls12, ciphers: `${cbc}:@SECLEVEL=0` }), false, cbc);

@@ -1,7 +1,8 @@
 /**
- * Indexing through the real processing of events (Kopf §5.14): index functions run first on every
- * event, their values replace the object's, a deletion or a filter mismatch removes them; errors
- * by their mode; the gate holds the other handlers until the indexes are complete.
+ * Indexing through the real processing of events (as Kopf's `kopf/_core/engines/indexing.py`):
+ * index functions run first on every event, their values replace the object's, a deletion or a
+ * filter mismatch removes them; errors by their mode; the gate holds the other handlers until the
+ * indexes are complete.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseRetryAfter, retryDelay } from '../../../runtime/kube/backoff.ts';
+import { parseRetryAfter, repeatingDelay, retryDelay, sleep } from '../../../runtime/kube/backoff.ts';
 
 test('delays follow the schedule within ±20% jitter, and end with it', () => {
   const schedule = [1, 2, 3];
@@ -26,4 +26,18 @@ test('Retry-After as seconds or as an HTTP date', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
   assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:00:07 GMT', now), 7);
   assert.equal(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now), 0);
+});
+
+test('a repeating schedule: its delays in order, then the last for ever; none without a schedule', () => {
+  assert.deepEqual([0, 1, 2, 3, 9].map((attempt) => repeatingDelay([1, 5, 10], attempt)), [1, 5, 10, 10, 10]);
+  assert.equal(repeatingDelay([], 0), 0);
+});
+
+test('a sleep says whether it slept its time or was cut short by the signal', async () => {
+  assert.equal(await sleep(1), true);
+  const controller = new AbortController();
+  const sleeping = sleep(60_000, controller.signal);
+  controller.abort();
+  assert.equal(await sleeping, false);
+  assert.equal(await sleep(60_000, controller.signal), false, 'an aborted signal: no sleep at all');
 });

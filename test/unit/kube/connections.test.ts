@@ -27,11 +27,17 @@ test('connections are kept alive between requests', async (t) => {
 });
 
 test('a server URL with a path prefix keeps it; queries skip undefined parameters', async (t) => {
-  const server = await startServer((req, res) => sendJson(res, 200, { path: req.path, query: Object.fromEntries(req.query) }));
+  const server = await startServer(
+    (req, res) => sendJson(res, 200, { path: req.path, query: Object.fromEntries(req.query) })
+  );
   t.after(() => server.close());
   const client = clientOf({ url: `${server.url}/k8s/clusters/c-1/` });
   assert.deepEqual(
-    await client.request('GET', '/api/v1/pods', { query: { limit: 5, labelSelector: 'app in (a,b)', continue: undefined } }),
+    await client.request(
+      'GET',
+      '/api/v1/pods',
+      { query: { limit: 5, labelSelector: 'app in (a,b)', continue: undefined } },
+    ),
     { path: '/k8s/clusters/c-1/api/v1/pods', query: { limit: '5', labelSelector: 'app in (a,b)' } },
   );
   assert.deepEqual(await client.request('GET', '/api'), { path: '/k8s/clusters/c-1/api', query: {} });
@@ -61,7 +67,9 @@ test('regular requests share at most maxSockets connections; the others wait the
   });
   t.after(() => server.close());
   const client = clientOf(server, { maxSockets: 3 });
-  const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => client.request('GET', '/api', { query: { n } })));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, n) => client.request('GET', '/api', { query: { n } }))
+  );
   assert.deepEqual(answers, Array.from({ length: 20 }, (_, n) => ({ n: String(n) })));
   assert.equal(ports.size, 3);
   client.close();
@@ -98,7 +106,8 @@ test('closing the client ends a request in flight on a reused connection', { tim
   await assert.rejects(request);
 });
 
-test('bodies that arrive in many reads on several connections at once come out intact (sockets share one read buffer)', async (t) => {
+test('bodies that arrive in many reads on several connections at once come out intact (sockets share one read ' +
+  'buffer)', async (t) => {
   // Each response is written in pieces, so that reads of different connections interleave: a body
   // that kept a view of the shared read buffer instead of a copy would be overwritten by the next read.
   const server = await startServer(async (req, res) => {
@@ -113,7 +122,9 @@ test('bodies that arrive in many reads on several connections at once come out i
   });
   t.after(() => server.close());
   const client = clientOf(server);
-  const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => client.request<{ n: number; fill: string }>('GET', '/api', { query: { n } })));
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, n) => client.request<{ n: number; fill: string }>('GET', '/api', { query: { n } }))
+  );
   for (const [n, answer] of answers.entries()) {
     assert.equal(answer.n, n);
     assert.equal(answer.fill, String.fromCharCode(97 + n).repeat(300_000), `response ${n} is intact`);
@@ -144,10 +155,23 @@ test('a header or path that would break out of its line is refused before anythi
   const server = await startServer((req, res) => sendJson(res, 200, {}));
   t.after(() => server.close());
   const client = clientOf(server);
-  await assert.rejects(client.request('PATCH', '/api', { body: {}, contentType: 'application/json\r\nX-Evil: 1' }), TypeError);
+  await assert.rejects(
+    client.request('PATCH', '/api', { body: {}, contentType: 'application/json\r\nX-Evil: 1' }),
+    TypeError,
+  );
   await assert.rejects(client.request('GET', '/api/v1/namespaces/a b/pods'), TypeError);
-  await assert.rejects(new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0001' }, tls: {} })).request('GET', '/api'), TypeError);
-  await assert.rejects(new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0142' }, tls: {} })).request('GET', '/api'), TypeError);
+  await assert.rejects(
+    new KubeClient(
+      staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0001' }, tls: {} })
+    ).request('GET', '/api'),
+    TypeError,
+  );
+  await assert.rejects(
+    new KubeClient(
+      staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'jan\u0142' }, tls: {} })
+    ).request('GET', '/api'),
+    TypeError,
+  );
   assert.equal(server.received.length, 0);
   client.close();
 });
@@ -172,10 +196,18 @@ test('headers found safe before are not taken as safe in another role, nor forgo
 });
 
 test('headers go out as Latin-1, as Node sends them, and a body beside them as UTF-8', async (t) => {
-  const server = await startServer((req, res) => sendJson(res, 200, { user: req.headers['impersonate-user'], body: req.body }));
+  const server = await startServer(
+    (req, res) => sendJson(res, 200, { user: req.headers['impersonate-user'], body: req.body })
+  );
   t.after(() => server.close());
-  const client = new KubeClient(staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'José' }, tls: {} }), { errorBackoffs: [] });
-  assert.deepEqual(await client.request('POST', '/api', { body: { name: 'żółw' } }), { user: 'José', body: '{"name":"żółw"}' });
+  const client = new KubeClient(
+    staticCredentials({ server: server.url, headers: { 'Impersonate-User': 'José' }, tls: {} }),
+    { errorBackoffs: [] },
+  );
+  assert.deepEqual(
+    await client.request('POST', '/api', { body: { name: 'żółw' } }),
+    { user: 'José', body: '{"name":"żółw"}' },
+  );
   client.close();
 });
 
@@ -195,7 +227,10 @@ test('an agent that the kubeconfig insists on (a proxy) carries the requests, bo
     }
   })({ keepAlive: true });
   t.after(() => agent.destroy());
-  const client = new KubeClient(staticCredentials({ server: server.url, headers: {}, tls: {}, agent }), { errorBackoffs: [] });
+  const client = new KubeClient(
+    staticCredentials({ server: server.url, headers: {}, tls: {}, agent }),
+    { errorBackoffs: [] },
+  );
   assert.deepEqual(await client.request('POST', '/api', { body: { a: 1 } }), { echoed: '{"a":1}' });
   const stream = await client.openStream('/api', { query: { watch: 'true' } });
   assert.equal(Buffer.concat(await stream.body.toArray() as Buffer[]).toString(), '{"type":"ADDED","object":{}}\n');
@@ -203,7 +238,9 @@ test('an agent that the kubeconfig insists on (a proxy) carries the requests, bo
   client.close();
 });
 
-test('a request on a kept-alive connection that the server drops unanswered goes again at once on a new one', async (t) => {
+test('a request on a kept-alive connection that the server drops unanswered goes again at once on a new one', async (
+  t
+) => {
   const ports: number[] = [];
   const server = await startServer((req, res, raw) => {
     ports.push(raw.socket.remotePort ?? 0);
@@ -225,7 +262,12 @@ test('a request on a kept-alive connection that the server drops unanswered goes
 });
 
 test('TLS material that Node refuses fails each request with its reason, and nothing else', async () => {
-  const client = new KubeClient(staticCredentials({ server: 'https://127.0.0.1:1', headers: {}, tls: { cert: 'not a certificate', key: 'not a key' } }), { errorBackoffs: [], maxSockets: 1 });
+  const client = new KubeClient(
+    staticCredentials(
+      { server: 'https://127.0.0.1:1', headers: {}, tls: { cert: 'not a certificate', key: 'not a key' } }
+    ),
+    { errorBackoffs: [], maxSockets: 1 },
+  );
   // With one connection allowed, a failed opening that still counted as open would leave the second request waiting.
   for (let i = 0; i < 2; i++) {
     const error = await client.request('GET', '/api', { timeout: 5 }).then(() => undefined, (e: unknown) => e);
@@ -237,18 +279,33 @@ test('TLS material that Node refuses fails each request with its reason, and not
 
 test('a server certificate the client cannot trust fails at once, saying where to look', async (t) => {
   const pki = createControlPlanePki();
-  const server = https.createServer({ cert: pki.serving.cert, key: pki.serving.key }, (req, res) => sendJson(res, 200, {}));
+  const server = https.createServer(
+    { cert: pki.serving.cert, key: pki.serving.key },
+    (req, res) => sendJson(res, 200, {}),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cases: [TlsMaterial, RegExp][] = [
-    [{}, /^GET \/api: .+ \(the server's certificate is not signed by a trusted authority: does the kubeconfig give the cluster's certificate-authority\(-data\)\?\)$/],
-    [{ ca: pki.servingCa.cert, servername: 'elsewhere.example.com' }, /\(the server's certificate is not for this address: check the cluster's server URL, or its tls-server-name\)$/],
+    [
+      {},
+      /^GET \/api: .+ \(the server's certificate is not signed by a trusted authority: does the kubeconfig give the cluster's certificate-authority\(-data\)\?\)$/, // lint-ignore: a regular expression cannot wrap
+    ],
+    [
+      { ca: pki.servingCa.cert, servername: 'elsewhere.example.com' },
+      /\(the server's certificate is not for this address: check the cluster's server URL, or its tls-server-name\)$/,
+    ],
   ];
   for (const [tls, expected] of cases) {
     const notices: RetryNotice[] = [];
-    const client = new KubeClient(staticCredentials({ server: url, headers: {}, tls }), { errorBackoffs: [0.01], onRetry: (n) => notices.push(n) });
-    await assert.rejects(client.request('GET', '/api'), (error: Error) => error instanceof ApiConnectionError && expected.test(error.message));
+    const client = new KubeClient(
+      staticCredentials({ server: url, headers: {}, tls }),
+      { errorBackoffs: [0.01], onRetry: (n) => notices.push(n) },
+    );
+    await assert.rejects(
+      client.request('GET', '/api'),
+      (error: Error) => error instanceof ApiConnectionError && expected.test(error.message),
+    );
     assert.deepEqual(notices, [], 'a configuration mistake is not retried');
     client.close();
   }

@@ -35,7 +35,8 @@ function writePlugin(dir: string, extra = ''): { command: string; args: string[]
     const n = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
     writeFileSync(${JSON.stringify(counter)}, String(n));
     const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO);
-    process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status: { token: 'token-' + n + (process.env.SUFFIX ?? '')${extra} } }));
+    const status = { token: 'token-' + n + (process.env.SUFFIX ?? '')${extra} };
+    process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status }));
   `);
   return { command: process.execPath, args: [script], runs: () => Number(readFileSync(counter, 'utf8')) };
 }
@@ -48,14 +49,27 @@ test('an exec plugin provides the token; a 401 runs it again, once for all waiti
     else sendJson(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
   });
   t.after(() => server.close());
-  const kc = kubeConfigOf(server.url, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin.command, args: plugin.args, env: [{ name: 'SUFFIX', value: '-x' }] } });
+  const kc = kubeConfigOf(
+    server.url,
+    {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: plugin.command,
+        args: plugin.args,
+        env: [{ name: 'SUFFIX', value: '-x' }],
+      }
+    },
+  );
   const client = KubeClient.fromKubeConfig(kc, { errorBackoffs: [] });
   t.after(() => client.close());
 
   const results = await Promise.all(Array.from({ length: 5 }, () => client.request('GET', '/api')));
   assert.deepEqual(results, Array(5).fill({ ok: true }));
   assert.equal(plugin.runs(), 2, 'the plugin ran once at first and once after the 401s');
-  assert.deepEqual(new Set(server.received.map((r) => r.headers.authorization)), new Set(['Bearer token-1-x', 'Bearer token-2-x']));
+  assert.deepEqual(
+    new Set(server.received.map((r) => r.headers.authorization)),
+    new Set(['Bearer token-1-x', 'Bearer token-2-x']),
+  );
 });
 
 test('exec credentials are reused until shortly before they expire', async (t) => {
@@ -90,7 +104,10 @@ test('a plugin whose output is not an ExecCredential fails without quoting the o
   const dir = tempDir(t);
   const outputs = [
     ['{"status":{"token":"SECRET-TOKEN"', /printed no valid ExecCredential JSON$/],
-    ['{"status":{"token":{"value":"SECRET-TOKEN"}}}', /returned an ExecCredential whose status\.token is not a string$/],
+    [
+      '{"status":{"token":{"value":"SECRET-TOKEN"}}}',
+      /returned an ExecCredential whose status\.token is not a string$/,
+    ],
   ] as const;
   for (const [index, [output, expected]] of outputs.entries()) {
     const script = join(dir, `odd-${index}.mjs`);
@@ -104,9 +121,18 @@ test('a plugin whose output is not an ExecCredential fails without quoting the o
 });
 
 test('a plugin that is not installed says so, with the kubeconfig’s install hint', async () => {
-  const kc = kubeConfigOf('http://127.0.0.1:1', { exec: { command: 'kopf-no-such-plugin', installHint: 'Install it with `brew install kopf-no-such-plugin`.' } });
+  const kc = kubeConfigOf(
+    'http://127.0.0.1:1',
+    { exec: { command: 'kopf-no-such-plugin', installHint: 'Install it with `brew install kopf-no-such-plugin`.' } },
+  );
   const client = KubeClient.fromKubeConfig(kc);
-  await assert.rejects(client.request('GET', '/api'), { message: 'credential plugin kopf-no-such-plugin is not installed: not found on the PATH. Install it with `brew install kopf-no-such-plugin`.' });
+  await assert.rejects(
+    client.request('GET', '/api'),
+    {
+      message: 'credential plugin kopf-no-such-plugin is not installed: not found on the PATH. Install it with ' +
+        '`brew install kopf-no-such-plugin`.'
+    },
+  );
 });
 
 test('a service-account token file is read, and re-read after a 401 (rotation)', async (t) => {
@@ -126,7 +152,10 @@ test('a service-account token file is read, and re-read after a 401 (rotation)',
   writeFileSync(tokenFile, 'new-token\n');
   assert.deepEqual(await client.request('GET', '/api'), { ok: true });
   // The first request: rejected, re-read (unchanged), rejected. The second: rejected, re-read, accepted.
-  assert.deepEqual(server.received.map((r) => r.headers.authorization), ['Bearer old-token', 'Bearer old-token', 'Bearer old-token', 'Bearer new-token']);
+  assert.deepEqual(
+    server.received.map((r) => r.headers.authorization),
+    ['Bearer old-token', 'Bearer old-token', 'Bearer old-token', 'Bearer new-token'],
+  );
 });
 
 test('static tokens, basic auth and impersonation come from the kubeconfig', async (t) => {

@@ -10,14 +10,22 @@ import { AuthorizationError, ForbiddenError, apiErrorOf, isForbidden } from '../
 const CONFIGMAP = '/api/v1/namespaces/ns/configmaps/cm';
 const refusal = (message: string | undefined, path = CONFIGMAP, verb = 'patch') => apiErrorOf({
   status: 403, method: 'PATCH', path, verb,
-  body: message === undefined ? undefined : { kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message },
+  body: message === undefined ? undefined : {
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'Forbidden',
+    code: 403,
+    message,
+  },
 });
 
 test('the authorizer\'s refusals are AuthorizationErrors that name the verb, the resource and the RBAC', () => {
   const denials = [
-    'configmaps "cm" is forbidden: User "system:serviceaccount:ns:op" cannot patch resource "configmaps" in API group "" in the namespace "ns"',
+    'configmaps "cm" is forbidden: User "system:serviceaccount:ns:op" cannot patch resource "configmaps" in API ' +
+      'group "" in the namespace "ns"',
     'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" at the cluster scope',
-    'widgets.example.com "w" is forbidden: User "bob" cannot patch resource "widgets" in API group "example.com": RBAC: clusterrole "x" not found',
+    'widgets.example.com "w" is forbidden: User "bob" cannot patch resource "widgets" in API group "example.com": ' +
+      'RBAC: clusterrole "x" not found',
     'forbidden: User "system:anonymous" cannot get path "/version"',
   ];
   for (const message of denials) {
@@ -33,7 +41,8 @@ test('the authorizer\'s refusals are AuthorizationErrors that name the verb, the
 test('an admission check\'s refusal is a ForbiddenError that does not send to the RBAC', () => {
   const admissions = [
     'configmaps "cm" is forbidden: unable to create new content in namespace ns because it is being terminated',
-    'persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    'persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the ' +
+      'storageclass that provisions the pvc must support resize',
     'pods "p" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=1, limited: pods=1',
     'admission webhook "deny.example.com" denied the request: User "x" cannot do this here',
     'namespaces "default" is forbidden: this namespace may not be deleted',

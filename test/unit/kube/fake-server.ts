@@ -59,22 +59,46 @@ export async function startServer(handler: Handler): Promise<FakeServer> {
 /** A kubeconfig for a fake server (a token user), for operators that make their own client. */
 export function kubeconfigOf(server: { url: string }): KubeConfig {
   const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({ clusters: [{ name: 'c', server: server.url }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  kubeconfig.loadFromOptions(
+    {
+      clusters: [{ name: 'c', server: server.url }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    }
+  );
   return kubeconfig;
 }
 
 /** A client of a fake server with fast retries, unless the test says otherwise. */
 export function clientOf(server: { url: string }, options: KubeClientOptions = {}): KubeClient {
-  return new KubeClient(staticCredentials({ server: server.url, headers: {}, tls: {} }), { errorBackoffs: [0.01, 0.01, 0.01], ...options });
+  return new KubeClient(
+    staticCredentials({ server: server.url, headers: {}, tls: {} }),
+    { errorBackoffs: [0.01, 0.01, 0.01], ...options },
+  );
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
 export function status(code: number, reason: string, message: string, details?: object): object {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code, ...(details ? { details } : {}) };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+    ...(details ? { details } : {})
+  };
 }
 
 /** A promise and the function that resolves it (Promise.withResolvers is newer than the type check's lib). */

@@ -11,7 +11,10 @@ test('the runtime and `kopf run` do not load Node\'s HTTP client, fetch or HTTP/
     await import(${JSON.stringify(join(root, 'runtime/cli/run.ts'))});
     const loaded = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
     console.log(JSON.stringify(loaded));`;
-  const loaded: string[] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  const loaded: string[] = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+  );
   assert.ok(loaded.includes('tls'), 'the probe sees the modules that are loaded');
-  for (const name of ['http', 'https', 'http2', 'internal/deps/undici/undici']) assert.ok(!loaded.includes(name), `${name} is loaded`);
+  for (const name of ['http', 'https', 'http2', 'internal/deps/undici/undici'])
+    assert.ok(!loaded.includes(name), `${name} is loaded`);
 });

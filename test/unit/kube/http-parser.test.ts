@@ -42,13 +42,21 @@ function feed(wire: string, splits: number[], method = 'GET'): Parsed {
   return parsed;
 }
 
-const LENGTH = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Twice: a\r\nx-twice: b\r\n\r\n{"a":"bcd"}';
-const CHUNKED = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"bcdefghi"\r\n1\r\n}\r\n0\r\nTrailer: x\r\n\r\n';
+const LENGTH =
+  'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Twice: a\r\nx-twice: ' +
+    'b\r\n\r\n{"a":"bcd"}';
+const CHUNKED =
+  'HTTP/1.1 200 OK\r\nTransfer-Encoding: ' +
+    'chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"bcdefghi"\r\n1\r\n}\r\n0\r\nTrailer: x\r\n\r\n';
 
 test('a body framed by Content-Length arrives whole however the socket splits it', () => {
   for (let at = 0; at <= LENGTH.length; at++) {
     const parsed = feed(LENGTH, [at]);
-    assert.deepEqual(parsed.heads, [{ status: 200, headers: { 'content-type': 'application/json', 'content-length': '11', 'x-twice': 'a, b' } }], `split at ${at}`);
+    assert.deepEqual(
+      parsed.heads,
+      [{ status: 200, headers: { 'content-type': 'application/json', 'content-length': '11', 'x-twice': 'a, b' } }],
+      `split at ${at}`,
+    );
     assert.equal(parsed.body, '{"a":"bcd"}', `split at ${at}`);
     assert.deepEqual(parsed.ends, [true], `split at ${at}`);
   }
@@ -102,14 +110,19 @@ test('the body is framed by its headers in any letter case, and repeated lengths
   const chunked = feed('HTTP/1.1 200 OK\r\nTRANSFER-encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', []);
   assert.equal(chunked.body, '{}');
   assert.deepEqual(chunked.ends, [true]);
-  assert.throws(() => feed('HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\n{}', []), /Content-Length: 2, 3/);
+  assert.throws(
+    () => feed('HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\n{}', []),
+    /Content-Length: 2, 3/,
+  );
 });
 
 test('headers are read as they came when asked for, after the response is framed', () => {
   let head: ResponseHead | undefined;
   const lazy = new ResponseParser({ head: (h) => { head = h; }, data: () => {}, end: () => {} });
   lazy.expect('GET');
-  lazy.push(Buffer.from('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nX-A: 1\r\nx-a: 2\r\nContent-Length: 0\r\n\r\n'));
+  lazy.push(
+    Buffer.from('HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nX-A: 1\r\nx-a: 2\r\nContent-Length: 0\r\n\r\n')
+  );
   assert.equal(head?.status, 429);
   assert.deepEqual(head?.headers, { 'retry-after': '3', 'x-a': '1, 2', 'content-length': '0' });
   assert.equal(head?.headers, head?.headers, 'parsed once');

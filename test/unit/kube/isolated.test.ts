@@ -35,13 +35,22 @@ current-context: x
 
 test('the default kubeconfig is resolved out of process: server and token arrive', async () => {
   const seen: (string | undefined)[] = [];
-  const server = await startServer((req, res) => { seen.push(req.headers.authorization as string | undefined); sendJson(res, 200, { gitVersion: 'v1.36.3' }); });
+  const server = await startServer(
+    (req, res) => {
+      seen.push(req.headers.authorization as string | undefined);
+      sendJson(res, 200, { gitVersion: 'v1.36.3' });
+    }
+  );
   try {
     await withKubeconfig(kubeconfig(server.url, '{ token: secret-1 }'), async () => {
       const client = KubeClient.fromDefault({ errorBackoffs: [] });
       try {
         assert.deepEqual(await client.request('GET', '/version'), { gitVersion: 'v1.36.3' });
-        assert.equal(await client.credentialsNamespace(), 'team-a', "the context's namespace comes along (for events about cluster-scoped objects)");
+        assert.equal(
+          await client.credentialsNamespace(),
+          'team-a',
+          "the context's namespace comes along (for events about cluster-scoped objects)",
+        );
       } finally { client.close(); }
     });
     assert.deepEqual(seen, ['Bearer secret-1']);
@@ -54,15 +63,20 @@ test('a token file is re-read by the operator after a 401, without asking client
   const seen: (string | undefined)[] = [];
   const server = await startServer((req, res) => {
     seen.push(req.headers.authorization as string | undefined);
-    if (req.headers.authorization === 'Bearer old') sendJson(res, 401, { kind: 'Status', code: 401, reason: 'Unauthorized', message: 'no' });
+    if (req.headers.authorization === 'Bearer old')
+      sendJson(res, 401, { kind: 'Status', code: 401, reason: 'Unauthorized', message: 'no' });
     else sendJson(res, 200, {});
   });
   try {
-    await withKubeconfig(kubeconfig(server.url, "{ auth-provider: { name: tokenFile, config: { tokenFile: 'DIR/token' } } }"), async () => {
+    await withKubeconfig(kubeconfig(
+      server.url,
+      "{ auth-provider: { name: tokenFile, config: { tokenFile: 'DIR/token' } } }",
+    ), async () => {
       writeFileSync(process.env.KUBECONFIG!.replace(/config$/, 'token'), 'old');
       const client = KubeClient.fromDefault({ errorBackoffs: [] });
       try {
-        await client.request('GET', '/version').catch(() => undefined); // loads 'old', gets 401, refreshes and retries once
+        // loads 'old', gets 401, refreshes and retries once
+        await client.request('GET', '/version').catch(() => undefined);
         writeFileSync(process.env.KUBECONFIG!.replace(/config$/, 'token'), 'new');
         await client.request('GET', '/version');
       } finally { client.close(); }
@@ -111,17 +125,31 @@ test('broken kubeconfigs are refused in one line that names the field, and never
     ['', /: the file is empty$/],
     ['- SECRET', /: not a kubeconfig: a mapping with clusters, users and contexts is expected$/],
     [`clusters: SECRET\n${user}\n${context}`, /: clusters must be a list$/],
-    [`clusters: [{ name: c, cluster: { server: 42 } }]\n${user}\n${context}`, /: clusters\[0\]\.cluster\.server must be a string$/],
-    [`${cluster}\nusers: [{ name: u, user: { token: [SECRET] } }]\n${context}`, /: users\[0\]\.user\.token must be a string$/],
-    [`${cluster}\nusers: [{ name: u, user: { exec: { command: [SECRET] } } }]\n${context}`, /: users\[0\]\.user\.exec\.command must be a string$/],
+    [
+      `clusters: [{ name: c, cluster: { server: 42 } }]\n${user}\n${context}`,
+      /: clusters\[0\]\.cluster\.server must be a string$/,
+    ],
+    [
+      `${cluster}\nusers: [{ name: u, user: { token: [SECRET] } }]\n${context}`,
+      /: users\[0\]\.user\.token must be a string$/,
+    ],
+    [
+      `${cluster}\nusers: [{ name: u, user: { exec: { command: [SECRET] } } }]\n${context}`,
+      /: users\[0\]\.user\.exec\.command must be a string$/,
+    ],
     // A tag this parser lets through and client-node's refuses: its message quoted the lines around it.
-    [`${cluster}\nusers: [{ name: u, user: { token: !custom SECRET } }]\n${context}`, /: not valid YAML at 2:\d+: unknown scalar tag/],
+    [
+      `${cluster}\nusers: [{ name: u, user: { token: !custom SECRET } }]\n${context}`,
+      /: not valid YAML at 2:\d+: unknown scalar tag/,
+    ],
     [`${cluster}\nusers: [SECRET]\n${context}`, /: users\[0\] must be a mapping with a name and a user$/],
     [`${cluster}\n${user}\ncontexts: [{ name: x, context: { cluster: c, user: v } }]\ncurrent-context: x`,
       /: the context "x" names the user "v", which is not defined \(users: u\)$/],
-    [`clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1', certificate-authority: DIR/none.crt } }]\n${user}\n${context}`,
+    [`clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1', certificate-authority: DIR/none.crt } ` +
+      `}]\n${user}\n${context}`,
       /: the cluster "c" names the certificate-authority \S+\/none\.crt, which does not exist$/],
-    [`${cluster}\nusers: [{ name: u, user: { client-certificate: DIR/none.crt, client-key-data: SECRET } }]\n${context}`,
+    [`${cluster}\nusers: [{ name: u, user: { client-certificate: DIR/none.crt, client-key-data: SECRET } ` +
+      `}]\n${context}`,
       /: the user "u" names the client-certificate \S+\/none\.crt, which does not exist$/],
   ];
   for (const [text, expected] of cases) {
@@ -156,11 +184,18 @@ test('of several kubeconfig files, the broken one is named', async () => {
 });
 
 test('a kubeconfig without a usable context says what is missing', async () => {
-  const contexts = 'contexts: [{ name: x, context: { cluster: c, user: u } }]\nusers: [{ name: u, user: { token: t } }]';
+  const contexts =
+    'contexts: [{ name: x, context: { cluster: c, user: u } }]\nusers: [{ name: u, user: { token: t } }]';
   const cases: [string, RegExp][] = [
-    [`${contexts}\nclusters: []`, /no current context is set; choose one with `kubectl config use-context NAME` \(contexts: x\)$/],
+    [
+      `${contexts}\nclusters: []`,
+      /no current context is set; choose one with `kubectl config use-context NAME` \(contexts: x\)$/,
+    ],
     [`${contexts}\nclusters: []\ncurrent-context: y`, /the current context "y" is not defined \(contexts: x\)$/],
-    [`${contexts}\nclusters: [{ name: d, cluster: { server: 'https://127.0.0.1:1' } }]\ncurrent-context: x`, /the context "x" names the cluster "c", which is not defined \(clusters: d\)$/],
+    [
+      `${contexts}\nclusters: [{ name: d, cluster: { server: 'https://127.0.0.1:1' } }]\ncurrent-context: x`,
+      /the context "x" names the cluster "c", which is not defined \(clusters: d\)$/,
+    ],
   ];
   for (const [text, expected] of cases) {
     await withKubeconfig(text, async () => {
@@ -180,9 +215,14 @@ test('no configuration at all is an error, not a guess at localhost:8080', async
   try {
     const error = await firstError();
     assert.ok(error instanceof KubeConfigError, error.message);
-    assert.equal(error.message, `no Kubernetes configuration: KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist, and this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`);
+    assert.equal(
+      error.message,
+      `no Kubernetes configuration: KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist, and ` +
+        `this is not a pod with a service account. Set KUBECONFIG to a kubeconfig file.`,
+    );
   } finally {
-    for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+    for (const [key, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[key]; else process.env[key] = value;
     rmSync(home, { recursive: true, force: true });
   }
 });

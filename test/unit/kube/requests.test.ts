@@ -6,13 +6,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ApiConnectionError, ApiError, CachedCredentials, KubeClient, isAlreadyExists, isConflict, isNotFound, isRetryable, type RetryNotice,
+  ApiConnectionError,
+  ApiError,
+  CachedCredentials,
+  KubeClient,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  isRetryable,
+  type RetryNotice,
 } from '../../../runtime/kube/index.ts';
 import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
 
 test('429 with Retry-After: the retry comes no sooner than the server asked', async (t) => {
   const server = await startServer((req, res) => {
-    if (server.received.length === 1) sendJson(res, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '1' });
+    if (server.received.length === 1)
+      sendJson(res, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '1' });
     else sendJson(res, 200, { ok: true });
   });
   t.after(() => server.close());
@@ -25,7 +34,8 @@ test('429 with Retry-After: the retry comes no sooner than the server asked', as
 
 test('429 with details.retryAfterSeconds and no header is honoured too', async (t) => {
   const server = await startServer((req, res) => {
-    if (server.received.length === 1) sendJson(res, 429, status(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 }));
+    if (server.received.length === 1)
+      sendJson(res, 429, status(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 }));
     else sendJson(res, 200, {});
   });
   t.after(() => server.close());
@@ -45,7 +55,11 @@ test('5xx and dropped connections are retried until success; attempts are counte
   });
   t.after(() => server.close());
   const client = clientOf(server);
-  const result = await client.request<{ metadata: { name: string } }>('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'x' } } });
+  const result = await client.request<{ metadata: { name: string } }>(
+    'POST',
+    '/api/v1/namespaces/default/configmaps',
+    { body: { metadata: { name: 'x' } } },
+  );
   assert.equal(result.metadata.name, 'x');
   assert.equal(server.received.length, 4);
   assert.deepEqual(server.received.map((r) => r.body), Array(4).fill('{"metadata":{"name":"x"}}'));
@@ -57,7 +71,10 @@ test('4xx is not retried and carries the fields of v1.Status', async (t) => {
     sendJson(res, 404, status(404, 'NotFound', 'configmaps "x" not found', { name: 'x', kind: 'configmaps' }));
   });
   t.after(() => server.close());
-  const error = await clientOf(server).request('GET', '/api/v1/namespaces/default/configmaps/x').then(() => undefined, (e: unknown) => e);
+  const error = await clientOf(server).request('GET', '/api/v1/namespaces/default/configmaps/x').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof ApiError);
   assert.equal(error.status, 404);
   assert.equal(error.code, 404);
@@ -171,7 +188,10 @@ test('a 401 refreshes the credentials and retries once', async (t) => {
   // Still unauthorised after the refresh: the error is thrown, not retried forever.
   const denied = await startServer((req, res) => sendJson(res, 401, status(401, 'Unauthorized', 'Unauthorized')));
   t.after(() => denied.close());
-  const other = new KubeClient(new CachedCredentials(async () => ({ server: denied.url, headers: {}, tls: {} })), { errorBackoffs: [0.01] });
+  const other = new KubeClient(
+    new CachedCredentials(async () => ({ server: denied.url, headers: {}, tls: {} })),
+    { errorBackoffs: [0.01] },
+  );
   const error = await other.request('GET', '/api').catch((e: unknown) => e);
   assert.ok(error instanceof ApiError && error.status === 401);
   assert.equal(denied.received.length, 2);
@@ -179,7 +199,9 @@ test('a 401 refreshes the credentials and retries once', async (t) => {
 
 test('every attempt of a request is traced with its status (what --debug logs)', async () => {
   let calls = 0;
-  const server = await startServer((_req, res) => { calls++; if (calls === 1) sendJson(res, 503, {}); else sendJson(res, 200, { ok: true }); });
+  const server = await startServer(
+    (_req, res) => { calls++; if (calls === 1) sendJson(res, 503, {}); else sendJson(res, 200, { ok: true }); }
+  );
   const traces: { method: string; path: string; status: number }[] = [];
   const client = clientOf(server, { trace: ({ method, path, status }) => traces.push({ method, path, status }) });
   try {
@@ -196,7 +218,9 @@ test('every attempt of a request is traced with its status (what --debug logs)',
 
 test('each retry is announced with the attempt, the attempts in all and the delay', async (t) => {
   let calls = 0;
-  const server = await startServer((req, res) => (++calls < 3 ? sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')) : sendJson(res, 200, {})));
+  const server = await startServer(
+    (req, res) => (++calls < 3 ? sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')) : sendJson(res, 200, {}))
+  );
   t.after(() => server.close());
   const notices: RetryNotice[] = [];
   const client = clientOf(server, { errorBackoffs: [0.01, 0.02, 0.03], onRetry: (notice) => notices.push(notice) });
@@ -206,13 +230,17 @@ test('each retry is announced with the attempt, the attempts in all and the dela
     { method: 'GET', path: '/api', attempt: 1, attempts: 4 },
     { method: 'GET', path: '/api', attempt: 2, attempts: 4 },
   ]);
-  assert.ok(notices.every((n) => n.delay > 0 && n.delay < 0.1 && n.error instanceof ApiError && n.error.status === 503));
+  assert.ok(
+    notices.every((n) => n.delay > 0 && n.delay < 0.1 && n.error instanceof ApiError && n.error.status === 503)
+  );
 });
 
 test('a closed client sends nothing more, not even the retry it was waiting for', async (t) => {
   let calls = 0;
   const answered = deferred();
-  const server = await startServer((req, res) => { calls++; sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')); answered.resolve(); });
+  const server = await startServer(
+    (req, res) => { calls++; sendJson(res, 503, status(503, 'ServiceUnavailable', 'busy')); answered.resolve(); }
+  );
   t.after(() => server.close());
   const client = clientOf(server, { errorBackoffs: [0.2, 0.2] });
   const waiting = client.request('GET', '/api');

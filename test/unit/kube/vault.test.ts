@@ -4,7 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient, LoginError, Vault, credentialsOf, type ConnectionInfo, type LoginResults } from '../../../runtime/kube/index.ts';
+import {
+  KubeClient,
+  LoginError,
+  Vault,
+  credentialsOf,
+  type ConnectionInfo,
+  type LoginResults,
+} from '../../../runtime/kube/index.ts';
 import { sendJson, startServer, status, type FakeServer } from './fake-server.ts';
 
 /** A server that answers 200 to the accepted bearer tokens and 401 to any other. */
@@ -30,7 +37,10 @@ function vaultOf(server: FakeServer, ...logins: Record<string, Omit<ConnectionIn
 
 test('the credentials of the highest priority are used; on a 401, the next ones', async () => {
   const server = await serverAccepting(new Set(['low']));
-  const { client, logins } = vaultOf(server, { high: { token: 'high', priority: 10 }, low: { token: 'low', priority: 1 } });
+  const { client, logins } = vaultOf(
+    server,
+    { high: { token: 'high', priority: 10 }, low: { token: 'low', priority: 1 } },
+  );
   try {
     assert.deepEqual(await client.request('GET', '/api/v1/namespaces/default'), { kind: 'Namespace', token: 'low' });
     assert.deepEqual(server.received.map((r) => r.headers.authorization), ['Bearer high', 'Bearer low']);
@@ -76,7 +86,11 @@ test('a login that returns the rejected credentials again, or none, ends in Logi
 
 test('expired credentials are dropped: the login runs again, once for many waiting requests', async () => {
   const server = await serverAccepting(new Set(['old', 'new']));
-  const { client, clock, logins } = vaultOf(server, { login_fn: { token: 'old', expiration: new Date(1000) } }, { login_fn: { token: 'new' } });
+  const { client, clock, logins } = vaultOf(
+    server,
+    { login_fn: { token: 'old', expiration: new Date(1000) } },
+    { login_fn: { token: 'new' } },
+  );
   try {
     assert.deepEqual(await client.request('GET', '/api/v1/namespaces/default'), { kind: 'Namespace', token: 'old' });
     clock.now = 1000;
@@ -91,14 +105,24 @@ test('expired credentials are dropped: the login runs again, once for many waiti
 
 test('connection info becomes request credentials as Kopf builds its headers', async () => {
   const server = { url: 'https://127.0.0.1:6443' };
-  const of = async (info: Omit<ConnectionInfo, 'server'>) => (await credentialsOf({ server: server.url, ...info })).headers['Authorization'];
+  const of = async (info: Omit<ConnectionInfo, 'server'>) => (
+    await credentialsOf({ server: server.url, ...info })
+  ).headers['Authorization'];
   assert.equal(await of({ token: 't' }), 'Bearer t');
   assert.equal(await of({ scheme: 'Digest', token: 't' }), 'Digest t');
   assert.equal(await of({ scheme: 'Custom' }), 'Custom');
   assert.equal(await of({ username: 'u', password: 'p' }), `Basic ${Buffer.from('u:p').toString('base64')}`);
   assert.equal(await of({}), undefined);
   const pem = '-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n';
-  const credentials = await credentialsOf({ server: server.url, caData: Buffer.from(pem).toString('base64'), insecure: true, defaultNamespace: 'ns', expiration: new Date(5000) });
+  const credentials = await credentialsOf(
+    {
+      server: server.url,
+      caData: Buffer.from(pem).toString('base64'),
+      insecure: true,
+      defaultNamespace: 'ns',
+      expiration: new Date(5000),
+    }
+  );
   assert.equal(String(credentials.tls.ca), pem);
   assert.equal(credentials.tls.rejectUnauthorized, false);
   assert.equal(credentials.namespace, 'ns');

@@ -8,13 +8,24 @@ import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/re
 import { clientOf, deferred, sendJson, startServer, status } from './fake-server.ts';
 import type { Received } from './fake-server.ts';
 
-const Things: ResourceDescriptor = { group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced' };
+const Things: ResourceDescriptor = {
+  group: 'example.com',
+  version: 'v1',
+  plural: 'things',
+  kind: 'Thing',
+  scope: 'Namespaced',
+};
 
 function obj(name: string, rv: string, extra: object = {}): KubeObject {
   return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv }, ...extra };
 }
 function listOf(items: KubeObject[], rv: string, cont?: string): object {
-  return { kind: 'ThingList', apiVersion: 'example.com/v1', metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
+  return {
+    kind: 'ThingList',
+    apiVersion: 'example.com/v1',
+    metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
+    items,
+  };
 }
 function line(type: string, object: object): string {
   return JSON.stringify({ type, object }) + '\n';
@@ -47,7 +58,9 @@ class Arrivals {
  */
 async function watchServer(t: TestContext, list: (req: Received, res: ServerResponse) => void) {
   const watches = new Arrivals();
-  const server = await startServer((req, res) => (req.query.get('watch') ? watches.push({ req, res }) : list(req, res)));
+  const server = await startServer(
+    (req, res) => (req.query.get('watch') ? watches.push({ req, res }) : list(req, res))
+  );
   t.after(() => server.close());
   const controller = new AbortController();
   t.after(() => controller.abort());
@@ -74,11 +87,16 @@ test('list in pages, then watch from the listing; bookmarks move the resume poin
     if (!req.query.get('continue')) sendJson(res, 200, listOf([obj('a', '5'), obj('b', '6')], '10', 'page-2'));
     else sendJson(res, 200, listOf([obj('c', '7')], '10'));
   });
-  const it = watchStream(client, Things, { namespace: 'ns', pageSize: 2, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(client, Things, { namespace: 'ns', pageSize: 2, signal: controller.signal })[
+    Symbol.asyncIterator
+  ]();
 
   const listed = await it.next();
   assert.equal(listed.value?.type, 'LISTED');
-  assert.deepEqual(listed.value?.type === 'LISTED' && [listed.value.object.kind, listed.value.object.apiVersion], ['Thing', 'example.com/v1']);
+  assert.deepEqual(
+    listed.value?.type === 'LISTED' && [listed.value.object.kind, listed.value.object.apiVersion],
+    ['Thing', 'example.com/v1'],
+  );
   assert.deepEqual(await take(it, 3), ['LISTED b', 'LISTED c', 'LISTED_DONE 10']);
   const lists = server.received.filter((r) => !r.query.get('watch'));
   assert.deepEqual(lists.map((r) => [r.path, r.query.get('limit'), r.query.get('continue')]), [
@@ -93,7 +111,9 @@ test('list in pages, then watch from the listing; bookmarks move the resume poin
   assert.equal(first.req.query.get('resourceVersion'), '10');
   assert.equal(first.req.query.get('allowWatchBookmarks'), 'true');
   startWatch(first.res);
-  first.res.end(line('ADDED', obj('d', '11')) + line('MODIFIED', obj('a', '12')) + line('DELETED', obj('b', '13')) + bookmark('20'));
+  first.res.end(
+    line('ADDED', obj('d', '11')) + line('MODIFIED', obj('a', '12')) + line('DELETED', obj('b', '13')) + bookmark('20')
+  );
   assert.deepEqual(await events, ['ADDED d', 'MODIFIED a', 'DELETED b', 'BOOKMARK 20']);
 
   const more = take(it, 1);
@@ -111,7 +131,9 @@ test('list in pages, then watch from the listing; bookmarks move the resume poin
 test('an event of an unknown type is skipped, and told to whoever asked', async (t) => {
   const { watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '10')));
   const unsupported: unknown[] = [];
-  const it = watchStream(client, Things, { signal, onUnsupported: (raw) => unsupported.push(raw) })[Symbol.asyncIterator]();
+  const it = watchStream(client, Things, { signal, onUnsupported: (raw) => unsupported.push(raw) })[
+    Symbol.asyncIterator
+  ]();
   assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
   const events = take(it, 2);
   const first = await watches.next();
@@ -164,11 +186,22 @@ test('a silent stream is re-established after the inactivity timeout, from the l
   assert.deepEqual(await modified, ['MODIFIED a']);
 });
 
-test('the stream tells its liveness: each listing page, opened stream and event; the wait before a retry', async (t) => {
-  const { watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([obj('a', '10')], '10')));
+test('the stream tells its liveness: each listing page, opened stream and event; the wait before a retry', async (
+  t
+) => {
+  const { watches, signal, client } = await watchServer(
+    t,
+    (_req, res) => sendJson(res, 200, listOf([obj('a', '10')], '10')),
+  );
   const told: string[] = [];
-  const liveness = { alive: () => told.push('alive'), retrying: (seconds: number) => told.push(`retrying ${seconds}`), ended: () => told.push('ended') };
-  const it = watchStream(client, Things, { inactivityTimeout: 0.2, errorBackoffs: [0.05], liveness, signal })[Symbol.asyncIterator]();
+  const liveness = {
+    alive: () => told.push('alive'),
+    retrying: (seconds: number) => told.push(`retrying ${seconds}`),
+    ended: () => told.push('ended'),
+  };
+  const it = watchStream(client, Things, { inactivityTimeout: 0.2, errorBackoffs: [0.05], liveness, signal })[
+    Symbol.asyncIterator
+  ]();
   assert.deepEqual(await take(it, 2), ['LISTED a', 'LISTED_DONE 10']);
   assert.deepEqual(told, ['alive'], 'the page');
 
@@ -225,7 +258,9 @@ test('an HTTP 410 on the watch request re-lists too', async (t) => {
   t.after(() => server.close());
   const controller = new AbortController();
   t.after(() => controller.abort());
-  const it = watchStream(clientOf(server), Things, { resourceVersion: 'ancient', signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(clientOf(server), Things, { resourceVersion: 'ancient', signal: controller.signal })[
+    Symbol.asyncIterator
+  ]();
   assert.deepEqual(await take(it, 2), ['LISTED a', 'LISTED_DONE 60']);
   assert.equal(lists, 1);
   void it.next();
@@ -268,7 +303,9 @@ test('a watch that keeps failing throws WatchError with the cause after its retr
   const notices: RetryNotice[] = [];
   const client = clientOf(server, { onRetry: (notice) => notices.push(notice) });
   const error = await (async () => {
-    for await (const e of watchStream(client, Things, { errorBackoffs: [0.01, 0.01, 0.01] })) events.push(describeEvent(e));
+    for await (const e of watchStream(client, Things, { errorBackoffs: [0.01, 0.01, 0.01] })) events.push(
+      describeEvent(e)
+    );
   })().catch((e: unknown) => e);
   assert.deepEqual(events, ['LISTED_DONE 1']);
   assert.ok(error instanceof WatchError, String(error));
@@ -276,14 +313,19 @@ test('a watch that keeps failing throws WatchError with the cause after its retr
   assert.match(error.message, /things\.example\.com\/v1 failed 4 times in a row.*etcd is down/);
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 4);
   // Each retry was announced, as for regular requests.
-  assert.deepEqual(notices.map((n) => `${n.method} ${n.attempt}/${n.attempts}`), ['WATCH 1/4', 'WATCH 2/4', 'WATCH 3/4']);
+  assert.deepEqual(
+    notices.map((n) => `${n.method} ${n.attempt}/${n.attempts}`),
+    ['WATCH 1/4', 'WATCH 2/4', 'WATCH 3/4'],
+  );
 });
 
 test('a failing listing throws WatchError once the client has retried it', async (t) => {
   const server = await startServer((req, res) => sendJson(res, 503, status(503, 'ServiceUnavailable', 'not ready')));
   t.after(() => server.close());
   const error = await (async () => {
-    for await (const e of watchStream(clientOf(server, { errorBackoffs: [0.01] }), Things)) assert.fail(`unexpected ${e.type}`);
+    for await (const e of watchStream(clientOf(server, { errorBackoffs: [0.01] }), Things)) assert.fail(
+      `unexpected ${e.type}`
+    );
   })().catch((e: unknown) => e);
   assert.ok(error instanceof WatchError);
   assert.match(error.message, /Listing things\.example\.com\/v1 failed/);
@@ -307,7 +349,8 @@ test('429 on the watch request waits for Retry-After, then resumes', async (t) =
   const watches = new Arrivals();
   const server = await startServer((req, res) => {
     if (!req.query.get('watch')) return sendJson(res, 200, listOf([], '1'));
-    if (server.received.filter((r) => r.query.get('watch')).length === 1) return sendJson(res, 429, status(429, 'TooManyRequests', 'later'), { 'Retry-After': '1' });
+    if (server.received.filter((r) => r.query.get('watch')).length === 1)
+      return sendJson(res, 429, status(429, 'TooManyRequests', 'later'), { 'Retry-After': '1' });
     watches.push({ req, res });
   });
   t.after(() => server.close());
@@ -381,10 +424,17 @@ test('a slow consumer pauses the socket (bounded buffer) and still gets every ev
   t.after(() => server.close());
   const controller = new AbortController();
   t.after(() => controller.abort());
-  const it = watchStream(clientOf(server), Things, { bufferSize: 5, inactivityTimeout: 0.3, signal: controller.signal })[Symbol.asyncIterator]();
+  const it = watchStream(
+    clientOf(server),
+    Things,
+    { bufferSize: 5, inactivityTimeout: 0.3, signal: controller.signal },
+  )[Symbol.asyncIterator]();
   assert.deepEqual(await take(it, 2), ['LISTED_DONE 1', 'ADDED o1']);
   await backpressured;
-  assert.ok(writtenBeforeBackpressure < total / 2, `the server wrote ${writtenBeforeBackpressure} events before the client pushed back`);
+  assert.ok(
+    writtenBeforeBackpressure < total / 2,
+    `the server wrote ${writtenBeforeBackpressure} events before the client pushed back`,
+  );
   // Hold the consumer longer than the inactivity timeout: a paused socket is our silence, not the server's.
   await new Promise((resolve) => setTimeout(resolve, 600));
   const names = await take(it, total - 1);
@@ -402,7 +452,9 @@ test('a watch request that gets no response headers in time counts as a failure'
   });
   t.after(() => server.close());
   const error = await (async () => {
-    for await (const e of watchStream(clientOf(server, { connectTimeout: 0.1 }), Things, { errorBackoffs: [0.01] })) void e;
+    for await (
+      const e of watchStream(clientOf(server, { connectTimeout: 0.1 }), Things, { errorBackoffs: [0.01] })
+    ) void e;
   })().catch((e: unknown) => e);
   assert.ok(error instanceof WatchError, String(error));
   assert.equal((error.cause as Error).name, 'TimeoutError');

@@ -7,11 +7,24 @@ import { Logger } from '../../../runtime/logging/logger.ts';
 import type { LogRecord } from '../../../runtime/logging/records.ts';
 import { captureLogs, streamSink } from '../../../runtime/logging/sinks.ts';
 
-const body = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' } };
+const body = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' },
+};
 
 test('verbosity sets the threshold: quiet 30, normal 20, verbose and debug 10', () => {
-  assert.deepEqual((['quiet', 'normal', 'verbose', 'debug'] as const).map(levelOfVerbosity), [WARNING, INFO, DEBUG, DEBUG]);
-  for (const [verbosity, expected] of [['quiet', ['w', 'e']], ['normal', ['i', 'w', 'e']], ['verbose', ['d', 'i', 'w', 'e']]] as const) {
+  assert.deepEqual(
+    (['quiet', 'normal', 'verbose', 'debug'] as const).map(levelOfVerbosity),
+    [WARNING, INFO, DEBUG, DEBUG],
+  );
+  for (
+    const [verbosity, expected] of [
+      ['quiet', ['w', 'e']],
+      ['normal', ['i', 'w', 'e']],
+      ['verbose', ['d', 'i', 'w', 'e']],
+    ] as const
+  ) {
     const capture = captureLogs();
     const logger = new Logger(new LogConfig({ verbosity, sinks: [capture.sink] }));
     logger.debug('d'); logger.info('i'); logger.warning('w'); logger.error('e');
@@ -28,7 +41,10 @@ test('object loggers are named kopf.objects and carry a copy of the object\'s id
   mutable.metadata.name = 'renamed';
   logger.info('hello');
   assert.equal(capture.records[0].name, 'kopf.objects');
-  assert.deepEqual(capture.records[0].ref, { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'kex1', uid: 'u-1', namespace: 'ns1' });
+  assert.deepEqual(
+    capture.records[0].ref,
+    { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', name: 'kex1', uid: 'u-1', namespace: 'ns1' },
+  );
   assert.equal(capture.records[0].local, undefined);
   root.forObject(body, { local: true }).info('local');
   assert.equal(capture.records[1].local, true);
@@ -38,7 +54,10 @@ test('terse loggers hide info unless verbose, and never hide warnings', () => {
   const capture = captureLogs();
   const normal = new Logger(new LogConfig({ sinks: [capture.sink] })).forObject(body, { terse: true });
   normal.debug('d'); normal.info('i'); normal.warning('w');
-  const verbose = new Logger(new LogConfig({ verbosity: 'verbose', sinks: [capture.sink] })).forObject(body, { terse: true });
+  const verbose = new Logger(new LogConfig({ verbosity: 'verbose', sinks: [capture.sink] })).forObject(
+    body,
+    { terse: true },
+  );
   verbose.debug('d2'); verbose.info('i2');
   assert.deepEqual(capture.messages(), ['w', 'i2']);
 });
@@ -49,7 +68,10 @@ test('taps follow the logger tree and see only records above the threshold', () 
   root.child('kopf.activities.startup').info('a');
   root.forObject(body).debug('hidden');
   root.forObject(body).error('b');
-  assert.deepEqual(tapped.map((r) => [r.name, r.message, r.level]), [['kopf.activities.startup', 'a', INFO], ['kopf.objects', 'b', ERROR]]);
+  assert.deepEqual(
+    tapped.map((r) => [r.name, r.message, r.level]),
+    [['kopf.activities.startup', 'a', INFO], ['kopf.objects', 'b', ERROR]],
+  );
 });
 
 test('withTaps adds receivers without touching the original logger', () => {
@@ -86,7 +108,15 @@ test('two configs in one process stay separate', () => {
 test('the stream sink writes one line per record; text is rendered once for all sinks', () => {
   const written: string[] = [];
   let renders = 0;
-  const config = new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) }, { batch: false }), (_r, render) => { render(); render(); }] });
+  const config = new LogConfig(
+    {
+      format: 'plain',
+      sinks: [
+        streamSink({ write: (s: string) => written.push(s) }, { batch: false }),
+        (_r, render) => { render(); render(); },
+      ],
+    }
+  );
   const original = config.render.bind(config);
   config.render = (r) => { renders++; return original(r); };
   new Logger(config).forObject(body).info('one');
@@ -96,7 +126,9 @@ test('the stream sink writes one line per record; text is rendered once for all 
 
 test('the stream sink gathers the lines of one turn of the event loop into one write', async () => {
   const written: string[] = [];
-  const logger = new Logger(new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] }));
+  const logger = new Logger(
+    new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] })
+  );
   logger.info('one');
   logger.info('two');
   assert.deepEqual(written, [], 'nothing is written within the turn');
@@ -108,7 +140,9 @@ test('the stream sink gathers the lines of one turn of the event loop into one w
 
 test('the stream sink writes at once what exceeds 64 KiB, keeping the order', async () => {
   const written: string[] = [];
-  const logger = new Logger(new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] }));
+  const logger = new Logger(
+    new LogConfig({ format: 'plain', sinks: [streamSink({ write: (s: string) => written.push(s) })] })
+  );
   const long = 'x'.repeat(40 * 1024);
   logger.info(long);
   logger.info(long);
@@ -143,5 +177,8 @@ test('waitFor resolves with a record already captured or yet to come, and reject
   const byPredicate = capture.waitFor((r) => r.level >= ERROR);
   setImmediate(() => logger.error('bad'));
   assert.equal((await byPredicate).message, 'bad');
-  await assert.rejects(capture.waitFor('never', { timeout: 0.01 }), { message: 'No log record matching never within 0.01 seconds.' });
+  await assert.rejects(
+    capture.waitFor('never', { timeout: 0.01 }),
+    { message: 'No log record matching never within 0.01 seconds.' },
+  );
 });

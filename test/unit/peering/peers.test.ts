@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describePeers, isDead, isoformat, ownRecord, parseIsoTime, parsePeers } from '../../../runtime/peering/peers.ts';
+import {
+  describePeers,
+  isDead,
+  isoformat,
+  ownRecord,
+  parseIsoTime,
+  parsePeers,
+} from '../../../runtime/peering/peers.ts';
 import { keepAliveInterval } from '../../../runtime/peering/keepalive.ts';
 import { detectOwnIdentity } from '../../../runtime/peering/identity.ts';
 
@@ -9,9 +16,15 @@ const NOW = Date.parse('2026-11-25T14:20:00.250Z');
 test('times are written as Python writes them, and read with any precision and offset', () => {
   assert.equal(isoformat(NOW, 250_000), '2026-11-25T14:20:00.250000+00:00');
   assert.equal(isoformat(Date.parse('2026-11-25T14:20:00Z'), 0), '2026-11-25T14:20:00+00:00');
-  assert.deepEqual(parseIsoTime('2026-11-25T14:20:00.123456+00:00'), { ms: Date.parse('2026-11-25T14:20:00.123Z'), micros: 123_456 });
+  assert.deepEqual(
+    parseIsoTime('2026-11-25T14:20:00.123456+00:00'),
+    { ms: Date.parse('2026-11-25T14:20:00.123Z'), micros: 123_456 },
+  );
   assert.deepEqual(parseIsoTime('2026-11-25T16:20:00+02:00'), { ms: Date.parse('2026-11-25T14:20:00Z'), micros: 0 });
-  assert.deepEqual(parseIsoTime('2026-11-25T14:20:00.5Z'), { ms: Date.parse('2026-11-25T14:20:00.500Z'), micros: 500_000 });
+  assert.deepEqual(
+    parseIsoTime('2026-11-25T14:20:00.5Z'),
+    { ms: Date.parse('2026-11-25T14:20:00.500Z'), micros: 500_000 },
+  );
   assert.equal(parseIsoTime('yesterday'), undefined);
 });
 
@@ -31,12 +44,21 @@ test('peers are dead once their lifetime has passed; a missing lifetime is 60 s'
     defaulted: { priority: 0, lastseen: '2026-11-25T14:19:10+00:00' },
     deleting: null,
   }, NOW);
-  assert.deepEqual(peers.map((p) => [p.identity, isDead(p, NOW)]), [['fresh', false], ['stale', true], ['defaulted', false]]);
+  assert.deepEqual(
+    peers.map((p) => [p.identity, isDead(p, NOW)]),
+    [['fresh', false], ['stale', true], ['defaulted', false]],
+  );
 });
 
 test('peers are described as Kopf logs them', () => {
-  const peers = parsePeers({ 'op@host/1/abc': { priority: 666, lifetime: 60, lastseen: '2026-11-25T14:19:55.000100+00:00' } }, NOW);
-  assert.equal(describePeers(peers), "[<Peer op@host/1/abc: priority=666, lifetime=60, lastseen='2026-11-25T14:19:55.000100+00:00'>]");
+  const peers = parsePeers(
+    { 'op@host/1/abc': { priority: 666, lifetime: 60, lastseen: '2026-11-25T14:19:55.000100+00:00' } },
+    NOW,
+  );
+  assert.equal(
+    describePeers(peers),
+    "[<Peer op@host/1/abc: priority=666, lifetime=60, lastseen='2026-11-25T14:19:55.000100+00:00'>]",
+  );
 });
 
 test('keep-alives come a few seconds before the record expires, never more often than each second', () => {

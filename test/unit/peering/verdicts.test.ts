@@ -16,7 +16,10 @@ function logged(fn: (logger: Logger) => void): string[] {
 }
 
 test('a live peer of a higher priority pauses us, with Kopf\'s message, said once', () => {
-  const status = { me: { priority: 0, lifetime: 60, lastseen: seen(1) }, dev: { priority: 666, lifetime: 60, lastseen: seen(5) } };
+  const status = {
+    me: { priority: 0, lifetime: 60, lastseen: seen(1) },
+    dev: { priority: 666, lifetime: 60, lastseen: seen(5) },
+  };
   const verdict = judge(status, OWN, NOW);
   assert.equal(verdict.kind, 'outranked');
   const toggle = new ToggleSet().make('default@default');
@@ -25,18 +28,32 @@ test('a live peer of a higher priority pauses us, with Kopf\'s message, said onc
   assert.equal(toggle.on, true);
   assert.equal(wait, 55_000, 'judged again when the blocker expires');
   assert.equal(lines.length, 1);
-  assert.match(lines[0]!, /^INFO: Pausing operations in favour of \[<Peer dev: priority=666, lifetime=60, lastseen='.*'>\]\.$/);
+  assert.match(
+    lines[0]!,
+    /^INFO: Pausing operations in favour of \[<Peer dev: priority=666, lifetime=60, lastseen='.*'>\]\.$/,
+  );
 });
 
 test('peers of the same priority pause everyone, with a warning each time', () => {
-  const status = { me: { priority: 0, lifetime: 60, lastseen: seen(1) }, twin: { priority: 0, lifetime: 60, lastseen: seen(1) } };
+  const status = {
+    me: { priority: 0, lifetime: 60, lastseen: seen(1) },
+    twin: { priority: 0, lifetime: 60, lastseen: seen(1) },
+  };
   const verdict = judge(status, OWN, NOW);
   assert.equal(verdict.kind, 'conflict');
   const toggle = new ToggleSet().make('x');
   const lines = logged((logger) => { obey(verdict, toggle, logger, NOW); obey(verdict, toggle, logger, NOW); });
   assert.equal(toggle.on, true);
-  assert.equal(lines.filter((l) => l.startsWith('WARNING: Possibly conflicting operators with the same priority: [<Peer twin')).length, 2);
-  assert.equal(lines.filter((l) => l.startsWith('WARNING: Pausing all operators, including self: [<Peer me')).length, 1);
+  assert.equal(
+    lines.filter(
+      (l) => l.startsWith('WARNING: Possibly conflicting operators with the same priority: [<Peer twin')
+    ).length,
+    2,
+  );
+  assert.equal(
+    lines.filter((l) => l.startsWith('WARNING: Pausing all operators, including self: [<Peer me')).length,
+    1,
+  );
 });
 
 test('lower priorities and dead peers do not pause us; dead ones are to be removed; the pause ends', () => {
@@ -51,7 +68,10 @@ test('lower priorities and dead peers do not pause us; dead ones are to be remov
   const toggle = new ToggleSet().make('x', true);
   const lines = logged((logger) => assert.equal(obey(verdict, toggle, logger, NOW), undefined));
   assert.equal(toggle.on, false);
-  assert.deepEqual(lines, ['INFO: Resuming operations after the pause. Conflicting operators with the same priority are gone.']);
+  assert.deepEqual(
+    lines,
+    ['INFO: Resuming operations after the pause. Conflicting operators with the same priority are gone.'],
+  );
 });
 
 test('a first look that finds a higher peer announces the pause although the toggle started on', () => {

@@ -3,19 +3,33 @@ import { test } from 'node:test';
 import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
-import { currentOperatorContext, runWithOperatorContext, type OperatorContext } from '../../../runtime/posting/context.ts';
+import {
+  currentOperatorContext,
+  runWithOperatorContext,
+  type OperatorContext,
+} from '../../../runtime/posting/context.ts';
 import type { EventBody } from '../../../runtime/posting/events.ts';
 import { event, exception, info, warn } from '../../../runtime/posting/helpers.ts';
 import { EventPoster } from '../../../runtime/posting/poster.ts';
 
-const kex = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' } };
-const kex2 = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex2', namespace: 'ns1', uid: 'u-2' } };
+const kex = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' },
+};
+const kex2 = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  metadata: { name: 'kex2', namespace: 'ns1', uid: 'u-2' },
+};
 
 function operator(overrides: SettingsOverrides = {}) {
   const posted: EventBody[] = [];
   const settings = defaultSettings(overrides);
   const poster = new EventPoster({
-    post: async (body) => { posted.push(body); }, settings, logger: new Logger(new LogConfig({ sinks: [] }), 'kopf.posting'),
+    post: async (body) => { posted.push(body); },
+    settings,
+    logger: new Logger(new LogConfig({ sinks: [] }), 'kopf.posting'),
   });
   const context: OperatorContext = { settings, poster };
   const run = async (fn: () => void | Promise<void>) => {
@@ -98,8 +112,12 @@ test('two operators in one process, interleaved across awaits, post into their o
   const b = operator({ posting: { reportingComponent: 'op-b' } });
   const tick = () => new Promise((r) => setTimeout(r, 1));
   await Promise.all([
-    a.run(async () => { await tick(); info(kex, { reason: 'FromA1' }); await tick(); info(kex, { reason: 'FromA2' }); }),
-    b.run(async () => { info(kex, { reason: 'FromB1' }); await tick(); await tick(); info(kex, { reason: 'FromB2' }); }),
+    a.run(
+      async () => { await tick(); info(kex, { reason: 'FromA1' }); await tick(); info(kex, { reason: 'FromA2' }); }
+    ),
+    b.run(
+      async () => { info(kex, { reason: 'FromB1' }); await tick(); await tick(); info(kex, { reason: 'FromB2' }); }
+    ),
   ]);
   assert.deepEqual(a.posted.map((e) => [e.reason, e.reportingComponent]), [['FromA1', 'op-a'], ['FromA2', 'op-a']]);
   assert.deepEqual(b.posted.map((e) => [e.reason, e.reportingComponent]), [['FromB1', 'op-b'], ['FromB2', 'op-b']]);

@@ -7,13 +7,23 @@ import type { EventBody } from '../../../runtime/posting/events.ts';
 import { eventTypeOfLevel, loggingTap } from '../../../runtime/posting/loggers.ts';
 import { EventPoster } from '../../../runtime/posting/poster.ts';
 
-const kex = { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' } };
+const kex = {
+  apiVersion: 'kopf.dev/v1',
+  kind: 'KopfExample',
+  metadata: { name: 'kex1', namespace: 'ns1', uid: 'u-1' },
+};
 
-async function logged(overrides: SettingsOverrides, write: (root: Logger) => void, verbosity: 'normal' | 'verbose' = 'verbose') {
+async function logged(
+  overrides: SettingsOverrides,
+  write: (root: Logger) => void,
+  verbosity: 'normal' | 'verbose' = 'verbose',
+) {
   const posted: EventBody[] = [];
   const settings = defaultSettings(overrides);
   const config = new LogConfig({ verbosity, sinks: [] });
-  const poster = new EventPoster({ post: async (body) => { posted.push(body); }, settings, logger: new Logger(config, 'kopf.posting') });
+  const poster = new EventPoster(
+    { post: async (body) => { posted.push(body); }, settings, logger: new Logger(config, 'kopf.posting') }
+  );
   write(new Logger(config).withTaps(loggingTap(poster)));
   await poster.idle();
   return posted.map((b) => [b.type, b.reason, b.message]);
@@ -40,11 +50,17 @@ test('with posting.loggers, object records at or above posting.level become "Log
     ['Error', 'Logging', 'e'],
     ['Fatal', 'Logging', 'c'],
   ]);
-  assert.deepEqual((await logged({ posting: { loggers: true, level: 10 } }, sample)).map((e) => e[0]), ['Debug', 'Normal', 'Warning', 'Error', 'Fatal']);
+  assert.deepEqual(
+    (await logged({ posting: { loggers: true, level: 10 } }, sample)).map((e) => e[0]),
+    ['Debug', 'Normal', 'Warning', 'Error', 'Fatal'],
+  );
 });
 
 test('records the logger does not let through are not posted either, whatever posting.level says', async () => {
-  assert.deepEqual((await logged({ posting: { loggers: true, level: 10 } }, sample, 'normal')).map((e) => e[0]), ['Normal', 'Warning', 'Error', 'Fatal']);
+  assert.deepEqual(
+    (await logged({ posting: { loggers: true, level: 10 } }, sample, 'normal')).map((e) => e[0]),
+    ['Normal', 'Warning', 'Error', 'Fatal'],
+  );
 });
 
 test('posting.enabled=false wins over posting.loggers', async () => {

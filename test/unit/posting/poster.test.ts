@@ -84,7 +84,10 @@ test('a full queue drops new events with one warning, and reports the count once
   assert.equal(poster.enqueue(ev('C')), true);
   assert.equal(poster.enqueue(ev('D')), false);
   assert.equal(poster.enqueue(ev('E')), false);
-  assert.deepEqual(capture.messages(), ['Too many events are waiting to be posted (2); new ones are dropped until the queue drains.']);
+  assert.deepEqual(
+    capture.messages(),
+    ['Too many events are waiting to be posted (2); new ones are dropped until the queue drains.'],
+  );
   gate.calls[0].resolve();
   await gate.called(2); gate.calls[1].resolve();
   await gate.called(3); gate.calls[2].resolve();
@@ -113,7 +116,17 @@ test('a failed post is dropped with a warning; the queue goes on', async () => {
 test('events about core v1 Events are skipped silently', async () => {
   const posted: EventBody[] = [];
   const { poster, capture } = makePoster(async (body) => { posted.push(body); });
-  assert.equal(poster.enqueue({ ref: { apiVersion: 'v1', kind: 'Event', name: 'x.1', namespace: 'ns1' }, type: 'Normal', reason: 'R', message: '' }), false);
+  assert.equal(
+    poster.enqueue(
+      {
+        ref: { apiVersion: 'v1', kind: 'Event', name: 'x.1', namespace: 'ns1' },
+        type: 'Normal',
+        reason: 'R',
+        message: '',
+      }
+    ),
+    false,
+  );
   await poster.idle();
   assert.deepEqual(posted, []);
   assert.deepEqual(capture.messages(), []);

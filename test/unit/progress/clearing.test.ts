@@ -4,7 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnnotationsProgressStorage, SmartProgressStorage, StatusProgressStorage, buildEssence, type Essence } from '../../../runtime/progress/index.ts';
+import {
+  AnnotationsProgressStorage,
+  SmartProgressStorage,
+  StatusProgressStorage,
+  buildEssence,
+  type Essence,
+} from '../../../runtime/progress/index.ts';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AnnotationsDiffBaseStorage, MultiDiffBaseStorage, StatusDiffBaseStorage } from '../../../runtime/progress/diffbase.ts';
+import {
+  AnnotationsDiffBaseStorage,
+  MultiDiffBaseStorage,
+  StatusDiffBaseStorage,
+} from '../../../runtime/progress/diffbase.ts';
 import { buildEssence, type Essence } from '../../../runtime/progress/essence.ts';
 import { SmartProgressStorage } from '../../../runtime/progress/smart.ts';
 import type { DiffBaseStorage } from '../../../runtime/progress/storage.ts';
@@ -19,7 +23,9 @@ const fixture = kopfFixture<EssenceFixture>('essence.json');
 const configs: Record<string, () => DiffBaseStorage> = {
   default: () => new AnnotationsDiffBaseStorage(),
   extra: () => new AnnotationsDiffBaseStorage(),
-  ignored: () => new AnnotationsDiffBaseStorage({ ignoredFields: ['spec.ignored', 'metadata.labels', 'spec.keep.ignored.deeper', ['spec', 'zzz']] }),
+  ignored: () => new AnnotationsDiffBaseStorage(
+    { ignoredFields: ['spec.ignored', 'metadata.labels', 'spec.keep.ignored.deeper', ['spec', 'zzz']] }
+  ),
   v2only: () => new AnnotationsDiffBaseStorage({ v1: false }),
   custom: () => new AnnotationsDiffBaseStorage({ prefix: 'my-op.example.com', key: 'last-handled-configuration' }),
   status: () => new StatusDiffBaseStorage(),
@@ -63,7 +69,11 @@ test('the reference example: compact JSON and a newline', () => {
 });
 
 test('extra fields come back after metadata, ignored fields go, the body is not touched', () => {
-  const body = { status: { phase: 'Running', other: 1 }, spec: { a: 1, skip: 2 }, metadata: { labels: { x: 'y' }, name: 'n' } };
+  const body = {
+    status: { phase: 'Running', other: 1 },
+    spec: { a: 1, skip: 2 },
+    metadata: { labels: { x: 'y' }, name: 'n' },
+  };
   const essence = buildEssence(body, { extraFields: ['status.phase'], ignoredFields: ['spec.skip'] });
   assert.deepEqual(Object.keys(essence), ['spec', 'metadata', 'status']);
   assert.deepEqual(essence, { spec: { a: 1 }, metadata: { labels: { x: 'y' } }, status: { phase: 'Running' } });
@@ -71,7 +81,9 @@ test('extra fields come back after metadata, ignored fields go, the body is not 
 });
 
 test('a top-level `__proto__` key of a body is data in its essence', () => {
-  const body = JSON.parse('{"apiVersion":"v1","kind":"X","metadata":{"name":"n"},"__proto__":{"spec":"not inherited"},"spec":{"a":1}}') as KubeObject;
+  const body = JSON.parse(
+    '{"apiVersion":"v1","kind":"X","metadata":{"name":"n"},"__proto__":{"spec":"not inherited"},"spec":{"a":1}}'
+  ) as KubeObject;
   const essence = buildEssence(body);
   assert.equal(Object.getPrototypeOf(essence), Object.prototype);
   assert.deepEqual(Object.keys(essence), ['__proto__', 'spec']);

@@ -6,7 +6,17 @@ import { Patch, patchContent } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { kopfFixture } from './kopf-fixtures.ts';
 
-interface KeyCase { prefix: string; key: string; v1: boolean; body: KubeObject | null; keys: string[]; safeKey: string; v1Key: string; v2Key: string; suffix: string }
+interface KeyCase {
+  prefix: string;
+  key: string;
+  v1: boolean;
+  body: KubeObject | null;
+  keys: string[];
+  safeKey: string;
+  v1Key: string;
+  v2Key: string;
+  suffix: string
+}
 const cases = kopfFixture<KeyCase[]>('keys.json');
 
 test('annotation keys are Kopf’s: safe keys, hash suffixes, V1 and V2, -ofDRS', () => {
@@ -32,7 +42,9 @@ test('the known examples of the reference', () => {
 });
 
 test('only ReplicaSets owned by Deployments get the -ofDRS mark', () => {
-  const owned = (kind: string, ownerKind: string) => ({ kind, metadata: { ownerReferences: [{ kind: ownerKind, apiVersion: 'apps/v1', name: 'd', uid: 'u' }] } });
+  const owned = (kind: string, ownerKind: string) => (
+    { kind, metadata: { ownerReferences: [{ kind: ownerKind, apiVersion: 'apps/v1', name: 'd', uid: 'u' }] } }
+  );
   assert.equal(markKey('fn', owned('ReplicaSet', 'Deployment')), 'fn-ofDRS');
   assert.equal(markKey('fn', owned('ReplicaSet', 'StatefulSet')), 'fn');
   assert.equal(markKey('fn', owned('Pod', 'Deployment')), 'fn');

@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkLimits, errorText, handlerTitle, outcomeOf, type Attempt, type RetryPolicy } from '../../../runtime/progress/outcomes.ts';
+import {
+  checkLimits,
+  errorText,
+  handlerTitle,
+  outcomeOf,
+  type Attempt,
+  type RetryPolicy,
+} from '../../../runtime/progress/outcomes.ts';
 import { freshState, recordOf, withOutcome, type HandlerState } from '../../../runtime/progress/states.ts';
 import { Timestamp } from '../../../runtime/progress/timestamps.ts';
-import { HandlerChildrenRetry, PermanentError, TemporaryError, type ErrorsMode } from '../../../runtime/structs/errors.ts';
+import {
+  HandlerChildrenRetry,
+  PermanentError,
+  TemporaryError,
+  type ErrorsMode,
+} from '../../../runtime/structs/errors.ts';
 import { kopfFixture } from './kopf-fixtures.ts';
 import type { ProgressRecord } from '../../../runtime/progress/records.ts';
 
@@ -48,15 +60,29 @@ test('outcomes, records and log lines are Kopf’s for every option, situation a
       backoff: c.options.backoff ?? 60,
       errors: (c.options.errors?.toLowerCase() ?? 'temporary') as ErrorsMode,
     };
-    const state: HandlerState = { ...freshState(BASETIME, 'create'), retries: c.situation.retries, subrefs: ['fn/old'] };
+    const state: HandlerState = {
+      ...freshState(BASETIME, 'create'),
+      retries: c.situation.retries,
+      subrefs: ['fn/old'],
+    };
     const now = Timestamp.parse(c.now);
     const title = handlerTitle('fn');
-    const outcome = checkLimits(title, state, policy, now) ?? outcomeOf(title, attemptOf(c.behaviour), state, policy, now);
+    const outcome = checkLimits(title, state, policy, now) ?? outcomeOf(
+      title,
+      attemptOf(c.behaviour),
+      state,
+      policy,
+      now,
+    );
     assert.equal(outcome.final, c.outcome.final, where);
     assert.equal(outcome.delay, c.outcome.delay, where);
     assert.deepEqual(outcome.result ?? null, c.outcome.result, where);
     assert.equal(outcome.exception?.message ?? null, c.outcome.message, where);
-    assert.equal(outcome.exception === null ? null : (outcome.exception.error as Error).name, c.outcome.exception, where);
+    assert.equal(
+      outcome.exception === null ? null : (outcome.exception.error as Error).name,
+      c.outcome.exception,
+      where,
+    );
     assert.deepEqual(recordOf(withOutcome(state, outcome, now)), c.record, where);
     assert.deepEqual([outcome.log], c.logs, where);
   }
@@ -76,7 +102,13 @@ test('error texts: the message is stored; an empty one shows as the error’s na
 
 test('sub-handler ids accumulate, sorted and without duplicates', () => {
   const state = { ...freshState(BASETIME), subrefs: ['fn/b'] };
-  const outcome = outcomeOf(handlerTitle('fn'), { ok: true, result: null, subrefs: ['fn/a', 'fn/b'] }, state, { backoff: 60, errors: 'temporary' }, BASETIME);
+  const outcome = outcomeOf(
+    handlerTitle('fn'),
+    { ok: true, result: null, subrefs: ['fn/a', 'fn/b'] },
+    state,
+    { backoff: 60, errors: 'temporary' },
+    BASETIME,
+  );
   assert.deepEqual(withOutcome(state, outcome, BASETIME).subrefs, ['fn/a', 'fn/b']);
 });
 
@@ -85,9 +117,20 @@ test('a stop time, once set, stays; a success clears the delay', () => {
   const state = { ...freshState(BASETIME), stopped, delayed: BASETIME.plus(1), retries: 2 };
   const policy: RetryPolicy = { backoff: 60, errors: 'temporary' };
   const later = BASETIME.plus(60);
-  const retried = withOutcome(state, outcomeOf(handlerTitle('fn'), { ok: false, error: new TemporaryError('x', { delay: 1 }) }, state, policy, later), later);
+  const retried = withOutcome(
+    state,
+    outcomeOf(handlerTitle('fn'), { ok: false, error: new TemporaryError('x', { delay: 1 }) }, state, policy, later),
+    later,
+  );
   assert.equal(retried.stopped, stopped);
   assert.equal(retried.delayed?.toIso(), later.plus(1).toIso());
-  const succeeded = withOutcome(state, outcomeOf(handlerTitle('fn'), { ok: true, result: 1 }, state, policy, later), later);
-  assert.deepEqual([succeeded.stopped, succeeded.delayed, succeeded.success, succeeded.retries], [stopped, null, true, 3]);
+  const succeeded = withOutcome(
+    state,
+    outcomeOf(handlerTitle('fn'), { ok: true, result: 1 }, state, policy, later),
+    later,
+  );
+  assert.deepEqual(
+    [succeeded.stopped, succeeded.delayed, succeeded.success, succeeded.retries],
+    [stopped, null, true, 3],
+  );
 });

@@ -13,7 +13,13 @@ import { kopfFixture } from './kopf-fixtures.ts';
 type Json = { [key: string]: unknown };
 interface ProgressionFixture {
   body: KubeObject; now: string; loaded: Json; storeUnchanged: Json; stored: Json; purged: Json;
-  summary: { done: boolean; delays: number[]; delay: number | null; counts: number[]; extras: Record<string, number[]> };
+  summary: {
+    done: boolean;
+    delays: number[];
+    delay: number | null;
+    counts: number[];
+    extras: Record<string, number[]>
+  };
 }
 interface ResultsFixture { results: { id: string; result: unknown; failed?: boolean; patch: Json; after: Json }[] }
 const fixture = kopfFixture<ProgressionFixture>('progression.json');
@@ -34,7 +40,17 @@ test('a cause’s states are loaded, stored where changed, and purged with their
 
   const outcomes = new Map<string, Outcome>([
     ['c', { final: true, delay: null, result: null, exception: null, subrefs: [], log }],
-    ['b', { final: false, delay: null, result: undefined, exception: { error: new HandlerChildrenRetry(null), message: 'None' }, subrefs: ['b/z'], log }],
+    [
+      'b',
+      {
+        final: false,
+        delay: null,
+        result: undefined,
+        exception: { error: new HandlerChildrenRetry(null), message: 'None' },
+        subrefs: ['b/z'],
+        log,
+      },
+    ],
   ]);
   states = states.withOutcomes(outcomes, now);
   const stored = new Patch();
@@ -50,7 +66,10 @@ test('a cause’s states are loaded, stored where changed, and purged with their
   assert.deepEqual(states.delays(now), summary.delays);
   assert.equal(states.delay(now), summary.delay);
   assert.deepEqual(Object.values(states.counts), summary.counts);
-  assert.deepEqual(Object.fromEntries([...states.extras].map(([purpose, c]) => [purpose, Object.values(c)])), summary.extras);
+  assert.deepEqual(
+    Object.fromEntries([...states.extras].map(([purpose, c]) => [purpose, Object.values(c)])),
+    summary.extras,
+  );
   assert.throws(() => states.withOutcomes(new Map([['zzz', outcomes.get('c')!]]), now), /unknown handlers: zzz/);
 });
 
@@ -62,7 +81,10 @@ test('done means all active handlers finished; delays count only those still run
   const running = empty.withPurpose('update').withHandlers(['x', 'y'], now);
   assert.equal(running.done, false);
   const delayed = running.withOutcomes(new Map<string, Outcome>([
-    ['x', { final: false, delay: 30, result: undefined, exception: { error: null, message: 'later' }, subrefs: [], log }],
+    [
+      'x',
+      { final: false, delay: 30, result: undefined, exception: { error: null, message: 'later' }, subrefs: [], log },
+    ],
   ]), now);
   assert.deepEqual(delayed.delays(now.plus(10)), [20, 0]);
   assert.equal(delayed.get('x')!.purpose, 'update');

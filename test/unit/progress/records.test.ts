@@ -4,7 +4,16 @@ import { AnnotationsProgressStorage } from '../../../runtime/progress/annotation
 import { decodeRecord, encodeRecord, RECORD_FIELDS, type ProgressRecord } from '../../../runtime/progress/records.ts';
 import { UnreadableStateError } from '../../../runtime/progress/storage.ts';
 import {
-  freshState, hasChanged, isAwakened, isFinished, isSleeping, recordOf, sortedIds, stateFromRecord, storedRecordOf, type HandlerState,
+  freshState,
+  hasChanged,
+  isAwakened,
+  isFinished,
+  isSleeping,
+  recordOf,
+  sortedIds,
+  stateFromRecord,
+  storedRecordOf,
+  type HandlerState,
 } from '../../../runtime/progress/states.ts';
 import { StatusProgressStorage } from '../../../runtime/progress/status.ts';
 import { Timestamp } from '../../../runtime/progress/timestamps.ts';
@@ -13,7 +22,14 @@ import { kopfFixture } from './kopf-fixtures.ts';
 
 type Json = { [key: string]: unknown };
 interface RecordsFixture {
-  states: { state: Json; record: ProgressRecord; pure: ProgressRecord; annotations: Json; verbose: Json; status: Json }[];
+  states: {
+    state: Json;
+    record: ProgressRecord;
+    pure: ProgressRecord;
+    annotations: Json;
+    verbose: Json;
+    status: Json
+  }[];
   loaded: { origin: ProgressRecord; now: string; pure: ProgressRecord; changed: boolean; finished: boolean }[];
 }
 const fixture = kopfFixture<RecordsFixture>('records.json');
@@ -64,7 +80,9 @@ test('records read from Kopf keep their values; changes are detected as Kopf det
 });
 
 test('a Kopf-written record survives a read and a write unchanged', () => {
-  const text = '{"started":"2026-11-22T03:18:01.949187+00:00","delayed":"2026-11-22T03:19:01.000001+00:00","purpose":"create","retries":1,"success":false,"failure":false,"message":"not yet","subrefs":["fn/a","fn/b"]}';
+  const text =
+    '{"started":"2026-11-22T03:18:01.949187+00:00","delayed":"2026-11-22T03:19:01.000001+00:00","purpose":"create",' +
+      '"retries":1,"success":false,"failure":false,"message":"not yet","subrefs":["fn/a","fn/b"]}';
   const state = stateFromRecord(decodeRecord(text)!, BASETIME);
   assert.equal(hasChanged(state), false);
   assert.equal(encodeRecord(recordOf(state)), text);

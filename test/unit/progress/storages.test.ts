@@ -16,7 +16,12 @@ type StorageCase =
   | { storage: string; op: 'store' | 'purge'; key: string; body: string; patch: string; result: Json }
   | { storage: string; op: 'touch'; value: string | null; body: string; patch: string; result: Json }
   | { storage: string; op: 'clear'; essence: Json; result: Json };
-interface StoragesFixture { record: ProgressRecord; bodies: Record<string, KubeObject>; pending: Record<string, Json>; cases: StorageCase[] }
+interface StoragesFixture {
+  record: ProgressRecord;
+  bodies: Record<string, KubeObject>;
+  pending: Record<string, Json>;
+  cases: StorageCase[]
+}
 const fixture = kopfFixture<StoragesFixture>('storages.json');
 
 const storages: Record<string, () => ProgressStorage> = {
@@ -27,7 +32,9 @@ const storages: Record<string, () => ProgressStorage> = {
   'annotations-verbose': () => new AnnotationsProgressStorage({ verbose: true }),
   'annotations-touch': () => new AnnotationsProgressStorage({ touchKey: 'my-touch' }),
   'status': () => new StatusProgressStorage(),
-  'status-custom': () => new StatusProgressStorage({ name: 'op', field: 'status.{name}.state', touchField: 'status.{name}.poke' }),
+  'status-custom': () => new StatusProgressStorage(
+    { name: 'op', field: 'status.{name}.state', touchField: 'status.{name}.poke' }
+  ),
   'smart': () => new SmartProgressStorage(),
   'smart-custom': () => new SmartProgressStorage({ prefix: 'my-op.example.com', name: 'op' }),
 };
@@ -63,11 +70,20 @@ test('progress storages fetch, store, purge, touch and clear as Kopf’s do', ()
 test('the annotation value is the exact text Kopf writes', () => {
   const patch = new Patch();
   new SmartProgressStorage().store('create_b', {
-    started: '2026-11-22T03:18:01.949187+00:00', stopped: null, delayed: '2026-11-22T03:19:01.949187+00:00', purpose: 'create',
+    started: '2026-11-22T03:18:01.949187+00:00',
+    stopped: null,
+    delayed: '2026-11-22T03:19:01.949187+00:00',
+    purpose: 'create',
     retries: 1, success: false, failure: false, message: 'not yet', subrefs: null,
   }, {}, patch);
   assert.deepEqual(patchContent(patch), {
-    metadata: { annotations: { 'kopf.zalando.org/create_b': '{"started":"2026-11-22T03:18:01.949187+00:00","delayed":"2026-11-22T03:19:01.949187+00:00","purpose":"create","retries":1,"success":false,"failure":false,"message":"not yet"}' } },
+    metadata: {
+      annotations: {
+        'kopf.zalando.org/create_b': '{"started":"2026-11-22T03:18:01.949187+00:00",' +
+          '"delayed":"2026-11-22T03:19:01.949187+00:00","purpose":"create","retries":1,"success":false,' +
+            '"failure":false,"message":"not yet"}'
+      }
+    },
   });
 });
 
@@ -84,7 +100,10 @@ test('a multi-storage reads the first record found and writes everywhere', () =>
   const first = new AnnotationsProgressStorage({ prefix: 'one.kopf.dev' });
   const second = new StatusProgressStorage();
   const multi = new MultiProgressStorage([first, second]);
-  const body = { metadata: { annotations: { 'one.kopf.dev/fn': '{"retries":1}' } }, status: { kopf: { progress: { fn: { retries: 2 }, gn: { retries: 3 } } } } };
+  const body = {
+    metadata: { annotations: { 'one.kopf.dev/fn': '{"retries":1}' } },
+    status: { kopf: { progress: { fn: { retries: 2 }, gn: { retries: 3 } } } },
+  };
   assert.deepEqual(multi.fetch('fn', body), { retries: 1 });
   assert.deepEqual(multi.fetch('gn', body), { retries: 3 });
   assert.equal(multi.fetch('hn', body), null);
@@ -94,7 +113,12 @@ test('a multi-storage reads the first record found and writes everywhere', () =>
     metadata: { annotations: { 'one.kopf.dev/fn': '{"retries":4}', 'one.kopf.dev/kopf-managed': 'yes' } },
     status: { kopf: { progress: { fn: { retries: 4, message: null } } } },
   });
-  assert.deepEqual(multi.clear({ metadata: { annotations: { 'one.kopf.dev/fn': 'x' } }, status: { kopf: { progress: {} } }, spec: {} }), { spec: {} });
+  assert.deepEqual(
+    multi.clear(
+      { metadata: { annotations: { 'one.kopf.dev/fn': 'x' } }, status: { kopf: { progress: {} } }, spec: {} }
+    ),
+    { spec: {} },
+  );
 });
 
 test('storages refuse an empty prefix', () => {

@@ -4,7 +4,9 @@ import { pythonTimedelta, Timestamp, TimestampError } from '../../../runtime/pro
 import { kopfFixture } from './kopf-fixtures.ts';
 
 interface TimestampsFixture {
-  parse: ({ text: string; iso: string; naive: boolean; epochMicros: string | null } | { text: string; error: string })[];
+  parse: (
+    { text: string; iso: string; naive: boolean; epochMicros: string | null } | { text: string; error: string }
+  )[];
   timedeltas: { micros: number; text: string }[];
   auto: { iso: string; auto: string }[];
 }
@@ -27,7 +29,9 @@ test('timestamps parse as Kopf parses them, and format as it formats them', () =
 });
 
 test('microseconds and offsets survive a round trip', () => {
-  for (const text of ['2026-11-22T03:18:01.949187+00:00', '2026-11-22T03:18:01.000001-05:30', '2026-11-22T03:18:01.123456']) {
+  for (
+    const text of ['2026-11-22T03:18:01.949187+00:00', '2026-11-22T03:18:01.000001-05:30', '2026-11-22T03:18:01.123456']
+  ) {
     assert.equal(Timestamp.parse(text).toIso(), text);
   }
 });

@@ -42,7 +42,10 @@ test('a progress annotation that is not JSON, or not a record, is refused naming
     ['{"message":{"FORGED":1}}', /is not a progress record: message must be a string\./],
   ];
   for (const [value, problem] of cases) {
-    const error = refusal(() => storage.fetch('create_fn', annotated({ 'kopf.zalando.org/create_fn': value })), 'FORGED');
+    const error = refusal(
+      () => storage.fetch('create_fn', annotated({ 'kopf.zalando.org/create_fn': value })),
+      'FORGED',
+    );
     assert.match(error.message, /^The annotation kopf\.zalando\.org\/create_fn /);
     assert.match(error.message, problem);
     assert.match(error.message, /Fix or remove it to let the handling go on \(removed, the handler starts afresh\)\.$/);
@@ -53,18 +56,33 @@ test('a progress annotation that is not JSON, or not a record, is refused naming
 test('records as Kopf writes them, unknown fields and JSON nulls included, are read', () => {
   const storage = new AnnotationsProgressStorage();
   const record = {
-    started: '2026-11-22T03:18:01.949187+00:00', stopped: null, delayed: '2026-11-22T03:19:01.949187', purpose: 'create',
+    started: '2026-11-22T03:18:01.949187+00:00',
+    stopped: null,
+    delayed: '2026-11-22T03:19:01.949187',
+    purpose: 'create',
     retries: 2, success: false, failure: false, message: 'Not yet.', subrefs: ['a/b'], future: { any: 'thing' },
   };
-  assert.deepEqual(storage.fetch('create_fn', annotated({ 'kopf.zalando.org/create_fn': JSON.stringify(record) })), record);
+  assert.deepEqual(
+    storage.fetch('create_fn', annotated({ 'kopf.zalando.org/create_fn': JSON.stringify(record) })),
+    record,
+  );
   assert.equal(storage.fetch('create_fn', annotated({ 'kopf.zalando.org/create_fn': 'null' })), null);
 });
 
 test('a legacy status record of the wrong shape is refused naming its field', () => {
-  const body = { metadata: { name: 'x' }, status: { kopf: { progress: { create_fn: { retries: 'FORGED' }, other: 'FORGED' } } } };
+  const body = {
+    metadata: { name: 'x' },
+    status: { kopf: { progress: { create_fn: { retries: 'FORGED' }, other: 'FORGED' } } },
+  };
   const storage = new StatusProgressStorage();
-  assert.match(refusal(() => storage.fetch('create_fn', body), 'FORGED').message, /^The field status\.kopf\.progress\.create_fn is not a progress record: retries must be a number\./);
-  assert.match(refusal(() => storage.fetch('other', body), 'FORGED').message, /^The field status\.kopf\.progress\.other is not a progress record: a JSON object is expected\./);
+  assert.match(
+    refusal(() => storage.fetch('create_fn', body), 'FORGED').message,
+    /^The field status\.kopf\.progress\.create_fn is not a progress record: retries must be a number\./,
+  );
+  assert.match(
+    refusal(() => storage.fetch('other', body), 'FORGED').message,
+    /^The field status\.kopf\.progress\.other is not a progress record: a JSON object is expected\./,
+  );
   assert.equal(storage.fetch('absent', body), null);
 });
 
@@ -73,15 +91,26 @@ test('a diff-base that is not JSON, or not an object, is refused naming the anno
   const key = 'kopf.zalando.org/last-handled-configuration';
   for (const value of ['FORGED{', '["FORGED"]', '"FORGED"']) {
     const error = refusal(() => annotations.fetch(annotated({ [key]: value })), 'FORGED');
-    assert.match(error.message, /^The annotation kopf\.zalando\.org\/last-handled-configuration is not (valid JSON|a diff-base: a JSON object is expected)\./);
+    assert.match(
+      error.message,
+      /^The annotation kopf\.zalando\.org\/last-handled-configuration is not (valid JSON|a diff-base: a JSON object is expected)\./, // lint-ignore: a regular expression cannot wrap
+    );
     assert.match(error.message, /\(removed, the object looks new and its creation handlers run\)\.$/);
   }
   assert.equal(annotations.fetch(annotated({ [key]: 'null\n' })), null);
   assert.deepEqual(annotations.fetch(annotated({ [key]: '{"spec":{"a":1}}\n' })), { spec: { a: 1 } });
 
   const status = new StatusDiffBaseStorage();
-  const inStatus = (value: unknown): KubeObject => ({ metadata: { name: 'x' }, status: { kopf: { 'last-handled-configuration': value } } });
-  assert.match(refusal(() => status.fetch(inStatus('FORGED{')), 'FORGED').message, /^The field status\.kopf\.last-handled-configuration is not valid JSON\./);
-  assert.match(refusal(() => status.fetch(inStatus({ FORGED: 1 })), 'FORGED').message, /^The field status\.kopf\.last-handled-configuration is not a string of JSON\./);
+  const inStatus = (value: unknown): KubeObject => (
+    { metadata: { name: 'x' }, status: { kopf: { 'last-handled-configuration': value } } }
+  );
+  assert.match(
+    refusal(() => status.fetch(inStatus('FORGED{')), 'FORGED').message,
+    /^The field status\.kopf\.last-handled-configuration is not valid JSON\./,
+  );
+  assert.match(
+    refusal(() => status.fetch(inStatus({ FORGED: 1 })), 'FORGED').message,
+    /^The field status\.kopf\.last-handled-configuration is not a string of JSON\./,
+  );
   assert.deepEqual(status.fetch(inStatus('{"spec":{}}')), { spec: {} });
 });

@@ -6,12 +6,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import * as builtins from '../../../runtime/structs/builtins.ts';
-import { RbacError, operatorNeeds, rbacManifests, rbacResource, rulesOf, scopeNotes } from '../../../runtime/rbac/index.ts';
+import {
+  RbacError,
+  operatorNeeds,
+  rbacManifests,
+  rbacResource,
+  rulesOf,
+  scopeNotes,
+} from '../../../runtime/rbac/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const ACCOUNT = { name: 'op', namespace: 'ops' };
 
-test('served resources (indexed ones too): list and watch; patch and the status subresource with changing handlers only', () => {
+test('served resources (indexed ones too): list and watch; patch and the status subresource with changing handlers ' +
+  'only', () => {
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });
   registry.on.event(builtins.Pods, function spy() { /* */ });
@@ -28,13 +36,28 @@ test('the framework: events, CRDs for resources named by strings, namespaces for
   registry.on.create('kopfexamples.kopf.dev', function create_fn() { /* */ });
   const needs = operatorNeeds(registry, { namespaces: ['team-*'], standalone: true });
   const rules = rulesOf(needs);
-  assert.deepEqual(rules.find((r) => r.resources.includes('events')), { apiGroups: [''], resources: ['events'], verbs: ['create'] });
-  assert.deepEqual(rules.find((r) => r.apiGroups[0] === 'apiextensions.k8s.io'), { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] });
-  assert.deepEqual(rules.find((r) => r.resources.includes('namespaces')), { apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] });
-  assert.ok(!rulesOf(operatorNeeds(registry, { namespaces: ['default'], standalone: true })).some((r) => r.resources.includes('namespaces')), 'no namespaces for fixed names');
+  assert.deepEqual(
+    rules.find((r) => r.resources.includes('events')),
+    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+  );
+  assert.deepEqual(
+    rules.find((r) => r.apiGroups[0] === 'apiextensions.k8s.io'),
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] },
+  );
+  assert.deepEqual(
+    rules.find((r) => r.resources.includes('namespaces')),
+    { apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'watch'] },
+  );
+  assert.ok(
+    !rulesOf(operatorNeeds(registry, { namespaces: ['default'], standalone: true })).some(
+      (r) => r.resources.includes('namespaces')
+    ),
+    'no namespaces for fixed names',
+  );
 });
 
-test('declared permissions join the rules; verbs of one resource merge, resources with the same verbs share a rule', () => {
+test('declared permissions join the rules; verbs of one resource merge, resources with the same verbs share a ' +
+  'rule', () => {
   const registry = new OperatorRegistry();
   registry.requires(builtins.ConfigMaps, ['get', 'create']);
   registry.requires(builtins.Secrets, ['create', 'get']);
@@ -48,10 +71,16 @@ test('declared permissions join the rules; verbs of one resource merge, resource
 });
 
 test('names: built-in kinds by any of their names, others with their group; a bare unknown name is refused', () => {
-  assert.deepEqual(rbacResource('deploy'), { group: 'apps', plural: 'deployments', clusterScoped: false, status: true });
+  assert.deepEqual(
+    rbacResource('deploy'),
+    { group: 'apps', plural: 'deployments', clusterScoped: false, status: true },
+  );
   assert.deepEqual(rbacResource('Namespace'), { group: '', plural: 'namespaces', clusterScoped: true, status: true });
   assert.deepEqual(rbacResource('kopfexamples.kopf.dev'), { group: 'kopf.dev', plural: 'kopfexamples' });
-  assert.throws(() => rbacResource('kopfexamples'), (e: unknown) => e instanceof RbacError && /name it '<plural>\.<group>'/.test(e.message));
+  assert.throws(
+    () => rbacResource('kopfexamples'),
+    (e: unknown) => e instanceof RbacError && /name it '<plural>\.<group>'/.test(e.message),
+  );
 });
 
 test('manifests: cluster-wide, or per namespace with a ClusterRole only for cluster-scoped needs', () => {
@@ -60,18 +89,34 @@ test('manifests: cluster-wide, or per namespace with a ClusterRole only for clus
   registry.requires(builtins.Namespaces, ['get']);
   const needs = operatorNeeds(registry, { standalone: true });
   const clusterWide = rbacManifests(needs, { serviceAccount: ACCOUNT });
-  assert.deepEqual(clusterWide.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`), ['ServiceAccount/ops/op', 'ClusterRole//op', 'ClusterRoleBinding//op']);
-  assert.deepEqual((clusterWide[2] as builtins.ClusterRoleBinding).subjects, [{ kind: 'ServiceAccount', name: 'op', namespace: 'ops' }]);
+  assert.deepEqual(
+    clusterWide.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`),
+    ['ServiceAccount/ops/op', 'ClusterRole//op', 'ClusterRoleBinding//op'],
+  );
+  assert.deepEqual(
+    (clusterWide[2] as builtins.ClusterRoleBinding).subjects,
+    [{ kind: 'ServiceAccount', name: 'op', namespace: 'ops' }],
+  );
 
   const namespaced = rbacManifests(needs, { serviceAccount: ACCOUNT, namespaces: ['a', 'b'], name: 'kex' });
   assert.deepEqual(namespaced.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`), [
-    'ServiceAccount/ops/op', 'ClusterRole//kex', 'ClusterRoleBinding//kex', 'Role/a/kex', 'RoleBinding/a/kex', 'Role/b/kex', 'RoleBinding/b/kex',
+    'ServiceAccount/ops/op',
+    'ClusterRole//kex',
+    'ClusterRoleBinding//kex',
+    'Role/a/kex',
+    'RoleBinding/a/kex',
+    'Role/b/kex',
+    'RoleBinding/b/kex',
   ]);
-  assert.deepEqual((namespaced[1] as builtins.ClusterRole).rules, [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }]);
+  assert.deepEqual(
+    (namespaced[1] as builtins.ClusterRole).rules,
+    [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
+  );
   assert.ok(!(namespaced[3] as builtins.Role).rules?.some((r) => r.resources?.includes('namespaces')));
 });
 
-test('peering: the peering objects of the scope unless standalone; leader election: the Lease, in its namespace only', () => {
+test('peering: the peering objects of the scope unless standalone; leader election: the Lease, in its namespace ' +
+  'only', () => {
   const registry = new OperatorRegistry();
   // An event handler only: the served resource's verbs differ from the peering objects', so the
   // peering rule stands alone.
@@ -87,7 +132,10 @@ test('peering: the peering objects of the scope unless standalone; leader electi
   assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
     'ServiceAccount/ops', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/ops', 'RoleBinding/ops',
   ]);
-  assert.ok(!(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('leases')), 'no Leases cluster-wide');
+  assert.ok(
+    !(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('leases')),
+    'no Leases cluster-wide',
+  );
   assert.deepEqual((objects[3] as builtins.Role).rules, [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
   ]);
@@ -102,7 +150,10 @@ test('requires() with a namespace: a Role there only, even for an operator that 
   assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata?.namespace ?? ''}`), [
     'ServiceAccount/ops', 'ClusterRole/', 'ClusterRoleBinding/', 'Role/children', 'RoleBinding/children',
   ]);
-  assert.ok(!(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('configmaps')), 'no ConfigMaps cluster-wide');
+  assert.ok(
+    !(objects[1] as builtins.ClusterRole).rules?.some((r) => r.resources?.includes('configmaps')),
+    'no ConfigMaps cluster-wide',
+  );
   assert.deepEqual((objects[3] as builtins.Role).rules, [
     { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] },
   ]);
@@ -117,13 +168,21 @@ test('requires() with a namespace: a Role there only, even for an operator that 
 test('requires() with a namespace: refused for a cluster-scoped resource, and for a name no namespace can have', () => {
   const registry = new OperatorRegistry();
   registry.requires(builtins.Namespaces, ['get'], { namespace: 'ops' });
-  assert.throws(() => operatorNeeds(registry), (e: unknown) => e instanceof RbacError && /namespaces are cluster-scoped/.test(e.message));
+  assert.throws(
+    () => operatorNeeds(registry),
+    (e: unknown) => e instanceof RbacError && /namespaces are cluster-scoped/.test(e.message),
+  );
   for (const namespace of ['', 'Ops', 'a/b', '../x', 'x'.repeat(64)]) {
-    assert.throws(() => new OperatorRegistry().requires(builtins.ConfigMaps, ['get'], { namespace }), /is not a namespace's name/, namespace);
+    assert.throws(
+      () => new OperatorRegistry().requires(builtins.ConfigMaps, ['get'], { namespace }),
+      /is not a namespace's name/,
+      namespace,
+    );
   }
 });
 
-test('admission handlers: the managed webhook configurations, create and patch; patches narrowed to a name; or none', () => {
+test('admission handlers: the managed webhook configurations, create and patch; patches narrowed to a name; or ' +
+  'none', () => {
   const webhooks = (options: { webhookManaged?: boolean | string }) => {
     const registry = new OperatorRegistry();
     registry.on.validate(KopfExample, function check() { /* */ });
@@ -131,7 +190,10 @@ test('admission handlers: the managed webhook configurations, create and patch; 
       .filter((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io');
   };
   const resources = ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'];
-  assert.deepEqual(webhooks({}), [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }]);
+  assert.deepEqual(
+    webhooks({}),
+    [{ apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create', 'patch'] }],
+  );
   // A creation's path names no object: RBAC cannot narrow a `create` to a name.
   assert.deepEqual(webhooks({ webhookManaged: 'auto.kopf.dev' }), [
     { apiGroups: ['admissionregistration.k8s.io'], resources, verbs: ['create'] },
@@ -140,11 +202,16 @@ test('admission handlers: the managed webhook configurations, create and patch; 
   assert.deepEqual(webhooks({ webhookManaged: false }), []);
   const withoutAdmission = new OperatorRegistry();
   withoutAdmission.on.create(KopfExample, function create_fn() { /* */ });
-  assert.ok(!rulesOf(operatorNeeds(withoutAdmission)).some((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io'));
+  assert.ok(
+    !rulesOf(operatorNeeds(withoutAdmission)).some((rule) => rule.apiGroups[0] === 'admissionregistration.k8s.io')
+  );
   // Cluster-scoped: in the ClusterRole, also for an operator of named namespaces.
   const registry = new OperatorRegistry();
   registry.on.mutate(KopfExample, function inject() { /* */ });
-  const objects = rbacManifests(operatorNeeds(registry, { namespaces: ['a'], events: false, standalone: true }), { serviceAccount: ACCOUNT, namespaces: ['a'] });
+  const objects = rbacManifests(
+    operatorNeeds(registry, { namespaces: ['a'], events: false, standalone: true }),
+    { serviceAccount: ACCOUNT, namespaces: ['a'] },
+  );
   assert.deepEqual(objects.map((o) => o.kind), ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
 });
 
@@ -156,7 +223,10 @@ test('scope notes: a cluster-wide printout says which namespaced permissions hol
   registry.requires(builtins.Namespaces, ['get']);
   const needs = operatorNeeds(registry, { standalone: true });
   const [first, ...rest] = scopeNotes(needs);
-  assert.match(first!, /^Cluster-wide, the ClusterRole grants kopfexamples, kopfexamples\/status, events, configmaps in every namespace/);
+  assert.match(
+    first!,
+    /^Cluster-wide, the ClusterRole grants kopfexamples, kopfexamples\/status, events, configmaps in every namespace/,
+  );
   assert.match(rest.join(' '), /RBAC cannot grant "where the served objects are"/);
   assert.match(rest.join(' '), /serve named namespaces \(-n NS\)/);
   assert.deepEqual(scopeNotes(needs, ['team-*']).length, 4, 'patterns are cluster-wide too');

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  cherrypick, copyJson, diff, ensureField, hasField, jsonEqual, parseField, reduceDiff, removeField, resolveField, type Diff, type DiffScope,
+  cherrypick,
+  copyJson,
+  diff,
+  ensureField,
+  hasField,
+  jsonEqual,
+  parseField,
+  reduceDiff,
+  removeField,
+  resolveField,
+  type Diff,
+  type DiffScope,
 } from '../../../runtime/structs/diffs.ts';
 import { kopfFixture } from '../progress/kopf-fixtures.ts';
 
@@ -22,19 +33,30 @@ test('diffs are Kopf’s in every scope', () => {
   assert.ok(fixture.pairs.length > 20);
   for (const { a, b, full, left, right } of fixture.pairs) {
     for (const [scope, expected] of [['full', full], ['left', left], ['right', right]] as [DiffScope, Item[]][]) {
-      assert.deepEqual(sorted(diff(a, b, { scope })), expected, `diff(${JSON.stringify(a)}, ${JSON.stringify(b)}) in scope ${scope}`);
+      assert.deepEqual(
+        sorted(diff(a, b, { scope })),
+        expected,
+        `diff(${JSON.stringify(a)}, ${JSON.stringify(b)}) in scope ${scope}`,
+      );
     }
   }
 });
 
 test('diffs reduced to a field are Kopf’s', () => {
   for (const { a, b, path, result } of fixture.reductions) {
-    assert.deepEqual(sorted(reduceDiff(diff(a, b), path)), result, `reduce(diff(${JSON.stringify(a)}, ${JSON.stringify(b)}), ${path})`);
+    assert.deepEqual(
+      sorted(reduceDiff(diff(a, b), path)),
+      result,
+      `reduce(diff(${JSON.stringify(a)}, ${JSON.stringify(b)}), ${path})`,
+    );
   }
 });
 
 test('a diff keeps Kopf’s item shape and order within one mapping: added, removed, changed', () => {
-  assert.deepEqual(diff({ x: 1, y: 2 }, { y: 3, z: 4 }), [['add', ['z'], null, 4], ['remove', ['x'], 1, null], ['change', ['y'], 2, 3]]);
+  assert.deepEqual(
+    diff({ x: 1, y: 2 }, { y: 3, z: 4 }),
+    [['add', ['z'], null, 4], ['remove', ['x'], 1, null], ['change', ['y'], 2, 3]],
+  );
   assert.deepEqual(diff({ a: [1, 2] }, { a: [1, 2, 3] }), [['change', ['a'], [1, 2], [1, 2, 3]]]);
   assert.deepEqual(diff(undefined, null), []);
   assert.deepEqual(diff({ a: 1 }, { a: 2 }, { path: ['spec'] }), [['change', ['spec', 'a'], 1, 2]]);
@@ -89,7 +111,9 @@ test('cherry-picking copies fields deeply and skips absent ones', () => {
 });
 
 test('a copy of JSON data is deep, keeps key order, and keeps a `__proto__` key as data', () => {
-  const original = JSON.parse('{"b":{"x":[1,{"y":2}]},"a":null,"__proto__":{"polluted":true}}') as { [key: string]: unknown };
+  const original = JSON.parse('{"b":{"x":[1,{"y":2}]},"a":null,"__proto__":{"polluted":true}}') as {
+    [key: string]: unknown
+  };
   const copy = copyJson(original);
   assert.deepEqual(Object.keys(copy), ['b', 'a', '__proto__']);
   assert.equal(Object.getPrototypeOf(copy), Object.prototype);

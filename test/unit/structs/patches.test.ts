@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ConfigMap } from '../../../runtime/structs/builtins.ts';
 import {
-  applyMergePatch, clearPatch, escapePointer, guardedJsonPatch, isEmptyPatch, isPatch, jsonDiff, Patch, patchBody, patchContent,
+  applyMergePatch,
+  clearPatch,
+  escapePointer,
+  guardedJsonPatch,
+  isEmptyPatch,
+  isPatch,
+  jsonDiff,
+  Patch,
+  patchBody,
+  patchContent,
   splitMergePatch, splitStatusOps, toJsonPatch, type JsonPatchOp, type PatchFn,
 } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
@@ -12,7 +21,15 @@ import { applyJsonPatch } from './json-patch.ts';
 type Json = { [key: string]: unknown };
 type FnSpec = { fn: 'block' | 'allow' | 'set' | 'delete' | 'append'; value?: unknown; path?: string[] };
 interface PatchesFixture {
-  cases: { name: string; body: KubeObject; merge: Json; fns: FnSpec[]; ops: JsonPatchOp[]; transformed: Json; truthy: boolean }[];
+  cases: {
+    name: string;
+    body: KubeObject;
+    merge: Json;
+    fns: FnSpec[];
+    ops: JsonPatchOp[];
+    transformed: Json;
+    truthy: boolean
+  }[];
 }
 const fixture = kopfFixture<PatchesFixture>('patches.json');
 
@@ -20,7 +37,10 @@ const fixture = kopfFixture<PatchesFixture>('patches.json');
 function fnOf(spec: FnSpec): PatchFn {
   return (body: Json) => {
     const meta = (body.metadata ??= {}) as Json;
-    const walk = (path: string[], create: boolean) => path.reduce<Json>((obj, key) => (create ? (obj[key] ??= {}) : obj[key]) as Json, body);
+    const walk = (path: string[], create: boolean) => path.reduce<Json>(
+      (obj, key) => (create ? (obj[key] ??= {}) : obj[key]) as Json,
+      body,
+    );
     if (spec.fn === 'block') {
       const finalizers = (meta.finalizers ??= []) as unknown[];
       if (!finalizers.includes(spec.value)) finalizers.push(spec.value);
@@ -38,7 +58,9 @@ function fnOf(spec: FnSpec): PatchFn {
   };
 }
 
-const byPath = (ops: readonly JsonPatchOp[]) => [...ops].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const byPath = (ops: readonly JsonPatchOp[]) => [...ops].sort(
+  (a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))
+);
 
 test('merge patches and fns turn into JSON patches that do what Kopf’s do', () => {
   assert.ok(fixture.cases.length > 15);
@@ -67,7 +89,10 @@ test('the finalizer ops are exactly Kopf’s', () => {
     { op: 'remove', path: '/metadata/finalizers' },
   ]);
   assert.deepEqual(guardedJsonPatch([], only.metadata.resourceVersion), []);
-  assert.deepEqual(guardedJsonPatch([{ op: 'remove', path: '/a' }], undefined)[0], { op: 'test', path: '/metadata/resourceVersion', value: null });
+  assert.deepEqual(
+    guardedJsonPatch([{ op: 'remove', path: '/a' }], undefined)[0],
+    { op: 'test', path: '/metadata/resourceVersion', value: null },
+  );
 });
 
 test('views create their sections on first write and read through to the content', () => {
@@ -82,7 +107,10 @@ test('views create their sections on first write and read through to the content
   patch.meta.annotations['kopf.zalando.org/fn'] = null;
   patch.data = { k: 'v' };
   assert.deepEqual(JSON.parse(JSON.stringify(patch)), {
-    status: { phase: 'Running' }, spec: { replicas: 3 }, metadata: { labels: { app: 'x' }, annotations: { 'kopf.zalando.org/fn': null } }, data: { k: 'v' },
+    status: { phase: 'Running' },
+    spec: { replicas: 3 },
+    metadata: { labels: { app: 'x' }, annotations: { 'kopf.zalando.org/fn': null } },
+    data: { k: 'v' },
   });
   assert.equal(patch.meta, patch.metadata);
   assert.equal(patch.status.phase, 'Running');
@@ -127,8 +155,14 @@ test('a patch made from a patch copies its content, fns and body', () => {
 
 test('a JSON patch is computed on a copy: neither the body nor the content change', () => {
   const body = { metadata: { resourceVersion: '1' }, spec: { list: [1, 2] } };
-  const patch = new Patch({ spec: { list: [3] } }, { fns: [(b: Json) => { ((b.spec as Json).list as number[]).push(4); }] });
-  assert.deepEqual(toJsonPatch(patch, body), [{ op: 'replace', path: '/spec/list/0', value: 3 }, { op: 'replace', path: '/spec/list/1', value: 4 }]);
+  const patch = new Patch(
+    { spec: { list: [3] } },
+    { fns: [(b: Json) => { ((b.spec as Json).list as number[]).push(4); }] },
+  );
+  assert.deepEqual(
+    toJsonPatch(patch, body),
+    [{ op: 'replace', path: '/spec/list/0', value: 3 }, { op: 'replace', path: '/spec/list/1', value: 4 }],
+  );
   assert.deepEqual(body.spec.list, [1, 2]);
   assert.deepEqual(patchContent(patch), { spec: { list: [3] } });
 });
@@ -141,9 +175,15 @@ test('merge patches apply as in Kopf: null removes (with emptied parents), lists
 
 test('JSON diffs of lists keep the common head and tail', () => {
   assert.deepEqual(jsonDiff([1, 2, 3, 4], [1, 4]), [{ op: 'remove', path: '/2' }, { op: 'remove', path: '/1' }]);
-  assert.deepEqual(jsonDiff([1, 4], [1, 2, 3, 4]), [{ op: 'add', path: '/1', value: 2 }, { op: 'add', path: '/2', value: 3 }]);
+  assert.deepEqual(
+    jsonDiff([1, 4], [1, 2, 3, 4]),
+    [{ op: 'add', path: '/1', value: 2 }, { op: 'add', path: '/2', value: 3 }],
+  );
   assert.deepEqual(jsonDiff([{ a: 1 }], [{ a: 2 }]), [{ op: 'replace', path: '/0/a', value: 2 }]);
-  assert.deepEqual(jsonDiff({ 'a/b': 1, 'c~d': 2 }, { 'a/b': 2 }), [{ op: 'remove', path: '/c~0d' }, { op: 'replace', path: '/a~1b', value: 2 }]);
+  assert.deepEqual(
+    jsonDiff({ 'a/b': 1, 'c~d': 2 }, { 'a/b': 2 }),
+    [{ op: 'remove', path: '/c~0d' }, { op: 'replace', path: '/a~1b', value: 2 }],
+  );
   assert.deepEqual(jsonDiff(1, 'x'), [{ op: 'replace', path: '', value: 'x' }]);
   assert.deepEqual(jsonDiff({ a: false }, { a: 0 }), [{ op: 'replace', path: '/a', value: 0 }]);
   for (const [a, b] of [[[1, 2, 3], [3, 2, 1]], [[], [1]], [[1, 2], []], [['a', 'b', 'c'], ['x', 'b', 'y', 'c']]]) {
@@ -153,12 +193,22 @@ test('JSON diffs of lists keep the common head and tail', () => {
 });
 
 test('merge patches split between the object and its status subresource', () => {
-  assert.deepEqual(splitMergePatch({ spec: { a: 1 }, status: { b: 2 } }, true), { body: { spec: { a: 1 } }, status: { status: { b: 2 } } });
-  assert.deepEqual(splitMergePatch({ spec: { a: 1 }, status: { b: 2 } }, false), { body: { spec: { a: 1 }, status: { b: 2 } }, status: null });
+  assert.deepEqual(
+    splitMergePatch({ spec: { a: 1 }, status: { b: 2 } }, true),
+    { body: { spec: { a: 1 } }, status: { status: { b: 2 } } },
+  );
+  assert.deepEqual(
+    splitMergePatch({ spec: { a: 1 }, status: { b: 2 } }, false),
+    { body: { spec: { a: 1 }, status: { b: 2 } }, status: null },
+  );
   assert.deepEqual(splitMergePatch({ status: { b: 2 } }, true), { body: null, status: { status: { b: 2 } } });
   assert.deepEqual(splitMergePatch({ status: null }, true), { body: null, status: null });
   assert.deepEqual(splitMergePatch({}, false), { body: null, status: null });
-  const ops: JsonPatchOp[] = [{ op: 'add', path: '/status', value: {} }, { op: 'remove', path: '/statusx' }, { op: 'remove', path: '/status/a' }];
+  const ops: JsonPatchOp[] = [
+    { op: 'add', path: '/status', value: {} },
+    { op: 'remove', path: '/statusx' },
+    { op: 'remove', path: '/status/a' },
+  ];
   assert.deepEqual(splitStatusOps(ops, true), { body: [ops[1]], status: [ops[0], ops[2]] });
   assert.deepEqual(splitStatusOps(ops, false), { body: ops, status: [] });
 });
@@ -180,7 +230,10 @@ test('typed patches are checked against the resource’s type (compile time)', (
   cm.data = { key: 'value' };
   // @ts-expect-error ConfigMap data holds strings
   cm.data = { key: 1 };
-  assert.deepEqual(patchContent(patch), { status: { phase: 1, bogus: 1, anything: { at: 'all' } }, spec: { replicas: null, tags: ['a'] } });
+  assert.deepEqual(
+    patchContent(patch),
+    { status: { phase: 1, bogus: 1, anything: { at: 'all' } }, spec: { replicas: null, tags: ['a'] } },
+  );
 });
 
 test('a `__proto__` written into a patch is a field of the merge patch, at the top and in views', () => {

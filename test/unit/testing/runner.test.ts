@@ -73,7 +73,10 @@ test('passes the kubeconfig path and environment, and removes variables set to u
   process.env.KOPF_RUNNER_TEST_REMOVED = 'present';
   try {
     const op = runOperator({
-      command: script(`console.log([process.env.KUBECONFIG, process.env.EXTRA, process.env.KOPF_RUNNER_TEST_REMOVED ?? 'removed'].join(' '))`),
+      command: script(
+        `console.log([process.env.KUBECONFIG, process.env.EXTRA, process.env.KOPF_RUNNER_TEST_REMOVED ?? ` +
+          `'removed'].join(' '))`
+      ),
       kubeconfigPath: '/some/kubeconfig', env: { EXTRA: 'extra', KOPF_RUNNER_TEST_REMOVED: undefined },
     });
     assert.equal(await op.waitFor(/kubeconfig/), '/some/kubeconfig extra removed');
@@ -84,13 +87,25 @@ test('passes the kubeconfig path and environment, and removes variables set to u
 });
 
 test('appends arguments and files to the command', async () => {
-  const op = runOperator({ command: [...script(`console.log(process.argv.slice(1).join(' '))`), '--'], args: ['--standalone', '-n', 'ns'], files: ['a.ts', 'b.ts'] });
+  const op = runOperator(
+    {
+      command: [...script(`console.log(process.argv.slice(1).join(' '))`), '--'],
+      args: ['--standalone', '-n', 'ns'],
+      files: ['a.ts', 'b.ts'],
+    }
+  );
   assert.equal(await op.waitFor(/standalone/), '--standalone -n ns a.ts b.ts');
   await op.exited;
 });
 
 test('kills a process that ignores SIGTERM after the stop timeout', async () => {
-  const op = runOperator({ command: script(`process.on('SIGTERM', () => console.log('ignored')); console.log('up'); setInterval(() => {}, 1000);`) });
+  const op = runOperator(
+    {
+      command: script(
+        `process.on('SIGTERM', () => console.log('ignored')); console.log('up'); setInterval(() => {}, 1000);`
+      )
+    }
+  );
   await op.waitFor('up');
   const exit = await op.stop({ timeout: 300 });
   assert.equal(exit.signal, 'SIGKILL');
@@ -113,11 +128,14 @@ test('the operator dies with the process that started it, even on SIGKILL', asyn
     console.log(op.pid);
     setInterval(() => {}, 1000);
   `], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = await new Promise<number>((resolve) => middle.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))));
+  const pid = await new Promise<number>(
+    (resolve) => middle.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString())))
+  );
   assert.ok(alive(pid), 'the operator runs while its parent does');
   middle.kill('SIGKILL');
   const deadline = Date.now() + 5_000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20)); // nothing to await: poll with a deadline
+  // nothing to await: poll with a deadline
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.ok(!alive(pid), `operator ${pid} outlived its parent`);
 });
 
@@ -125,7 +143,8 @@ function alive(pid: number): boolean {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
 
-test('stopping has a deadline of its own: an operator that exited while a process it started holds its output is not waited for', { timeout: 60_000 }, async (t) => {
+test('stopping has a deadline of its own: an operator that exited while a process it started holds its output is ' +
+  'not waited for', { timeout: 60_000 }, async (t) => {
   // The grandchild inherits the output pipes and outlives the operator, as a leaked helper would.
   const op = runOperator({ command: script(`
     process.on('SIGTERM', () => process.exit(0));
@@ -138,5 +157,8 @@ test('stopping has a deadline of its own: an operator that exited while a proces
   const exit = await op.stop({ timeout: 300 });
   // Ended by its SIGTERM handler, or by the SIGKILL if that was slow on a busy machine: either way, it is settled.
   assert.ok(exit.exitCode === 0 || exit.signal === 'SIGKILL', JSON.stringify(exit));
-  assert.match(exit.output, /the operator exited, but its output was still open 300 ms after: a process it started holds it/);
+  assert.match(
+    exit.output,
+    /the operator exited, but its output was still open 300 ms after: a process it started holds it/,
+  );
 });
