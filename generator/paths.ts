@@ -24,7 +24,10 @@ export function isPlainName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name) && !/^[A-Za-z]:/.test(name);
 }
 
-/** Problems with relative `/`-separated paths to be written under one folder: escapes, and a file where a folder must be. */
+/**
+ * Problems with relative `/`-separated paths to be written under one folder: escapes, and a file
+ * where a folder must be.
+ */
 export function unsafePaths(paths: Iterable<string>): string[] {
   const all = [...paths];
   const problems: string[] = [];

@@ -111,7 +111,8 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
   const kinds = result.model.resources.length;
   if (options.check) {
     if (result.status === 'stale') {
-      err.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${result.stale.map((f) => `  ${f}\n`).join('')}`);
+      const stale = result.stale.map((f) => `  ${f}\n`).join('');
+      err.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${stale}`);
       return 1;
     }
     if (!options.quiet) process.stdout.write(`kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
@@ -131,14 +132,23 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], verbose: boolean):
   const notes = diagnostics.filter((d) => d.severity === 'note');
   const shown = verbose ? warnings : warnings.slice(0, SHOWN_WARNINGS);
   for (const d of shown) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  if (shown.length < warnings.length) process.stderr.write(`kopf-gen: ${warnings.length - shown.length} more warnings (--verbose shows them)\n`);
+  const hidden = warnings.length - shown.length;
+  if (hidden > 0) process.stderr.write(`kopf-gen: ${hidden} more warnings (--verbose shows them)\n`);
   if (verbose) for (const d of notes) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  else if (notes.length) process.stderr.write(`kopf-gen: ${notes.length} note${notes.length === 1 ? '' : 's'} (documents skipped; --verbose shows them)\n`);
+  else if (notes.length) {
+    const counted = `${notes.length} note${notes.length === 1 ? '' : 's'}`;
+    process.stderr.write(`kopf-gen: ${counted} (documents skipped; --verbose shows them)\n`);
+  }
 }
 
 function printStubs(report: StubsReport): void {
   const out = process.stdout;
-  out.write(`kopf-gen: handler files: ${report.created.length} created, ${report.extended.length} extended, ${report.unchanged.length} unchanged\n`);
+  const counts = [
+    `${report.created.length} created`,
+    `${report.extended.length} extended`,
+    `${report.unchanged.length} unchanged`,
+  ];
+  out.write(`kopf-gen: handler files: ${counts.join(', ')}\n`);
   // New files run nothing until the operator imports them; each is named so that none goes unnoticed.
   for (const file of report.created) out.write(`kopf-gen: created ${displayDir(file)}\n`);
   // Added code runs when the operator starts: each addition is named.
@@ -147,7 +157,9 @@ function printStubs(report: StubsReport): void {
   }
   for (const entry of report.missing) out.write(`kopf-gen: ${missingText(entry)}\n`);
   for (const note of report.notes) out.write(`kopf-gen: ${note}\n`);
-  for (const o of report.orphans) out.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${displayDir(o)}\n`);
+  for (const orphan of report.orphans) {
+    out.write(`kopf-gen: handler file for a kind no longer in the CRDs: ${displayDir(orphan)}\n`);
+  }
 }
 
 /** `src/handlers/x/widgets.ts has no update or delete handler for Widget; not added (…)`. */
@@ -155,9 +167,10 @@ function missingText(entry: StubsMissing): string {
   const events = entry.events.length > 1
     ? `${entry.events.slice(0, -1).join(', ')} or ${entry.events[entry.events.length - 1]!}`
     : entry.events[0]!;
+  const pronoun = entry.events.length > 1 ? 'them' : 'it';
+  const skipComment = `// kopf-gen: skip ${entry.events.join(', ')}`;
   return `${displayDir(entry.file)} has no ${events} handler for ${entry.kind}; not added, the file is yours `
-    + `(--add-stubs adds ${entry.events.length > 1 ? 'them' : 'it'}; a comment \`// kopf-gen: skip ${entry.events.join(', ')}\` `
-    + 'in the file stops this note)';
+    + `(--add-stubs adds ${pronoun}; a comment \`${skipComment}\` in the file stops this note)`;
 }
 
 function displayDir(dir: string): string {

@@ -65,7 +65,10 @@ export function formatDiagnostic(d: Diagnostic): string {
 /** Long values are cut in messages: a name is never that long, a hostile value may be megabytes. */
 const SHOWN_CHARACTERS = 80;
 
-/** A value from the input for a message: quoted, escaped (it may hold line breaks or terminal escapes), cut when long. */
+/**
+ * A value from the input for a message: quoted, escaped (it may hold line breaks or terminal escapes),
+ * cut when long.
+ */
 export function shown(value: string): string {
   const cut = value.length > SHOWN_CHARACTERS ? `${value.slice(0, SHOWN_CHARACTERS)}…` : value;
   return JSON.stringify(cut).replace(UNPRINTABLE, escapeCharacter);

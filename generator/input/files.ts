@@ -69,7 +69,8 @@ export function unreadableInput(absolute: string): string | undefined {
   const stat = statSync(absolute);
   if (!stat.isFile()) return 'not a regular file';
   if (stat.size > MAX_FILE_BYTES) {
-    return `the file is ${mebibytes(stat.size)}; kopf-gen reads files of up to ${mebibytes(MAX_FILE_BYTES)} (split it, or name a folder of files)`;
+    const limit = `kopf-gen reads files of up to ${mebibytes(MAX_FILE_BYTES)}`;
+    return `the file is ${mebibytes(stat.size)}; ${limit} (split it, or name a folder of files)`;
   }
   return undefined;
 }

@@ -84,7 +84,15 @@ export function parseYamlStream(text: string, file: string): YamlStream {
       if (!(e instanceof ConversionError)) throw e;
       const offset = e.node?.range?.[0];
       const at = offset !== undefined ? lines.linePos(offset) : undefined;
-      errors.push({ severity: 'error', file, document: index, path: e.path, line: at?.line, column: at?.col, message: e.message });
+      errors.push({
+        severity: 'error',
+        file,
+        document: index,
+        path: e.path,
+        line: at?.line,
+        column: at?.col,
+        message: e.message,
+      });
     }
   }
   const locate = (document: number, path: readonly PathSegment[]): Position | undefined => {
@@ -97,7 +105,8 @@ export function parseYamlStream(text: string, file: string): YamlStream {
       const at = offsets.get(value)?.get(segment);
       if (at === undefined) break;
       offset = at;
-      value = Array.isArray(value) ? (typeof segment === 'number' ? value[segment] : undefined) : (value as JsonMap)[String(segment)];
+      if (Array.isArray(value)) value = typeof segment === 'number' ? value[segment] : undefined;
+      else value = (value as JsonMap)[String(segment)];
     }
     if (offset === undefined) return undefined;
     const at = lines.linePos(offset);
@@ -185,10 +194,12 @@ class Converter {
   convert(node: unknown, path: PathSegment[]): Json {
     if (this.expanding && ++this.aliased > this.aliasLimit) {
       const { alias, path: at } = this.expanding;
-      throw new ConversionError(`excessive aliasing: aliases add over ${this.aliasLimit} values to the document`, alias, at);
+      const message = `excessive aliasing: aliases add over ${this.aliasLimit} values to the document`;
+      throw new ConversionError(message, alias, at);
     }
     if (path.length > MAX_DEPTH) {
-      throw new ConversionError(`nested deeper than ${MAX_DEPTH} levels`, isNode(node) ? node : undefined, path.slice(0, 10));
+      const where = isNode(node) ? node : undefined;
+      throw new ConversionError(`nested deeper than ${MAX_DEPTH} levels`, where, path.slice(0, 10));
     }
     if (node === null || node === undefined) return null;
     if (isAlias(node)) return this.alias(node, path);
@@ -242,7 +253,9 @@ class Converter {
         continue;
       }
       const key = this.key(pair.key, path);
-      if (explicit.has(key)) throw new ConversionError(`duplicate key ${JSON.stringify(key)}`, pair.key as YamlNode, [...path, key]);
+      if (explicit.has(key)) {
+        throw new ConversionError(`duplicate key ${JSON.stringify(key)}`, pair.key as YamlNode, [...path, key]);
+      }
       explicit.add(key);
       const offset = isNode(pair.key) ? pair.key.range?.[0] : undefined;
       if (offset !== undefined) at.set(key, offset);
@@ -260,7 +273,8 @@ class Converter {
     return sources.map((source) => {
       const converted = this.convert(source, path);
       if (converted === null || typeof converted !== 'object' || Array.isArray(converted)) {
-        throw new ConversionError('a merge key (<<) must refer to a mapping or a list of mappings', isNode(source) ? source : undefined, path);
+        const message = 'a merge key (<<) must refer to a mapping or a list of mappings';
+        throw new ConversionError(message, isNode(source) ? source : undefined, path);
       }
       return converted;
     });
@@ -268,7 +282,9 @@ class Converter {
 
   private key(node: unknown, path: PathSegment[]): string {
     if (isAlias(node)) node = node.resolve(this.doc);
-    if (!isScalar(node)) throw new ConversionError('a mapping key must be a scalar', isNode(node) ? node : undefined, path);
+    if (!isScalar(node)) {
+      throw new ConversionError('a mapping key must be a scalar', isNode(node) ? node : undefined, path);
+    }
     let key: string | undefined;
     try {
       key = keyOfStrict(node);

@@ -29,7 +29,8 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
   }
   const group = requiredName(spec, 'group', at('spec'), ctx, groupProblem);
   if (group !== undefined && OUTPUT_FILES.has(group)) {
-    ctx.error(at('spec', 'group'), `a group named ${shown(group)} would be a folder where kopf-gen writes a file of that name`);
+    const clash = `a group named ${shown(group)} would be a folder where kopf-gen writes a file of that name`;
+    ctx.error(at('spec', 'group'), clash);
   }
   const names = spec['names'];
   if (!isJsonMap(names)) {
@@ -41,22 +42,29 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
   const plural = requiredName(names, 'plural', namesPath, ctx, dns1035Problem);
   const singular = optionalName(names, 'singular', namesPath, ctx, dns1035Problem);
   const listKind = optionalName(names, 'listKind', namesPath, ctx, kindProblem);
-  if (listKind !== undefined && listKind === kind) ctx.error([...namesPath, 'listKind'], 'the kind and the list kind must differ');
+  if (listKind !== undefined && listKind === kind) {
+    ctx.error([...namesPath, 'listKind'], 'the kind and the list kind must differ');
+  }
   if (kind !== undefined && names['listKind'] === undefined && kindProblem(`${kind}List`) !== undefined) {
     // The API server checks the list kind it makes of the kind: 60 characters and more make it too long.
-    ctx.error([...namesPath, 'kind'], `the list kind made of it, ${shown(`${kind}List`)}, is longer than 63 characters; `
-      + 'shorten the kind or give a `listKind`');
+    const tooLong = `the list kind made of it, ${shown(`${kind}List`)}, is longer than 63 characters; `
+      + 'shorten the kind or give a `listKind`';
+    ctx.error([...namesPath, 'kind'], tooLong);
   }
   const shortNames = nameList(names, 'shortNames', namesPath, ctx);
   const categories = nameList(names, 'categories', namesPath, ctx);
   const scope = spec['scope'];
-  if (scope !== 'Namespaced' && scope !== 'Cluster') ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
+  if (scope !== 'Namespaced' && scope !== 'Cluster') {
+    ctx.error(at('spec', 'scope'), '`spec.scope` must be Namespaced or Cluster');
+  }
   if (group === undefined || kind === undefined || plural === undefined) return undefined;
 
   const metadata = doc.value['metadata'];
   const declaredName = isJsonMap(metadata) ? metadata['name'] : undefined;
   if (declaredName !== `${plural}.${group}`) {
-    ctx.error(at('metadata', 'name'), `the CRD must be named ${JSON.stringify(`${plural}.${group}`)} (<plural>.<group>), not ${typeof declaredName === 'string' ? shown(declaredName) : JSON.stringify(declaredName ?? null)}`);
+    const expected = JSON.stringify(`${plural}.${group}`);
+    const found = typeof declaredName === 'string' ? shown(declaredName) : JSON.stringify(declaredName ?? null);
+    ctx.error(at('metadata', 'name'), `the CRD must be named ${expected} (<plural>.<group>), not ${found}`);
   }
 
   const versions = readVersions(spec, at('spec', 'versions'), ctx);
@@ -132,11 +140,15 @@ function readVersion(raw: Json, at: PathSegment[], ctx: DocumentContext): Versio
     deprecated: raw['deprecated'] === true,
     ...(typeof raw['deprecationWarning'] === 'string' ? { deprecationWarning: raw['deprecationWarning'] } : {}),
     schema: normaliseRoot(openAPIV3Schema, schemaPath, ctx),
-    subresources: subresources ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null) : [],
+    subresources: subresources
+      ? ['status', 'scale'].filter((s) => subresources[s] !== undefined && subresources[s] !== null)
+      : [],
     ...(scale ? { scale } : {}),
     printerColumns: readColumns(raw['additionalPrinterColumns'], [...at, 'additionalPrinterColumns'], ctx),
     selectableFields: Array.isArray(raw['selectableFields'])
-      ? raw['selectableFields'].flatMap((f) => (isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []))
+      ? raw['selectableFields'].flatMap((f) => (
+        isJsonMap(f) && typeof f['jsonPath'] === 'string' ? [f['jsonPath']] : []
+      ))
       : [],
     path: schemaPath,
   };
@@ -148,7 +160,11 @@ function readScale(raw: Json | undefined): ScaleModel | undefined {
   const status = raw['statusReplicasPath'];
   if (typeof spec !== 'string' || typeof status !== 'string') return undefined;
   const selector = raw['labelSelectorPath'];
-  return { specReplicasPath: spec, statusReplicasPath: status, ...(typeof selector === 'string' ? { labelSelectorPath: selector } : {}) };
+  return {
+    specReplicasPath: spec,
+    statusReplicasPath: status,
+    ...(typeof selector === 'string' ? { labelSelectorPath: selector } : {}),
+  };
 }
 
 function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentContext): PrinterColumnModel[] {
@@ -159,7 +175,12 @@ function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentCo
   }
   const columns: PrinterColumnModel[] = [];
   raw.forEach((item, i) => {
-    if (!isJsonMap(item) || typeof item['name'] !== 'string' || typeof item['type'] !== 'string' || typeof item['jsonPath'] !== 'string') {
+    if (
+      !isJsonMap(item)
+      || typeof item['name'] !== 'string'
+      || typeof item['type'] !== 'string'
+      || typeof item['jsonPath'] !== 'string'
+    ) {
       ctx.error([...path, i], 'a printer column needs `name`, `type` and `jsonPath` strings');
       return;
     }
@@ -178,7 +199,13 @@ function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentCo
 type NameCheck = (value: string) => string | undefined;
 
 /** A name the CRD must have, checked; undefined (and an error) when it is missing or invalid. */
-function requiredName(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext, check: NameCheck): string | undefined {
+function requiredName(
+  map: JsonMap,
+  key: string,
+  path: PathSegment[],
+  ctx: DocumentContext,
+  check: NameCheck,
+): string | undefined {
   const value = map[key];
   if (typeof value !== 'string' || !value) {
     ctx.error([...path, key], `\`${key}\` must be a non-empty string`);
@@ -188,7 +215,13 @@ function requiredName(map: JsonMap, key: string, path: PathSegment[], ctx: Docum
 }
 
 /** A name the API server defaults when it is absent (singular, listKind), checked when present. */
-function optionalName(map: JsonMap, key: string, path: PathSegment[], ctx: DocumentContext, check: NameCheck): string | undefined {
+function optionalName(
+  map: JsonMap,
+  key: string,
+  path: PathSegment[],
+  ctx: DocumentContext,
+  check: NameCheck,
+): string | undefined {
   const value = map[key];
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') {

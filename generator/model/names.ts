@@ -11,7 +11,10 @@ const DNS1123_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
 const MAX_LABEL = 63;
 const MAX_SUBDOMAIN = 253;
 
-/** Why a value is not a DNS-1035 label (plural, singular, short names, categories, versions); undefined when it is one. */
+/**
+ * Why a value is not a DNS-1035 label (plural, singular, short names, categories, versions);
+ * undefined when it is one.
+ */
 export function dns1035Problem(value: string): string | undefined {
   if (value.length <= MAX_LABEL && DNS1035_LABEL.test(value)) return undefined;
   return `${shown(value)} is not a DNS-1035 label: at most ${MAX_LABEL} lowercase letters, digits and '-', `

@@ -68,7 +68,8 @@ export interface GenerateResult {
 export class OverwriteError extends Error {
   readonly files: readonly { readonly path: string; readonly reason: string }[];
   constructor(outDir: string, files: readonly { path: string; reason: string }[]) {
-    super(`not replacing files in ${outDir} (use --force to replace them):\n${files.map((f) => `  ${f.path}: ${f.reason}`).join('\n')}`);
+    const listed = files.map((f) => `  ${f.path}: ${f.reason}`).join('\n');
+    super(`not replacing files in ${outDir} (use --force to replace them):\n${listed}`);
     this.name = 'OverwriteError';
     this.files = files;
   }
@@ -93,11 +94,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const outDir = resolve(cwd, options.outDir);
   const sources = readInputs(options.inputs, cwd, outDir, options.onProgress);
   const bytes = sources.reduce((n, s) => n + s.bytes, 0);
-  const model = buildModel(sources, (done, total, item) => options.onProgress?.({ phase: 'model', done, total, bytes, item }));
+  const model = buildModel(sources, (done, total, item) => {
+    options.onProgress?.({ phase: 'model', done, total, bytes, item });
+  });
   if (!model.resources.length && !options.allowEmpty) {
     throw new NoCrdsError(options.inputs, model.diagnostics.filter((d) => d.severity === 'note').length);
   }
-  const files = renderFiles(model, (done, total, item) => options.onProgress?.({ phase: 'render', done, total, bytes, item }));
+  const files = renderFiles(model, (done, total, item) => {
+    options.onProgress?.({ phase: 'render', done, total, bytes, item });
+  });
   files.set(MANIFEST_FILE, manifestText({
     generator: `kopf-gen ${GENERATOR_VERSION}`,
     inputs: sources.map((s) => ({ path: portable(relative(outDir, s.absolute)), sha256: s.sha256 })),
@@ -119,7 +124,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [], ...(stubs ? { stubs } : {}) };
 }
 
-function readInputs(inputs: readonly string[], cwd: string, outDir: string, onProgress: GenerateOptions['onProgress']): SourceFile[] {
+function readInputs(
+  inputs: readonly string[],
+  cwd: string,
+  outDir: string,
+  onProgress: GenerateOptions['onProgress'],
+): SourceFile[] {
   const { files, errors } = findInputFiles(inputs, cwd);
   if (errors.length) throw new InputError(errors);
   // The output folder's own files (the manifest is JSON) are never inputs.

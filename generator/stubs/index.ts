@@ -44,7 +44,9 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
   const stubsDir = resolve(options.stubsDir);
-  const modulesOf = (r: StubResource) => r.versions.filter((v) => v.served).map((v) => generatedModulePath(outDir, r.group, v.name));
+  const modulesOf = (r: StubResource) => r.versions
+    .filter((v) => v.served)
+    .map((v) => generatedModulePath(outDir, r.group, v.name));
   const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
   const writes: StubsWrite[] = [];
   const created: string[] = [];
@@ -61,7 +63,8 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
     const file = files[i]!;
     const preferred = generatedModulePath(outDir, resource.group, resource.preferredVersion);
     if (!existsSync(file)) {
-      writes.push({ file, text: renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates), create: true });
+      const text = renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates);
+      writes.push({ file, text, create: true });
       created.push(file);
       return;
     }
@@ -73,7 +76,9 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
       kindSpecifier: relativeSpecifier(file, preferred),
     };
     const text = readFileSync(file, 'utf8');
-    const result = options.addStubs ? extendHandlerFile(text, target, templates) : { ...reviewHandlerFile(text, target), text, added: [] };
+    const result = options.addStubs
+      ? extendHandlerFile(text, target, templates)
+      : { ...reviewHandlerFile(text, target), text, added: [] };
     if (result.added.length) {
       writes.push({ file, text: result.text, create: false });
       extended.push({ file, added: result.added });
@@ -113,7 +118,12 @@ function blockedPath(stubsDir: string, file: string): string | undefined {
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
-export function renderHandlerFile(resource: StubResource, kindSpecifier: string, file: string, templates: StubTemplates): string {
+export function renderHandlerFile(
+  resource: StubResource,
+  kindSpecifier: string,
+  file: string,
+  templates: StubTemplates,
+): string {
   const name = resource.typeName;
   const kindRef = TEMPLATE_GLOBALS.has(name) ? `${name}Resource` : name;
   const text = templates.handlerFile({

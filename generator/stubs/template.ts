@@ -74,7 +74,9 @@ const LINE_BREAKS = /\r\n?|[\n\u2028\u2029]/g;
  */
 function registerEscapes(hbs: typeof Handlebars): void {
   hbs.registerHelper('inComment', (value: unknown) => String(value).replace(/\*\//g, '*\\/').replace(LINE_BREAKS, ' '));
-  hbs.registerHelper('inString', (value: unknown) => stringLiteral(String(value)).slice(1, -1).replace(/[`$"]/g, '\\$&'));
+  hbs.registerHelper('inString', (value: unknown) => {
+    return stringLiteral(String(value)).slice(1, -1).replace(/[`$"]/g, '\\$&');
+  });
   hbs.registerHelper('identifier', (value: unknown) => {
     const text = String(value);
     if (!REFERENCE.test(text)) throw new Error(`not a name for generated code: ${JSON.stringify(text)}`);

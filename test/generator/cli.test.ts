@@ -171,12 +171,16 @@ test('after a schema change, a handler file without an update handler stays as i
   const file = join(dir, 'src/handlers/test.kopf.dev/things.ts');
   const handwritten = read('src/handlers/test.kopf.dev/things.ts').replace(/\non\.update\([^]*?\n\}\);\n/, '\n');
   writeFileSync(file, handwritten);
-  writeFileSync(join(dir, 'crds', 'things.yaml'), crdYaml({ schema: '\n          type: object\n          properties: {spec: {type: object, properties: {color: {type: string}}}}' }));
+  const schema = '\n          type: object'
+    + '\n          properties: {spec: {type: object, properties: {color: {type: string}}}}';
+  writeFileSync(join(dir, 'crds', 'things.yaml'), crdYaml({ schema }));
   const again = kopfGen();
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /kopf-gen: wrote src\/generated/);
   assert.match(again.stdout, /handler files: 0 created, 0 extended, 1 unchanged\n/);
-  assert.match(again.stdout, /^kopf-gen: src\/handlers\/test\.kopf\.dev\/things\.ts has no update handler for Thing; not added, the file is yours \(--add-stubs adds it; a comment `\/\/ kopf-gen: skip update` in the file stops this note\)$/m);
+  const note = 'kopf-gen: src/handlers/test.kopf.dev/things.ts has no update handler for Thing; not added, '
+    + 'the file is yours (--add-stubs adds it; a comment `// kopf-gen: skip update` in the file stops this note)';
+  assert.ok(again.stdout.split('\n').includes(note), again.stdout);
   assert.equal(readFileSync(file, 'utf8'), handwritten, 'not a byte changed');
 });
 

@@ -45,7 +45,10 @@ test('an alias bomb is refused as excessive aliasing, at the alias that expands'
   assert.equal(stream.errors.length, 1);
   const [error] = stream.errors;
   assert.match(error!.message, new RegExp(`excessive aliasing: aliases add over ${MAX_ALIASED_VALUES} values`));
-  assert.match(formatDiagnostic(error!), /^crds\/bomb\.yaml:\d+:\d+: error: document 1, [a-i]\[\d+\]: excessive aliasing/);
+  assert.match(
+    formatDiagnostic(error!),
+    /^crds\/bomb\.yaml:\d+:\d+: error: document 1, [a-i]\[\d+\]: excessive aliasing/,
+  );
   const refused = await refusedByGenerate({ 'bomb.yaml': `${crdYaml()}---\n${BOMB}\n` });
   assert.match(refused.message, /^crds\/bomb\.yaml:\d+:\d+: error: document 2, .*excessive aliasing/m);
 });
@@ -85,11 +88,12 @@ test('a file larger than the limit is refused before it is read', async () => {
     writeFileSync(join(project.crds, 'huge.yaml'), '');
     truncateSync(join(project.crds, 'huge.yaml'), 100 * 1024 * 1024);
     const before = project.listing();
-    const error = await generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root })
-      .then(() => assert.fail('accepted'), (e: unknown) => e);
+    const options = { inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root };
+    const error = await generate(options).then(() => assert.fail('accepted'), (e: unknown) => e);
     assert.ok(error instanceof InputError);
-    assert.equal(error.message, `crds/huge.yaml: error: the file is 100 MiB; kopf-gen reads files of up to ${MAX_FILE_BYTES / 1024 / 1024} MiB `
-      + '(split it, or name a folder of files)');
+    const expected = 'crds/huge.yaml: error: the file is 100 MiB; '
+      + `kopf-gen reads files of up to ${MAX_FILE_BYTES / 1024 / 1024} MiB (split it, or name a folder of files)`;
+    assert.equal(error.message, expected);
     assert.deepEqual(project.listing(), before);
   } finally {
     project.dispose();
@@ -103,7 +107,8 @@ test('a device given as a file is refused, not read forever', async () => {
 
 test('nesting deeper than any schema is refused with its place, not a crash', async () => {
   const flow = `a: ${'['.repeat(MAX_DEPTH + 50)}${']'.repeat(MAX_DEPTH + 50)}\n`;
-  assert.match(parseYamlStream(flow, 'deep.yaml').errors[0]!.message, new RegExp(`nested deeper than ${MAX_DEPTH} levels`));
+  const [tooDeep] = parseYamlStream(flow, 'deep.yaml').errors;
+  assert.match(tooDeep!.message, new RegExp(`nested deeper than ${MAX_DEPTH} levels`));
   for (const depth of [5_000, 50_000]) {
     const errors = parseYamlStream(`${'['.repeat(depth)}${']'.repeat(depth)}`, 'deep.yaml').errors;
     assert.ok(errors.length > 0);

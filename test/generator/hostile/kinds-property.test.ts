@@ -23,12 +23,20 @@ const AWKWARD = [
 ];
 
 /** Pieces of code and syntax that a kind would need to break out of what it is written into. */
-const BREAKOUTS = ['*/', '/*', '//', '${', '}', '`', "'", '"', '\\', '\n', '\r', '\u2028', '\u0000', ';', '(', ')', '../', ' '];
+const BREAKOUTS = [
+  '*/', '/*', '//', '${', '}', '`', "'", '"', '\\', '\n', '\r', '\u2028', '\u0000', ';', '(', ')', '../', ' ',
+];
 
 const kind = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z][-A-Za-z0-9]{0,24}[A-Za-z0-9]$/) },
   { weight: 2, arbitrary: fc.constantFrom(...AWKWARD) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.oneof(fc.constantFrom(...BREAKOUTS), fc.constantFrom('W', 'i', 'd', 'g', 'e', 't', '-', '1')), maxLength: 12 }) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.oneof(fc.constantFrom(...BREAKOUTS), fc.constantFrom('W', 'i', 'd', 'g', 'e', 't', '-', '1')),
+      maxLength: 12,
+    }),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }) },
 );
@@ -48,11 +56,15 @@ function refusal(text: string): InputError | undefined {
   }
 }
 
-test('kinds named like globals, kopf\'s types or generated names compile and run nothing but their handlers', async () => {
-  const accepted = AWKWARD.flatMap((value, i) => (refusal(crdFor(value, i)) ? [] : [[value, i] as const]));
-  assert.deepEqual(AWKWARD.filter((value) => !accepted.some(([a]) => a === value)), ['__proto__'], 'as by the API server');
-  await assertCompilesAndRunsNothing(accepted);
-});
+test(
+  'kinds named like globals, kopf\'s types or generated names compile and run nothing but their handlers',
+  async () => {
+    const accepted = AWKWARD.flatMap((value, i) => (refusal(crdFor(value, i)) ? [] : [[value, i] as const]));
+    const refused = AWKWARD.filter((value) => !accepted.some(([a]) => a === value));
+    assert.deepEqual(refused, ['__proto__'], 'as by the API server');
+    await assertCompilesAndRunsNothing(accepted);
+  },
+);
 
 test('any string as a kind is refused, or generates code that compiles and runs nothing but its handlers', async () => {
   await fc.assert(fc.asyncProperty(fc.uniqueArray(kind, { minLength: 1, maxLength: 12 }), async (kinds) => {
@@ -67,7 +79,10 @@ test('any string as a kind is refused, or generates code that compiles and runs 
     });
 
     const refusedOne = kinds.findIndex((_, i) => !accepted.some(([, j]) => j === i));
-    if (refusedOne >= 0) await assertRefusedWhole(crdFor(kinds[refusedOne]!, refusedOne), accepted.map(([value, i]) => crdFor(value, i)));
+    if (refusedOne >= 0) {
+      const others = accepted.map(([value, i]) => crdFor(value, i));
+      await assertRefusedWhole(crdFor(kinds[refusedOne]!, refusedOne), others);
+    }
     if (accepted.length) await assertCompilesAndRunsNothing(accepted);
   }), { numRuns: 12 });
 });
@@ -79,7 +94,10 @@ async function assertRefusedWhole(refused: string, others: readonly string[]): P
     writeFileSync(join(project.crds, 'refused.json'), refused);
     others.forEach((text, i) => writeFileSync(join(project.crds, `crd${i}.json`), text));
     const before = project.listing();
-    await assert.rejects(generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }), InputError);
+    await assert.rejects(
+      generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }),
+      InputError,
+    );
     assert.deepEqual(project.listing(), before);
   } finally {
     project.dispose();
@@ -90,12 +108,18 @@ async function assertCompilesAndRunsNothing(accepted: readonly (readonly [string
   const project = tempProject();
   try {
     for (const [value, i] of accepted) writeFileSync(join(project.crds, `crd${i}.json`), crdFor(value, i));
-    const result = await generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root });
+    const result = await generate({
+      inputs: ['crds'],
+      outDir: 'src/generated',
+      stubsDir: 'src/handlers',
+      cwd: project.root,
+    });
     const files = [join(result.outDir, 'index.ts'), ...(result.stubs?.created ?? [])];
     assert.equal(files.length, accepted.length + 1);
     assert.deepEqual(typeCheck(project, files), []);
     const run = runGenerated(project, files);
-    assert.deepEqual({ status: run.status, stdout: run.stdout, stderr: run.stderr }, { status: 0, stdout: '', stderr: '' });
+    const { status, stdout, stderr } = run;
+    assert.deepEqual({ status, stdout, stderr }, { status: 0, stdout: '', stderr: '' });
     const expected = accepted.flatMap(([value]) => [
       ['create', value, [`Creating ${value} with spec {}`]],
       ['update', value, [`Updating ${value} to spec {}`]],

@@ -121,7 +121,10 @@ for (const [what, names, path] of REFUSED) {
     t.after(project.dispose);
     writeFileSync(join(project.crds, 'crd.json'), crdJson(names));
     const before = project.listing();
-    await assert.rejects(generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }), InputError);
+    await assert.rejects(
+      generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }),
+      InputError,
+    );
     assert.deepEqual(project.listing(), before, 'nothing written');
   });
 }

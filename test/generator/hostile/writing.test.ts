@@ -19,7 +19,15 @@ const TEMPLATES = join(REPO, 'templates/stubs');
 const ESCAPES = ['inComment', 'inString', 'identifier'];
 
 function resource(group: string, kind: string, typeName: string, plural: string): StubResource {
-  return { group, kind, typeName, plural, scope: 'Namespaced', preferredVersion: 'v1', versions: [{ name: 'v1', served: true }] };
+  return {
+    group,
+    kind,
+    typeName,
+    plural,
+    scope: 'Namespaced',
+    preferredVersion: 'v1',
+    versions: [{ name: 'v1', served: true }],
+  };
 }
 
 test('every value in the stub templates goes through the escape for where it lands', () => {
@@ -30,7 +38,8 @@ test('every value in the stub templates goes through the escape for where it lan
       // Blocks, partials, `else`: structure, not values written out.
       if (/^[#/>!]|^else$/.test(expression)) continue;
       const helper = expression.split(/\s+/)[0]!;
-      assert.ok(ESCAPES.includes(helper), `${file}: ${mustache} writes a value without an escape (${ESCAPES.join(', ')})`);
+      const unescaped = `${file}: ${mustache} writes a value without an escape (${ESCAPES.join(', ')})`;
+      assert.ok(ESCAPES.includes(helper), unescaped);
     }
   }
 });
@@ -57,7 +66,8 @@ test('a stub logs its kind as written, whatever the kind holds, and runs nothing
   writeFileSync(join(project.outDir, 'example.com', 'v1.ts'),
     HOSTILE_KINDS.map((kind, i) => `export const Widget${i} = { kind: ${JSON.stringify(kind)} };\n`).join(''));
   const run = runGenerated(project, report.created);
-  assert.deepEqual({ status: run.status, stdout: run.stdout, stderr: run.stderr }, { status: 0, stdout: '', stderr: '' });
+  const { status, stdout, stderr } = run;
+  assert.deepEqual({ status, stdout, stderr }, { status: 0, stdout: '', stderr: '' });
   const byKind = new Map(run.calls.map((c) => [`${c.event} ${c.kind}`, c.messages]));
   for (const kind of HOSTILE_KINDS) {
     assert.deepEqual(byKind.get(`create ${kind}`), [`Creating ${kind} with spec {}`]);
@@ -69,8 +79,8 @@ test('a stub logs its kind as written, whatever the kind holds, and runs nothing
 test('a name that is not a name is never written where code expects one', (t) => {
   const project = tempProject();
   t.after(project.dispose);
-  assert.throws(() => generateStubs({ resources: [resource('example.com', 'Widget', 'Widget;process.exit(1)', 'widgets')] }, project),
-    /not a name for generated code/);
+  const widget = resource('example.com', 'Widget', 'Widget;process.exit(1)', 'widgets');
+  assert.throws(() => generateStubs({ resources: [widget] }, project), /not a name for generated code/);
   assert.ok(!existsSync(project.stubsDir));
 });
 
@@ -78,9 +88,15 @@ test('handler files outside the stubs folder are refused, and nothing is written
   const project = tempProject();
   t.after(project.dispose);
   const before = project.listing();
-  for (const [group, plural] of [['../../outside', 'widgets'], ['example.com', '../../../outside'], ['example.com', 'a/b'], ['..', 'x']]) {
+  for (const [group, plural] of [
+    ['../../outside', 'widgets'],
+    ['example.com', '../../../outside'],
+    ['example.com', 'a/b'],
+    ['..', 'x'],
+  ]) {
     const good = resource('example.com', 'Gadget', 'Gadget', 'gadgets');
-    assert.throws(() => generateStubs({ resources: [good, resource(group!, 'Widget', 'Widget', plural!)] }, project), UnsafePathError);
+    const outside = resource(group!, 'Widget', 'Widget', plural!);
+    assert.throws(() => generateStubs({ resources: [good, outside] }, project), UnsafePathError);
     assert.deepEqual(project.listing(), before, `${group} ${plural}: nothing written, not even the valid file`);
   }
 });
@@ -103,22 +119,28 @@ test('a refusal of the stubs step writes no generated module either', async (t) 
   mkdirSync(join(project.stubsDir, 'example.com'), { recursive: true });
   symlinkSync(join(project.root, 'nowhere.ts'), join(project.stubsDir, 'example.com', 'widgets.ts'));
   const before = project.listing();
-  await assert.rejects(generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }), UnsafePathError);
+  await assert.rejects(
+    generate({ inputs: ['crds'], outDir: 'src/generated', stubsDir: 'src/handlers', cwd: project.root }),
+    UnsafePathError,
+  );
   assert.deepEqual(project.listing(), before);
 });
 
-test('generated files outside the output folder, or a file where a folder goes, are refused before anything is written', (t) => {
-  const project = tempProject();
-  t.after(project.dispose);
-  const before = project.listing();
-  for (const files of [
-    [['index.ts', 'x'], ['../outside.ts', 'x']],
-    [['index.ts', 'x'], ['/etc/outside.ts', 'x']],
-    [['a/./b.ts', 'x']],
-    [['a\\..\\..\\b.ts', 'x']],
-    [['index.ts', 'x'], ['index.ts/v1.ts', 'x']],
-  ] as [string, string][][]) {
-    assert.throws(() => replaceFolder(project.outDir, new Map(files)), UnsafePathError, JSON.stringify(files));
-    assert.deepEqual(project.listing(), before, `${JSON.stringify(files)}: nothing written`);
-  }
-});
+test(
+  'generated files outside the output folder, or a file where a folder goes, are refused before anything is written',
+  (t) => {
+    const project = tempProject();
+    t.after(project.dispose);
+    const before = project.listing();
+    for (const files of [
+      [['index.ts', 'x'], ['../outside.ts', 'x']],
+      [['index.ts', 'x'], ['/etc/outside.ts', 'x']],
+      [['a/./b.ts', 'x']],
+      [['a\\..\\..\\b.ts', 'x']],
+      [['index.ts', 'x'], ['index.ts/v1.ts', 'x']],
+    ] as [string, string][][]) {
+      assert.throws(() => replaceFolder(project.outDir, new Map(files)), UnsafePathError, JSON.stringify(files));
+      assert.deepEqual(project.listing(), before, `${JSON.stringify(files)}: nothing written`);
+    }
+  },
+);

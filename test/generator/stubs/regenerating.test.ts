@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { generateStubs } from '../../../generator/stubs/index.ts';
-import { assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256, tempProject } from './helpers.ts';
+import {
+  assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256, tempProject,
+} from './helpers.ts';
 
 /** A handler file as a user leaves it: own formatting, own code, handlers renamed and rewritten. */
 const EDITED_CERTIFICATE = `// Certificates: our rotation logic.
@@ -35,7 +37,8 @@ test('a new version in the CRDs leaves existing files byte for byte, still impor
   t.after(project.dispose);
   generateStubs({ resources: [certificate] }, project);
   project.write(certificate, EDITED_CERTIFICATE);
-  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
+  const twoVersions = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2']);
+  const report = generateStubs({ resources: [twoVersions] }, project);
   assert.deepEqual(report.unchanged, [project.file(certificate)]);
   assert.deepEqual(report.notes, []);
   assert.equal(sha256(readFileSync(project.file(certificate), 'utf8')), sha256(EDITED_CERTIFICATE));
@@ -46,7 +49,8 @@ test('a version removed from the CRDs is noted for files that import it; the fil
   t.after(project.dispose);
   generateStubs({ resources: [certificate] }, project);
   project.write(certificate, EDITED_CERTIFICATE);
-  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v2'])] }, project);
+  const v2Only = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v2']);
+  const report = generateStubs({ resources: [v2Only] }, project);
   assert.deepEqual(report.unchanged, [project.file(certificate)]);
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /imports .*cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
@@ -68,8 +72,12 @@ test('a missing stub and the import it needs are added; the rest stays byte for 
   }]);
   assertRegionsKept(text, regionsBetween(original, [endOfImports(original)]));
   assert.match(text, /^import \{ on \} from 'kopf';$/m);
-  assert.match(text, /\n\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\n  logger/);
-  assert.equal(generateStubs({ resources: [certificate] }, { ...project, addStubs: true }).extended.length, 0, 'a second run adds nothing');
+  assert.match(
+    text,
+    /\n\non\.update\(Certificate, async function updateCertificate\(\{ spec, logger \}\) \{\n  logger/,
+  );
+  const again = generateStubs({ resources: [certificate] }, { ...project, addStubs: true });
+  assert.equal(again.extended.length, 0, 'a second run adds nothing');
   assert.equal(readFileSync(project.file(certificate), 'utf8'), text);
 });
 
@@ -78,7 +86,8 @@ test('a version no longer served is noted for files that import it', (t) => {
   t.after(project.dispose);
   project.write(certificate, EDITED_CERTIFICATE);
   const unserved = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2']);
-  const report = generateStubs({ resources: [{ ...unserved, versions: [{ name: 'v1', served: false }, { name: 'v2', served: true }] }] }, project);
+  const versions = [{ name: 'v1', served: false }, { name: 'v2', served: true }];
+  const report = generateStubs({ resources: [{ ...unserved, versions }] }, project);
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /cert-manager\.io\/v1\.ts, which kopf-gen no longer generates/);
   assert.equal(readFileSync(project.file(certificate), 'utf8'), EDITED_CERTIFICATE);
@@ -98,7 +107,8 @@ test('regenerating never adds a handler to an existing file: what it lacks is re
   t.after(project.dispose);
   project.write(certificate, WITHOUT_UPDATE);
   // Regenerated after a schema change: a new version, served alongside.
-  const report = generateStubs({ resources: [resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2'])] }, project);
+  const twoVersions = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1', 'v2']);
+  const report = generateStubs({ resources: [twoVersions] }, project);
   assert.equal(readFileSync(project.file(certificate), 'utf8'), WITHOUT_UPDATE, 'not a byte changed');
   assert.deepEqual(report.extended, []);
   assert.deepEqual(report.unchanged, [project.file(certificate)]);

@@ -41,7 +41,12 @@ export function crdObject(names: CrdNames = {}): object {
     },
     versions: (names.versions ?? ['v1']).map((name, i) => ({
       name, served: true, storage: i === 0,
-      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+        },
+      },
     })),
   };
   return {
@@ -119,7 +124,8 @@ const register = (event) => (resource, handler) => {
   const messages = [];
   const record = (message) => { messages.push(String(message)); };
   const logger = { info: record, debug: record, warning: record, error: record };
-  pending.push(Promise.resolve(handler({ spec: {}, logger })).then(() => { calls.push({ event, kind: resource.kind, messages }); }));
+  const done = () => { calls.push({ event, kind: resource.kind, messages }); };
+  pending.push(Promise.resolve(handler({ spec: {}, logger })).then(done));
 };
 export const on = { create: register('create'), update: register('update'), delete: register('delete') };
 export async function settled() {
@@ -138,7 +144,8 @@ export function runGenerated(project: Project, files: readonly string[]): Run {
     cpSync(join(project.root, 'src'), join(dir, 'src'), { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
     mkdirSync(join(dir, 'node_modules', 'kopf'), { recursive: true });
-    writeFileSync(join(dir, 'node_modules', 'kopf', 'package.json'), '{ "name": "kopf", "type": "module", "exports": "./index.js" }\n');
+    const kopfPackage = '{ "name": "kopf", "type": "module", "exports": "./index.js" }\n';
+    writeFileSync(join(dir, 'node_modules', 'kopf', 'package.json'), kopfPackage);
     writeFileSync(join(dir, 'node_modules', 'kopf', 'index.js'), FAKE_KOPF);
     const imports = files.map((f) => `await import(${JSON.stringify(`./${relative(project.root, f)}`)});`).join('\n');
     writeFileSync(join(dir, 'run.mjs'), [

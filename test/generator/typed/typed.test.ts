@@ -31,7 +31,12 @@ before(async () => {
   project = mkdtempSync(join(tmpdir(), 'kopf-typed-'));
   writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
   symlinkSync(join(repo, 'node_modules'), join(project, 'node_modules'), 'dir');
-  const result = await generate({ inputs: INPUTS, outDir: join(project, 'src/generated'), stubsDir: join(project, 'src/handlers'), cwd: project });
+  const result = await generate({
+    inputs: INPUTS,
+    outDir: join(project, 'src/generated'),
+    stubsDir: join(project, 'src/handlers'),
+    cwd: project,
+  });
   stubs = result.stubs?.created ?? [];
   check = typeChecker();
 });
