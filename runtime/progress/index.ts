@@ -21,5 +21,6 @@ export {
   storedRecordOf, withOutcome, withPurpose, type HandlerState,
 } from './states.ts';
 export { namedField, NoWriteStatusProgressStorage, StatusProgressStorage, type StatusProgressOptions } from './status.ts';
-export { storePurged, UnreadableStateError, type DiffBaseStorage, type ProgressStorage } from './storage.ts';
+export { storePurged, type DiffBaseStorage, type ProgressStorage } from './storage.ts';
 export { pythonTimedelta, Timestamp, TimestampError } from './timestamps.ts';
+export { UnreadableStateError } from './unreadable.ts';
