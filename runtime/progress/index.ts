@@ -10,7 +10,8 @@ export { buildEssence, removeAnnotations, removeEmptyStanzas, type Essence, type
 export { hashSuffix, markKey, safeKey, storageKeys, v1Key, v2Key } from './keys.ts';
 export { MARKER_NAME, markedPrefixes, storeMarker } from './markers.ts';
 export {
-  checkLimits, errorText, handlerTitle, outcomeOf, type Attempt, type Outcome, type OutcomeError, type OutcomeLog, type RetryPolicy,
+  checkLimits, errorText, handlerTitle, outcomeOf, withOutcome, type Attempt, type Outcome, type OutcomeError, type OutcomeLog,
+  type RetryPolicy,
 } from './outcomes.ts';
 export { deliverResult, HandlerStates, storableResult, type StateCounters } from './progression.ts';
 export { pythonJson, pythonNumber, pythonRepr, pythonString } from './python.ts';
@@ -18,7 +19,7 @@ export { decodeRecord, encodeRecord, RECORD_FIELDS, type ProgressRecord } from '
 export { MultiProgressStorage, SmartProgressStorage, type SmartProgressOptions } from './smart.ts';
 export {
   asActive, freshState, hasChanged, isAwakened, isFinished, isSleeping, recordOf, runtimeOf, sortedIds, stateFromRecord,
-  storedRecordOf, withOutcome, withPurpose, type HandlerState,
+  storedRecordOf, withPurpose, type HandlerState,
 } from './states.ts';
 export { namedField, NoWriteStatusProgressStorage, StatusProgressStorage, type StatusProgressOptions } from './status.ts';
 export { storePurged, type DiffBaseStorage, type ProgressStorage } from './storage.ts';
