@@ -32,4 +32,5 @@ export function parseStored(text: string, where: string, remedy: string): unknow
 export const PROGRESS_REMEDY = 'Fix or remove it to let the handling go on (removed, the handler starts afresh).';
 
 /** What removing the diff-base does: the object looks new. */
-export const DIFFBASE_REMEDY = 'Fix or remove it to let the handling go on (removed, the object looks new and its creation handlers run).';
+export const DIFFBASE_REMEDY =
+  'Fix or remove it to let the handling go on (removed, the object looks new and its creation handlers run).';
