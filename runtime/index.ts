@@ -71,7 +71,8 @@ function delegate<K extends keyof On>(name: K): On[K] {
 }
 
 // Settings, logging, events.
-export { defaultSettings, DEFAULT_FINALIZER, type OperatorSettings, type SettingsOverrides } from './config/settings.ts';
+export { defaultSettings, DEFAULT_FINALIZER } from './config/defaults.ts';
+export type { OperatorSettings, SettingsOverrides } from './config/settings.ts';
 export { SettingsError } from './config/validation.ts';
 export {
   AnnotationsDiffBaseStorage, AnnotationsProgressStorage, MultiDiffBaseStorage, MultiProgressStorage, SmartProgressStorage,

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { tuneHeap } from '../../runtime/cli/heap.ts';
 import { KubeClient, isConflict, isInvalid, isNotFound, keyOf, patchObjectVersion, watchStream } from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
-import { defaultSettings } from '../../runtime/config/settings.ts';
+import { defaultSettings } from '../../runtime/config/defaults.ts';
 import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
 import { Finalizers } from '../../runtime/processing/finalizers.ts';
 import { AnnotationsDiffBaseStorage } from '../../runtime/progress/diffbase.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as pause } from 'node:timers/promises';
 import { createObject, deleteObject, getObject, patchObject, type ConnectionInfo } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 import type { Memo } from '../../../runtime/registry/contexts.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
