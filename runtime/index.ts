@@ -21,10 +21,10 @@ export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';
 export { RegistrationError, type HandlerId } from './registry/ids.ts';
 export type {
-  Activity, ActivityContext, ActivityFn, ChangingContext, DaemonContext, EventContext, FieldContext, FilterContext,
-  LoginFn, Memo, ProbeFn, Reason, ResourceContext, SpawningContext, SpecOf, StatusOf, Stopped, StopReason,
-  TimerContext,
+  Activity, ActivityContext, ActivityFn, DaemonContext, EventContext, FilterContext, LoginFn, Memo, ProbeFn, Reason,
+  ResourceContext, SpawningContext, SpecOf, StatusOf, Stopped, StopReason, TimerContext,
 } from './registry/contexts.ts';
+export type { ChangingContext, FieldContext } from './registry/changingcontext.ts';
 export type {
   ActivityOptions, ChangingOptions, DaemonOptions, DeleteOptions, EventOptions, ResumeOptions, RetryOptions,
   TimerOptions, UpdateOptions,
@@ -74,12 +74,8 @@ function delegate<K extends keyof On>(name: K): On[K] {
 }
 
 // Settings, logging, events.
-export {
-  defaultSettings,
-  DEFAULT_FINALIZER,
-  type OperatorSettings,
-  type SettingsOverrides,
-} from './config/settings.ts';
+export { defaultSettings, DEFAULT_FINALIZER } from './config/defaults.ts';
+export type { OperatorSettings, SettingsOverrides } from './config/settings.ts';
 export { SettingsError } from './config/validation.ts';
 export {
   AnnotationsDiffBaseStorage,

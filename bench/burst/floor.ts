@@ -22,7 +22,7 @@ import {
   watchStream,
 } from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
-import { defaultSettings } from '../../runtime/config/settings.ts';
+import { defaultSettings } from '../../runtime/config/defaults.ts';
 import { guardedJsonPatch } from '../../runtime/structs/patches.ts';
 import { Finalizers } from '../../runtime/processing/finalizers.ts';
 import { AnnotationsDiffBaseStorage } from '../../runtime/progress/diffbase.ts';

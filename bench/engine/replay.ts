@@ -9,7 +9,7 @@
  *   node replay.ts <events.json> <warmup objects> <measured objects> <callgrind: 0|1>
  */
 import { readFileSync } from 'node:fs';
-import { defaultSettings } from '../../runtime/config/settings.ts';
+import { defaultSettings } from '../../runtime/config/defaults.ts';
 import { KubeClient, staticCredentials } from '../../runtime/kube/index.ts';
 import type { RequestOptions } from '../../runtime/kube/index.ts';
 import { asap } from '../../runtime/handling/lifecycles.ts';

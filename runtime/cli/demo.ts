@@ -11,7 +11,7 @@ import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { KubeClient, deleteObject, getObject, listObjects } from '../kube/index.ts';
 import { INFO, LogConfig, captureLogs } from '../logging/index.ts';
-import { defaultSettings } from '../config/settings.ts';
+import { defaultSettings } from '../config/defaults.ts';
 import { operator } from '../operator/operator.ts';
 import * as builtins from '../structs/builtins.ts';
 import type { KubeObject } from '../structs/resources.ts';

@@ -6,13 +6,7 @@
 import { DEFAULT_REFKEY, formatRecord, type FormatOptions, type LogFormat } from './formats.ts';
 import { INFO, levelOfVerbosity, type Verbosity } from './levels.ts';
 import type { LogRecord } from './records.ts';
-import { streamSink } from './sinks.ts';
-
-/**
- * A destination of records. `render` gives the record as text in the configured format (computed
- * once per record, only if some sink asks), so a sink may write text or use the record's fields.
- */
-export type LogSink = (record: LogRecord, render: () => string) => void;
+import { streamSink, type LogSink } from './sinks.ts';
 
 export interface LogConfigOptions {
   /** The least level shown; wins over `verbosity`. */

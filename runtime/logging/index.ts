@@ -1,7 +1,7 @@
 /**
  * The logging folder's public surface, for the layers above and the facade.
  */
-export { LogConfig, type LogConfigOptions, type LogSink } from './config.ts';
+export { LogConfig, type LogConfigOptions } from './config.ts';
 export {
   DEFAULT_REFKEY,
   LOG_FORMATS,
@@ -24,4 +24,6 @@ export {
 } from './levels.ts';
 export { Logger, type LogTap, type LoggerOptions, type Message } from './logger.ts';
 export { buildObjectReference, errorText, type LogRecord, type ObjectReference } from './records.ts';
-export { captureLogs, streamSink, type LogCapture, type RecordMatch, type StreamSinkOptions } from './sinks.ts';
+export {
+  captureLogs, streamSink, type LogCapture, type LogSink, type RecordMatch, type StreamSinkOptions,
+} from './sinks.ts';

@@ -1,9 +1,14 @@
 /**
- * Ready-made log sinks: a text stream (stderr by default), and a capture for tests that assert
- * the operator's messages and wait for them instead of sleeping.
+ * What a log sink is, and the ready-made ones: a text stream (stderr by default), and a capture for
+ * tests that assert the operator's messages and wait for them instead of sleeping.
  */
-import type { LogSink } from './config.ts';
 import type { LogRecord } from './records.ts';
+
+/**
+ * A destination of records. `render` gives the record as text in the configured format (computed
+ * once per record, only if some sink asks), so a sink may write text or use the record's fields.
+ */
+export type LogSink = (record: LogRecord, render: () => string) => void;
 
 export interface StreamSinkOptions {
   /**

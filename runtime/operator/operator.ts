@@ -6,7 +6,8 @@
  *   per-object queues → processing … stop → drain → cleanup activities → done.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defaultSettings, type OperatorSettings } from '../config/settings.ts';
+import { defaultSettings } from '../config/defaults.ts';
+import type { OperatorSettings } from '../config/settings.ts';
 import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { ApiError, KubeClient, ResourceClient, UnresolvedResourceError, keyOf, missingVerbs, resolveResource, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';

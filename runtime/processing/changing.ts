@@ -18,7 +18,7 @@ import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processor.ts';
 import { invokeForResult, objectContext } from '../actions/invocation.ts';
 import { reduceDiff, resolveField } from '../structs/diffs.ts';
-import type { ChangingContext } from '../registry/contexts.ts';
+import type { ChangingContext } from '../registry/changingcontext.ts';
 import type { SubhandlerOptions } from '../registry/handlers.ts';
 import { subhandlerOf } from '../registry/registry.ts';
 import { runChildren, type Attempt, type Children } from '../handling/running.ts';

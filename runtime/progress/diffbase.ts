@@ -13,7 +13,8 @@ import { storageKeys } from './keys.ts';
 import { storeMarker } from './markers.ts';
 import { pythonJson } from './python.ts';
 import { namedField } from './status.ts';
-import { DIFFBASE_REMEDY, parseStored, UnreadableStateError, type DiffBaseStorage } from './storage.ts';
+import type { DiffBaseStorage } from './storage.ts';
+import { DIFFBASE_REMEDY, parseStored, UnreadableStateError } from './unreadable.ts';
 
 export interface AnnotationsDiffBaseOptions {
   readonly prefix?: string;

@@ -23,6 +23,7 @@ export {
   errorText,
   handlerTitle,
   outcomeOf,
+  withOutcome,
   type Attempt,
   type Outcome,
   type OutcomeError,
@@ -35,7 +36,7 @@ export { decodeRecord, encodeRecord, RECORD_FIELDS, type ProgressRecord } from '
 export { MultiProgressStorage, SmartProgressStorage, type SmartProgressOptions } from './smart.ts';
 export {
   asActive, freshState, hasChanged, isAwakened, isFinished, isSleeping, recordOf, runtimeOf, sortedIds, stateFromRecord,
-  storedRecordOf, withOutcome, withPurpose, type HandlerState,
+  storedRecordOf, withPurpose, type HandlerState,
 } from './states.ts';
 export {
   namedField,
@@ -43,5 +44,6 @@ export {
   StatusProgressStorage,
   type StatusProgressOptions,
 } from './status.ts';
-export { storePurged, UnreadableStateError, type DiffBaseStorage, type ProgressStorage } from './storage.ts';
+export { storePurged, type DiffBaseStorage, type ProgressStorage } from './storage.ts';
 export { pythonTimedelta, Timestamp, TimestampError } from './timestamps.ts';
+export { UnreadableStateError } from './unreadable.ts';

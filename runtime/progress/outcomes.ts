@@ -21,7 +21,7 @@ import {
   type ErrorsMode,
 } from '../structs/errors.ts';
 import { pythonNumber, pythonRepr } from './python.ts';
-import { runtimeOf, type HandlerState } from './states.ts';
+import { runtimeOf, sortedIds, type HandlerState } from './states.ts';
 import { pythonTimedelta, type Timestamp } from './timestamps.ts';
 
 /** A handler's retry options, with the defaults already applied. */
@@ -203,4 +203,19 @@ export function errorText(error: unknown): { message: string; shown: string } {
   if (error instanceof Error) return { message: error.message, shown: error.message || `${error.name}()` };
   const message = thrownText(error);
   return { message, shown: message };
+}
+
+/** The state after one attempt: Kopf's `HandlerState.with_outcome`. */
+export function withOutcome(state: HandlerState, outcome: Outcome, now: Timestamp): HandlerState {
+  const failed = outcome.exception !== null;
+  return {
+    ...state,
+    stopped: state.stopped ?? (outcome.final ? now : null),
+    delayed: outcome.delay === null ? null : now.plus(outcome.delay),
+    success: outcome.final && !failed,
+    failure: outcome.final && failed,
+    retries: state.retries + 1,
+    message: outcome.exception?.message ?? null,
+    subrefs: sortedIds(new Set([...state.subrefs, ...outcome.subrefs])),
+  };
 }

@@ -6,9 +6,9 @@
 import { isMapping, jsonText } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import type { Outcome } from './outcomes.ts';
+import { withOutcome, type Outcome } from './outcomes.ts';
 import {
-  asActive, freshState, hasChanged, isFinished, recordOf, stateFromRecord, withOutcome, withPurpose, type HandlerState,
+  asActive, freshState, hasChanged, isFinished, recordOf, stateFromRecord, withPurpose, type HandlerState,
 } from './states.ts';
 import type { ProgressStorage } from './storage.ts';
 import type { Timestamp } from './timestamps.ts';

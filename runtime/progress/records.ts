@@ -8,7 +8,7 @@
  */
 import { isMapping } from '../structs/diffs.ts';
 import { pythonJson } from './python.ts';
-import { PROGRESS_REMEDY, parseStored, UnreadableStateError } from './storage.ts';
+import { PROGRESS_REMEDY, parseStored, UnreadableStateError } from './unreadable.ts';
 import { Timestamp } from './timestamps.ts';
 
 export interface ProgressRecord {

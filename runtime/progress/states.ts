@@ -6,7 +6,6 @@
  * "Now" is always passed in, so that the arithmetic is testable and one cycle uses one clock.
  */
 import { jsonEqual } from '../structs/diffs.ts';
-import type { Outcome } from './outcomes.ts';
 import { storableRecord, type ProgressRecord } from './records.ts';
 import { Timestamp } from './timestamps.ts';
 
@@ -103,21 +102,6 @@ export function asActive(state: HandlerState): HandlerState {
 
 export function withPurpose(state: HandlerState, purpose: string | null): HandlerState {
   return { ...state, purpose };
-}
-
-/** The state after one attempt: Kopf's `HandlerState.with_outcome`. */
-export function withOutcome(state: HandlerState, outcome: Outcome, now: Timestamp): HandlerState {
-  const failed = outcome.exception !== null;
-  return {
-    ...state,
-    stopped: state.stopped ?? (outcome.final ? now : null),
-    delayed: outcome.delay === null ? null : now.plus(outcome.delay),
-    success: outcome.final && !failed,
-    failure: outcome.final && failed,
-    retries: state.retries + 1,
-    message: outcome.exception?.message ?? null,
-    subrefs: sortedIds(new Set([...state.subrefs, ...outcome.subrefs])),
-  };
 }
 
 /** Ids sorted as Python sorts strings: by code points, not by UTF-16 units. */

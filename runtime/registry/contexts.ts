@@ -2,14 +2,14 @@
  * What handlers receive: one context object per invocation (Kopf's keyword arguments).
  * Generated resource types flow in through `T` (the object) and `F` (its field map), so that
  * `spec`, `status`, `patch`, `old`/`new` of field handlers are checked against the schema.
+ * The changing handlers' context, which registers sub-handlers, is in changingcontext.ts.
  */
 import type { Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
-import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
+import type { JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
-import type { SubhandlerOptions } from './handlers.ts';
 import type { Indices } from '../indices/indices.ts';
 
 export type Reason = 'create' | 'update' | 'delete' | 'resume';
@@ -88,27 +88,6 @@ export interface InvocationContext {
   param: unknown;
 }
 
-/** Registers and runs sub-handlers from inside a changing handler. */
-export interface Subhandling<T extends KubeObject, F extends FieldMap> {
-  /** Adds a sub-handler with the id `<this handler's id>/<fn name or id>`; run after this handler returns. */
-  register(fn: ChangingFn<T, F>, options?: SubhandlerOptions<T>): void;
-  /** Runs sub-handlers now, in place; returns when all are done, or throws to retry this handler later. */
-  execute(fns: Record<string, ChangingFn<T, F>> | ChangingFn<T, F>[]): Promise<void>;
-}
-
-export type ChangingContext<T extends KubeObject, F extends FieldMap> = ResourceContext<T> & InvocationContext & Subhandling<T, F> & {
-  reason: Reason;
-  diff: Diff;
-  old: Readonly<Partial<T>> | undefined;
-  new: Readonly<Partial<T>> | undefined;
-};
-
-/** A field handler sees the old and new values of its field, and the diff relative to it. */
-export type FieldContext<T extends KubeObject, F extends FieldMap, P extends keyof F> = Omit<ChangingContext<T, F>, 'old' | 'new'> & {
-  old: F[P] | undefined;
-  new: F[P] | undefined;
-};
-
 export type EventContext<T extends KubeObject> = ResourceContext<T> & {
   /** `null` for objects seen in the initial listing, as Kopf does. */
   type: WatchEventType | null;
@@ -178,8 +157,6 @@ export interface ActivityContext {
 export type IndexContext<T extends KubeObject> = ResourceContext<T> & InvocationContext;
 
 type Result = unknown;
-export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
-export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> = (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
 export type TimerFn<T extends KubeObject> = (ctx: TimerContext<T>) => Result | Promise<Result>;
 export type DaemonFn<T extends KubeObject> = (ctx: DaemonContext<T>) => Result | Promise<Result>;

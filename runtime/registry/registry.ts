@@ -4,9 +4,8 @@
  * can create their own, so several operators in one process share nothing.
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type {
-  Activity, ActivityFn, ChangingFn, DaemonFn, EventFn, FieldFn, IndexFn, LoginFn, ProbeFn, Reason, TimerFn,
-} from './contexts.ts';
+import type { ChangingFn, FieldFn } from './changingcontext.ts';
+import type { Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, TimerFn } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
   EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions,

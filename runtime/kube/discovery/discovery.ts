@@ -4,8 +4,16 @@
  * CRDs come and go (`invalidate()`), and by resolution itself when a name is not found.
  */
 import type { ResourceDescriptor } from '../../structs/resources.ts';
-import type { KubeClient } from '../client.ts';
 import { isNotFound } from '../errors.ts';
+import type { RequestOptions } from '../types.ts';
+
+/**
+ * The one thing discovery asks of the API client: a JSON request. The client owns its discovery
+ * cache, so discovery names only this, not the client.
+ */
+export interface DiscoveryClient {
+  request<R>(method: string, path: string, options?: RequestOptions): Promise<R>;
+}
 
 export interface ApiGroupInfo {
   /** `''` for the core group. */
@@ -36,11 +44,11 @@ interface ApiResource {
 interface ApiResourceList { resources?: ApiResource[] }
 
 export class Discovery {
-  readonly #client: KubeClient;
+  readonly #client: DiscoveryClient;
   #groups: Promise<ApiGroupInfo[]> | undefined;
   readonly #resources = new Map<string, Promise<DiscoveredResource[]>>();
 
-  constructor(client: KubeClient) {
+  constructor(client: DiscoveryClient) {
     this.#client = client;
   }
 

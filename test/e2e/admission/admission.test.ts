@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ApiError, createObject, getObject, isNotFound, type KubeClient } from '../../../runtime/kube/index.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { PRESENT } from '../../../runtime/registry/markers.ts';
 import { AdmissionError } from '../../../runtime/admission/errors.ts';

@@ -16,7 +16,7 @@ import {
   type ConnectionInfo,
 } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 import type { Memo } from '../../../runtime/registry/contexts.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';

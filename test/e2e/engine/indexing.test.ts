@@ -13,7 +13,7 @@ import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/re
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { ConfigMaps } from '../../../runtime/structs/builtins.ts';
 import type { Index, Indices } from '../../../runtime/indices/indices.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 import { withOperator } from './support.ts';

@@ -9,7 +9,7 @@ import { createObject, getObject, listObjects } from '../../../runtime/kube/inde
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { ERROR } from '../../../runtime/logging/index.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { Events } from '../../../runtime/structs/builtins.ts';
 import { useCluster } from '../use-cluster.ts';
 import { withOperator } from './support.ts';

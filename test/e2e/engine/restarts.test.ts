@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createObject, deleteObject, getObject, patchObject } from '../../../runtime/kube/index.ts';
 import { CustomResourceDefinitions, Namespaces } from '../../../runtime/structs/builtins.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';

@@ -6,7 +6,7 @@ import type { TestCluster } from '../use-cluster.ts';
 import type { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { operator, type OperatorOptions } from '../../../runtime/operator/operator.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 
 /** An embedded operator with events off and every log record captured. */
 export function startOperator(

@@ -3,7 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import type { SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { KubeClient, createObject, listObjects } from '../../../runtime/kube/index.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { createObject, listObjects, watchStream } from '../../../runtime/kube/index.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultSettings, type OperatorSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import type { OperatorSettings } from '../../../runtime/config/settings.ts';
 import { SettingsError, validateSettings } from '../../../runtime/config/validation.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
 import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
 import { copyJson } from '../../../runtime/structs/diffs.ts';

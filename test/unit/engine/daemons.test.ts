@@ -15,7 +15,7 @@ import { Spawner } from '../../../runtime/daemons/spawning.ts';
 import { Pausing } from '../../../runtime/daemons/pausing.ts';
 import { intervalWait } from '../../../runtime/daemons/loops.ts';
 import { Stopper } from '../../../runtime/daemons/stopper.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { operator } from '../../../runtime/operator/operator.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { deferred, kubeconfigOf, sendJson, startServer, status, type Received } from '../kube/fake-server.ts';
 

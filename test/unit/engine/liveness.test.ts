@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { LivenessEndpoint, parseEndpoint, type LivenessSource } from '../../../runtime/activities/probing.ts';
 import { runActivity } from '../../../runtime/activities/activities.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { WatchFreshness } from '../../../runtime/kube/index.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { ResourceClient } from '../../../runtime/kube/index.ts';

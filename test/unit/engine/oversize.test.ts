@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { ERROR, LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';

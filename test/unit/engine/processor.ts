@@ -1,5 +1,5 @@
 /** The real processing of one resource (KopfExample) against a fake API server, as the engine tests use it. */
-import type { OperatorSettings } from '../../../runtime/config/settings.ts';
+import type { OperatorSettings, SettingsOverrides } from '../../../runtime/config/settings.ts';
 import type { KubeClient } from '../../../runtime/kube/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { asap } from '../../../runtime/handling/lifecycles.ts';
@@ -12,7 +12,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
-import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs, type LogRecord } from '../../../runtime/logging/index.ts';
 import { clientOf, sendJson, startServer, type Received } from '../kube/fake-server.ts';
 import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { operator } from '../../../runtime/operator/operator.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { deferred, kubeconfigOf, sendJson, startServer, status, type FakeServer } from '../kube/fake-server.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';

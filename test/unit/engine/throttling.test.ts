@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';

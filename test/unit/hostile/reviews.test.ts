@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';
 import { MAX_REVIEW_DEPTH } from '../../../runtime/admission/reviews.ts';
 import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';

@@ -8,7 +8,7 @@
  * Prints one JSON line with the servers' URLs and the CA, then serves until SIGTERM.
  * `node serving.ts [HEADERS_TIMEOUT REQUEST_TIMEOUT]` (seconds; the servers' defaults without them).
  */
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import type { AdmissionServer, WebhookClientConfig } from '../../../runtime/config/admission.ts';
 import { LivenessEndpoint } from '../../../runtime/activities/probing.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';

@@ -16,7 +16,7 @@ import type { Index } from '../../../runtime/indices/indices.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import type { ResourceProcessor } from '../../../runtime/processing/processor.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';

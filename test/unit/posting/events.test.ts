@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { buildEventBody, cutMessage, isAboutEvent } from '../../../runtime/posting/events.ts';
 
 const T = Date.UTC(2026, 10, 22, 15, 39, 55, 651);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultSettings, type SettingsOverrides } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import type { SettingsOverrides } from '../../../runtime/config/settings.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
 import {

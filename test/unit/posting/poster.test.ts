@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultSettings } from '../../../runtime/config/settings.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
 import { captureLogs } from '../../../runtime/logging/sinks.ts';

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  checkLimits,
-  errorText,
-  handlerTitle,
-  outcomeOf,
-  type Attempt,
-  type RetryPolicy,
+  checkLimits, errorText, handlerTitle, outcomeOf, withOutcome, type Attempt, type RetryPolicy,
 } from '../../../runtime/progress/outcomes.ts';
-import { freshState, recordOf, withOutcome, type HandlerState } from '../../../runtime/progress/states.ts';
+import { freshState, recordOf, type HandlerState } from '../../../runtime/progress/states.ts';
 import { Timestamp } from '../../../runtime/progress/timestamps.ts';
 import {
   HandlerChildrenRetry,

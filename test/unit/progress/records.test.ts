@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AnnotationsProgressStorage } from '../../../runtime/progress/annotations.ts';
 import { decodeRecord, encodeRecord, RECORD_FIELDS, type ProgressRecord } from '../../../runtime/progress/records.ts';
-import { UnreadableStateError } from '../../../runtime/progress/storage.ts';
+import { UnreadableStateError } from '../../../runtime/progress/unreadable.ts';
 import {
   freshState,
   hasChanged,

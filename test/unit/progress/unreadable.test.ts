@@ -9,7 +9,7 @@ import { AnnotationsProgressStorage } from '../../../runtime/progress/annotation
 import { AnnotationsDiffBaseStorage, StatusDiffBaseStorage } from '../../../runtime/progress/diffbase.ts';
 import { SmartProgressStorage } from '../../../runtime/progress/smart.ts';
 import { StatusProgressStorage } from '../../../runtime/progress/status.ts';
-import { UnreadableStateError } from '../../../runtime/progress/storage.ts';
+import { UnreadableStateError } from '../../../runtime/progress/unreadable.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 
 const annotated = (annotations: Record<string, string>): KubeObject => ({ metadata: { name: 'x', annotations } });
