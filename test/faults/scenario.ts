@@ -113,7 +113,8 @@ export class Scenario {
    * deletion's cycle ends when the object is gone, without the message of the others.
    */
   async cycleFinished(name: string, since: number, operator: RunningOperator = this.operator): Promise<void> {
-    const line = new RegExp(`\\[${this.options.namespace}/${name}\\] (Handling cycle is finished|Deleted, really deleted)`);
+    const ended = '(Handling cycle is finished|Deleted, really deleted)';
+    const line = new RegExp(`\\[${this.options.namespace}/${name}\\] ${ended}`);
     await operator.waitFor(line, { since, timeout: 60_000 });
   }
 
