@@ -81,7 +81,8 @@ test('a deletion that removes the finalizer does not announce waiting for new ch
   assert.deepEqual(RUN.lines.slice(removal).filter((l) => l.message === finished), []);
   const annotations = { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"v"}}\n' };
   const deletionTimestamp = '2026-11-25T14:20:14Z';
-  const deleting: KubeObject = { ...FRESH, metadata: { ...FRESH.metadata, finalizers: [FINALIZER], deletionTimestamp, annotations } };
+  const metadata = { ...FRESH.metadata, finalizers: [FINALIZER], deletionTimestamp, annotations };
+  const deleting: KubeObject = { ...FRESH, metadata };
   const { messages } = await processOnce(register, deleting);
   assert.ok(messages.includes('Deletion is processed: 1 succeeded; 0 failed.'), messages.join('\n'));
   assert.deepEqual(messages.filter((m) => m === finished), []);
