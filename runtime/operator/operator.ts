@@ -157,12 +157,12 @@ export class Operator {
       if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, env);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const credentialsNamespace = await client.credentialsNamespace();
-      const shared = this.startPosting(client, credentialsNamespace, started);
-      const admission = this.admit(client, shared.poster, started);
+      const pipelineEnv = this.startPosting(client, credentialsNamespace, started);
+      const admission = this.admit(client, pipelineEnv.poster, started);
       await this.coordinate(client, credentialsNamespace, started);
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
-      const { late } = await this.serveResources(shared, serving, pipelines);
+      const { late } = await this.serveResources(pipelineEnv, serving, pipelines);
       const observer = this.serveNamespaces(client, serving, started.peering).then(() => stopped);
       this.readiness.release(this);
       await admission.ready;
@@ -224,7 +224,10 @@ export class Operator {
     return serveLiveness(url, liveness, env, this.logger.child('kopf.activities.probe'));
   }
 
-  /** Kubernetes events about the objects; the objects' logger posts its messages as events too. */
+  /**
+   * Kubernetes events about the objects; the objects' logger posts its messages as events too.
+   * Returns what the resources' pipelines share, the poster and that logger among it.
+   */
   private startPosting(client: KubeClient, defaultNamespace: string | undefined, started: Started): PipelineEnv {
     const logger = this.logger.child('kopf.posting');
     const settings = this.settings;
