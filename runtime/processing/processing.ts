@@ -171,7 +171,8 @@ async function processObject(
   }
   if (jsonOps && outcome.jsonApplied) memory.released = true;
   remember(proc, memory, outcome);
-  if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free') {
+  // A deletion's cycle ends in the finalizer's removal, not in waiting for changes: Kopf says nothing.
+  if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free' && cycle.kind !== 'delete') {
     logger.debug('Handling cycle is finished, waiting for new changes.');
   }
 

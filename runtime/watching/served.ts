@@ -47,3 +47,8 @@ export async function* watchServed<T extends KubeObject>(
     }
   }
 }
+
+/** How Kopf names a resource in its watch messages: `kopfexamples.v1.kopf.dev`. */
+export function watchName(resource: ResourceDescriptor): string {
+  return [resource.plural, resource.version, resource.group].filter(Boolean).join('.');
+}

@@ -108,9 +108,13 @@ export class Scenario {
     await operator.waitFor(/Starting the watch-stream for kopfexamples\.v1\.kopf\.dev/, { timeout: 60_000 });
   }
 
-  /** Resolves once the operator has finished a handling cycle of this object (after `since` lines). */
+  /**
+   * Resolves once the operator has finished a handling cycle of this object (after `since` lines): a
+   * deletion's cycle ends when the object is gone, without the message of the others.
+   */
   async cycleFinished(name: string, since: number, operator: RunningOperator = this.operator): Promise<void> {
-    const line = `[${this.options.namespace}/${name}] Handling cycle is finished`;
+    const ended = '(Handling cycle is finished|Deleted, really deleted)';
+    const line = new RegExp(`\\[${this.options.namespace}/${name}\\] ${ended}`);
     await operator.waitFor(line, { since, timeout: 60_000 });
   }
 

@@ -90,6 +90,21 @@ test('the finalizer is added and removed with debug messages, as Kopf logs them'
   assert.equal(ownLevel(removed.records, removal), kopfLevel(removal));
 });
 
+test('a deletion that removes the finalizer does not announce waiting for new changes, as Kopf does not', async () => {
+  const finished = 'Handling cycle is finished, waiting for new changes.';
+  const removing = 'Removing the finalizer, thus allowing the actual deletion.';
+  const removal = RUN.lines.findIndex((l) => l.message === removing);
+  assert.ok(removal >= 0, 'the fixture has no removal of the finalizer');
+  assert.deepEqual(RUN.lines.slice(removal).filter((l) => l.message === finished), []);
+  const annotations = { [`${PREFIX}last-handled-configuration`]: '{"spec":{"field":"v"}}\n' };
+  const deletionTimestamp = '2026-11-25T14:20:14Z';
+  const metadata = { ...FRESH.metadata, finalizers: [FINALIZER], deletionTimestamp, annotations };
+  const deleting: KubeObject = { ...FRESH, metadata };
+  const { messages } = await processOnce(register, deleting);
+  assert.ok(messages.includes('Deletion is processed: 1 succeeded; 0 failed.'), messages.join('\n'));
+  assert.deepEqual(messages.filter((m) => m === finished), []);
+});
+
 test('a creation logs no diff; an update does, as Kopf logs them', async () => {
   const kopfDiffs = RUN.lines.filter((l) => / diff: /.test(l.message)).map((l) => l.message.split(':')[0]);
   assert.deepEqual(kopfDiffs, ['Updating diff']);

@@ -54,16 +54,18 @@ async function indexingOf(register: (registry: OperatorRegistry) => void, option
   const requeued: Array<{ key: string; event: RawEvent }> = [];
   const client = clientOf(server);
   const requeue = (key: string, event: RawEvent) => { requeued.push({ key, event }); };
-  const proc: ResourceProcessor = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue });
   const handlers = registry.resourceHandlers;
-  proc.changing = handlers.filter((h): h is ChangingHandler => h.kind === 'changing');
-  proc.watching = handlers.filter((h): h is EventHandler => h.kind === 'event');
   const indexers = new OperatorIndexers(handlers.filter((h) => h.kind === 'index').map((h) => h.id));
   const readiness = new IndexReadiness();
   if (options.held) readiness.hold('stream');
   const indexing = handlers.filter((h): h is IndexingHandler => h.kind === 'index');
-  proc.indexing = new ResourceIndexing(indexing, indexers, readiness);
-  proc.indices = indexers.indices;
+  const proc: ResourceProcessor = {
+    ...processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue }),
+    changing: handlers.filter((h): h is ChangingHandler => h.kind === 'changing'),
+    watching: handlers.filter((h): h is EventHandler => h.kind === 'event'),
+    indexing: new ResourceIndexing(indexing, indexers, readiness),
+    indices: indexers.indices,
+  };
   const process = (event: RawEvent) => processEvent(proc, 'u1', event, new AbortController().signal);
   const close = async () => { stop.abort(); proc.memories.clear(); client.close(); await server.close(); };
   const messages = () => capture.messages();

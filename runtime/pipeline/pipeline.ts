@@ -1,0 +1,174 @@
+/**
+ * One served resource's pipeline, assembled complete before its first event: the pumps of its
+ * watch streams (`watching/pump.ts`), its queue of objects (`queueing/`), and the engines its
+ * events go through — the processing (`processing/`), with the resource's timers and daemons
+ * (`daemons/`) and the indexing (`indexing/`) it offers each event to.
+ *
+ *   watch stream → pump → queue → processEvent(processor) → writes
+ *
+ * Nothing of it is changed afterwards, but for one thing: when the resource is served elsewhere
+ * (a name resolved again, `resolution.ts`), the processor is replaced by one for the new place.
+ */
+import type { OperatorSettings } from '../config/settings.ts';
+import type { KubeClient, WatchFreshness } from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { EventPoster } from '../posting/index.ts';
+import type { ResourceDescriptor } from '../structs/resources.ts';
+import type { ToggleSet } from '../structs/toggles.ts';
+import type { Memo } from '../registry/contexts.ts';
+import type {
+  ChangingHandler, EventHandler, IndexingHandler, ResourceHandler, ResourceRef, SpawningHandler,
+} from '../registry/handlers.ts';
+import type { OperatorIndexers } from '../indices/indexers.ts';
+import type { IndexReadiness } from '../indices/readiness.ts';
+import type { Lifecycle } from '../handling/lifecycles.ts';
+import { ObjectQueues, type Work } from '../queueing/workers.ts';
+import { exitInstantly } from '../queueing/sleeping.ts';
+import { pumpEvents, type Pump } from '../watching/pump.ts';
+import type { ServedResource } from '../watching/served.ts';
+import { KeptFields } from '../actions/inconsistencies.ts';
+import type { RawEvent, ResourceScope } from '../actions/scope.ts';
+import { Memories } from '../processing/memories.ts';
+import { processEvent } from '../processing/processing.ts';
+import type { ResourceProcessor } from '../processing/processor.ts';
+import { Spawner } from '../daemons/spawning.ts';
+import type { Pausing } from '../daemons/pausing.ts';
+import { ResourceIndexing } from '../indexing/indexing.ts';
+import { Relocation } from './resolution.ts';
+
+/** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
+export interface PipelineEnv {
+  readonly client: KubeClient;
+  readonly settings: OperatorSettings;
+  readonly poster: EventPoster;
+  /** The operator's logger: the streams' and the resolution's messages. */
+  readonly logger: Logger;
+  /** The objects' logger, which also posts their messages as events. */
+  readonly objectsLogger: Logger;
+  readonly memo: Memo;
+  readonly lifecycle: Lifecycle;
+  /** The operator is stopping: no new sleeps or wake-ups. */
+  readonly stopping: AbortSignal;
+  /** The operator has waited for the running cycles long enough: their handlers are cancelled. */
+  readonly cancelled: AbortSignal;
+  readonly indexers: OperatorIndexers;
+  readonly readiness: IndexReadiness;
+  readonly pauses: ToggleSet;
+  readonly pausing: Pausing;
+  readonly freshness: WatchFreshness;
+}
+
+/** A served resource's handlers, by what runs them. */
+interface Handlers {
+  readonly changing: ChangingHandler[];
+  readonly watching: EventHandler[];
+  readonly indexing: IndexingHandler[];
+  readonly spawning: SpawningHandler[];
+}
+
+export class ResourcePipeline {
+  readonly queue: ObjectQueues<RawEvent>;
+  /** The resource's timers and daemons, if it has any. */
+  readonly spawner: Spawner | undefined;
+  /** Starts and ends the streams of one namespace (`watching/watchers.ts`). */
+  readonly watch: (namespace: string | null, signal: AbortSignal) => Promise<void>;
+  /** Replaced, never changed, when the resource is served elsewhere. */
+  #processor: ResourceProcessor;
+
+  constructor(env: PipelineEnv, ref: ResourceRef, resource: ResourceDescriptor, handlers: Handlers) {
+    const { settings } = env;
+    const workerLimit = settings.queueing.workerLimit;
+    const process = (key: string, work: Work<RawEvent>) =>
+      processEvent(this.#processor, key, work.event, work.pressure);
+    this.queue = new ObjectQueues(process, { workerLimit });
+    const scope: ResourceScope = {
+      resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
+      cancelled: env.cancelled, indices: env.indexers.indices, requeue: (key, event) => this.queue.push(key, event),
+    };
+    const spawning = handlers.spawning, indexers = env.indexers;
+    this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
+    const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
+    this.#processor = {
+      ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
+      memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
+      offer: (key, event) => this.queue.offer(key, event),
+    };
+    if (env.pauses.on) this.queue.pause();
+    const patching = handlers.changing.length + handlers.spawning.length > 0;
+    const relocation = typeof ref === 'string' ? new Relocation(env.client, ref, patching, env.logger) : undefined;
+    const served: ServedResource = {
+      current: () => this.resource,
+      relocate: relocation && ((was) => this.#relocate(relocation, was)),
+    };
+    const pump: Pump = {
+      client: env.client, served, push: (key, event) => this.queue.push(key, event), pauses: env.pauses,
+      freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
+      serverTimeout: settings.watching.serverTimeout, logger: env.logger,
+      gate: handlers.indexing.length ? env.readiness : undefined,
+    };
+    this.watch = (namespace, signal) => pumpEvents(pump, namespace, signal);
+  }
+
+  /** Where the resource is served now. */
+  get resource(): ResourceDescriptor {
+    return this.#processor.resource;
+  }
+
+  /** Whether the resource is served elsewhere now: found, or followed by another stream before. */
+  async #relocate(relocation: Relocation, was: ResourceDescriptor): Promise<boolean> {
+    if (this.resource !== was) return true;
+    const found = await relocation.find(was, () => this.resource !== was);
+    if (this.resource !== was) return true;
+    if (!found) return false;
+    this.#processor = { ...this.#processor, resource: found, kept: new KeptFields() }; // another schema
+    return true;
+  }
+
+  /**
+   * The scope of the timers and daemons: they outlive a relocation, and write where the resource
+   * is served now, with what its merge-patches were seen to keep there.
+   */
+  #following(scope: ResourceScope): ResourceScope {
+    const current = (): ResourceProcessor => this.#processor;
+    return {
+      ...scope,
+      get resource() { return current().resource; },
+      get kept() { return current().kept; },
+    };
+  }
+}
+
+/** Sorts a served resource's own handlers by what runs them. */
+export function handlersOf(own: readonly ResourceHandler[]): Handlers {
+  return {
+    changing: own.filter((h): h is ChangingHandler => h.kind === 'changing'),
+    watching: own.filter((h): h is EventHandler => h.kind === 'event'),
+    indexing: own.filter((h): h is IndexingHandler => h.kind === 'index'),
+    spawning: own.filter((h): h is SpawningHandler => h.kind === 'timer' || h.kind === 'daemon'),
+  };
+}
+
+/**
+ * Stops the pipelines: their timers and daemons at once, and their running cycles within the exit
+ * timeout; then cancels the handlers still running (`cancel`) and gives them as long as Kopf gives
+ * a stopped daemon to exit at once. Returns the keys of the objects still being handled.
+ */
+export async function stopPipelines(
+  pipelines: readonly ResourcePipeline[], settings: OperatorSettings, cancel: () => void, logger: Logger,
+): Promise<string[]> {
+  const queues = pipelines.map((pipeline) => pipeline.queue);
+  const stopping = stopQueues(queues, settings, cancel, logger);
+  const [abandoned] = await Promise.all([stopping, ...pipelines.map((pipeline) => pipeline.spawner?.stopAll())]);
+  return abandoned;
+}
+
+async function stopQueues(
+  queues: readonly ObjectQueues<RawEvent>[], settings: OperatorSettings, cancel: () => void, logger: Logger,
+): Promise<string[]> {
+  const running = (await Promise.all(queues.map((queue) => queue.stop(settings.queueing.exitTimeout)))).flat();
+  if (!running.length) return running;
+  logger.debug(`Cancelling the handlers of ${running.length} object(s) still being handled.`);
+  cancel();
+  const settling = queues.map((queue) => queue.settle((cycles) => exitInstantly(cycles, settings.background)));
+  return (await Promise.all(settling)).flat();
+}

@@ -1,0 +1,87 @@
+/**
+ * The pump from a resource's watch stream into its queue, one per resource and namespace: the
+ * events of the stream (`served.ts`) become the objects' events in their queue, keyed by the
+ * object, and listed objects become events of type `null`, as in Kopf. A pause of the operator
+ * closes the stream; the resume lists the objects again, as Kopf does, so nothing changed
+ * meanwhile is missed.
+ */
+import { keyOf, type KubeClient, type WatchFreshness } from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { ToggleSet } from '../structs/toggles.ts';
+import type { IndexReadiness } from '../indices/readiness.ts';
+import { watchName, watchServed, type ServedResource } from './served.ts';
+
+/** One object's event as the stream brings it: `null` for objects from a listing. */
+export interface WatchedEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
+  object: KubeObject;
+}
+
+export interface Pump {
+  readonly client: KubeClient;
+  readonly served: ServedResource;
+  /** Where the events go: the resource's queue. */
+  push(key: string, event: WatchedEvent): void;
+  /** While any is on, no stream runs. */
+  readonly pauses: ToggleSet;
+  /** When each stream last heard from the server (for the liveness endpoint). */
+  readonly freshness: WatchFreshness;
+  readonly inactivityTimeout: number;
+  readonly serverTimeout: number | null;
+  readonly logger: Logger;
+  /** For indexed resources: held until the first listing is over, and by objects seen until it opens. */
+  readonly gate?: IndexReadiness;
+}
+
+/** Pumps the events of one namespace (or of the whole cluster) until `signal` is aborted. */
+export async function pumpEvents(pump: Pump, namespace: string | null, signal: AbortSignal): Promise<void> {
+  const { pauses, logger, served } = pump;
+  const listing = {}; // this stream's hold on the gate
+  pump.gate?.hold(listing);
+  const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
+  while (!signal.aborted) {
+    if (pauses.on) {
+      const blockers = pauses.blockers().join(', ');
+      logger.debug(`Pausing the watch-stream for ${watchName(served.current())} ${where} (blockers: ${blockers}).`);
+      if (!(await pauses.wait(false, signal))) return;
+      logger.debug(`Resuming the watch-stream for ${watchName(served.current())} ${where} (resolved: ${blockers}).`);
+    }
+    const untilPaused = pauses.untilOn(signal);
+    try {
+      await stream(pump, namespace, where, listing, untilPaused.signal);
+    } finally {
+      untilPaused.dispose();
+    }
+  }
+}
+
+async function stream(pump: Pump, namespace: string | null, where: string, listing: object, signal: AbortSignal) {
+  const { served, logger, gate } = pump;
+  const name = `${watchName(served.current())} ${where}`;
+  logger.debug(`Starting the watch-stream for ${name}.`);
+  const liveness = pump.freshness.track(name, pump.inactivityTimeout);
+  // Watched until told to stop; a stream that failed for good stays stale, as it is.
+  signal.addEventListener('abort', () => liveness.ended(), { once: true });
+  const options = {
+    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness,
+    onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
+  };
+  const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;
+  let streaming = false;
+  for await (const event of watchServed<KubeObject>(pump.client, served, options, logger, what)) {
+    const listed = event.type === 'LISTED' || event.type === 'LISTED_DONE';
+    // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
+    if (streaming && listed) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
+    if (event.type === 'LISTED') streaming = false;
+    else if (event.type === 'LISTED_DONE') streaming = true;
+    if (event.type === 'LISTED_DONE') gate?.release(listing);
+    // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
+    if (!('object' in event)) continue;
+    const key = keyOf(event.object);
+    if (gate && !gate.open) gate.hold(key); // released once the object is indexed
+    pump.push(key, { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+  }
+  gate?.release(listing);
+  logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
+}
