@@ -59,13 +59,22 @@ export async function runActivity(
     for (const handler of pending()) {
       const state = states.get(handler.id);
       if (state?.delayed && state.delayed.secondsSince(Timestamp.now()) > 0) continue;
-      const options = { now: Timestamp.now(), defaultBackoff: env.settings.execution.defaultBackoff, logger, noun: 'Activity', cancelled: signal };
+      const options = {
+        now: Timestamp.now(),
+        defaultBackoff: env.settings.execution.defaultBackoff,
+        logger,
+        noun: 'Activity',
+        cancelled: signal,
+      };
       const indices = env.indices ?? NO_INDICES;
       const { settings, memo, client } = env;
       const context = { activity, settings, logger, memo, client, param: handler.param, signal, indices };
       const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
-      const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => { if (signal.aborted) return undefined; throw error; });
+      const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => {
+        if (signal.aborted) return undefined;
+        throw error;
+      });
       if (!executed) return results;
       states.set(handler.id, executed.state);
       const result = executed.outcome.result;

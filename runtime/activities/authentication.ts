@@ -27,8 +27,8 @@ function connections(results: ReadonlyMap<string, unknown>): LoginResults {
   const found = new Map<string, ConnectionInfo>();
   for (const [id, result] of results) {
     if (!isConnection(result)) {
-      const returned = JSON.stringify(result);
-      throw new TypeError(`The login handler '${id}' returned no ConnectionInfo (an object with \`server\`): ${returned}`);
+      const expected = 'no ConnectionInfo (an object with `server`)';
+      throw new TypeError(`The login handler '${id}' returned ${expected}: ${JSON.stringify(result)}`);
     }
     found.set(id, result);
   }

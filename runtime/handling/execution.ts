@@ -43,17 +43,29 @@ export interface ExecutionOptions {
 }
 
 export async function executeOnce(
-  handler: HandlerBase, previous: HandlerState | undefined, options: ExecutionOptions, invoke: (attempt: Attempt) => Promise<unknown>,
+  handler: HandlerBase,
+  previous: HandlerState | undefined,
+  options: ExecutionOptions,
+  invoke: (attempt: Attempt) => Promise<unknown>,
 ): Promise<Executed> {
   const { now, logger } = options;
   const title = handlerTitle(handler.id, options.noun);
   const state = previous ?? freshState(now, options.purpose ?? null);
-  const policy = { timeout: handler.timeout, retries: handler.retries, backoff: handler.backoff ?? options.defaultBackoff, errors: handler.errors ?? 'temporary' as const };
+  const policy = {
+    timeout: handler.timeout,
+    retries: handler.retries,
+    backoff: handler.backoff ?? options.defaultBackoff,
+    errors: handler.errors ?? 'temporary' as const,
+  };
   let outcome = checkLimits(title, state, policy, now);
   let thrown: unknown;
   if (!outcome) {
     logger.debug(`${title} is invoked.`);
-    const attempt: Attempt = { retry: state.retries, started: state.started.toDate(), runtime: now.microsSince(state.started) / 1e6 };
+    const attempt: Attempt = {
+      retry: state.retries,
+      started: state.started.toDate(),
+      runtime: now.microsSince(state.started) / 1e6,
+    };
     try {
       const result = await invoke(attempt);
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);

@@ -73,8 +73,9 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
     return result;
   });
   env.states.set(handler.id, executed.state);
-  if (executed.outcome.exception === null && executed.outcome.result !== undefined && executed.outcome.result !== null) {
-    env.results.set(handler.id, executed.outcome.result);
+  const { exception, result } = executed.outcome;
+  if (exception === null && result !== undefined && result !== null) {
+    env.results.set(handler.id, result);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * Indexing one watch event (Kopf §5.14), before any other handler of the object runs, and then
- * the gate: the object's handlers wait until every indexed resource is listed and indexed.
+ * Indexing one watch event (as kopf/_core/engines/indexing.py does), before any other handler of
+ * the object runs, and then the gate: the object's handlers wait until every indexed resource is
+ * listed and indexed.
  *
  * The index functions that match the object are called on every event but a deletion; what they
  * return replaces what they gave for the object before; a deletion, or an object that stopped
