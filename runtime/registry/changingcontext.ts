@@ -32,6 +32,7 @@ export type FieldContext<T extends KubeObject, F extends FieldMap, P extends key
   };
 
 type Result = unknown;
-export type ChangingFn<T extends KubeObject, F extends FieldMap> = (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
+export type ChangingFn<T extends KubeObject, F extends FieldMap> =
+  (ctx: ChangingContext<T, F>) => Result | Promise<Result>;
 export type FieldFn<T extends KubeObject, F extends FieldMap, P extends keyof F> =
   (ctx: FieldContext<T, F, P>) => Result | Promise<Result>;

@@ -10,7 +10,13 @@ import type { FilterContext } from './contexts.ts';
 import type { HandlerFilters, MetaFilter } from './handlers.ts';
 import { ABSENT, PRESENT } from './markers.ts';
 
-function metaMatches(values: Record<string, string> | undefined, filters: Record<string, MetaFilter<KubeObject>> | undefined, ctx: FilterContext<KubeObject>): boolean {
+type MetaFilters = Record<string, MetaFilter<KubeObject>>;
+
+function metaMatches(
+  values: Record<string, string> | undefined,
+  filters: MetaFilters | undefined,
+  ctx: FilterContext<KubeObject>,
+): boolean {
   if (!filters) return true;
   for (const [key, filter] of Object.entries(filters)) {
     const value = values?.[key];
@@ -22,7 +28,9 @@ function metaMatches(values: Record<string, string> | undefined, filters: Record
 function valueMatches(value: unknown, filter: unknown, ctx: FilterContext<KubeObject>): boolean {
   if (filter === PRESENT) return value !== undefined;
   if (filter === ABSENT) return value === undefined;
-  if (typeof filter === 'function') return Boolean((filter as (v: unknown, c: FilterContext<KubeObject>) => unknown)(value, ctx));
+  if (typeof filter === 'function') {
+    return Boolean((filter as (v: unknown, c: FilterContext<KubeObject>) => unknown)(value, ctx));
+  }
   return value !== undefined && isDeepStrictEqual(value, filter);
 }
 
@@ -32,8 +40,11 @@ function valueMatches(value: unknown, filter: unknown, ctx: FilterContext<KubeOb
  * Without such filters, whether a handler is of interest can be known before the change is read.
  */
 export function seesChange(filters: HandlerFilters): boolean {
-  const callback = (meta: Record<string, MetaFilter<KubeObject>> | undefined) => Object.values(meta ?? {}).some((f) => typeof f === 'function');
-  return Boolean(filters.when) || Boolean(filters.field && filters.has.value) || callback(filters.labels) || callback(filters.annotations);
+  const callback = (meta: MetaFilters | undefined) => Object.values(meta ?? {}).some((f) => typeof f === 'function');
+  return Boolean(filters.when)
+    || Boolean(filters.field && filters.has.value)
+    || callback(filters.labels)
+    || callback(filters.annotations);
 }
 
 /**
@@ -54,7 +65,14 @@ export function prematches(filters: HandlerFilters, body: KubeObject, ctx: Filte
 }
 
 /** Full match for a changing cause: old and new are the essences (or undefined when absent). */
-export function matchesChange(filters: HandlerFilters, body: KubeObject, old: unknown, new_: unknown, requireChange: boolean, ctx: FilterContext<KubeObject>): boolean {
+export function matchesChange(
+  filters: HandlerFilters,
+  body: KubeObject,
+  old: unknown,
+  new_: unknown,
+  requireChange: boolean,
+  ctx: FilterContext<KubeObject>,
+): boolean {
   const meta = body.metadata ?? {};
   if (!metaMatches(meta.labels, filters.labels, ctx)) return false;
   if (!metaMatches(meta.annotations, filters.annotations, ctx)) return false;
@@ -63,7 +81,8 @@ export function matchesChange(filters: HandlerFilters, body: KubeObject, old: un
     const after = valueAt(new_, filters.field);
     if (before === undefined && after === undefined) return false;
     if (requireChange && isDeepStrictEqual(before, after)) return false;
-    if (filters.has.value && !valueMatches(before, filters.value, ctx) && !valueMatches(after, filters.value, ctx)) return false;
+    const valueMatched = valueMatches(before, filters.value, ctx) || valueMatches(after, filters.value, ctx);
+    if (filters.has.value && !valueMatched) return false;
     if (filters.has.old && !valueMatches(before, filters.old, ctx)) return false;
     if (filters.has.new && !valueMatches(after, filters.new, ctx)) return false;
   }

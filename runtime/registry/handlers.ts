@@ -8,9 +8,11 @@ import type { HandlerId } from './ids.ts';
 import type { Presence } from './markers.ts';
 
 /** A label or annotation filter value: exact text, present/absent, or a predicate. */
-export type MetaFilter<T extends KubeObject> = string | Presence | ((value: string | undefined, ctx: FilterContext<T>) => boolean);
+export type MetaFilter<T extends KubeObject> =
+  string | Presence | ((value: string | undefined, ctx: FilterContext<T>) => boolean);
 /** A field value filter: an exact (deep-equal) value, present/absent, or a predicate. */
-export type ValueFilter<V, T extends KubeObject> = V | Presence | ((value: V | undefined, ctx: FilterContext<T>) => boolean);
+export type ValueFilter<V, T extends KubeObject> =
+  V | Presence | ((value: V | undefined, ctx: FilterContext<T>) => boolean);
 
 export interface FilterOptions<T extends KubeObject> {
   labels?: Record<string, MetaFilter<T>>;
@@ -74,7 +76,10 @@ export type DaemonOptions<T extends KubeObject, F extends FieldMap, P extends ke
     cancellationBackoff?: number;
     /** Seconds to wait after the cancellation before the daemon is abandoned; never cancelled without it. */
     cancellationTimeout?: number;
-    /** Seconds between the checks of a stopped daemon that is never cancelled; `background.cancellationPolling` by default. */
+    /**
+     * Seconds between the checks of a stopped daemon that is never cancelled;
+     * `background.cancellationPolling` by default.
+     */
     cancellationPolling?: number;
   };
 /** Index handlers: `errors` is `'ignored'` by default; the id is the index's name (no field suffix). */

@@ -11,14 +11,19 @@ export class RegistrationError extends Error {
 }
 
 /** The id of a handler: the explicit `id`, else the function's name; plus Kopf's field suffix. */
-export function handlerId(fn: Function, options: { id?: string; field?: string | readonly string[] }, what: string): HandlerId {
+export function handlerId(
+  fn: Function,
+  options: { id?: string; field?: string | readonly string[] },
+  what: string,
+): HandlerId {
   const base = options.id ?? fn.name;
   if (!base || base === 'anonymous' || base.startsWith('bound ')) {
     throw new RegistrationError(
       `${what}: the handler has no name, and so no stable id to store its progress under. ` +
       `Use a named function (\`async function create_fn(…) {…}\`) or pass \`{ id: 'create_fn' }\` in the options.`);
   }
-  const field = options.field === undefined ? '' : typeof options.field === 'string' ? options.field : options.field.join('.');
+  const { field: path } = options;
+  const field = path === undefined ? '' : typeof path === 'string' ? path : path.join('.');
   return field ? `${base}/${field}` : base;
 }
 

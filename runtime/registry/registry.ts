@@ -5,7 +5,9 @@
  */
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type { ChangingFn, FieldFn } from './changingcontext.ts';
-import type { Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, TimerFn } from './contexts.ts';
+import type {
+  Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, TimerFn,
+} from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
   EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions,
@@ -23,21 +25,49 @@ type Keys<F> = keyof F & string;
 
 /** The registration functions, typed by the resource descriptor. */
 export interface On {
-  create<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ChangingOptions<T, F, P>): void;
-  create(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ChangingOptions<KubeObject, UntypedFields>): void;
-  update<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: UpdateOptions<T, F, P>): void;
-  update(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: UpdateOptions<KubeObject, UntypedFields>): void;
-  delete<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: DeleteOptions<T, F, P>): void;
-  delete(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: DeleteOptions<KubeObject, UntypedFields>): void;
-  resume<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ResumeOptions<T, F, P>): void;
-  resume(resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ResumeOptions<KubeObject, UntypedFields>): void;
-  field<T extends KubeObject, F extends FieldMap, P extends Keys<F>>(resource: ResourceDescriptor<T, F>, fn: FieldFn<T, F, P>, options: UpdateOptions<T, F, P> & { field: P }): void;
-  field(resource: string, fn: FieldFn<KubeObject, UntypedFields, string>, options: UpdateOptions<KubeObject, UntypedFields> & { field: string }): void;
-  event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>): void;
+  create<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ChangingOptions<T, F, P>,
+  ): void;
+  create(
+    resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ChangingOptions<KubeObject, UntypedFields>,
+  ): void;
+  update<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: UpdateOptions<T, F, P>,
+  ): void;
+  update(
+    resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: UpdateOptions<KubeObject, UntypedFields>,
+  ): void;
+  delete<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: DeleteOptions<T, F, P>,
+  ): void;
+  delete(
+    resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: DeleteOptions<KubeObject, UntypedFields>,
+  ): void;
+  resume<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ResumeOptions<T, F, P>,
+  ): void;
+  resume(
+    resource: string, fn: ChangingFn<KubeObject, UntypedFields>, options?: ResumeOptions<KubeObject, UntypedFields>,
+  ): void;
+  field<T extends KubeObject, F extends FieldMap, P extends Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: FieldFn<T, F, P>, options: UpdateOptions<T, F, P> & { field: P },
+  ): void;
+  field(
+    resource: string,
+    fn: FieldFn<KubeObject, UntypedFields, string>,
+    options: UpdateOptions<KubeObject, UntypedFields> & { field: string },
+  ): void;
+  event<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: EventFn<T>, options?: EventOptions<T, F, P>,
+  ): void;
   event(resource: string, fn: EventFn<KubeObject>, options?: EventOptions<KubeObject, UntypedFields>): void;
-  timer<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: TimerFn<T>, options?: TimerOptions<T, F, P>): void;
+  timer<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: TimerFn<T>, options?: TimerOptions<T, F, P>,
+  ): void;
   timer(resource: string, fn: TimerFn<KubeObject>, options?: TimerOptions<KubeObject, UntypedFields>): void;
-  daemon<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(resource: ResourceDescriptor<T, F>, fn: DaemonFn<T>, options?: DaemonOptions<T, F, P>): void;
+  daemon<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: DaemonFn<T>, options?: DaemonOptions<T, F, P>,
+  ): void;
   daemon(resource: string, fn: DaemonFn<KubeObject>, options?: DaemonOptions<KubeObject, UntypedFields>): void;
   validate<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
     resource: ResourceDescriptor<T, F>, fn: ValidatingFn<T>, options?: WebhookOptions<T, F, P>,
@@ -84,27 +114,35 @@ export class OperatorRegistry {
   constructor() {
     // Arrow functions bound to this registry: `on.create` can be passed around or destructured.
     const changing = (reasons: readonly Reason[] | null, what: string) =>
-      (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addChanging(resource, fn, options, reasons, what);
+      (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addChanging(resource, fn, options, reasons, what);
     this.on = {
       create: changing(['create'], 'on.create'),
       update: changing(['update'], 'on.update'),
       delete: changing(['delete'], 'on.delete'),
       resume: changing(['resume'], 'on.resume'),
       field: (resource: ResourceRef, fn: Function, options: LooseOptions) => {
-        if (!options?.field) throw new RegistrationError('on.field: the `field` option is required (e.g. `{ field: \'spec.replicas\' }`).');
+        if (!options?.field) {
+          throw new RegistrationError("on.field: the `field` option is required (e.g. `{ field: 'spec.replicas' }`).");
+        }
         this.addChanging(resource, fn, options, null, 'on.field');
       },
-      event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addEvent(resource, fn, options),
-      timer: (resource: ResourceRef, fn: Function, options: LooseTimerOptions = {}) => this.addTimer(resource, fn, options),
-      daemon: (resource: ResourceRef, fn: Function, options: LooseDaemonOptions = {}) => this.addDaemon(resource, fn, options),
+      event: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addEvent(resource, fn, options),
+      timer: (resource: ResourceRef, fn: Function, options: LooseTimerOptions = {}) =>
+        this.addTimer(resource, fn, options),
+      daemon: (resource: ResourceRef, fn: Function, options: LooseDaemonOptions = {}) =>
+        this.addDaemon(resource, fn, options),
       validate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
         this.addWebhook('validating', resource, fn, options),
       mutate: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
         this.addWebhook('mutating', resource, fn, options),
-      index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) => this.addIndex(resource, fn, options),
+      index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
+        this.addIndex(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
-      login: (fn: LoginFn, options: ActivityOptions = {}) => this.addActivity('authentication', fn, options, 'on.login'),
+      login: (fn: LoginFn, options: ActivityOptions = {}) =>
+        this.addActivity('authentication', fn, options, 'on.login'),
       probe: (fn: ProbeFn, options: ActivityOptions = {}) => this.addActivity('probe', fn, options),
     } as On;
   }
@@ -122,13 +160,20 @@ export class OperatorRegistry {
     const seen = new Set<string>();
     const out: ResourceRef[] = [];
     for (const h of this.resourceHandlers) {
-      const key = typeof h.resource === 'string' ? h.resource : `${h.resource.group}/${h.resource.version}/${h.resource.plural}`;
+      const { resource } = h;
+      const key = typeof resource === 'string' ? resource : `${resource.group}/${resource.version}/${resource.plural}`;
       if (!seen.has(key)) { seen.add(key); out.push(h.resource); }
     }
     return out;
   }
 
-  private addChanging(resource: ResourceRef, fn: Function, options: LooseOptions, reasons: readonly Reason[] | null, what: string): void {
+  private addChanging(
+    resource: ResourceRef,
+    fn: Function,
+    options: LooseOptions,
+    reasons: readonly Reason[] | null,
+    what: string,
+  ): void {
     checkResource(resource, what);
     checkFunction(fn, what);
     const isDelete = reasons?.length === 1 && reasons[0] === 'delete';
@@ -142,8 +187,10 @@ export class OperatorRegistry {
       deleted: Boolean(options.deleted),
       initial: reasons?.length === 1 && reasons[0] === 'resume',
     };
-    if (!reasons?.includes('update') && reasons !== null && (options.old !== undefined || options.new !== undefined)) {
-      throw new RegistrationError(`${what} '${handler.id}': \`old\`/\`new\` filters apply only to on.update and on.field.`);
+    const hasOldOrNew = options.old !== undefined || options.new !== undefined;
+    if (!reasons?.includes('update') && reasons !== null && hasOldOrNew) {
+      const misplaced = '`old`/`new` filters apply only to on.update and on.field.';
+      throw new RegistrationError(`${what} '${handler.id}': ${misplaced}`);
     }
     this.checkUnique(handler, what);
     this.resourceHandlers.push(handler);
@@ -152,7 +199,13 @@ export class OperatorRegistry {
   private addEvent(resource: ResourceRef, fn: Function, options: LooseOptions): void {
     checkResource(resource, 'on.event');
     checkFunction(fn, 'on.event');
-    const handler: EventHandler = { kind: 'event', ...base(fn, options, 'on.event'), errors: 'ignored', resource, filters: filtersOf(options, 'on.event') };
+    const handler: EventHandler = {
+      kind: 'event',
+      ...base(fn, options, 'on.event'),
+      errors: 'ignored',
+      resource,
+      filters: filtersOf(options, 'on.event'),
+    };
     this.checkUnique(handler, 'on.event');
     this.resourceHandlers.push(handler);
   }
@@ -161,9 +214,13 @@ export class OperatorRegistry {
     const what = 'on.timer';
     const handler: TimerHandler = {
       kind: 'timer', ...this.spawning(resource, fn, options, what),
-      interval: seconds(options.interval, 'interval', what), idle: seconds(options.idle, 'idle', what), sharp: Boolean(options.sharp),
+      interval: seconds(options.interval, 'interval', what),
+      idle: seconds(options.idle, 'idle', what),
+      sharp: Boolean(options.sharp),
     };
-    if (handler.interval === 0) throw new RegistrationError(`${what} '${handler.id}': the \`interval\` must be above 0.`);
+    if (handler.interval === 0) {
+      throw new RegistrationError(`${what} '${handler.id}': the \`interval\` must be above 0.`);
+    }
     this.checkUnique(handler, what);
     this.resourceHandlers.push(handler);
   }
@@ -181,7 +238,12 @@ export class OperatorRegistry {
   }
 
   /** What timers and daemons share: a resource, the filters of watch-level handlers, retries, a delay. */
-  private spawning(resource: ResourceRef, fn: Function, options: LooseTimerOptions & LooseDaemonOptions, what: string) {
+  private spawning(
+    resource: ResourceRef,
+    fn: Function,
+    options: LooseTimerOptions & LooseDaemonOptions,
+    what: string,
+  ) {
     checkResource(resource, what);
     checkFunction(fn, what);
     if (options.old !== undefined || options.new !== undefined) {
@@ -232,7 +294,8 @@ export class OperatorRegistry {
     const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, what), fn };
     if (this.activityHandlers.some((h) => h.id === handler.id && h.activity === activity)) {
       throw new RegistrationError(
-        `${what}: two activity handlers share the id '${handler.id}'. Give one of them another name or an explicit \`id\`.`);
+        `${what}: two activity handlers share the id '${handler.id}'. ` +
+        'Give one of them another name or an explicit `id`.');
     }
     this.activityHandlers.push(handler);
   }
@@ -253,13 +316,21 @@ export class OperatorRegistry {
  * A sub-handler registered from inside `parent` (`register()`, `execute()`): its id is nested
  * under the parent's, it serves the parent's cause, and its retry options and filters are its own.
  */
-export function subhandlerOf(parent: ChangingHandler, fn: Function, options: SubhandlerOptions<KubeObject> = {}): ChangingHandler {
+export function subhandlerOf(
+  parent: ChangingHandler,
+  fn: Function,
+  options: SubhandlerOptions<KubeObject> = {},
+): ChangingHandler {
   const what = `register() in '${parent.id}'`;
   checkFunction(fn, what);
   const own = base(fn, options, what);
   return {
     ...parent, ...own, id: childId(parent.id, own.id),
-    filters: filtersOf({ labels: options.labels, annotations: options.annotations, when: options.when as HandlerFilters['when'] }, what),
+    filters: filtersOf({
+      labels: options.labels,
+      annotations: options.annotations,
+      when: options.when as HandlerFilters['when'],
+    }, what),
     requiresFinalizer: false, initial: false,
   };
 }
@@ -278,11 +349,18 @@ function base(fn: Function, options: LooseOptions, what: string) {
 
 function filtersOf(options: LooseOptions, what: string): HandlerFilters {
   const has = { value: 'value' in options, old: 'old' in options, new: 'new' in options };
-  if (!options.field && (has.value || has.old || has.new)) throw new RegistrationError(`${what}: \`value\`, \`old\` and \`new\` need a \`field\`.`);
-  if (has.value && (has.old || has.new)) throw new RegistrationError(`${what}: \`value\` cannot be combined with \`old\`/\`new\`.`);
+  if (!options.field && (has.value || has.old || has.new)) {
+    throw new RegistrationError(`${what}: \`value\`, \`old\` and \`new\` need a \`field\`.`);
+  }
+  if (has.value && (has.old || has.new)) {
+    throw new RegistrationError(`${what}: \`value\` cannot be combined with \`old\`/\`new\`.`);
+  }
   for (const [kind, filters] of [['labels', options.labels], ['annotations', options.annotations]] as const) {
     for (const [key, value] of Object.entries(filters ?? {})) {
-      if (value === null || value === undefined) throw new RegistrationError(`${what}: the ${kind} filter '${key}' is ${value}; use PRESENT, ABSENT, a string or a function.`);
+      if (value === null || value === undefined) {
+        const instead = 'use PRESENT, ABSENT, a string or a function';
+        throw new RegistrationError(`${what}: the ${kind} filter '${key}' is ${value}; ${instead}.`);
+      }
     }
   }
   return {
@@ -302,12 +380,18 @@ function seconds(value: unknown, name: string, what: string): number | undefined
 }
 
 function checkFunction(fn: unknown, what: string): void {
-  if (typeof fn !== 'function') throw new RegistrationError(`${what}: the handler must be a function, got ${typeof fn}.`);
+  if (typeof fn !== 'function') {
+    throw new RegistrationError(`${what}: the handler must be a function, got ${typeof fn}.`);
+  }
 }
 
 function checkResource(resource: unknown, what: string): void {
-  if (typeof resource === 'string' ? resource.trim() === '' : !resource || typeof resource !== 'object' || !('plural' in resource)) {
-    throw new RegistrationError(`${what}: the resource must be a descriptor (e.g. a generated \`KopfExample\`) or a name such as 'kopfexamples'.`);
+  const valid = typeof resource === 'string'
+    ? resource.trim() !== ''
+    : typeof resource === 'object' && resource !== null && 'plural' in resource;
+  if (!valid) {
+    const expected = "a descriptor (e.g. a generated `KopfExample`) or a name such as 'kopfexamples'";
+    throw new RegistrationError(`${what}: the resource must be ${expected}.`);
   }
 }
 
@@ -317,7 +401,8 @@ export function sameResource(a: ResourceRef, b: ResourceRef): boolean {
 }
 
 export function describe(resource: ResourceRef): string {
-  return typeof resource === 'string' ? `'${resource}'` : `${resource.plural}.${resource.group || 'core'}/${resource.version}`;
+  if (typeof resource === 'string') return `'${resource}'`;
+  return `${resource.plural}.${resource.group || 'core'}/${resource.version}`;
 }
 
 /**
