@@ -9,18 +9,28 @@
  */
 import { CustomResourceDefinitions, type CustomResourceDefinition } from '../structs/builtins.ts';
 import {
-  UnresolvedResourceError, isForbidden, isOrWraps, parseSelector, resolveResource, watchStream, type DiscoveredResource, type KubeClient,
+  UnresolvedResourceError, isForbidden, isOrWraps, parseSelector, resolveResource, watchStream,
+  type DiscoveredResource, type KubeClient,
 } from '../kube/index.ts';
+import { repeatingDelay } from '../kube/backoff.ts';
 import type { Logger } from '../logging/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import { sleep } from '../queueing/sleeping.ts';
 
-/** Why a name is served now: its CRD appeared while the operator ran, or discovery caught up with one that was there. */
+/**
+ * Why a name is served now: its CRD appeared while the operator ran, or discovery caught up with
+ * one that was there.
+ */
 export type ServedBecause = 'created' | 'discovered';
 
+type Serve = (name: string, resource: DiscoveredResource, because: ServedBecause) => void;
+
 export async function serveWhenCreated(
-  client: KubeClient, names: readonly string[], serve: (name: string, resource: DiscoveredResource, because: ServedBecause) => void,
-  signal: AbortSignal, logger: Logger,
+  client: KubeClient,
+  names: readonly string[],
+  serve: Serve,
+  signal: AbortSignal,
+  logger: Logger,
 ): Promise<void> {
   if (!names.length) return;
   const waiting = new Waiting(client, names, serve, signal, logger);
@@ -35,11 +45,11 @@ export async function serveWhenCreated(
   } catch (error) {
     if (waiting.signal.aborted) return;
     // The served resources go on either way: only the late ones are given up.
-    const pending = waiting.give();
+    const givenUp = `these resources will not be served when their CRDs are created: ${waiting.give().join(', ')}.`;
     if (isOrWraps(error, isForbidden)) {
-      logger.warning(`Not enough permissions to watch CRDs: these resources will not be served when their CRDs are created: ${pending.join(', ')}.`);
+      logger.warning(`Not enough permissions to watch CRDs: ${givenUp}`);
     } else {
-      logger.error(`Watching CRDs failed: these resources will not be served when their CRDs are created: ${pending.join(', ')}.`, error);
+      logger.error(`Watching CRDs failed: ${givenUp}`, error);
     }
   }
 }
@@ -51,15 +61,12 @@ class Waiting {
   readonly #resolving = new Set<string>();
   readonly #done = new AbortController();
   readonly #client: KubeClient;
-  readonly #serve: (name: string, resource: DiscoveredResource, because: ServedBecause) => void;
+  readonly #serve: Serve;
   readonly #logger: Logger;
   /** Aborted when the operator stops, or when every name is served (the CRD watch ends then). */
   readonly signal: AbortSignal;
 
-  constructor(
-    client: KubeClient, names: readonly string[], serve: (name: string, resource: DiscoveredResource, because: ServedBecause) => void,
-    signal: AbortSignal, logger: Logger,
-  ) {
+  constructor(client: KubeClient, names: readonly string[], serve: Serve, signal: AbortSignal, logger: Logger) {
     this.#client = client;
     this.#pending = new Set(names);
     this.#serve = serve;
@@ -96,7 +103,8 @@ class Waiting {
     if (this.#resolving.has(name)) return;
     this.#resolving.add(name);
     try {
-      const backoffs = this.#client.settings.errorBackoffs.length ? this.#client.settings.errorBackoffs : [1];
+      const { errorBackoffs } = this.#client.settings;
+      const backoffs = errorBackoffs.length ? errorBackoffs : [1];
       for (let misses = 0; this.#pending.has(name) && !this.signal.aborted; misses++) {
         const found = await this.#attempt(name);
         if (this.signal.aborted || !this.#pending.has(name)) return;
@@ -107,9 +115,11 @@ class Waiting {
           if (!this.#pending.size) this.#done.abort();
           return;
         }
-        if (![...this.#crds.values()].some((crd) => couldBe(crd, name))) return; // its CRD is gone: wait for one
-        const delay = backoffs[Math.min(misses, backoffs.length - 1)]!;
-        this.#logger.info(`The resource '${name}' has a CRD, but discovery does not list it yet (${found.why}): still waiting; the next try in ${delay} s.`);
+        const hasCrd = [...this.#crds.values()].some((crd) => couldBe(crd, name));
+        if (!hasCrd) return; // its CRD is gone: wait for one
+        const delay = repeatingDelay(backoffs, misses);
+        const notListed = `has a CRD, but discovery does not list it yet (${found.why})`;
+        this.#logger.info(`The resource '${name}' ${notListed}: still waiting; the next try in ${delay} s.`);
         if (!(await sleep(delay, this.signal))) return;
       }
     } finally {
@@ -117,12 +127,14 @@ class Waiting {
     }
   }
 
-  /** The resource, once discovery lists it; else why not (not listed, ambiguous, or discovery failed). */
+  /** The resource, once discovery lists it; else why not (not listed, ambiguous, discovery failed). */
   async #attempt(name: string): Promise<{ resource?: DiscoveredResource; ambiguous?: boolean; why: string }> {
     try {
       return { resource: await resolveResource(this.#client, name), why: '' };
     } catch (error) {
-      if (error instanceof UnresolvedResourceError) return { ambiguous: error.reason === 'ambiguous', why: error.message };
+      if (error instanceof UnresolvedResourceError) {
+        return { ambiguous: error.reason === 'ambiguous', why: error.message };
+      }
       return { why: `discovery failed: ${thrownText(error)}` };
     }
   }
@@ -131,8 +143,11 @@ class Waiting {
 /** Whether the CRD has the name and the group that the name asks for. */
 function couldBe(crd: CustomResourceDefinition, name: string): boolean {
   const selector = parseSelector(name);
-  const spec = crd.spec as { group?: string; names?: { plural?: string; singular?: string; kind?: string; shortNames?: string[] } } | undefined;
+  type Names = { plural?: string; singular?: string; kind?: string; shortNames?: string[] };
+  const spec = crd.spec as { group?: string; names?: Names } | undefined;
   if (selector.group !== undefined && selector.group !== spec?.group) return false;
   const names = spec?.names ?? {};
-  return [names.plural, names.singular, names.kind, ...(names.shortNames ?? [])].some((n) => n !== undefined && n.toLowerCase() === selector.name.toLowerCase());
+  const wanted = selector.name.toLowerCase();
+  return [names.plural, names.singular, names.kind, ...(names.shortNames ?? [])]
+    .some((n) => n !== undefined && n.toLowerCase() === wanted);
 }

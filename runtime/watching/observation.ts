@@ -13,7 +13,13 @@ export interface NamespaceEvents {
   removed(namespace: string): void;
 }
 
-export async function observeNamespaces(client: KubeClient, patterns: readonly string[], events: NamespaceEvents, signal: AbortSignal, logger: Logger): Promise<void> {
+export async function observeNamespaces(
+  client: KubeClient,
+  patterns: readonly string[],
+  events: NamespaceEvents,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
   const served = new Set<string>();
   try {
     for await (const event of watchStream(client, Namespaces, { signal })) {
@@ -26,7 +32,8 @@ export async function observeNamespaces(client: KubeClient, patterns: readonly s
   } catch (error) {
     if (!isOrWraps(error, isForbidden)) throw error;
     const literal = patterns.filter((p) => !isGlob(p));
-    logger.warning(`Not enough permissions to list namespaces. Falling back to the namespaces given literally: ${literal.join(', ') || 'none'}.`);
+    const fallback = `the namespaces given literally: ${literal.join(', ') || 'none'}`;
+    logger.warning(`Not enough permissions to list namespaces. Falling back to ${fallback}.`);
     for (const name of literal) if (!served.has(name)) { served.add(name); events.added(name); }
   }
 }

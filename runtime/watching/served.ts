@@ -8,7 +8,10 @@
  * A resource named by a string may be served elsewhere meanwhile (its CRD re-created with another
  * group, or its old version no longer served): `relocate` looks for it, and the stream follows.
  */
-import { isNotFound, isOrWraps, watchStream, type KubeClient, type StreamEvent, type WatchOptions } from '../kube/index.ts';
+import {
+  isNotFound, isOrWraps, watchStream, type KubeClient, type StreamEvent, type WatchOptions,
+} from '../kube/index.ts';
+import { repeatingDelay } from '../kube/backoff.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
@@ -25,7 +28,11 @@ export interface ServedResource {
 
 /** `what` names the stream in the messages: `The resource kopfexamples.v1.kopf.dev in 'default'`. */
 export async function* watchServed<T extends KubeObject>(
-  client: KubeClient, served: ServedResource, options: WatchOptions & { signal: AbortSignal }, logger: Logger, what: (resource: ResourceDescriptor) => string,
+  client: KubeClient,
+  served: ServedResource,
+  options: WatchOptions & { signal: AbortSignal },
+  logger: Logger,
+  what: (resource: ResourceDescriptor) => string,
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
   const backoffs = client.settings.errorBackoffs.length ? client.settings.errorBackoffs : [1];
   for (let misses = 0; !options.signal.aborted;) {
@@ -40,8 +47,11 @@ export async function* watchServed<T extends KubeObject>(
     } catch (error) {
       if (options.signal.aborted || !isOrWraps(error, isNotFound)) throw error;
       if (await served.relocate?.(resource)) { misses = 0; continue; }
-      if (!misses) logger.warning(`${what(resource)} is not served (404): waiting until it is. Was its CRD deleted, or not created yet?`);
-      const delay = backoffs[Math.min(misses++, backoffs.length - 1)]!;
+      if (!misses) {
+        const why = 'Was its CRD deleted, or not created yet?';
+        logger.warning(`${what(resource)} is not served (404): waiting until it is. ${why}`);
+      }
+      const delay = repeatingDelay(backoffs, misses++);
       options.liveness?.retrying(delay); // waiting on purpose for the resource, not silenced
       if (!(await sleep(delay, options.signal))) return;
     }

@@ -44,7 +44,8 @@ export class Serving {
   /** Stops the namespace's streams; resolves when they have ended. */
   async removeNamespace(namespace: string): Promise<void> {
     if (!this.#namespaces.delete(namespace)) return;
-    await Promise.all(this.#entries.filter((entry) => this.#perNamespace(entry)).map((entry) => entry.watchers.drop(namespace)));
+    const entries = this.#entries.filter((entry) => this.#perNamespace(entry));
+    await Promise.all(entries.map((entry) => entry.watchers.drop(namespace)));
   }
 
   /** Waits for all streams to end (they end when the operator's signal is aborted). */
