@@ -13,6 +13,7 @@ import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { KubeClient, ResourceClient, WatchFreshness } from '../kube/index.ts';
 import { ToggleSet } from '../structs/toggles.ts';
+import { aborted } from '../structs/aborts.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
@@ -373,13 +374,6 @@ export class Operator {
   private activityHandlers(activity: ActivityHandler['activity']): ActivityHandler[] {
     return this.registry.activityHandlers.filter((h) => h.activity === activity);
   }
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 /** Starts an operator; `await op.ready`, then `await op.stop()` (or abort `signal`). */
