@@ -96,11 +96,11 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
   const { memory, context } = input;
   const { body, logger, patch } = context;
   const { kind, state, old, current, diff } = input.change;
+  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const now = Timestamp.now();
   const superseded = new Patch<KubeObject>({}, { body });
   const progress = new Patch<KubeObject>({}, { body });
   const diffBase = new Patch<KubeObject>({}, { body });
-  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const reason = kind;
   const title = TITLES[reason];
   const selected = select(input.handlers, reason, memory.initial, context);
