@@ -16,7 +16,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
 import { FRESH, processorOf } from './processor.ts';
 
-test('the event handlers\' patch and the finalizer\'s addition go in one plan: the addition is not refused', async () => {
+test('the finalizer is added after the event handlers\' patch, guarded by the version it made', async () => {
   const object = copyJson(FRESH) as Fields & { metadata: { resourceVersion: string; finalizers?: string[] } };
   let version = 1;
   const server = await startServer((req, res) => {
@@ -60,7 +60,8 @@ test('the event handlers\' patch and the finalizer\'s addition go in one plan: t
   assert.equal(patches.length, 2, JSON.stringify(patches));
   assert.deepEqual(patches[0], { status: { seen: true } });
   // Guarded by the version the event handlers' patch made.
-  assert.deepEqual((patches[1] as { value?: unknown }[])[0], { op: 'test', path: '/metadata/resourceVersion', value: '2' });
+  const guard = (patches[1] as { value?: unknown }[])[0];
+  assert.deepEqual(guard, { op: 'test', path: '/metadata/resourceVersion', value: '2' });
   assert.deepEqual(object.metadata.finalizers, [settings.persistence.finalizer]);
   assert.ok(!capture.messages().some((m) => m.includes('conflicts')), capture.messages().join('\n'));
 });
