@@ -149,8 +149,11 @@ function fitting(
 ): Patch<KubeObject>[] {
   const { memory, change } = input;
   const { body, patch, logger } = input.context;
+  const stored = patchContent(diffBase);
+  // An unchanged diff-base is not written: nothing to measure.
+  if (!Object.keys(stored).length) return [superseded, progress, diffBase];
   const contents = [patch, superseded, progress].map((p) => patchContent(p));
-  const overflow = diffBaseOverflow(body, contents, patchContent(diffBase));
+  const overflow = diffBaseOverflow(body, contents, stored);
   if (!overflow) return [superseded, progress, diffBase];
   reportRefusal(proc, body, logger, 'TooLarge', unfittingMessage(overflow));
   memory.oversized = change.current;
