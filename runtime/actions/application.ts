@@ -1,9 +1,10 @@
 /**
- * Applying a cycle's patch (as Kopf's kopf/_core/actions/application.py): merge patches of the object and of its status
- * subresource (when it has one), the patch's transformation functions as a JSON patch, and
- * finalizer changes as another, each JSON patch guarded by a `test` of the resourceVersion it was
- * computed against. The handlers' work goes before the records that say it is done (`writes.ts`),
- * and finalizer changes last. A vanished object is not an error: there is nothing left to patch.
+ * Applying a cycle's plan of writes (as Kopf's kopf/_core/actions/application.py), the one place
+ * where a cycle writes to its object: merge patches of the object and of its status subresource
+ * (when it has one), the patch's transformation functions as a JSON patch, and finalizer changes
+ * as another, each JSON patch guarded by a `test` of the resourceVersion it was computed against.
+ * The handlers' work goes before the records that say it is done (`writes.ts`), and finalizer
+ * changes last. A vanished object is not an error: there is nothing left to patch.
  */
 import type { KubeObject } from '../structs/resources.ts';
 import {
@@ -14,7 +15,7 @@ import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
 import { patchObject, patchObjectVersion } from '../kube/objects.ts';
 import { jsonText } from '../structs/diffs.ts';
 import { mergeInconsistencies } from './inconsistencies.ts';
-import { planWrites } from './writes.ts';
+import { planWrites, type Endpoint, type Write } from './writes.ts';
 import { describeWrite, isTooLarge, TooLargeError } from './oversize.ts';
 import type { Logger } from '../logging/index.ts';
 import type { WriteScope } from './scope.ts';
@@ -32,71 +33,37 @@ export interface PatchOutcome {
   conflict?: boolean;
 }
 
+/** What a cycle writes, decided before the first request. */
+export interface WritePlan {
+  /** The handlers' work: what they patched and returned, and their transformations. */
+  readonly work: Patch<KubeObject>;
+  /** The records of the work (the progress records, then the diff-base), written after it. */
+  readonly records?: readonly Patch<KubeObject>[];
+  /** Finalizer changes, written last. */
+  readonly finalizer?: readonly JsonPatchOp[];
+}
+
 export function newPatch(body: KubeObject): Patch<KubeObject> {
   return new Patch<KubeObject>({}, { body });
 }
 
-/**
- * Sends the patch: `patch` holds the handlers' work, `records` the progress records and the
- * diff-base (in this order), which go after it; `extraOps` (finalizer changes) go last.
- */
-export async function applyPatch(
-  proc: WriteScope, body: KubeObject, patch: Patch<KubeObject>, logger: Logger,
-  extraOps: readonly JsonPatchOp[] = [], records: readonly Patch<KubeObject>[] = [],
+/** Sends a patch alone: the handler's work, with no records and no finalizer change. */
+export function applyPatch(
+  scope: WriteScope, body: KubeObject, patch: Patch<KubeObject>, logger: Logger,
 ): Promise<PatchOutcome> {
-  const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
-  const outcome: PatchOutcome = { patched: false };
-  // The JSON-patch operations are computed against the freshest object and guarded by its
-  // version. Transformations read the whole object, and so does the check of what the merge-patch
-  // set (`inconsistencies.ts`): only for them do the merge-patches ask for it back; otherwise each
-  // write brings back its new version alone.
-  let fresh = body;
-  let version = body.metadata?.resourceVersion;
-  const send = async (
-    kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource?: 'status', whole = false,
-  ): Promise<boolean> => {
-    try {
-      if (whole) {
-        fresh = await patchObject(proc.client, proc.resource, ref, content as Fields, { subresource });
-        version = fresh.metadata?.resourceVersion ?? version;
-      } else {
-        const options = { type: kind, subresource };
-        version = (await patchObjectVersion(proc.client, proc.resource, ref, content, options)) ?? version;
-      }
-      outcome.patched = true;
-      outcome.resourceVersion = version;
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) {
-        logger.debug('Patching was skipped: the object does not exist anymore.');
-        outcome.gone = true;
-        return false;
-      }
-      // Sent again, it would be refused again: the cycle reports it once (`oversize.ts`).
-      if (kind === 'merge' && isTooLarge(error)) {
-        throw new TooLargeError(describeWrite(content as Fields, subresource ?? 'object'), error);
-      }
-      if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
-        outcome.conflict = true;
-        logger.debug('Could not apply the patch in full due to conflicts with newer changes. ' +
-          'Will retry on the next event.');
-        return false;
-      }
-      throw error;
-    }
-  };
-  const sendOps = async (ops: readonly JsonPatchOp[], subresource?: 'status'): Promise<boolean> => {
-    if (!ops.length) return true;
-    const guarded = guardedJsonPatch(ops, version);
-    logger.debug(() => `JSON-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(guarded)}`);
-    return send('json', guarded, subresource);
-  };
+  return applyPlan(scope, body, { work: patch }, logger);
+}
 
-  const contents = [patchContent(patch), ...records.map((r) => patchContent(r))];
+/** Sends the plan: the work, then its records in the order given, then the finalizer changes. */
+export async function applyPlan(
+  scope: WriteScope, body: KubeObject, plan: WritePlan, logger: Logger,
+): Promise<PatchOutcome> {
+  const { work, records = [], finalizer = [] } = plan;
+  const contents = [patchContent(work), ...records.map((r) => patchContent(r))];
   const empty = contents.every((content) => !Object.keys(content).length);
-  if (empty && !patch.fns.length && !extraOps.length) return outcome;
-  const hasStatus = proc.resource.subresources?.includes('status') ?? false;
-  const writes = planWrites(contents[0]!, patch.fns.length > 0, contents.slice(1), hasStatus);
+  if (empty && !work.fns.length && !finalizer.length) return { patched: false };
+  const hasStatus = scope.resource.subresources?.includes('status') ?? false;
+  const writes = planWrites(contents[0]!, work.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
   // than a part (say, the records of a handler's success without its result).
   for (const write of writes.length > 1 ? writes : []) {
@@ -104,37 +71,124 @@ export async function applyPatch(
   }
   // Only while some of the patch's fields were not seen kept before does a merge patch ask for the
   // whole object back: the last one before each look at the object (a check, the transformations).
-  const unconfirmed = proc.kept.unconfirmed(contents.reduce(composeMergePatches));
-  const checked = unconfirmed.length > 0;
+  const unconfirmed = scope.kept.unconfirmed(contents.reduce(composeMergePatches));
+  const requests = new Requests(scope, body, logger);
+  const sent = await sendWrites(requests, writes, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
+  if (sent.consistent && unconfirmed.length) scope.kept.confirm(unconfirmed);
+  if (sent.finalizing.length && (await requests.json(sent.finalizing))) requests.outcome.jsonApplied = true;
+  return requests.outcome;
+}
+
+/**
+ * Sends the writes in their order; stops at the first one refused. The finalizer changes go with
+ * the transformations when those come last (no record in between), else after all (`finalizing`).
+ */
+async function sendWrites(
+  requests: Requests, writes: readonly Write[], fns: Patch<KubeObject>['fns'], finalizer: readonly JsonPatchOp[],
+  checked: boolean, hasStatus: boolean,
+): Promise<{ consistent: boolean; finalizing: readonly JsonPatchOp[] }> {
   let sent: Fields = {};
   let consistent = true;
-  let finalizing = extraOps;
   for (const [index, write] of writes.entries()) {
+    const last = index === writes.length - 1;
     if (write.kind === 'transform') {
-      // Transformations, computed against the freshest body we have; with the finalizer change
-      // when no record goes in between.
-      const transformations = toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns: patch.fns }), fresh);
-      const last = index === writes.length - 1;
-      const ops = splitStatusOps(last ? [...transformations, ...finalizing] : transformations, hasStatus);
-      if (!(await sendOps(ops.body)) || !(await sendOps(ops.status, 'status'))) return outcome;
-      if (last && finalizing.length) outcome.jsonApplied = true;
-      if (last) finalizing = [];
+      // Transformations, computed against the freshest body we have.
+      const fresh = requests.fresh;
+      const transformations = toJsonPatch(new Patch<KubeObject>({}, { body: fresh, fns }), fresh);
+      const ops = splitStatusOps(last ? [...transformations, ...finalizer] : transformations, hasStatus);
+      if (!(await requests.json(ops.body)) || !(await requests.json(ops.status, 'status'))) {
+        return { consistent: false, finalizing: [] };
+      }
+      if (last && finalizer.length) requests.outcome.jsonApplied = true;
+      if (last) return { consistent, finalizing: [] };
       continue;
     }
     const next = writes[index + 1];
     const whole = next?.kind === 'transform' || (checked && !next);
-    const subresource = write.endpoint === 'status' ? 'status' : undefined;
-    logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(write.content)}`);
-    if (!(await send('merge', write.content, subresource, whole))) return outcome;
+    if (!(await requests.merge(write.content, write.endpoint, whole))) return { consistent: false, finalizing: [] };
     sent = composeMergePatches(sent, write.content);
     if (whole && checked) {
-      consistent = checkKept(sent, fresh, logger) && consistent;
+      consistent = checkKept(sent, requests.fresh, requests.logger) && consistent;
       sent = {};
     }
   }
-  if (checked && consistent) proc.kept.confirm(unconfirmed);
-  if (finalizing.length && (await sendOps(finalizing))) outcome.jsonApplied = true;
-  return outcome;
+  return { consistent, finalizing: finalizer };
+}
+
+/**
+ * The requests of one plan, each against the object as the previous one left it: the JSON patches
+ * are guarded by the latest version. Transformations read the whole object, and so does the check
+ * of what the merge patch set (`inconsistencies.ts`): only for them do the merge patches ask for it
+ * back (`whole`); otherwise each write brings back its new version alone.
+ */
+class Requests {
+  readonly outcome: PatchOutcome = { patched: false };
+  readonly logger: Logger;
+  fresh: KubeObject;
+  readonly #scope: WriteScope;
+  readonly #ref: { namespace: string | undefined; name: string };
+  #version: string | undefined;
+
+  constructor(scope: WriteScope, body: KubeObject, logger: Logger) {
+    this.#scope = scope;
+    this.logger = logger;
+    this.fresh = body;
+    this.#version = body.metadata?.resourceVersion;
+    this.#ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
+  }
+
+  merge(content: Fields, endpoint: Endpoint, whole: boolean): Promise<boolean> {
+    const subresource = endpoint === 'status' ? 'status' : undefined;
+    this.logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(content)}`);
+    return this.#send('merge', content, subresource, whole);
+  }
+
+  json(ops: readonly JsonPatchOp[], subresource?: 'status'): Promise<boolean> {
+    if (!ops.length) return Promise.resolve(true);
+    const guarded = guardedJsonPatch(ops, this.#version);
+    this.logger.debug(() => `JSON-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(guarded)}`);
+    return this.#send('json', guarded, subresource, false);
+  }
+
+  async #send(
+    kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource: 'status' | undefined, whole: boolean,
+  ): Promise<boolean> {
+    const { client, resource } = this.#scope;
+    try {
+      if (whole) {
+        this.fresh = await patchObject(client, resource, this.#ref, content as Fields, { subresource });
+        this.#version = this.fresh.metadata?.resourceVersion ?? this.#version;
+      } else {
+        const options = { type: kind, subresource };
+        this.#version = (await patchObjectVersion(client, resource, this.#ref, content, options)) ?? this.#version;
+      }
+      this.outcome.patched = true;
+      this.outcome.resourceVersion = this.#version;
+      return true;
+    } catch (error) {
+      return this.#refused(error, kind, content, subresource);
+    }
+  }
+
+  /** False for a refusal that ends the plan's writes (a vanished object, a conflict); throws the others. */
+  #refused(error: unknown, kind: 'merge' | 'json', content: unknown, subresource: 'status' | undefined): boolean {
+    if (isNotFound(error)) {
+      this.logger.debug('Patching was skipped: the object does not exist anymore.');
+      this.outcome.gone = true;
+      return false;
+    }
+    // Sent again, it would be refused again: the cycle reports it once (`oversize.ts`).
+    if (kind === 'merge' && isTooLarge(error)) {
+      throw new TooLargeError(describeWrite(content as Fields, subresource ?? 'object'), error);
+    }
+    if (kind === 'json' && (isInvalid(error) || isConflict(error))) {
+      this.outcome.conflict = true;
+      this.logger.debug('Could not apply the patch in full due to conflicts with newer changes. ' +
+        'Will retry on the next event.');
+      return false;
+    }
+    throw error;
+  }
 }
 
 /** Compares what the merge patches set with the object they brought back; warns of what did not stick. */

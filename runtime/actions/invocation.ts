@@ -18,15 +18,17 @@ const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 /** For scopes made without an operator's indexes (tests, benchmarks). */
 const NO_INDICES = new OperatorIndexers([]).indices;
 
-/** The part of the context every resource handler and filter gets. */
+/**
+ * The part of the context every resource handler and filter gets. A processing cycle builds it
+ * once per event; each handler's own parts (its retry, its `param`) are layered over it.
+ */
 export function objectContext(
   body: KubeObject, memory: { readonly memo: Memo }, logger: Logger, patch: Patch<KubeObject>, scope: ResourceScope,
 ): ResourceContext<KubeObject> {
   const indices = scope.indices ?? NO_INDICES;
   const client = resourceClientOf(scope.client);
   const { resource, cancelled: signal } = scope;
-  const parts = { resource, patch, logger, memo: memory.memo, client, signal, indices };
-  return bodyContext(body, parts);
+  return bodyContext(body, { resource, patch, logger, memo: memory.memo, client, signal, indices });
 }
 
 type BodyContextParts =
@@ -35,6 +37,7 @@ type BodyContextParts =
 /** The same, for handlers that are not run by a resource's processing (admission handlers). */
 export function bodyContext(body: KubeObject, parts: BodyContextParts): ResourceContext<KubeObject> {
   const meta = body.metadata ?? {};
+  // One literal of one shape: the contexts layered over it are copied by the same fast path.
   return {
     body,
     spec: (body.spec ?? EMPTY) as ResourceContext<KubeObject>['spec'],
@@ -45,7 +48,13 @@ export function bodyContext(body: KubeObject, parts: BodyContextParts): Resource
     uid: meta.uid ?? '',
     labels: meta.labels ?? EMPTY,
     annotations: meta.annotations ?? EMPTY,
-    ...parts,
+    resource: parts.resource,
+    patch: parts.patch,
+    logger: parts.logger,
+    memo: parts.memo,
+    client: parts.client,
+    signal: parts.signal,
+    indices: parts.indices,
   };
 }
 

@@ -28,16 +28,24 @@ export function planWrites(
   work: Fields, transforms: boolean, records: readonly Fields[], statusSubresource: boolean,
 ): Write[] {
   const groups = [work, ...records].map((content) => parts(content, statusSubresource));
+  // With at most one request per group, there is one order only.
+  if (groups.every((group) => group.length < 2)) return ordered(groups, transforms);
   let best: Write[] | undefined;
   for (const order of orders(groups)) {
-    const writes: Write[] = [];
-    order.forEach((group, index) => {
-      for (const write of group) push(writes, write);
-      if (index === 0 && transforms) writes.push({ kind: 'transform' });
-    });
+    const writes = ordered(order, transforms);
     if (!best || writes.length < best.length) best = writes;
   }
   return best ?? [];
+}
+
+/** The writes of the groups in this order, the transformations after the first (the work). */
+function ordered(groups: readonly Merge[][], transforms: boolean): Write[] {
+  const writes: Write[] = [];
+  groups.forEach((group, index) => {
+    for (const write of group) push(writes, write);
+    if (index === 0 && transforms) writes.push({ kind: 'transform' });
+  });
+  return writes;
 }
 
 type Merge = Extract<Write, { kind: 'merge' }>;

@@ -7,7 +7,6 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { Diff } from '../structs/diffs.ts';
 import { Patch, patchContent } from '../structs/patches.ts';
 import { diff as diffOf } from '../structs/diffs.ts';
-import type { Logger } from '../logging/index.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
 import { matchesChange } from '../registry/filters.ts';
@@ -16,9 +15,10 @@ import { detectCause, isReason, TITLES, type CauseKind } from './causes.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processor.ts';
-import { invokeForResult, objectContext } from '../actions/invocation.ts';
+import { invokeForResult } from '../actions/invocation.ts';
 import { reduceDiff, resolveField } from '../structs/diffs.ts';
 import type { ChangingContext } from '../registry/changingcontext.ts';
+import type { ResourceContext } from '../registry/contexts.ts';
 import type { SubhandlerOptions } from '../registry/handlers.ts';
 import { subhandlerOf } from '../registry/registry.ts';
 import { runChildren, type Attempt, type Children } from '../handling/running.ts';
@@ -28,13 +28,26 @@ import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
 import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 
-export interface CauseInput {
-  body: KubeObject;
+export interface CycleInput {
   handlers: readonly ChangingHandler[];
   memory: ObjectMemory;
-  logger: Logger;
-  patch: Patch<KubeObject>;
   change: Change;
+  /** The event's context with its change: the cause's filters and handlers share it. */
+  context: CauseContext;
+}
+
+/** The event's context with what changed, as the cause's filters and handlers see it. */
+export type CauseContext = ResourceContext<KubeObject> & {
+  reason: Reason | undefined;
+  diff: Diff;
+  old: Essence | undefined;
+  new: Essence;
+};
+
+/** The event's context (`objectContext`) with its change layered over it. */
+export function causeContext(context: ResourceContext<KubeObject>, change: Change): CauseContext {
+  const reason = isReason(change.kind) ? change.kind : undefined;
+  return { ...context, reason, diff: change.diff, old: change.old, new: change.current };
 }
 
 /** What changed since the object was last handled, and what that means. */
@@ -80,18 +93,18 @@ export interface CycleResult {
   delay: number | undefined;
 }
 
-export async function handleCause(proc: ResourceProcessor, input: CauseInput): Promise<CycleResult> {
-  const { body, memory, logger, patch } = input;
+export async function handleCause(proc: ResourceProcessor, input: CycleInput): Promise<CycleResult> {
+  const { memory, context } = input;
+  const { body, logger, patch } = context;
   const { kind, state, old, current, diff } = input.change;
+  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const now = Timestamp.now();
   const superseded = new Patch<KubeObject>({}, { body });
   const progress = new Patch<KubeObject>({}, { body });
   const diffBase = new Patch<KubeObject>({}, { body });
-  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const reason = kind;
   const title = TITLES[reason];
-  const { handlers } = input;
-  const selected = select(handlers, reason, memory.initial, body, old, current, diff, memory, logger, patch, proc);
+  const selected = select(input.handlers, reason, memory.initial, context);
 
   state.supersede(reason, proc.changing, logger, superseded);
   if (!selected.length) {
@@ -108,10 +121,7 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
   const summary: PassSummary = await runPass(selected, {
     reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
     logger, now, results, cancelled: proc.cancelled,
-    invoke: (handler, attempt, children) => {
-      const invocation = { handler, attempt, children, body, reason, diff, old, new: current, memory, logger, patch };
-      return invokeChanging(proc, invocation);
-    },
+    invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, reason, context }),
   });
   state.writeStates(progress, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
@@ -135,12 +145,16 @@ export async function handleCause(proc: ResourceProcessor, input: CauseInput): P
  * same state of the object is not handled again (`refusedBefore` in processing.ts).
  */
 function fitting(
-  proc: ResourceProcessor, input: CauseInput, superseded: Patch<KubeObject>, progress: Patch<KubeObject>,
+  proc: ResourceProcessor, input: CycleInput, superseded: Patch<KubeObject>, progress: Patch<KubeObject>,
   diffBase: Patch<KubeObject>, keep?: () => Patch<KubeObject>,
 ): Patch<KubeObject>[] {
-  const { body, patch, memory, logger, change } = input;
+  const { memory, change } = input;
+  const { body, patch, logger } = input.context;
+  const stored = patchContent(diffBase);
+  // An unchanged diff-base is not written: nothing to measure.
+  if (!Object.keys(stored).length) return [superseded, progress, diffBase];
   const contents = [patch, superseded, progress].map((p) => patchContent(p));
-  const overflow = diffBaseOverflow(body, contents, patchContent(diffBase));
+  const overflow = diffBaseOverflow(body, contents, stored);
   if (!overflow) return [superseded, progress, diffBase];
   reportRefusal(proc, body, logger, 'TooLarge', unfittingMessage(overflow));
   memory.oversized = change.current;
@@ -158,11 +172,9 @@ function unfittingMessage(overflow: Overflow): string {
 }
 
 function select(
-  handlers: readonly ChangingHandler[], reason: Reason, initial: boolean, body: KubeObject,
-  old: unknown, current: unknown, diff: Diff, memory: ObjectMemory, logger: Logger, patch: Patch<KubeObject>,
-  proc: ResourceProcessor,
+  handlers: readonly ChangingHandler[], reason: Reason, initial: boolean, ctx: CauseContext,
 ): ChangingHandler[] {
-  const ctx = { ...objectContext(body, memory, logger, patch, proc), reason, diff, old, new: current };
+  const { body, old, new: current } = ctx;
   return handlers.filter((h) => {
     const fits = h.reasons === null
       || h.reasons.includes(reason)
@@ -187,35 +199,29 @@ export interface ChangingInvocation {
   handler: ChangingHandler;
   attempt: Attempt;
   children: Children;
-  body: KubeObject;
   reason: Reason;
-  diff: Diff;
-  old: unknown;
-  new: unknown;
-  memory: ObjectMemory;
-  logger: Logger;
-  patch: Patch<KubeObject>;
+  context: CauseContext;
 }
 
 /** Invokes a changing handler with its change, and with `register`/`execute` for its sub-handlers. */
 export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
-  const { handler, children } = inv;
+  const { handler, children, context } = inv;
   const field = handler.filters.field;
   const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {
     const child = subhandlerOf(handler, fn, options);
     // A sub-handler whose own filters do not match is not registered at all, as in Kopf.
-    const seen = { ...ctx, old: inv.old, new: inv.new, diff: inv.diff };
-    if (prematches(child.filters, inv.body, seen)) children.registered.push(child);
+    const seen = { ...ctx, old: context.old, new: context.new, diff: context.diff };
+    if (prematches(child.filters, context.body, seen)) children.registered.push(child);
   };
   const ctx: ChangingContext<KubeObject, Record<string, unknown>> = {
-    ...objectContext(inv.body, inv.memory, inv.logger, inv.patch, proc),
+    ...context,
     ...inv.attempt,
     param: handler.param,
     reason: inv.reason,
     // Field handlers see their field's values and the diff relative to it, as Kopf does.
-    diff: field ? reduceDiff(inv.diff, field) : inv.diff,
-    old: (field ? resolveField(inv.old, field) : inv.old) as Partial<KubeObject> | undefined,
-    new: (field ? resolveField(inv.new, field) : inv.new) as Partial<KubeObject> | undefined,
+    diff: field ? reduceDiff(context.diff, field) : context.diff,
+    old: (field ? resolveField(context.old, field) : context.old) as Partial<KubeObject> | undefined,
+    new: (field ? resolveField(context.new, field) : context.new) as Partial<KubeObject> | undefined,
     register,
     execute: async (fns) => {
       const entries = Array.isArray(fns) ? fns.map((fn) => [undefined, fn] as const) : Object.entries(fns);
@@ -224,5 +230,5 @@ export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvoc
       await runChildren(children);
     },
   };
-  return invokeForResult(proc, inv.logger, inv.body, handler.fn, ctx);
+  return invokeForResult(proc, context.logger, context.body, handler.fn, ctx);
 }

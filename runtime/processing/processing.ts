@@ -1,29 +1,27 @@
 /**
- * The per-event logic (Kopf §5.6): what one watch event of one object leads to.
+ * The per-event logic (as Kopf's kopf/_core/reactor/processing.py): what one watch event of one
+ * object leads to.
  *
- *   event handlers → stealth check → finalizer → consistency → cause → one pass of handlers →
- *   finalizer removal → patch → delayed re-processing.
+ *   indexes → event handlers → decision (stealth check → finalizer → consistency → cause → one
+ *   pass of handlers → finalizer removal) → the plan's writes → delayed re-processing.
  *
- * One cycle writes a few requests, the handlers' work before the records of it (`writes.ts`), and
- * every handler's progress is on the object before the next handler starts, so a crash or a
- * restart (of this runtime or of Kopf) resumes where the records say, at worst running again a
- * handler whose work was written but not its record.
+ * The context of the event is built once; the writes are decided first (`deciding.ts`) and made
+ * in one place (`applyPlan`). One cycle writes a few requests, the handlers' work before the
+ * records of it (`writes.ts`), and every handler's progress is on the object before the next
+ * handler starts, so a crash or a restart (of this runtime or of Kopf) resumes where the records
+ * say, at worst running again a handler whose work was written but not its record.
  */
 import type { KubeObject } from '../structs/resources.ts';
-import { getObject, isNotFound } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
-import { prematches, seesChange } from '../registry/filters.ts';
-import { sleep } from '../queueing/sleeping.ts';
+import type { ResourceContext } from '../registry/contexts.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
 import { runEventHandlers } from './events.ts';
-import { detectChange, handleCause, type Change } from './changing.ts';
+import type { CycleResult } from './changing.ts';
+import { decide, type Decision } from './deciding.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
-import { jsonEqual } from '../structs/diffs.ts';
-import { isReason } from './causes.ts';
-import { Finalizers } from './finalizers.ts';
-import { applyPatch, newPatch, type PatchOutcome } from '../actions/application.ts';
+import { applyPlan, newPatch, type PatchOutcome } from '../actions/application.ts';
 import { objectContext } from '../actions/invocation.ts';
 import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
@@ -72,198 +70,84 @@ export async function processEvent(
 async function processObject(
   proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
 ): Promise<void> {
-  const { changing, watching } = proc;
   const body = event.object;
-  if (!(await indexed(proc, key, event, memory))) return;
-
-  const eventPatch = newPatch(body);
-  if (watching.length) await runEventHandlers(proc, watching, event, memory, logger, eventPatch);
+  // The event's context, built once: its index functions, event handlers, filters and changing
+  // handlers share it, each with its own parts (a logger, the retry) layered over it.
+  const context = objectContext(body, memory, logger, newPatch(body), proc);
+  if (!(await indexed(proc, key, event, memory, context))) return;
+  if (proc.watching.length) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
-    if (changing.length) logger.debug('Deleted, really deleted, and we are notified.');
+    if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
     proc.spawner?.forget(key);
     proc.memories.forget(key);
     return;
   }
-  if ((!changing.length && !proc.spawner) || memory.released) {
-    // No changing handlers; or we let the object go at its deletion, and this event predates that.
-    await applyPatch(proc, body, eventPatch, logger); // results of event handlers, if any
-    return;
-  }
-  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
-  // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
-  // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
-  // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
-  let change: Change | undefined;
-  const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
-  if (changing.some((h) => seesChange(h.filters))) changeNow();
-  const seen = change && {
-    reason: isReason(change.kind) ? change.kind : undefined, diff: change.diff, old: change.old, new: change.current,
-  };
-  const ctx = { ...objectContext(body, memory, logger, eventPatch, proc), ...seen };
-  const interested = changing.filter((h) => prematches(h.filters, body, ctx));
-  // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
-  // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
-  const spawning = proc.spawner?.handle({
-    key, body, memo: memory.memo, deleting: finalizers.deleting, ctx, changed: () => changeNow().diff.length > 0,
-  });
-  const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
-  if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
-    // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
-    await applyPatch(proc, body, eventPatch, logger);
-    if (finalizers.present && !spawning?.holding) {
-      const message = 'Removing the finalizer, as there are no handlers requiring it.';
-      await removeFinalizer(proc, body, finalizers, logger, message, memory);
-    }
-    return;
-  }
-  if (required && !finalizers.present && !finalizers.deleting) {
-    await applyPatch(proc, body, eventPatch, logger);
-    logger.debug('Adding the finalizer, thus preventing the actual deletion.');
-    remember(proc, memory, await applyPatch(proc, body, newPatch(body), logger, finalizers.addOps()));
-    return;
-  }
-  if (!interested.length) {
-    // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
-    await applyPatch(proc, body, eventPatch, logger);
-    if (finalizers.deleting && finalizers.present && !spawning?.holding) {
-      const message = 'Removing the finalizer, thus allowing the actual deletion.';
-      const outcome = await removeFinalizer(proc, body, finalizers, logger, message, memory);
-      if (outcome.jsonApplied) memory.released = true;
-    }
-    return;
-  }
+  const decision = await decide(proc, { key, event, memory, logger, pressure, context });
+  if (decision) await carryOut(proc, key, memory, body, logger, decision);
+}
 
-  if (finalizers.deleting && spawning?.holding) {
-    // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
-    // object): their cycle ends in the finalizer's removal, which must not come before that.
-    await applyPatch(proc, body, eventPatch, logger);
-    return;
-  }
-
-  if (!(await consistent(proc, key, memory, body, pressure))) return;
-  if (refusedBefore(memory, changeNow(), logger)) return;
-
-  const cause = { body, handlers: interested, memory, logger, patch: eventPatch, change: changeNow() };
-  const cycle = await handleCause(proc, cause);
-  if (cycle.kind === 'noop') {
-    logger.debug('Something has changed, but we are not interested (the essence is the same).');
-  }
-  if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
-
-  let jsonOps = undefined;
-  if (finalizers.deleting && finalizers.present && cycle.done) {
-    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
-    jsonOps = finalizers.removeOps();
-  }
+/** Writes what was decided, once, and remembers what follows from the writes. */
+async function carryOut(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, decision: Decision,
+): Promise<void> {
   // A transformation refused by a conflict stops the writes before the records of the work: the
   // handlers run again on the next event, and their transformations with them.
   let outcome: PatchOutcome;
   try {
-    outcome = await applyPatch(proc, body, cycle.patch, logger, jsonOps, cycle.records);
+    outcome = await applyPlan(proc, body, decision.plan, logger);
   } catch (error) {
-    if (!(error instanceof TooLargeError)) throw error;
+    if (!(error instanceof TooLargeError) || !decision.cycle) throw error;
     // The work may be written and its records not: its handlers must not run again on its echo.
-    memory.oversized = changeNow().current;
+    memory.oversized = decision.essence;
     reportRefusal(proc, body, logger, 'TooLarge', `${error.message}. The handlers are not run again until the object `
       + 'changes; make what they write smaller (for the diff-base: keep it in status, or leave its large fields out).');
     return;
   }
-  if (jsonOps && outcome.jsonApplied) memory.released = true;
-  remember(proc, memory, outcome);
+  if (decision.releasing && outcome.jsonApplied) memory.released = true;
+  if (decision.awaited) remember(proc, memory, outcome);
+  if (decision.cycle) afterCycle(proc, key, memory, body, logger, decision.cycle, outcome);
+}
+
+/** The end of a cycle of the cause's handlers: said when finished, else a wake-up for the delayed ones. */
+function afterCycle(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, cycle: CycleResult,
+  outcome: PatchOutcome,
+): void {
   // A deletion's cycle ends in the finalizer's removal, not in waiting for changes: Kopf says nothing.
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free' && cycle.kind !== 'delete') {
     logger.debug('Handling cycle is finished, waiting for new changes.');
   }
-
-  if (cycle.delay !== undefined) {
-    if (outcome.patched) {
-      // A zero delay is no sleep to skip: Kopf says nothing then.
-      if (cycle.delay) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
-    } else {
-      const seconds = Math.min(cycle.delay, 600);
-      logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
-      schedule(proc, key, memory, body, seconds);
-      memory.sleepingUntil = Date.now() + seconds * 1000;
-    }
+  if (cycle.delay === undefined) return;
+  if (outcome.patched) {
+    // A zero delay is no sleep to skip: Kopf says nothing then.
+    if (cycle.delay) logger.debug(`Sleeping was skipped because of the patch, ${cycle.delay} seconds left.`);
+  } else {
+    const seconds = Math.min(cycle.delay, 600);
+    logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
+    schedule(proc, key, memory, body, seconds);
+    memory.sleepingUntil = Date.now() + seconds * 1000;
   }
-}
-
-/**
- * Whether a write of this state of the object was refused for its size: its handlers do not run
- * again (they did, and only their records are missing) until the object changes. A deletion goes
- * on: its records are small, and the finalizer must be released.
- */
-function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): boolean {
-  if (memory.oversized === undefined) return false;
-  if (change.kind === 'delete' || !jsonEqual(memory.oversized, change.current)) {
-    memory.oversized = undefined;
-    return false;
-  }
-  logger.debug('Not handled again: the records of this state of the object were too large to be written.');
-  return true;
 }
 
 /**
  * Index functions first; then Kopf's gate: no other handler runs before every index is complete.
  * An event that must wait is processed again, without indexing, when the gate opens.
  */
-async function indexed(proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory): Promise<boolean> {
+async function indexed(
+  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, context: ResourceContext<KubeObject>,
+): Promise<boolean> {
   const indexing = proc.indexing;
   if (!indexing) return true;
   if (!event.indexed && indexing.handlers.length) {
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });
-    const context = objectContext(event.object, memory, logger, newPatch(event.object), proc);
+    const indexContext = { ...context, logger, patch: newPatch(event.object) };
     const states = memory.indexing ??= new Map();
-    await indexing.index(proc, { key, type: event.type, body: event.object, context, states }, logger);
+    await indexing.index(proc, { key, type: event.type, body: event.object, context: indexContext, states }, logger);
   }
   const waited: RawEvent = { ...event, indexed: true };
   return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
-}
-
-async function removeFinalizer(
-  proc: ResourceProcessor, body: KubeObject, finalizers: Finalizers, logger: Logger, message: string,
-  memory: ObjectMemory,
-): Promise<PatchOutcome> {
-  logger.debug(message);
-  const outcome = await applyPatch(proc, body, newPatch(body), logger, finalizers.removeOps());
-  remember(proc, memory, outcome);
-  return outcome;
-}
-
-/**
- * After our own patch, hold state-dependent handling until the watch shows our version (§5.4).
- * If it does not come in time (a silent or broken stream), the object is read afresh instead of
- * handled as this event shows it: the event may predate our last write, which records what is
- * done (a handler's result comes before its record), and handling it would run that handler again.
- */
-async function consistent(
-  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal,
-): Promise<boolean> {
-  const expected = memory.expected;
-  if (!expected) return true;
-  if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
-  const left = (expected.deadline - Date.now()) / 1000;
-  // A newer event cuts the wait short: it will be processed instead of this one.
-  if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;
-  memory.expected = undefined;
-  return !(await requeuedFresh(proc, key, body));
-}
-
-/** Reads the object again and queues it if it changed since `body`; true if queued (or gone). */
-async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObject): Promise<boolean> {
-  const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
-  let fresh: KubeObject;
-  try {
-    fresh = await getObject(proc.client, proc.resource, ref);
-  } catch (error) {
-    if (isNotFound(error)) return true; // gone: its deletion comes through the watch
-    throw error;
-  }
-  if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
-  proc.requeue(key, { type: 'MODIFIED', object: fresh });
-  return true;
 }
 
 function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): void {

@@ -1,0 +1,175 @@
+/**
+ * What one event of an object leads to, decided before anything is written (as Kopf's
+ * kopf/_core/reactor/processing.py decides): the finalizer's addition or removal, or waiting for
+ * our own last write, or one pass of the cause's handlers, and the plan of the writes that follow
+ * from it. The plan is applied in one place (`applyPlan`, by `processing.ts`).
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import { getObject, isNotFound } from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import type { ResourceContext } from '../registry/contexts.ts';
+import type { ChangingHandler } from '../registry/handlers.ts';
+import { prematches, seesChange } from '../registry/filters.ts';
+import { sleep } from '../queueing/sleeping.ts';
+import { jsonEqual } from '../structs/diffs.ts';
+import type { Essence } from '../progress/index.ts';
+import type { WritePlan } from '../actions/application.ts';
+import type { SpawningVerdict } from '../actions/engines.ts';
+import type { RawEvent } from '../actions/scope.ts';
+import type { ObjectMemory } from './memories.ts';
+import type { ResourceProcessor } from './processor.ts';
+import { causeContext, detectChange, handleCause, type Change, type CycleResult } from './changing.ts';
+import { Finalizers } from './finalizers.ts';
+
+/** One event to decide on, with its context (its patch holds the event handlers' results). */
+export interface EventInput {
+  key: string;
+  event: RawEvent;
+  memory: ObjectMemory;
+  logger: Logger;
+  /** Aborted when a newer event of the object waits: it cuts the wait for our own write short. */
+  pressure: AbortSignal;
+  context: ResourceContext<KubeObject>;
+}
+
+/** What the event leads to: the writes, and what to remember of them once they are made. */
+export interface Decision {
+  plan: WritePlan;
+  /** The next state-dependent handling waits until the watch shows these writes (`consistent`). */
+  awaited: boolean;
+  /** The finalizer's removal lets the deleted object go: its later events are stale. */
+  releasing: boolean;
+  /** The cause's cycle, and the essence it handled, when the cause's handlers were considered. */
+  cycle?: CycleResult;
+  essence?: Essence;
+}
+
+/** Decides on one event; `undefined` when nothing is written (the event waits, or is stale). */
+export async function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision | undefined> {
+  const { key, event, memory, logger, context } = input;
+  const { changing } = proc;
+  const body = event.object;
+  const work = context.patch;
+  // No changing handlers; or we let the object go at its deletion, and this event predates that.
+  if ((!changing.length && !proc.spawner) || memory.released) return workOnly(work);
+  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
+  // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
+  // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
+  // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
+  let change: Change | undefined;
+  const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
+  const filtering = changing.some((h) => seesChange(h.filters)) ? causeContext(context, changeNow()) : undefined;
+  const ctx = filtering ?? context;
+  const interested = changing.filter((h) => prematches(h.filters, body, ctx));
+  // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
+  // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
+  const spawning = proc.spawner?.handle({
+    key, body, memo: memory.memo, deleting: finalizers.deleting, ctx, changed: () => changeNow().diff.length > 0,
+  });
+  const early = finalizing(interested, spawning, finalizers, work, logger);
+  if (early) return early;
+
+  if (!(await consistent(proc, key, memory, body, input.pressure))) return undefined;
+  const current = changeNow();
+  if (refusedBefore(memory, current, logger)) return undefined;
+
+  const cycleContext = filtering ?? causeContext(context, current);
+  const cycle = await handleCause(proc, { handlers: interested, memory, change: current, context: cycleContext });
+  if (cycle.kind === 'noop') {
+    logger.debug('Something has changed, but we are not interested (the essence is the same).');
+  }
+  if (cycle.kind === 'free') logger.debug('Deletion, but we are done with it, and we do not care.');
+  let finalizer = undefined;
+  if (finalizers.deleting && finalizers.present && cycle.done) {
+    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
+    finalizer = finalizers.removeOps();
+  }
+  const plan = { work: cycle.patch, records: cycle.records, finalizer };
+  return { plan, awaited: true, releasing: Boolean(finalizer), cycle, essence: current.current };
+}
+
+/**
+ * The decisions that come before the cause's handlers: the finalizer added (the handlers run on
+ * the event it causes) or removed, or the handlers held back; `undefined` if the handlers are due.
+ */
+function finalizing(
+  interested: readonly ChangingHandler[], spawning: SpawningVerdict | undefined, finalizers: Finalizers,
+  work: WritePlan['work'], logger: Logger,
+): Decision | undefined {
+  const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
+  if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
+    // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
+    if (!finalizers.present || spawning?.holding) return workOnly(work);
+    logger.debug('Removing the finalizer, as there are no handlers requiring it.');
+    return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: false };
+  }
+  if (required && !finalizers.present && !finalizers.deleting) {
+    logger.debug('Adding the finalizer, thus preventing the actual deletion.');
+    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false };
+  }
+  if (!interested.length) {
+    // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
+    if (!finalizers.deleting || !finalizers.present || spawning?.holding) return workOnly(work);
+    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
+    return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
+  }
+  // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
+  // object): their cycle ends in the finalizer's removal, which must not come before that.
+  if (finalizers.deleting && spawning?.holding) return workOnly(work);
+  return undefined;
+}
+
+/** The event handlers' results alone, if any: nothing waits for their echo. */
+function workOnly(work: WritePlan['work']): Decision {
+  return { plan: { work }, awaited: false, releasing: false };
+}
+
+/**
+ * Whether a write of this state of the object was refused for its size: its handlers do not run
+ * again (they did, and only their records are missing) until the object changes. A deletion goes
+ * on: its records are small, and the finalizer must be released.
+ */
+function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): boolean {
+  if (memory.oversized === undefined) return false;
+  if (change.kind === 'delete' || !jsonEqual(memory.oversized, change.current)) {
+    memory.oversized = undefined;
+    return false;
+  }
+  logger.debug('Not handled again: the records of this state of the object were too large to be written.');
+  return true;
+}
+
+/**
+ * After our own patch, hold state-dependent handling until the watch shows our version (as Kopf's
+ * kopf/_core/reactor/processing.py waits for it).
+ * If it does not come in time (a silent or broken stream), the object is read afresh instead of
+ * handled as this event shows it: the event may predate our last write, which records what is
+ * done (a handler's result comes before its record), and handling it would run that handler again.
+ */
+async function consistent(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal,
+): Promise<boolean> {
+  const expected = memory.expected;
+  if (!expected) return true;
+  if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
+  const left = (expected.deadline - Date.now()) / 1000;
+  // A newer event cuts the wait short: it will be processed instead of this one.
+  if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;
+  memory.expected = undefined;
+  return !(await requeuedFresh(proc, key, body));
+}
+
+/** Reads the object again and queues it if it changed since `body`; true if queued (or gone). */
+async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObject): Promise<boolean> {
+  const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
+  let fresh: KubeObject;
+  try {
+    fresh = await getObject(proc.client, proc.resource, ref);
+  } catch (error) {
+    if (isNotFound(error)) return true; // gone: its deletion comes through the watch
+    throw error;
+  }
+  if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
+  proc.requeue(key, { type: 'MODIFIED', object: fresh });
+  return true;
+}
