@@ -15,3 +15,16 @@ test('the runtime and `kopf run` do not load Node\'s HTTP client, fetch or HTTP/
   assert.ok(loaded.includes('tls'), 'the probe sees the modules that are loaded');
   for (const name of ['http', 'https', 'http2', 'internal/deps/undici/undici']) assert.ok(!loaded.includes(name), `${name} is loaded`);
 });
+
+test('the runtime and `kopf run` do not load the YAML parser: only a kubeconfig file\'s checks need it', () => {
+  const script = `
+    const { registerHooks } = await import('node:module');
+    const resolved = [];
+    registerHooks({ resolve: (specifier, context, next) => { const found = next(specifier, context); resolved.push(found.url); return found; } });
+    await import(${JSON.stringify(join(root, 'runtime/index.ts'))});
+    await import(${JSON.stringify(join(root, 'runtime/cli/run.ts'))});
+    console.log(JSON.stringify(resolved));`;
+  const resolved: string[] = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  assert.ok(resolved.some((url) => url.endsWith('/runtime/kube/credentials/kubeconfig.ts')), 'the probe sees the modules that are loaded');
+  for (const url of resolved) assert.ok(!url.includes('/node_modules/yaml/') && !url.endsWith('/kubeconfig-checks.ts'), `${url} is loaded`);
+});
