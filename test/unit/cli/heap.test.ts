@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -65,4 +65,35 @@ test('kopf run starts with Node\'s compile cache: a warm start does not load the
   assert.equal(warm.stripper, !cachesStripping);
   assert.ok(reportFromRun().reported.cache?.startsWith(join(CACHE_HOME, 'kopf', 'node-compile-cache')), 'by default, in the user\'s cache folder');
   assert.equal(reportFromRun({ NODE_DISABLE_COMPILE_CACHE: '1' }).reported.cache, undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off');
+});
+
+/**
+ * A file that calls a small function `calls` times and reports whether V8 has compiled it with
+ * TurboFan (bit 6 of `%GetOptimizationStatus`, readable with `--allow-natives-syntax`).
+ */
+function turbofannedAfter(calls: number, nodeArgs: string[] = []): boolean {
+  const file = join(mkdtempSync(join(tmpdir(), 'kopf-tiers-')), 'tiers.mjs');
+  writeFileSync(file, [
+    'const status = new Function("f", "return %GetOptimizationStatus(f)");',
+    'const neverOptimize = new Function("f", "%NeverOptimizeFunction(f)");',
+    'function add(a, b) { return a + b; }',
+    // The loop stays interpreted, so that `add` is called, not inlined into the loop's optimized code.
+    `function drive() { let sum = 0; for (let i = 0; i < ${calls}; i++) sum = add(sum, i); return sum; }`,
+    'neverOptimize(drive);',
+    'const sum = drive();',
+    'console.log(JSON.stringify({ turbofanned: Boolean(status(add) & 64), sum }));',
+    'process.exit(0);',
+  ].join('\n'));
+  const run = spawnSync(process.execPath, [...process.execArgv, '--allow-natives-syntax', ...nodeArgs, CLI, 'run', file], {
+    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, XDG_CACHE_HOME: CACHE_HOME },
+  });
+  rmSync(dirname(file), { recursive: true, force: true });
+  assert.equal(run.status, 0, run.stderr);
+  return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { turbofanned: boolean }).turbofanned;
+}
+
+test('kopf run leaves code to TurboFan only when it is hot: not a function called 22,000 times, as a start calls some', () => {
+  assert.equal(turbofannedAfter(22_000, ['--invocation-count-for-turbofan=3000']), true, 'the probe sees TurboFan\'s code');
+  assert.equal(turbofannedAfter(22_000), false);
+  assert.equal(turbofannedAfter(200_000), true, 'a hot function still reaches it');
 });
