@@ -26,12 +26,11 @@
  * the start stays below it, and code that is hot under load still reaches it early in a burst:
  * the burst benchmark's CPU per object stayed within its spread.
  *
- * The young generation's size and the helper threads can only be set when the process starts, so
- * the process re-executes itself with them (the same pid, arguments, environment and standard
- * streams). The old generation's growth is a V8 flag read at every full collection, and the
- * compiler's threshold one read whenever a function's count starts anew, so both are set in place,
- * before the runtime's modules are loaded (V8 ignores flags it does not know, so a future Node
- * without them only loses the tuning).
+ * The young generation's size, the helper threads and the compiler's threshold are set when the
+ * process starts (set later, the threshold would miss the functions the start itself has made hot),
+ * so the process re-executes itself with them (the same pid, arguments, environment and standard
+ * streams). The old generation's growth is a V8 flag read at every full collection, so it is set
+ * in place (V8 ignores flags it does not know, so a future Node without it only loses the tuning).
  * Each is left alone when the operator's user has chosen it (a Node option or NODE_OPTIONS). The
  * re-executed process also starts with Node's compile cache (`compile-cache.ts`).
  */
@@ -64,10 +63,10 @@ export function tuneHeap(): void {
   const atStart = [
     ...(given(SEMI_SPACE) ? [] : [`${SEMI_SPACE}=${SEMI_SPACE_MIB}`]),
     ...(THREADING.some(given) ? [] : [SINGLE_THREADED]),
+    ...(given(TURBOFAN_AFTER) ? [] : [`${TURBOFAN_AFTER}=${TURBOFAN_AFTER_CALLS}`]),
   ];
   if (atStart.length && typeof process.execve === 'function') {
     process.execve(process.execPath, [process.execPath, ...atStart, ...process.execArgv, ...process.argv.slice(1)], withCompileCache(process.env));
   }
   if (!given(GROWING)) setFlagsFromString(`${GROWING}=${GROWING_PERCENT}`);
-  if (!given(TURBOFAN_AFTER)) setFlagsFromString(`${TURBOFAN_AFTER}=${TURBOFAN_AFTER_CALLS}`);
 }

@@ -39,19 +39,20 @@ function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: s
   return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
 }
 
-const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?)(=|$)/;
+const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?|invocation-count-for-turbofan)(=|$)/;
 
 test('kopf run caps the young generation and collects and compiles on the main thread: the same process goes on with the flags', () => {
   const { pid, reported } = reportFromRun();
   assert.equal(reported.pid, pid, 'the process replaced itself rather than starting a child');
-  assert.deepEqual(reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded']);
+  assert.deepEqual(reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded', '--invocation-count-for-turbofan=30000']);
 });
 
-test('kopf run keeps a young-generation size and a collector its user chose', () => {
-  assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded']);
-  assert.deepEqual(reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--no-single-threaded-gc']);
-  assert.deepEqual(reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=32', '--single-threaded-gc']);
-  assert.deepEqual(reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--no-single-threaded']);
+test('kopf run keeps a young-generation size, a collector and a compiler threshold its user chose', () => {
+  assert.deepEqual(reportFromRun({}, ['--invocation-count-for-turbofan=500']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--single-threaded', '--invocation-count-for-turbofan=500']);
+  assert.deepEqual(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported.execArgv.filter((option) => TUNED.test(option)), ['--single-threaded', '--invocation-count-for-turbofan=30000']);
+  assert.deepEqual(reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--invocation-count-for-turbofan=30000', '--no-single-threaded-gc']);
+  assert.deepEqual(reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)), ['--invocation-count-for-turbofan=30000', '--max-semi-space-size=32', '--single-threaded-gc']);
+  assert.deepEqual(reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)), ['--max-semi-space-size=8', '--invocation-count-for-turbofan=30000', '--no-single-threaded']);
 });
 
 test('kopf run starts with Node\'s compile cache: a warm start does not load the TypeScript stripper (Node 24)', () => {
