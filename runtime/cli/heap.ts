@@ -20,11 +20,11 @@
  *
  * V8's top compiler, TurboFan, is code of Node's binary like any other: its pages become resident
  * the first time it compiles anything, and stay. At its default threshold, starting an operator
- * alone reaches it (the module loader resolves each of the runtime's files through the same few
- * path functions), so even an operator that then idles with a few objects holds those pages, a
- * large part of its memory above a bare Node's (bench/small). With a threshold ten times higher,
- * the start stays below it, and code that is hot under load still reaches it early in a burst:
- * the burst benchmark's CPU per object stayed within its spread.
+ * alone reaches it (the module loader normalises the path of each of the runtime's files through
+ * the same few functions, whose loops count by the paths' lengths), so even an operator that then
+ * idles with a few objects holds those pages, a large part of its memory above a bare Node's
+ * (bench/small). With a threshold well above what a start spends, code that is hot under load
+ * still reaches it early in a burst: the burst benchmark's CPU per object stayed within its spread.
  *
  * The young generation's size, the helper threads and the compiler's threshold are set when the
  * process starts (set later, the threshold would miss the functions the start itself has made hot),
@@ -43,7 +43,7 @@ const SINGLE_THREADED = '--single-threaded';
 /** A user's choice about either keeps ours out: V8 would have to settle contradictory flags. */
 const THREADING = [SINGLE_THREADED, '--single-threaded-gc'];
 const TURBOFAN_AFTER = '--invocation-count-for-turbofan';
-const TURBOFAN_AFTER_CALLS = 30_000;
+const TURBOFAN_AFTER_CALLS = 100_000;
 const GROWING = '--heap-growing-percent';
 const GROWING_PERCENT = 30;
 
