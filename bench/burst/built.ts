@@ -14,8 +14,12 @@ const root = resolve(import.meta.dirname, '../..');
 export interface BuiltOperator {
   /** The compiled CLI's entry point. */
   cli: string;
+  /** The package's `kopf` command (bin/kopf.js), as an installed package's user runs it. */
+  bin: string;
   /** The operator as JavaScript. */
   file: string;
+  /** examples/01-minimal as JavaScript: the smallest operator. */
+  minimal: string;
   /** The benchmark's floor (floor.ts) as JavaScript, on the built runtime's modules. */
   floor: string;
   /** Removes the temporary project. */
@@ -51,9 +55,12 @@ export function buildOperator(): BuiltOperator {
   strip('examples/kopfexample.ts', 'kopfexample.js');
   strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
   strip('bench/burst/floor.ts', 'floor.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
+  strip('examples/01-minimal/example.ts', 'minimal.js', { '../kopfexample.ts': './kopfexample.js' });
   return {
     cli: join(pkg, 'cli', 'main.js'),
+    bin: join(pkg, 'bin', 'kopf.js'),
     file: join(dir, 'operator.js'),
+    minimal: join(dir, 'minimal.js'),
     floor: join(dir, 'floor.js'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -28,14 +28,24 @@ export function cpuSeconds(pid: number): number {
 
 /** Peak resident memory (VmHWM) in MiB. */
 export function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+  return memoryMiB(pid).peak;
 }
 
 /** Resident memory now (VmRSS) in MiB. */
 export function rssMiB(pid: number): number {
+  return memoryMiB(pid).rss;
+}
+
+/**
+ * Resident memory now (VmRSS), its anonymous part (heaps, stacks) and its file-backed part (the
+ * binary's and libraries' pages, shared with other processes of the same binary), and the peak
+ * (VmHWM), in MiB.
+ */
+export function memoryMiB(pid: number): { rss: number; anon: number; file: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+  const mib = (field: string): number => {
+    const kB = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1];
+    return Number(kB ?? NaN) / 1024;
+  };
+  return { rss: mib('VmRSS'), anon: mib('RssAnon'), file: mib('RssFile'), peak: mib('VmHWM') };
 }

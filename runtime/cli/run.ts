@@ -11,7 +11,7 @@ import { LogConfig, Logger, type LogFormat, type Verbosity } from '../logging/in
 import { KubeConfigError } from '../kube/index.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { AdmissionSettings } from '../config/settings.ts';
-import { WebhookServer, type WebhookServerOptions } from '../webhooks/server.ts';
+import type { WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { guardProcess } from '../operator/guard.ts';
 import { parseEndpoint } from '../activities/probing.ts';
@@ -151,7 +151,7 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     return 2;
   }
 
-  const admission = admissionOptions(values);
+  const admission = await admissionOptions(values);
   if (typeof admission === 'string') { process.stderr.write(`kopf run: ${admission}\n`); return 2; }
   if (values.liveness !== undefined) {
     try {
@@ -220,8 +220,13 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
   return code;
 }
 
-/** The admission settings the `--webhook-*` options give (startup handlers may change them), or what is wrong. */
-function admissionOptions(values: ReturnType<typeof parseOptions>['values']): Partial<AdmissionSettings> | string {
+/**
+ * The admission settings the `--webhook-*` options give (startup handlers may change them), or what
+ * is wrong. The server's code (TLS certificates, HTTP parsing) is loaded only when an option asks for it.
+ */
+async function admissionOptions(
+  values: ReturnType<typeof parseOptions>['values'],
+): Promise<Partial<AdmissionSettings> | string> {
   const port = values['webhook-port'] === undefined ? undefined : Number(values['webhook-port']);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
     return `--webhook-port must be a port number, not '${values['webhook-port']}'.`;
@@ -239,7 +244,9 @@ function admissionOptions(values: ReturnType<typeof parseOptions>['values']): Pa
     service: service ? { namespace: service[1]!, name: service[2]!, port: Number(service[3] ?? 443) } : undefined,
   };
   const served = Object.values(options).some((value) => value !== undefined);
-  return { ...(served ? { server: new WebhookServer(options) } : {}), managed: values['webhook-managed'] };
+  if (!served) return { managed: values['webhook-managed'] };
+  const { WebhookServer } = await import('../webhooks/server.ts');
+  return { server: new WebhookServer(options), managed: values['webhook-managed'] };
 }
 
 /**

@@ -10,8 +10,17 @@
  * count only the name and hash the original key. Kopf writes both (V2 first), reads the first
  * found, so that operators of either age can take an object over.
  */
-import { blake2b } from '@noble/hashes/blake2.js';
+import { createRequire } from 'node:module';
 import type { KubeObject } from '../structs/resources.ts';
+
+type Blake2b = typeof import('@noble/hashes/blake2.js').blake2b;
+
+/**
+ * The hash's code is loaded the first time a key is too long, which most operators' keys never
+ * are: its tables would stay in every operator's memory for nothing.
+ */
+let blake2b: Blake2b | undefined;
+const require = createRequire(import.meta.url);
 
 const MAX_NAME_LENGTH = 63;
 
@@ -22,6 +31,7 @@ export function safeKey(key: string): string {
 
 /** The hash suffix of a key: `-SItAqA` for 64 × `x`. */
 export function hashSuffix(key: string): string {
+  blake2b ??= (require('@noble/hashes/blake2.js') as { blake2b: Blake2b }).blake2b;
   const digest = blake2b(new TextEncoder().encode(key), { dkLen: 4 });
   const alnums = Buffer.from(digest).toString('base64').replaceAll('+', '-').replaceAll('/', '.');
   return `-${alnums}`.replace(/[=.-]+$/, '');

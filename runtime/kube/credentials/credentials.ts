@@ -4,6 +4,7 @@
  * for them before every request; the source caches them until they expire or a 401 proves them stale.
  */
 import type { Agent } from 'node:http';
+import { thrownText } from '../../structs/errors.ts';
 
 export interface TlsMaterial {
   ca?: string | Buffer;
@@ -27,6 +28,12 @@ export interface Credentials {
   readonly expiresAt?: number;
   /** The namespace of the current context (or of the pod's service account), if any. */
   readonly namespace?: string;
+}
+
+/** Why a file could not be read, in a few words: "does not exist", "cannot be read (EACCES)". */
+export function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? thrownText(error)})`;
 }
 
 /** The Kubernetes configuration is missing or unusable: a message for the user, no trace needed. */

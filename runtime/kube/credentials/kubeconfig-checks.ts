@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { isMapping } from '../../structs/diffs.ts';
-import { thrownText } from '../../structs/errors.ts';
+import { unreadable } from './credentials.ts';
 
 type Kind = 'string' | 'boolean' | 'mapping' | 'strings';
 
@@ -34,12 +34,6 @@ export function kubeConfigFileProblem(file: string): string | undefined {
     return `the file ${unreadable(error)}`;
   }
   return kubeConfigTextProblem(text);
-}
-
-/** Why a file could not be read, in a few words: "does not exist", "cannot be read (EACCES)". */
-export function unreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? thrownText(error)})`;
 }
 
 /** Why the kubeconfig text cannot be used as it is, or `undefined` if it can. */

@@ -13,10 +13,9 @@ import type { Agent, RequestOptions } from 'node:https';
 // Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { thrownText } from '../../structs/errors.ts';
-import { CachedCredentials, KubeConfigError } from './credentials.ts';
+import { CachedCredentials, KubeConfigError, unreadable } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
 import { runExecPlugin } from './exec-plugin.ts';
-import { kubeConfigFileProblem, unreadable } from './kubeconfig-checks.ts';
 import type { ExecConfig } from './exec-plugin.ts';
 
 export interface KubeConfigCredentialsOptions {
@@ -36,9 +35,11 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
  * Loads the configuration by client-node's default rules (KUBECONFIG, ~/.kube/config, the pod's
  * service account) and returns where it came from, for messages. Where client-node would fall
  * back to `http://localhost:8080` for want of any configuration, this fails instead, as Kopf
- * does: an operator aimed at no cluster is a mistake, better said at once.
+ * does: an operator aimed at no cluster is a mistake, better said at once. The files' checks need a
+ * YAML parser, loaded only when there are files to check: an operator loads its configuration in a
+ * helper process (isolated.ts) and never needs the parser itself; an in-cluster helper does not either.
  */
-function loadDefaultKubeConfig(kc: KubeConfig): string {
+async function loadDefaultKubeConfig(kc: KubeConfig): Promise<string> {
   const home = join(homedir(), '.kube', 'config');
   const { KUBECONFIG } = process.env;
   const files = KUBECONFIG ? KUBECONFIG.split(delimiter).filter(Boolean) : existsSync(home) ? [home] : [];
@@ -53,8 +54,11 @@ function loadDefaultKubeConfig(kc: KubeConfig): string {
         `service account. Set KUBECONFIG to a kubeconfig file.`
     );
   }
+  const { kubeConfigFileProblem } = files.length
+    ? await import('./kubeconfig-checks.ts')
+    : { kubeConfigFileProblem: undefined };
   for (const file of files) {
-    const problem = kubeConfigFileProblem(file);
+    const problem = kubeConfigFileProblem?.(file);
     // The file is named where KUBECONFIG lists several; the source names a single one already.
     if (problem) throw new KubeConfigError(`${source}: ${files.length > 1 ? `${file}: ` : ''}${problem}`);
   }
@@ -71,7 +75,7 @@ function loadDefaultKubeConfig(kc: KubeConfig): string {
  * whatever fails says which configuration it is about.
  */
 export async function defaultKubeConfigCredentials(kc: KubeConfig): Promise<Credentials> {
-  const source = loadDefaultKubeConfig(kc);
+  const source = await loadDefaultKubeConfig(kc);
   try {
     return await kubeConfigCredentials(kc).get();
   } catch (error) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -51,38 +51,43 @@ function reportFromRun(env: Record<string, string | undefined> = {}, nodeArgs: s
   return { pid: run.pid!, reported: JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Report };
 }
 
-const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?)(=|$)/;
+const TUNED = /^--(no-)?(max-semi-space-size|single-threaded(-gc)?|invocation-count-for-turbofan)(=|$)/;
+
+/** The flags of a run that `kopf run` tunes, in their order. */
+function tuned(reported: Report): string[] {
+  return reported.execArgv.filter((option) => TUNED.test(option));
+}
 
 test('kopf run caps the young generation and collects and compiles on the main thread: the same process goes on ' +
   'with the flags', () => {
   const { pid, reported } = reportFromRun();
   assert.equal(reported.pid, pid, 'the process replaced itself rather than starting a child');
   assert.deepEqual(
-    reported.execArgv.filter((option) => TUNED.test(option)),
-    ['--max-semi-space-size=8', '--single-threaded'],
+    tuned(reported),
+    ['--max-semi-space-size=8', '--single-threaded', '--invocation-count-for-turbofan=100000'],
   );
 });
 
-test('kopf run keeps a young-generation size and a collector its user chose', () => {
+test('kopf run keeps a young-generation size, a collector and a compiler threshold its user chose', () => {
   assert.deepEqual(
-    reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported.execArgv.filter(
-      (option) => TUNED.test(option)
-    ),
-    ['--single-threaded'],
+    tuned(reportFromRun({}, ['--invocation-count-for-turbofan=500']).reported),
+    ['--max-semi-space-size=8', '--single-threaded', '--invocation-count-for-turbofan=500'],
   );
   assert.deepEqual(
-    reportFromRun({}, ['--no-single-threaded-gc']).reported.execArgv.filter((option) => TUNED.test(option)),
-    ['--max-semi-space-size=8', '--no-single-threaded-gc'],
+    tuned(reportFromRun({ NODE_OPTIONS: '--max-semi-space-size=32' }).reported),
+    ['--single-threaded', '--invocation-count-for-turbofan=100000'],
   );
   assert.deepEqual(
-    reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported.execArgv.filter(
-      (option) => TUNED.test(option)
-    ),
-    ['--max-semi-space-size=32', '--single-threaded-gc'],
+    tuned(reportFromRun({}, ['--no-single-threaded-gc']).reported),
+    ['--max-semi-space-size=8', '--invocation-count-for-turbofan=100000', '--no-single-threaded-gc'],
   );
   assert.deepEqual(
-    reportFromRun({}, ['--no-single-threaded']).reported.execArgv.filter((option) => TUNED.test(option)),
-    ['--max-semi-space-size=8', '--no-single-threaded'],
+    tuned(reportFromRun({}, ['--max-semi-space-size=32', '--single-threaded-gc']).reported),
+    ['--invocation-count-for-turbofan=100000', '--max-semi-space-size=32', '--single-threaded-gc'],
+  );
+  assert.deepEqual(
+    tuned(reportFromRun({}, ['--no-single-threaded']).reported),
+    ['--max-semi-space-size=8', '--invocation-count-for-turbofan=100000', '--no-single-threaded'],
   );
 });
 
@@ -104,4 +109,38 @@ test('kopf run starts with Node\'s compile cache: a warm start does not load the
     undefined,
     'NODE_DISABLE_COMPILE_CACHE turns it off',
   );
+});
+
+/**
+ * A file that calls a small function `calls` times and reports whether V8 has compiled it with
+ * TurboFan (bit 6 of `%GetOptimizationStatus`, readable with `--allow-natives-syntax`).
+ */
+function turbofannedAfter(calls: number, nodeArgs: string[] = []): boolean {
+  const file = join(mkdtempSync(join(tmpdir(), 'kopf-tiers-')), 'tiers.mjs');
+  writeFileSync(file, [
+    'const status = new Function("f", "return %GetOptimizationStatus(f)");',
+    'const neverOptimize = new Function("f", "%NeverOptimizeFunction(f)");',
+    'function add(a, b) { return a + b; }',
+    // The loop stays interpreted, so that `add` is called, not inlined into the loop's optimized code.
+    `function drive() { let sum = 0; for (let i = 0; i < ${calls}; i++) sum = add(sum, i); return sum; }`,
+    'neverOptimize(drive);',
+    'const sum = drive();',
+    'console.log(JSON.stringify({ turbofanned: Boolean(status(add) & 64), sum }));',
+    'process.exit(0);',
+  ].join('\n'));
+  const argv = [...process.execArgv, '--allow-natives-syntax', ...nodeArgs, CLI, 'run', file];
+  const run = spawnSync(process.execPath, argv, {
+    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: undefined, XDG_CACHE_HOME: CACHE_HOME },
+  });
+  rmSync(dirname(file), { recursive: true, force: true });
+  assert.equal(run.status, 0, run.stderr);
+  return (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { turbofanned: boolean }).turbofanned;
+}
+
+test('kopf run leaves code to TurboFan only when it is hot: not a function called 22,000 times, as a start ' +
+  'calls some', () => {
+  const probe = turbofannedAfter(22_000, ['--invocation-count-for-turbofan=3000']);
+  assert.equal(probe, true, 'the probe sees TurboFan\'s code');
+  assert.equal(turbofannedAfter(22_000), false);
+  assert.equal(turbofannedAfter(1_000_000), true, 'a hot function still reaches it');
 });

@@ -18,3 +18,23 @@ test('the runtime and `kopf run` do not load Node\'s HTTP client, fetch or HTTP/
   for (const name of ['http', 'https', 'http2', 'internal/deps/undici/undici'])
     assert.ok(!loaded.includes(name), `${name} is loaded`);
 });
+
+test('the runtime and `kopf run` load neither the YAML parser nor the hash of long keys until they are needed', () => {
+  const script = `
+    const { registerHooks } = await import('node:module');
+    const resolved = [];
+    registerHooks({ resolve: (specifier, context, next) => {
+      const found = next(specifier, context);
+      resolved.push(found.url);
+      return found;
+    } });
+    await import(${JSON.stringify(join(root, 'runtime/index.ts'))});
+    await import(${JSON.stringify(join(root, 'runtime/cli/run.ts'))});
+    console.log(JSON.stringify(resolved));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const resolved: string[] = JSON.parse(output);
+  const seesLoaded = resolved.some((url) => url.endsWith('/runtime/kube/credentials/kubeconfig.ts'));
+  assert.ok(seesLoaded, 'the probe sees the modules that are loaded');
+  const unneeded = ['/node_modules/yaml/', '/kubeconfig-checks.ts', '/node_modules/@noble/hashes/'];
+  for (const url of resolved) assert.ok(!unneeded.some((part) => url.includes(part)), `${url} is loaded`);
+});
