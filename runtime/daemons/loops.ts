@@ -1,7 +1,8 @@
 /**
- * The tasks behind timers and daemons (Kopf §5.11). Each calls its handler as other handlers are
- * called (limits, retries, Kopf's messages; the state is kept in memory), and after every call
- * applies its own patch: the result into `status.<id>`, and whatever the handler put into `patch`.
+ * The tasks behind timers and daemons (as Kopf's kopf/_core/engines/daemons.py runs them). Each
+ * calls its handler as other handlers are called (limits, retries, Kopf's messages; the state is
+ * kept in memory), and after every call applies its own patch: the result into `status.<id>`, and
+ * whatever the handler put into `patch`.
  *
  *   daemon: initial delay → call until it succeeds or fails for good, sleeping the retry delays.
  *   timer:  initial delay → [wait for idleness] → call → sleep the interval (or to the next point

@@ -1,6 +1,7 @@
 /**
  * The timers and daemons of one served resource: spawned, matched and stopped per object on every
- * event (Kopf §5.11), stopped all at once when the operator exits or pauses.
+ * event (as Kopf's kopf/_core/engines/daemons.py does), stopped all at once when the operator
+ * exits or pauses.
  *
  * Per event, `handle()`:
  *   - refreshes the live body, and the idle time when the essence has changed;

@@ -69,7 +69,11 @@ function limitsOf(spawned: Spawned, settings: OperatorSettings) {
   const handler = spawned.handler;
   const polling = settings.background.cancellationPolling;
   if (handler.kind === 'timer') return { backoff: undefined, timeout: undefined, polling };
-  return { backoff: handler.cancellationBackoff, timeout: handler.cancellationTimeout, polling: handler.cancellationPolling ?? polling };
+  return {
+    backoff: handler.cancellationBackoff,
+    timeout: handler.cancellationTimeout,
+    polling: handler.cancellationPolling ?? polling,
+  };
 }
 
 /** Kopf's "instant exit": a bounded time, or a few turns of the loop that take no time. */

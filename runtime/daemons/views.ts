@@ -38,7 +38,10 @@ export class LiveViews {
   }
 }
 
-/** Replaces the view's fields with the source's, in the source's order; a source that is not a mapping leaves it empty. */
+/**
+ * Replaces the view's fields with the source's, in the source's order; a source that is not a
+ * mapping leaves it empty.
+ */
 function refill(view: object, source: unknown): void {
   for (const key of Object.keys(view)) delete (view as Record<string, unknown>)[key];
   if (!isMapping(source)) return;

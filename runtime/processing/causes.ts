@@ -1,5 +1,6 @@
 /**
- * Cause detection: what a watch event means for the object's changing handlers (Kopf §5.5).
+ * Cause detection: what a watch event means for the object's changing handlers (as Kopf's
+ * kopf/_core/intents/causes.py detects it).
  * The order of the checks is the contract: deletion outranks everything, a missing diff-base
  * means the object was never handled, and an unchanged essence is a resume only on first sight.
  */

@@ -141,7 +141,7 @@ function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): bo
 
 /**
  * After our own patch, hold state-dependent handling until the watch shows our version (as Kopf's
- * kopf/_core/reactor/processing.py waits for it).
+ * kopf/_core/reactor/queueing.py waits for it).
  * If it does not come in time (a silent or broken stream), the object is read afresh instead of
  * handled as this event shows it: the event may predate our last write, which records what is
  * done (a handler's result comes before its record), and handling it would run that handler again.

@@ -24,17 +24,23 @@ export class Finalizers {
 
   addOps(): JsonPatchOp[] {
     const ops: JsonPatchOp[] = [];
-    if (this.body.metadata?.finalizers === undefined) ops.push({ op: 'add', path: '/metadata/finalizers', value: [this.finalizer] });
-    else ops.push({ op: 'add', path: '/metadata/finalizers/-', value: this.finalizer });
+    if (this.body.metadata?.finalizers === undefined) {
+      ops.push({ op: 'add', path: '/metadata/finalizers', value: [this.finalizer] });
+    } else {
+      ops.push({ op: 'add', path: '/metadata/finalizers/-', value: this.finalizer });
+    }
     return ops;
   }
 
   removeOps(): JsonPatchOp[] {
     const ops: JsonPatchOp[] = [];
-    if (this.list.length === 1 && this.present) ops.push({ op: 'remove', path: '/metadata/finalizers' });
-    else {
+    if (this.list.length === 1 && this.present) {
+      ops.push({ op: 'remove', path: '/metadata/finalizers' });
+    } else {
       // Remove from the end so that earlier indices stay valid if ours is listed twice.
-      for (let i = this.list.length - 1; i >= 0; i--) if (this.list[i] === this.finalizer) ops.push({ op: 'remove', path: `/metadata/finalizers/${i}` });
+      for (let i = this.list.length - 1; i >= 0; i--) {
+        if (this.list[i] === this.finalizer) ops.push({ op: 'remove', path: `/metadata/finalizers/${i}` });
+      }
     }
     return ops;
   }

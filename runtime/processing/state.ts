@@ -12,7 +12,10 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
 import type { StateBook } from '../handling/running.ts';
-import { hasChanged, isFinished, recordOf, stateFromRecord, storePurged, type Essence, type HandlerState, type Timestamp } from '../progress/index.ts';
+import {
+  hasChanged, isFinished, recordOf, stateFromRecord, storePurged,
+  type Essence, type HandlerState, type Timestamp,
+} from '../progress/index.ts';
 import { TITLES } from './causes.ts';
 
 export class ObjectState {
@@ -58,8 +61,16 @@ export class ObjectState {
   }
 
   /** States left from another cause (e.g. creation interrupted by an update) are purged. */
-  supersede(reason: Reason, handlers: readonly ChangingHandler[], logger: Logger, patch: Patch<KubeObject>): void {
-    const stale = handlers.filter((h) => { const s = this.load(h.id); return s !== undefined && s.purpose !== null && s.purpose !== reason; });
+  supersede(
+    reason: Reason,
+    handlers: readonly ChangingHandler[],
+    logger: Logger,
+    patch: Patch<KubeObject>,
+  ): void {
+    const stale = handlers.filter((h) => {
+      const state = this.load(h.id);
+      return state !== undefined && state.purpose !== null && state.purpose !== reason;
+    });
     if (!stale.length) return;
     const byPurpose = new Map<string, ChangingHandler[]>();
     for (const h of stale) {
@@ -70,8 +81,10 @@ export class ObjectState {
       const succeeded = group.filter((h) => this.load(h.id)?.success).length;
       const failed = group.filter((h) => this.load(h.id)?.failure).length;
       const left = group.filter((h) => !isFinished(this.load(h.id)!)).length;
-      const extra = TITLES[purpose as Reason] ?? purpose;
-      logger.info(`${extra} is superseded by ${TITLES[reason].toLowerCase()}: ${succeeded} succeeded; ${failed} failed; ${left} left to the moment.`);
+      const superseded = TITLES[purpose as Reason] ?? purpose;
+      const by = TITLES[reason].toLowerCase();
+      const counts = `${succeeded} succeeded; ${failed} failed; ${left} left to the moment`;
+      logger.info(`${superseded} is superseded by ${by}: ${counts}.`);
     }
     this.purgeIds(stale.map((h) => h.id), patch);
   }
