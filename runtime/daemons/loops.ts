@@ -19,7 +19,7 @@ import { deliverResult, Timestamp } from '../progress/index.ts';
 import { applyPatch } from '../actions/application.ts';
 import { invokeForResult, objectContext } from '../actions/invocation.ts';
 import type { ResourceScope } from '../actions/scope.ts';
-import type { ObjectDaemons, Spawned } from './spawned.ts';
+import type { ObjectDaemons, Spawned } from './object-daemons.ts';
 
 /** What one task works with: its record, its object's memory, and the resource's processor. */
 export interface TaskEnv {

@@ -18,7 +18,7 @@ import type { SpawningHandler } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
 import type { ResourceScope } from '../actions/scope.ts';
 import type { EventView, SpawningVerdict } from '../actions/engines.ts';
-import { ObjectDaemons, Spawned } from './spawned.ts';
+import { ObjectDaemons, Spawned } from './object-daemons.ts';
 import { runDaemon, runTimer } from './loops.ts';
 import { stopForDeletion, stopInMemory } from './stopping.ts';
 import type { Pausable, Pausing } from './pausing.ts';

@@ -12,7 +12,7 @@
 import type { OperatorSettings } from '../config/settings.ts';
 import type { StopReason } from '../registry/contexts.ts';
 import { exitInstantly, within } from '../queueing/sleeping.ts';
-import type { Spawned } from './spawned.ts';
+import type { Spawned } from './object-daemons.ts';
 
 /** Stops a task of a deleted object (or one that no longer matches): polls when there is no timeout. */
 export async function stopForDeletion(spawned: Spawned, reason: StopReason, settings: OperatorSettings): Promise<void> {

@@ -23,7 +23,7 @@ import type { SubhandlerOptions } from '../registry/handlers.ts';
 import { subhandlerOf } from '../registry/registry.ts';
 import { runChildren, type Attempt, type Children } from '../handling/running.ts';
 import { prematches } from '../registry/filters.ts';
-import { ObjectState } from './state.ts';
+import { ObjectState } from './object-state.ts';
 import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
 import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';

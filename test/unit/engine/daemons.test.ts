@@ -14,7 +14,7 @@ import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { Spawner } from '../../../runtime/daemons/spawning.ts';
 import { Pausing } from '../../../runtime/daemons/pausing.ts';
 import { intervalWait } from '../../../runtime/daemons/loops.ts';
-import { Stopper } from '../../../runtime/daemons/stopper.ts';
+import { Stopper } from '../../../runtime/daemons/stop-flag.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';

@@ -8,7 +8,7 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { SpawningHandler } from '../registry/handlers.ts';
 import { handlerTitle } from '../progress/index.ts';
-import { Stopper } from './stopper.ts';
+import { Stopper } from './stop-flag.ts';
 import { LiveViews } from './views.ts';
 
 /** One timer or daemon running for one object. */
