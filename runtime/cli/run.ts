@@ -123,19 +123,55 @@ function parseOptions(argv: string[]) {
  */
 const RUN_READ_COALESCING = 0.002;
 
-async function run(values: ReturnType<typeof parseOptions>['values'], positionals: string[]): Promise<number> {
+type RunValues = ReturnType<typeof parseOptions>['values'];
+
+async function run(values: RunValues, positionals: string[]): Promise<number> {
   if (values.help) { process.stdout.write(HELP); return 0; }
+  const settings = await runSettings(values);
+  if (typeof settings === 'string') { process.stderr.write(`kopf run: ${settings}\n`); return 2; }
+  const loaded = await loadOperatorCode(values, positionals);
+  if (loaded !== 0) return loaded;
+  return serve(values, settings);
+}
+
+/** What the options set before the operator's code is loaded. */
+interface RunSettings {
+  logs: LogConfig;
+  priority: number;
+  admission: Partial<AdmissionSettings>;
+}
+
+/** The settings the options give, or what is wrong with them (checked before any code is loaded). */
+async function runSettings(values: RunValues): Promise<RunSettings | string> {
   if (values.namespace?.length && values['all-namespaces']) {
-    process.stderr.write('kopf run: --namespace and --all-namespaces exclude each other.\n');
-    return 2;
+    return '--namespace and --all-namespaces exclude each other.';
   }
+  const logs = logConfig(values);
+  if (typeof logs === 'string') return logs;
+  const refusal = compileCacheRefusal();
+  if (refusal) new Logger(logs, 'kopf.run').warning(`Running without Node's compile cache: ${refusal}.`);
+  const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
+  if (!Number.isInteger(priority)) return `--priority must be an integer, not '${values.priority}'.`;
+  const admission = await admissionOptions(values);
+  if (typeof admission === 'string') return admission;
+  if (values.liveness !== undefined) {
+    try {
+      parseEndpoint(values.liveness);
+    } catch (error) {
+      return `--liveness: ${(error as Error).message}`;
+    }
+  }
+  return { logs, priority, admission };
+}
+
+/** The logging the options ask for, or what is wrong with them. */
+function logConfig(values: RunValues): LogConfig | string {
   const format = (values['log-format'] ?? 'full') as LogFormat;
   if (!['plain', 'full', 'json'].includes(format)) {
-    process.stderr.write(`kopf run: --log-format must be plain, full or json, not '${format}'.\n`);
-    return 2;
+    return `--log-format must be plain, full or json, not '${format}'.`;
   }
   const verbosity: Verbosity = values.debug ? 'debug' : values.verbose ? 'verbose' : values.quiet ? 'quiet' : 'normal';
-  const logs = new LogConfig(
+  return new LogConfig(
     {
       verbosity,
       format,
@@ -143,25 +179,10 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
       refkey: values['log-refkey'] ?? null,
     }
   );
-  const refusal = compileCacheRefusal();
-  if (refusal) new Logger(logs, 'kopf.run').warning(`Running without Node's compile cache: ${refusal}.`);
-  const priority = values.dev ? 666 : values.priority === undefined ? 0 : Number(values.priority);
-  if (!Number.isInteger(priority)) {
-    process.stderr.write(`kopf run: --priority must be an integer, not '${values.priority}'.\n`);
-    return 2;
-  }
+}
 
-  const admission = await admissionOptions(values);
-  if (typeof admission === 'string') { process.stderr.write(`kopf run: ${admission}\n`); return 2; }
-  if (values.liveness !== undefined) {
-    try {
-      parseEndpoint(values.liveness);
-    } catch (error) {
-      process.stderr.write(`kopf run: --liveness: ${(error as Error).message}\n`);
-      return 2;
-    }
-  }
-
+/** Imports the operator's files, then its modules; the exit code if one is missing (2) or broken (1), else 0. */
+async function loadOperatorCode(values: RunValues, positionals: string[]): Promise<number> {
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) {
     process.stderr.write(`kopf run: no such file: ${missing.join(', ')}\n`);
@@ -175,7 +196,11 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
     if (!(await load(`module ${name}`, url))) return 1;
   }
+  return 0;
+}
 
+/** Runs the operator until a signal stops it or it fails; the process's exit code. */
+async function serve(values: RunValues, { logs, priority, admission }: RunSettings): Promise<number> {
   const stop = new AbortController();
   const leaderElection = {
     name: values['leader-election'] ?? null,
@@ -225,7 +250,7 @@ async function run(values: ReturnType<typeof parseOptions>['values'], positional
  * is wrong. The server's code (TLS certificates, HTTP parsing) is loaded only when an option asks for it.
  */
 async function admissionOptions(
-  values: ReturnType<typeof parseOptions>['values'],
+  values: RunValues,
 ): Promise<Partial<AdmissionSettings> | string> {
   const port = values['webhook-port'] === undefined ? undefined : Number(values['webhook-port']);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {

@@ -10,12 +10,16 @@ import type {
 } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
-  EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions, RetryOptions,
+  EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions,
   SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions,
 } from './handlers.ts';
 import type { IndexingHandler, IndexOptions } from './handlers.ts';
 import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indices/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
+import {
+  checkFunction, checkResource, filtersOf, handlerBase, seconds,
+  type LooseDaemonOptions, type LooseOptions, type LooseTimerOptions,
+} from './options.ts';
 import {
   webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
 } from './webhooks.ts';
@@ -95,13 +99,6 @@ export interface On {
   probe(fn: ProbeFn, options?: ActivityOptions): void;
 }
 
-type LooseOptions = RetryOptions & {
-  labels?: HandlerFilters['labels']; annotations?: HandlerFilters['annotations']; when?: HandlerFilters['when'];
-  field?: string; value?: unknown; old?: unknown; new?: unknown; optional?: boolean; deleted?: boolean;
-};
-type LooseTimerOptions = LooseOptions & TimerOptions<KubeObject, UntypedFields>;
-type LooseDaemonOptions = LooseOptions & DaemonOptions<KubeObject, UntypedFields>;
-
 export class OperatorRegistry {
   readonly resourceHandlers: ResourceHandler[] = [];
   readonly activityHandlers: ActivityHandler[] = [];
@@ -179,7 +176,7 @@ export class OperatorRegistry {
     const isDelete = reasons?.length === 1 && reasons[0] === 'delete';
     const handler: ChangingHandler = {
       kind: 'changing',
-      ...base(fn, options, what),
+      ...handlerBase(fn, options, what),
       resource,
       reasons,
       filters: filtersOf(options, what),
@@ -201,7 +198,7 @@ export class OperatorRegistry {
     checkFunction(fn, 'on.event');
     const handler: EventHandler = {
       kind: 'event',
-      ...base(fn, options, 'on.event'),
+      ...handlerBase(fn, options, 'on.event'),
       errors: 'ignored',
       resource,
       filters: filtersOf(options, 'on.event'),
@@ -250,7 +247,7 @@ export class OperatorRegistry {
       throw new RegistrationError(`${what}: \`old\`/\`new\` filters apply only to on.update and on.field.`);
     }
     return {
-      ...base(fn, options, what), resource, filters: filtersOf(options, what),
+      ...handlerBase(fn, options, what), resource, filters: filtersOf(options, what),
       initialDelay: seconds(options.initialDelay, 'initialDelay', what),
     };
   }
@@ -260,7 +257,7 @@ export class OperatorRegistry {
     checkResource(resource, what);
     checkFunction(fn, what);
     const handler: WebhookHandler = {
-      kind: 'webhook', webhook, ...base(fn, options, what), errors: 'permanent', resource,
+      kind: 'webhook', webhook, ...handlerBase(fn, options, what), errors: 'permanent', resource,
       filters: filtersOf(options, what),
       ...webhookOptionsOf(options as WebhookOptions<KubeObject, UntypedFields>, what),
     };
@@ -278,7 +275,7 @@ export class OperatorRegistry {
     // The id names the index operator-wide, so a field does not suffix it (as in Kopf).
     const id = handlerId(fn, { id: options.id }, 'on.index');
     const handler: IndexingHandler = {
-      kind: 'index', ...base(fn, options, 'on.index'), id, errors: options.errors ?? 'ignored',
+      kind: 'index', ...handlerBase(fn, options, 'on.index'), id, errors: options.errors ?? 'ignored',
       resource, filters: filtersOf(options, 'on.index'),
     };
     if (this.resourceHandlers.some((h) => h.kind === 'index' && h.id === id)) {
@@ -291,7 +288,7 @@ export class OperatorRegistry {
 
   private addActivity(activity: Activity, fn: ActivityFn, options: ActivityOptions, what = `on.${activity}`): void {
     checkFunction(fn, what);
-    const handler: ActivityHandler = { kind: 'activity', activity, ...base(fn, options, what), fn };
+    const handler: ActivityHandler = { kind: 'activity', activity, ...handlerBase(fn, options, what), fn };
     if (this.activityHandlers.some((h) => h.id === handler.id && h.activity === activity)) {
       throw new RegistrationError(
         `${what}: two activity handlers share the id '${handler.id}'. ` +
@@ -323,7 +320,7 @@ export function subhandlerOf(
 ): ChangingHandler {
   const what = `register() in '${parent.id}'`;
   checkFunction(fn, what);
-  const own = base(fn, options, what);
+  const own = handlerBase(fn, options, what);
   return {
     ...parent, ...own, id: childId(parent.id, own.id),
     filters: filtersOf({
@@ -333,66 +330,6 @@ export function subhandlerOf(
     }, what),
     requiresFinalizer: false, initial: false,
   };
-}
-
-function base(fn: Function, options: LooseOptions, what: string) {
-  return {
-    id: handlerId(fn, options, what),
-    fn,
-    param: options.param,
-    errors: options.errors,
-    timeout: options.timeout,
-    retries: options.retries,
-    backoff: options.backoff,
-  };
-}
-
-function filtersOf(options: LooseOptions, what: string): HandlerFilters {
-  const has = { value: 'value' in options, old: 'old' in options, new: 'new' in options };
-  if (!options.field && (has.value || has.old || has.new)) {
-    throw new RegistrationError(`${what}: \`value\`, \`old\` and \`new\` need a \`field\`.`);
-  }
-  if (has.value && (has.old || has.new)) {
-    throw new RegistrationError(`${what}: \`value\` cannot be combined with \`old\`/\`new\`.`);
-  }
-  for (const [kind, filters] of [['labels', options.labels], ['annotations', options.annotations]] as const) {
-    for (const [key, value] of Object.entries(filters ?? {})) {
-      if (value === null || value === undefined) {
-        const instead = 'use PRESENT, ABSENT, a string or a function';
-        throw new RegistrationError(`${what}: the ${kind} filter '${key}' is ${value}; ${instead}.`);
-      }
-    }
-  }
-  return {
-    labels: options.labels, annotations: options.annotations, when: options.when,
-    field: options.field ? options.field.split('.') : undefined,
-    value: options.value, old: options.old, new: options.new, has,
-  };
-}
-
-/** A duration option: absent, or a finite number of seconds, not negative. */
-function seconds(value: unknown, name: string, what: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RegistrationError(`${what}: \`${name}\` must be a number of seconds (0 or more), got ${String(value)}.`);
-  }
-  return value;
-}
-
-function checkFunction(fn: unknown, what: string): void {
-  if (typeof fn !== 'function') {
-    throw new RegistrationError(`${what}: the handler must be a function, got ${typeof fn}.`);
-  }
-}
-
-function checkResource(resource: unknown, what: string): void {
-  const valid = typeof resource === 'string'
-    ? resource.trim() !== ''
-    : typeof resource === 'object' && resource !== null && 'plural' in resource;
-  if (!valid) {
-    const expected = "a descriptor (e.g. a generated `KopfExample`) or a name such as 'kopfexamples'";
-    throw new RegistrationError(`${what}: the resource must be ${expected}.`);
-  }
 }
 
 export function sameResource(a: ResourceRef, b: ResourceRef): boolean {

@@ -53,111 +53,149 @@ export async function* readJsonLines(
   stream: Readable,
   options: ReaderOptions,
 ): AsyncGenerator<unknown, void, undefined> {
-  const queue = new Fifo<unknown>();
-  let outcome: { error?: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  let paused = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  const finish = (error?: unknown) => {
-    outcome ??= error === undefined ? {} : { error };
-    clearTimeout(timer);
-    notify();
-  };
-  // Re-armed on every chunk: refreshing one timer is cheaper than a new one per chunk.
-  const arm = () => {
-    if (timer && !outcome) {
-      timer.refresh();
-      return;
+  const intake = new Intake(stream, options);
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      if (intake.queue.size > 0) {
+        yield intake.take();
+        continue;
+      }
+      if (intake.outcome) {
+        if (intake.outcome.error !== undefined) throw intake.outcome.error;
+        return;
+      }
+      await intake.arrival();
     }
-    timer = setTimeout(() => {
-      finish(new InactivityError(options.inactivityTimeout));
-      stream.destroy();
-    }, options.inactivityTimeout);
-  };
-  const splitter = new LineSplitter((line) => {
+  } finally {
+    intake.close();
+  }
+}
+
+/**
+ * The socket's side of a read: values parsed into a bounded queue as chunks arrive, the socket paused
+ * while the queue is full, the inactivity clock, and the outcome once the stream ends or breaks.
+ */
+class Intake {
+  readonly queue = new Fifo<unknown>();
+  outcome: { error?: unknown } | undefined;
+  readonly #stream: Readable;
+  readonly #options: ReaderOptions;
+  readonly #splitter: LineSplitter;
+  #wake: (() => void) | undefined;
+  #paused = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(stream: Readable, options: ReaderOptions) {
+    this.#stream = stream;
+    this.#options = options;
+    this.#splitter = new LineSplitter((line) => this.#parse(line));
+    stream.on('data', this.#onData);
+    stream.once('end', this.#onEnd);
+    stream.once('error', this.#onError);
+    stream.once('close', this.#onClose);
+    options.signal?.addEventListener('abort', this.#notify, { once: true });
+    this.#arm();
+  }
+
+  /** The next value; the socket resumes once the consumer has drained half the queue. */
+  take(): unknown {
+    const value = this.queue.shift();
+    if (this.#paused && this.queue.size <= this.#options.bufferSize / 2 && !this.outcome) {
+      this.#paused = false;
+      this.#arm();
+      this.#stream.resume();
+    }
+    return value;
+  }
+
+  /** Settles when a value arrives, the stream ends or breaks, or the signal aborts. */
+  arrival(): Promise<void> {
+    return new Promise<void>((resolve) => { this.#wake = resolve; });
+  }
+
+  close(): void {
+    const stream = this.#stream;
+    clearTimeout(this.#timer);
+    stream.off('data', this.#onData);
+    stream.off('end', this.#onEnd);
+    stream.off('error', this.#onError);
+    stream.off('close', this.#onClose);
+    this.#options.signal?.removeEventListener('abort', this.#notify);
+    // Errors after this point (the destroy itself) have no one to report to.
+    stream.on('error', () => {});
+    stream.destroy();
+  }
+
+  #parse(line: string): void {
     let value: unknown;
     try {
       value = parseLine(line);
     } catch (e) {
       throw new MalformedStreamError(`not JSON: ${line.slice(0, 200)}`, e);
     }
-    if (value !== undefined) queue.push(value);
-  });
-  const onData = (chunk: Buffer) => {
-    if (outcome) return;
-    try {
-      splitter.push(chunk);
-    } catch (e) {
-      finish(
-        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
-      );
-      stream.destroy();
+    if (value !== undefined) this.queue.push(value);
+  }
+
+  #notify = (): void => {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  };
+
+  #finish(error?: unknown): void {
+    this.outcome ??= error === undefined ? {} : { error };
+    clearTimeout(this.#timer);
+    this.#notify();
+  }
+
+  // Re-armed on every chunk: refreshing one timer is cheaper than a new one per chunk.
+  #arm(): void {
+    if (this.#timer && !this.outcome) {
+      this.#timer.refresh();
       return;
     }
-    if (queue.size >= options.bufferSize) {
-      paused = true;
-      clearTimeout(timer);
-      timer = undefined; // a cleared timer cannot be refreshed: the next arm() makes a new one
-      stream.pause();
-    } else if (!paused) {
-      arm();
-    }
-    notify();
-  };
-  const onEnd = () => {
-    try {
-      splitter.end();
-      finish();
-    } catch (e) {
-      finish(
-        e instanceof MalformedStreamError ? e : new MalformedStreamError(e instanceof Error ? e.message : String(e), e)
-      );
-    }
-  };
-  const onError = (e: unknown) => finish(e);
-  const onClose = () => finish(prematureClose());
-  const onAbort = () => notify();
-
-  stream.on('data', onData);
-  stream.once('end', onEnd);
-  stream.once('error', onError);
-  stream.once('close', onClose);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  arm();
-  try {
-    for (;;) {
-      if (options.signal?.aborted) return;
-      if (queue.size > 0) {
-        const value = queue.shift();
-        if (paused && queue.size <= options.bufferSize / 2 && !outcome) {
-          paused = false;
-          arm();
-          stream.resume();
-        }
-        yield value;
-        continue;
-      }
-      if (outcome) {
-        if (outcome.error !== undefined) throw outcome.error;
-        return;
-      }
-      await new Promise<void>((resolve) => { wake = resolve; });
-    }
-  } finally {
-    clearTimeout(timer);
-    stream.off('data', onData);
-    stream.off('end', onEnd);
-    stream.off('error', onError);
-    stream.off('close', onClose);
-    options.signal?.removeEventListener('abort', onAbort);
-    // Errors after this point (the destroy itself) have no one to report to.
-    stream.on('error', () => {});
-    stream.destroy();
+    this.#timer = setTimeout(() => {
+      this.#finish(new InactivityError(this.#options.inactivityTimeout));
+      this.#stream.destroy();
+    }, this.#options.inactivityTimeout);
   }
+
+  #onData = (chunk: Buffer): void => {
+    if (this.outcome) return;
+    try {
+      this.#splitter.push(chunk);
+    } catch (e) {
+      this.#finish(asMalformed(e));
+      this.#stream.destroy();
+      return;
+    }
+    if (this.queue.size >= this.#options.bufferSize) {
+      this.#paused = true;
+      clearTimeout(this.#timer);
+      this.#timer = undefined; // a cleared timer cannot be refreshed: the next arm() makes a new one
+      this.#stream.pause();
+    } else if (!this.#paused) {
+      this.#arm();
+    }
+    this.#notify();
+  };
+
+  #onEnd = (): void => {
+    try {
+      this.#splitter.end();
+      this.#finish();
+    } catch (e) {
+      this.#finish(asMalformed(e));
+    }
+  };
+
+  #onError = (e: unknown): void => this.#finish(e);
+  #onClose = (): void => this.#finish(prematureClose());
+}
+
+/** A failure to split or parse the stream, as the error the watch retries. */
+function asMalformed(e: unknown): MalformedStreamError {
+  if (e instanceof MalformedStreamError) return e;
+  return new MalformedStreamError(e instanceof Error ? e.message : String(e), e);
 }

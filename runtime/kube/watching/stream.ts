@@ -63,6 +63,27 @@ const DEFAULT_BUFFER_SIZE = 1000;
 
 type RawEvent = { type: string; object: unknown };
 
+/** What one watch carries from stream to stream: where to resume, and what it knows of. */
+interface WatchState<T extends KubeObject> {
+  resourceVersion: string | undefined;
+  mustList: boolean;
+  /** Consecutive failures; any event received resets it. */
+  failures: number;
+  /** Identities of the objects seen, for synthetic deletions; absent when those are off. */
+  known: Map<string, T> | undefined;
+}
+
+/** The settings of one watch, resolved once from its options and the client's defaults. */
+interface WatchContext<T extends KubeObject> {
+  client: KubeClient;
+  resource: ResourceDescriptor<T, FieldMap>;
+  options: WatchOptions;
+  path: string;
+  errorBackoffs: readonly number[];
+  reconnectMs: number;
+  inactivityMs: number;
+}
+
 export async function* watchStream<T extends KubeObject>(
   client: KubeClient,
   resource: ResourceDescriptor<T, FieldMap>,
@@ -70,122 +91,168 @@ export async function* watchStream<T extends KubeObject>(
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
   const settings = client.settings;
   const signal = options.signal;
-  const errorBackoffs = options.errorBackoffs ?? settings.errorBackoffs;
-  const reconnectMs = (options.reconnectBackoff ?? settings.watchReconnectBackoff) * 1000;
-  const inactivityMs = (options.inactivityTimeout ?? settings.watchInactivityTimeout) * 1000;
-  const path = resourcePath(resource, { namespace: options.namespace });
-  const known = options.synthesizeDeletions === false ? undefined : new Map<string, T>();
-  let resourceVersion = options.resourceVersion;
-  let mustList = resourceVersion === undefined;
-  let failures = 0;
-  const liveness = options.liveness;
-
-  async function* relist(): AsyncGenerator<StreamEvent<T>, string, undefined> {
-    const seen = new Set<string>();
-    let listedVersion = '';
-    const pages = listPages(
-      client,
-      resource,
-      {
-        namespace: options.namespace,
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-        pageSize: options.pageSize,
-        signal,
-      },
-    );
-    for await (const page of pages) {
-      liveness?.alive();
-      if (page.restarted) seen.clear();
-      for (const object of page.items) {
-        const key = keyOf(object);
-        seen.add(key);
-        known?.set(key, identityOf(object));
-        yield { type: 'LISTED', object };
-      }
-      listedVersion = page.resourceVersion;
-    }
-    if (known) {
-      for (const [key, object] of known) {
-        if (seen.has(key)) continue;
-        known.delete(key);
-        yield { type: 'DELETED', object, synthetic: true };
-      }
-    }
-    yield { type: 'LISTED_DONE', resourceVersion: listedVersion };
-    return listedVersion;
-  }
+  const context: WatchContext<T> = {
+    client,
+    resource,
+    options,
+    path: resourcePath(resource, { namespace: options.namespace }),
+    errorBackoffs: options.errorBackoffs ?? settings.errorBackoffs,
+    reconnectMs: (options.reconnectBackoff ?? settings.watchReconnectBackoff) * 1000,
+    inactivityMs: (options.inactivityTimeout ?? settings.watchInactivityTimeout) * 1000,
+  };
+  const state: WatchState<T> = {
+    resourceVersion: options.resourceVersion,
+    mustList: options.resourceVersion === undefined,
+    failures: 0,
+    known: options.synthesizeDeletions === false ? undefined : new Map<string, T>(),
+  };
 
   for (;;) {
     if (signal?.aborted) return;
+    let wait = context.reconnectMs;
     try {
-      if (mustList) {
-        try {
-          resourceVersion = yield* relist();
-        } catch (e) {
-          if (signal?.aborted || isGone(e)) throw e;
-          throw new WatchError(`Listing ${resourceName(resource)} failed`, e);
-        }
-        mustList = false;
-        failures = 0;
+      if (state.mustList) {
+        state.resourceVersion = yield* relistOrFail(context, state.known);
+        state.mustList = false;
+        state.failures = 0;
       }
-      const response = await client.openStream(path, {
-        query: {
-          watch: 'true',
-          allowWatchBookmarks: 'true',
-          resourceVersion,
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          timeoutSeconds: options.serverTimeout,
-        },
-        signal,
-      });
-      liveness?.alive();
-      const reader = readJsonLines(
-        response.body,
-        { inactivityTimeout: inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal },
-      );
-      for await (const raw of reader) {
-        liveness?.alive();
-        const event = toEvent<T>(raw, path);
-        failures = 0;
-        if (!event) { options.onUnsupported?.(raw); continue; }
-        if (event.type === 'BOOKMARK') {
-          resourceVersion = event.resourceVersion || resourceVersion;
-        } else {
-          resourceVersion = event.object.metadata?.resourceVersion || resourceVersion;
-          if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
-          else if (known) known.set(keyOf(event.object), identityOf(event.object));
-        }
-        yield event;
-      }
+      yield* readOneStream(context, state);
     } catch (e) {
       if (signal?.aborted) return;
-      if (isGone(e)) {
-        mustList = true;
-      } else if (e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e)) {
-        const delay = client.retryDelay(errorBackoffs, failures++, e);
-        if (delay === undefined)
-          throw new WatchError(`Watching ${resourceName(resource)} failed ${failures} times in a row`, e);
-        client.settings.onRetry?.(
-          {
-            method: 'WATCH',
-            path,
-            attempt: failures,
-            attempts: errorBackoffs.length + 1,
-            delay: Math.max(delay, reconnectMs) / 1000,
-            error: e,
-          }
-        );
-        liveness?.retrying(Math.max(delay, reconnectMs) / 1000);
-        if (!(await sleep(Math.max(delay, reconnectMs), signal))) return;
-        continue;
-      } else {
-        throw e;
-      }
+      wait = waitAfterError(context, state, e);
     }
-    if (!(await sleep(reconnectMs, signal))) return;
+    if (!(await sleep(wait, signal))) return;
   }
+}
+
+/** A re-list whose failure (after the client's own retries) ends the watch, except 410 which the caller re-lists. */
+async function* relistOrFail<T extends KubeObject>(
+  context: WatchContext<T>,
+  known: Map<string, T> | undefined,
+): AsyncGenerator<StreamEvent<T>, string, undefined> {
+  try {
+    return yield* relist(context, known);
+  } catch (e) {
+    if (context.options.signal?.aborted || isGone(e)) throw e;
+    throw new WatchError(`Listing ${resourceName(context.resource)} failed`, e);
+  }
+}
+
+/** Lists everything, then deletes (synthetically) what was known and is no longer listed. */
+async function* relist<T extends KubeObject>(
+  context: WatchContext<T>,
+  known: Map<string, T> | undefined,
+): AsyncGenerator<StreamEvent<T>, string, undefined> {
+  const { client, resource, options } = context;
+  const liveness = options.liveness;
+  const seen = new Set<string>();
+  let listedVersion = '';
+  const pages = listPages(
+    client,
+    resource,
+    {
+      namespace: options.namespace,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      pageSize: options.pageSize,
+      signal: options.signal,
+    },
+  );
+  for await (const page of pages) {
+    liveness?.alive();
+    if (page.restarted) seen.clear();
+    for (const object of page.items) {
+      const key = keyOf(object);
+      seen.add(key);
+      known?.set(key, identityOf(object));
+      yield { type: 'LISTED', object };
+    }
+    listedVersion = page.resourceVersion;
+  }
+  if (known) {
+    for (const [key, object] of known) {
+      if (seen.has(key)) continue;
+      known.delete(key);
+      yield { type: 'DELETED', object, synthetic: true };
+    }
+  }
+  yield { type: 'LISTED_DONE', resourceVersion: listedVersion };
+  return listedVersion;
+}
+
+/** One WATCH request, read to its end; every event moves the resume point and the known identities. */
+async function* readOneStream<T extends KubeObject>(
+  context: WatchContext<T>,
+  state: WatchState<T>,
+): AsyncGenerator<StreamEvent<T>, void, undefined> {
+  const { client, options, path } = context;
+  const signal = options.signal;
+  const liveness = options.liveness;
+  const response = await client.openStream(path, {
+    query: {
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersion: state.resourceVersion,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      timeoutSeconds: options.serverTimeout,
+    },
+    signal,
+  });
+  liveness?.alive();
+  const reader = readJsonLines(
+    response.body,
+    { inactivityTimeout: context.inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal },
+  );
+  const known = state.known;
+  for await (const raw of reader) {
+    liveness?.alive();
+    const event = toEvent<T>(raw, path);
+    state.failures = 0;
+    if (!event) { options.onUnsupported?.(raw); continue; }
+    if (event.type === 'BOOKMARK') {
+      state.resourceVersion = event.resourceVersion || state.resourceVersion;
+    } else {
+      state.resourceVersion = event.object.metadata?.resourceVersion || state.resourceVersion;
+      if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
+      else if (known) known.set(keyOf(event.object), identityOf(event.object));
+    }
+    yield event;
+  }
+}
+
+/**
+ * What a broken stream leads to, as the milliseconds to wait before the next one: a re-list after the
+ * usual reconnect pause for 410, the next backoff for a failure worth retrying; anything else, or a
+ * spent budget, is thrown.
+ */
+function waitAfterError<T extends KubeObject>(
+  context: WatchContext<T>,
+  state: WatchState<T>,
+  e: unknown,
+): number {
+  const { client, errorBackoffs, reconnectMs, path } = context;
+  if (isGone(e)) {
+    state.mustList = true;
+    return reconnectMs;
+  }
+  if (!(e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e))) throw e;
+  const delay = client.retryDelay(errorBackoffs, state.failures++, e);
+  if (delay === undefined)
+    throw new WatchError(`Watching ${resourceName(context.resource)} failed ${state.failures} times in a row`, e);
+  const wait = Math.max(delay, reconnectMs);
+  client.settings.onRetry?.(
+    {
+      method: 'WATCH',
+      path,
+      attempt: state.failures,
+      attempts: errorBackoffs.length + 1,
+      delay: wait / 1000,
+      error: e,
+    }
+  );
+  context.options.liveness?.retrying(wait / 1000);
+  return wait;
 }
 
 /** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */

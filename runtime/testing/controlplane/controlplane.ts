@@ -5,17 +5,16 @@
  * terminating, no service-account tokens, no pods scheduled.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBinaries, type ControlPlaneBinaries } from './binaries.ts';
 import type { ProgressReporter } from './progress.ts';
-import { createControlPlanePki } from './certificates.ts';
 import { issueCertificate, type CertificateAuthority } from '../../certificates/x509.ts';
 import { register, unregister } from './cleanup.ts';
 import { installCrds, type CrdSource } from './crds.ts';
 import type { ApiCredentials } from './http.ts';
 import { kubeconfigText } from './kubeconfig.ts';
+import { prepareLayout, writePki, type Layout, type PkiFiles } from './layout.ts';
 import { reservePorts, type PortReservation } from './ports.ts';
 import { SupervisedProcess } from './processes.ts';
 import { ControlPlaneStartError, waitApiServerReady, waitEtcdReady } from './readiness.ts';
@@ -69,14 +68,6 @@ export class ControlPlaneCrashError extends Error {
 
 const STOP_GRACE_MS = 5000;
 const MAX_START_ATTEMPTS = 3;
-
-interface Layout {
-  dir: string;
-  pki: string;
-  etcdData: string;
-  logDir: string;
-  kubeconfigPath: string;
-}
 
 export class ControlPlane implements AsyncDisposable {
   /** `https://127.0.0.1:<port>` */
@@ -286,49 +277,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     }
   }
   throw lastError;
-}
-
-function prepareLayout(logDir: string | undefined): Layout {
-  const dir = mkdtempSync(join(tmpdir(), 'kopf-control-plane-'));
-  const layout = {
-    dir,
-    pki: join(dir, 'pki'),
-    etcdData: join(dir, 'etcd'),
-    logDir: logDir ?? join(dir, 'logs'),
-    kubeconfigPath: join(dir, 'kubeconfig.yaml'),
-  };
-  for (const folder of [layout.pki, layout.logDir]) mkdirSync(folder, { recursive: true, mode: 0o700 });
-  return layout;
-}
-
-interface PkiFiles {
-  servingCert: string;
-  servingKey: string;
-  clientCa: string;
-  saPublic: string;
-  saPrivate: string;
-}
-
-function writePki(layout: Layout, apiServerUrl: string): {
-  credentials: ApiCredentials;
-  clientCa: CertificateAuthority;
-  files: PkiFiles
-} {
-  const pki = createControlPlanePki();
-  const files: PkiFiles = {
-    servingCert: join(layout.pki, 'apiserver.crt'),
-    servingKey: join(layout.pki, 'apiserver.key'),
-    clientCa: join(layout.pki, 'client-ca.crt'),
-    saPublic: join(layout.pki, 'service-account.pub'),
-    saPrivate: join(layout.pki, 'service-account.key'),
-  };
-  writeFileSync(files.servingCert, pki.serving.cert + pki.servingCa.cert);
-  writeFileSync(files.servingKey, pki.serving.key, { mode: 0o600 });
-  writeFileSync(files.clientCa, pki.clientCa.cert);
-  writeFileSync(files.saPublic, pki.serviceAccount.publicKey);
-  writeFileSync(files.saPrivate, pki.serviceAccount.privateKey, { mode: 0o600 });
-  const credentials = { server: apiServerUrl, ca: pki.servingCa.cert, cert: pki.admin.cert, key: pki.admin.key };
-  return { credentials, clientCa: pki.clientCa, files };
 }
 
 async function startOnce(binaries: ControlPlaneBinaries, options: ControlPlaneOptions): Promise<ControlPlane> {
