@@ -1,17 +1,16 @@
 #!/usr/bin/env node
 /**
- * The `create-kopf-operator` command's entry: it checks this Node against the package's floor (`engines.node`,
- * `>=MAJOR.MINOR`), then starts the command line (cli/main.ts).
+ * The command's entry, the same file in kopf, kopf-gen and create-kopf-operator (the packages are
+ * installed apart; each command is named as its package): it checks this Node against the
+ * package's floor (`engines.node`, `>=MAJOR.MINOR`), then starts the command line (cli/main.ts).
  *
  * Plain JavaScript that any Node parses: a Node older than the floor cannot load the command's
  * TypeScript at all (Node 20 refuses a `.ts` file before running a line of it), and a compiled
  * module may use what it lacks. So the check comes first, in this file, and the rest is imported
- * only after it. kopf and kopf-gen have the same entry: the three packages are
- * installed apart.
+ * only after it.
  */
 import { readFileSync } from 'node:fs';
 
-const COMMAND = 'create-kopf-operator';
 
 function floorOf(manifest) {
   const match = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec((manifest.engines && manifest.engines.node) || '');
@@ -27,10 +26,11 @@ function olderThan(version, floor) {
   return false;
 }
 
-const floor = floorOf(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
+const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const floor = floorOf(manifest);
 if (floor && olderThan(process.versions.node, floor)) {
   const node = `Node ${process.versions.node} (${process.execPath})`;
-  process.stderr.write(`${COMMAND} needs Node ${floor} or newer; this is ${node}.\n`
+  process.stderr.write(`${manifest.name} needs Node ${floor} or newer; this is ${node}.\n`
     + `Install a newer Node (for example \`nvm install ${floor.split('.')[0]}\`) and try again.\n`);
   // Not process.exit(): the message must reach a pipe in full first.
   process.exitCode = 1;

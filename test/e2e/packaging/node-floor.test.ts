@@ -34,6 +34,11 @@ test('the floor is the same in the three packages and the workspace', () => {
   assert.equal(root.engines.node, `>=${FLOOR_VERSION.replace(/\.0$/, '')}`);
 });
 
+test('the three commands have one entry: the same file, named after its package', () => {
+  const [first, ...others] = COMMANDS.map((command) => readFileSync(binOf(command), 'utf8'));
+  for (const other of others) assert.equal(other, first);
+});
+
 for (const version of OLD_VERSIONS) {
   test(`on Node ${version}, every command of a checkout stops with the Node it needs, exit 1`, async () => {
     const node = nodes.get(version) ?? '';
