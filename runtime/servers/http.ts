@@ -55,10 +55,11 @@ const CIPHERS = [
 /** Makes a server that serves `handle` within the limits; it does not listen yet (see `listen`). */
 export async function createHttpServer(handle: RequestHandler, options: HttpServerOptions): Promise<Server> {
   const { logger, tls } = options;
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const headersTimeout = limits.headersTimeout * 1000;
+  // A limit left undefined is the default's, not "no limit".
+  const headersTimeout = (options.limits?.headersTimeout ?? DEFAULT_LIMITS.headersTimeout) * 1000;
+  const requestTimeout = (options.limits?.requestTimeout ?? DEFAULT_LIMITS.requestTimeout) * 1000;
   const timeouts = {
-    headersTimeout, requestTimeout: limits.requestTimeout * 1000,
+    headersTimeout, requestTimeout,
     // Node looks for overdue requests only this often; its default (30 s) would outlast the timeouts.
     connectionsCheckingInterval: Math.min(1000, headersTimeout),
   };
