@@ -23,7 +23,7 @@ import type {
 } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { statusReply } from '../admission/responses.ts';
-import { close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
+import { answer, close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
 import { aborted } from '../structs/aborts.ts';
 
@@ -228,8 +228,5 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 function send(res: ServerResponse, reply: WebhookReply, options: { close?: boolean } = {}): void {
-  const text = JSON.stringify(reply.body);
-  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
-  res.writeHead(reply.status, options.close ? { ...headers, connection: 'close' } : headers);
-  res.end(text);
+  answer(res, reply.status, 'application/json', JSON.stringify(reply.body), options);
 }
