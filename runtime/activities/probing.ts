@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/index.ts';
-import { close, createHttpServer, listen, type ServerLimits } from '../servers/http.ts';
+import { answer, close, createHttpServer, listen, type ServerLimits } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
 import { ActivityError } from './activities.ts';
 
@@ -109,9 +109,4 @@ function pathOf(request: IncomingMessage): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function answer(response: ServerResponse, status: number, type: string, body: string): void {
-  response.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
-  response.end(body);
 }

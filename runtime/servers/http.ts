@@ -55,10 +55,11 @@ const CIPHERS = [
 /** Makes a server that serves `handle` within the limits; it does not listen yet (see `listen`). */
 export async function createHttpServer(handle: RequestHandler, options: HttpServerOptions): Promise<Server> {
   const { logger, tls } = options;
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const headersTimeout = limits.headersTimeout * 1000;
+  // A limit left undefined is the default's, not "no limit".
+  const headersTimeout = (options.limits?.headersTimeout ?? DEFAULT_LIMITS.headersTimeout) * 1000;
+  const requestTimeout = (options.limits?.requestTimeout ?? DEFAULT_LIMITS.requestTimeout) * 1000;
   const timeouts = {
-    headersTimeout, requestTimeout: limits.requestTimeout * 1000,
+    headersTimeout, requestTimeout,
     // Node looks for overdue requests only this often; its default (30 s) would outlast the timeouts.
     connectionsCheckingInterval: Math.min(1000, headersTimeout),
   };
@@ -90,6 +91,15 @@ export function close(server: Server): Promise<void> {
   });
 }
 
+/** Answers with `body` whole, its length declared; `close` asks the client to close the connection after it. */
+export function answer(
+  response: ServerResponse, status: number, type: string, body: string, options: { close?: boolean } = {},
+): void {
+  const headers = { 'content-type': type, 'content-length': Buffer.byteLength(body) };
+  response.writeHead(status, options.close ? { ...headers, connection: 'close' } : headers);
+  response.end(body);
+}
+
 /** The handler, with whatever it throws or rejects with caught, logged and answered. */
 function guarded(handle: RequestHandler, logger: Logger): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
@@ -99,9 +109,7 @@ function guarded(handle: RequestHandler, logger: Logger): (request: IncomingMess
       logger.error(`A request (${what}) failed unexpectedly: ${thrownText(error)}`, error);
       try {
         if (response.headersSent) throw new Error('The answer has begun: only closing is left.');
-        const body = 'The request failed unexpectedly; the server has logged why.\n';
-        response.writeHead(500, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
-        response.end(body);
+        answer(response, 500, 'text/plain', 'The request failed unexpectedly; the server has logged why.\n');
       } catch {
         response.destroy();
       }

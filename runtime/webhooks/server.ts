@@ -23,7 +23,7 @@ import type {
 } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { statusReply } from '../admission/responses.ts';
-import { close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
+import { answer, close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
 import { aborted } from '../structs/aborts.ts';
 
@@ -84,7 +84,8 @@ export class WebhookServer implements AdmissionServer {
     const prefix = (this.options.path ?? '').replace(/\/+$/, '');
     const serving: Serving = { prefix, peers: Boolean(this.options.clientCaFile), respond, logger };
     const handle = (req: IncomingMessage, res: ServerResponse) => serveRequest(req, res, serving);
-    const server = await createHttpServer(handle, { logger, tls, limits: this.limits() });
+    const { headersTimeout, requestTimeout } = this.options;
+    const server = await createHttpServer(handle, { logger, tls, limits: { headersTimeout, requestTimeout } });
     const addr = this.listeningAddress(logger);
     const port = await listen(server, addr, this.options.port ?? 0);
     try {
@@ -107,14 +108,6 @@ export class WebhookServer implements AdmissionServer {
     const how = 'set `addr` (--webhook-addr), `host` or `service` to be reached from elsewhere';
     logger.info(`The webhook server listens on loopback (${LOOPBACK}) only: ${how}.`);
     return LOOPBACK;
-  }
-
-  private limits(): HttpServerOptions['limits'] {
-    const { headersTimeout, requestTimeout } = this.options;
-    return {
-      ...(headersTimeout !== undefined && { headersTimeout }),
-      ...(requestTimeout !== undefined && { requestTimeout }),
-    };
   }
 
   private clientConfig(scheme: string, port: number, prefix: string, caBundle?: string): WebhookClientConfig {
@@ -235,8 +228,5 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 function send(res: ServerResponse, reply: WebhookReply, options: { close?: boolean } = {}): void {
-  const text = JSON.stringify(reply.body);
-  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
-  res.writeHead(reply.status, options.close ? { ...headers, connection: 'close' } : headers);
-  res.end(text);
+  answer(res, reply.status, 'application/json', JSON.stringify(reply.body), options);
 }
