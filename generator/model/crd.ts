@@ -27,7 +27,7 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
     ctx.error(at('spec'), 'a CRD needs a `spec` mapping');
     return undefined;
   }
-  const group = requiredName(spec, 'group', at('spec'), ctx, groupProblem);
+  const group = readName(spec, 'group', at('spec'), ctx, groupProblem);
   if (group !== undefined && OUTPUT_FILES.has(group)) {
     const clash = `a group named ${shown(group)} would be a folder where kopf-gen writes a file of that name`;
     ctx.error(at('spec', 'group'), clash);
@@ -38,10 +38,10 @@ export function readCrd(doc: CrdDocument, ctx: DocumentContext): ResourceModel |
     return undefined;
   }
   const namesPath = at('spec', 'names');
-  const kind = requiredName(names, 'kind', namesPath, ctx, kindProblem);
-  const plural = requiredName(names, 'plural', namesPath, ctx, dns1035Problem);
-  const singular = optionalName(names, 'singular', namesPath, ctx, dns1035Problem);
-  const listKind = optionalName(names, 'listKind', namesPath, ctx, kindProblem);
+  const kind = readName(names, 'kind', namesPath, ctx, kindProblem);
+  const plural = readName(names, 'plural', namesPath, ctx, dns1035Problem);
+  const singular = readName(names, 'singular', namesPath, ctx, dns1035Problem, 'optional');
+  const listKind = readName(names, 'listKind', namesPath, ctx, kindProblem, 'optional');
   if (listKind !== undefined && listKind === kind) {
     ctx.error([...namesPath, 'listKind'], 'the kind and the list kind must differ');
   }
@@ -120,7 +120,7 @@ function readVersion(raw: Json, at: PathSegment[], ctx: DocumentContext): Versio
     ctx.error(at, 'a version must be a mapping');
     return undefined;
   }
-  const name = requiredName(raw, 'name', at, ctx, dns1035Problem);
+  const name = readName(raw, 'name', at, ctx, dns1035Problem);
   if (name === undefined) return undefined;
   // `<group>/index.ts` is kopf-gen's; a version cannot have that module name.
   if (name === 'index') ctx.error([...at, 'name'], 'a version named `index` is not supported by kopf-gen');
@@ -198,34 +198,24 @@ function readColumns(raw: Json | undefined, path: PathSegment[], ctx: DocumentCo
 
 type NameCheck = (value: string) => string | undefined;
 
-/** A name the CRD must have, checked; undefined (and an error) when it is missing or invalid. */
-function requiredName(
+/**
+ * A name of the CRD, checked; undefined (and an error) when it is invalid, or missing though required.
+ * The API server defaults the optional ones when absent (singular, listKind).
+ */
+function readName(
   map: JsonMap,
   key: string,
   path: PathSegment[],
   ctx: DocumentContext,
   check: NameCheck,
+  presence: 'required' | 'optional' = 'required',
 ): string | undefined {
   const value = map[key];
+  const absent = value === undefined || value === null || value === '';
+  if (absent && presence === 'optional') return undefined;
   if (typeof value !== 'string' || !value) {
-    ctx.error([...path, key], `\`${key}\` must be a non-empty string`);
-    return undefined;
-  }
-  return checkedName(value, [...path, key], ctx, check);
-}
-
-/** A name the API server defaults when it is absent (singular, listKind), checked when present. */
-function optionalName(
-  map: JsonMap,
-  key: string,
-  path: PathSegment[],
-  ctx: DocumentContext,
-  check: NameCheck,
-): string | undefined {
-  const value = map[key];
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') {
-    ctx.error([...path, key], `\`${key}\` must be a string`);
+    const wanted = presence === 'required' ? 'a non-empty string' : 'a string';
+    ctx.error([...path, key], `\`${key}\` must be ${wanted}`);
     return undefined;
   }
   return checkedName(value, [...path, key], ctx, check);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderFiles } from '../../generator/emit/render.ts';
 import { buildModel } from '../../generator/model/build.ts';
-import { crdYaml, source } from './support/sources.ts';
+import { crdYaml, source, specSchema } from './support/sources.ts';
 
 function render(...crds: string[]): Map<string, string> {
   return renderFiles(buildModel(crds.map((text, i) => source(`crd${i}.yaml`, text))));
@@ -19,12 +19,7 @@ function declarations(text: string): string[] {
 const shared = '{type: object, properties: {host: {type: string}, port: {type: integer}}}';
 
 test('nested types are named by their shallowest path, shared by shape, numbered on collision', () => {
-  const files = render(crdYaml({ schema: `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const files = render(crdYaml({ schema: specSchema(`
                 deep:
                   type: object
                   properties:
@@ -38,7 +33,7 @@ test('nested types are named by their shallowest path, shared by shape, numbered
                   properties:
                     bar:
                       type: object
-                      properties: {x: {type: integer}}` }));
+                      properties: {x: {type: integer}}`) }));
   const text = files.get('test.kopf.dev/v1.ts')!;
   assert.deepEqual(declarations(text), [
     'Thing', 'ThingInput', 'ThingFields', 'ThingPatch', 'Thing',
@@ -62,19 +57,14 @@ test("a kind's spec and status are its own names, aliases where another kind has
 });
 
 test('defaults: required to read, optional to write; an Input type only where they differ', () => {
-  const files = render(crdYaml({ schema: `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const files = render(crdYaml({ schema: specSchema(`
                 plain: {type: object, properties: {a: {type: string}}}
                 items:
                   type: array
                   items:
                     type: object
                     properties:
-                      mode: {type: string, default: auto}` }), crdYaml({ kind: 'Simple' }));
+                      mode: {type: string, default: auto}`) }), crdYaml({ kind: 'Simple' }));
   const text = files.get('test.kopf.dev/v1.ts')!;
   assert.match(text, /export interface ThingSpecItems \{\n[^}]*\n {2}mode: string;\n\}/);
   assert.match(text, /export interface ThingSpecItemsInput \{\n[^}]*\n {2}mode\?: string;\n\}/);
@@ -101,28 +91,18 @@ test('a field both required and defaulted is there to read and optional to write
 });
 
 test('the descriptor carries the input type, for the client to take when creating', () => {
-  const files = render(crdYaml({ schema: `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                mode: {type: string, default: auto}` }), crdYaml({ kind: 'Simple' }));
+  const files = render(crdYaml({ schema: specSchema(`
+                mode: {type: string, default: auto}`) }), crdYaml({ kind: 'Simple' }));
   const text = files.get('test.kopf.dev/v1.ts')!;
   assert.match(text, /export const Thing: ResourceDescriptor<Thing, ThingFields, ThingInput> = \{/);
   assert.match(text, /export const Simple: ResourceDescriptor<Simple, SimpleFields, SimpleInput> = \{/);
 });
 
 test('enums: a literal union and its values, shared by value set; "" and case twins kept', () => {
-  const text = render(crdYaml({ schema: `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const text = render(crdYaml({ schema: specSchema(`
                 mode: {type: string, enum: [Fast, fast, ""]}
                 other: {type: string, enum: [Fast, fast, ""]}
-                codes: {type: array, items: {type: integer, enum: [301, 302]}}` })).get('test.kopf.dev/v1.ts')!;
+                codes: {type: array, items: {type: integer, enum: [301, 302]}}`) })).get('test.kopf.dev/v1.ts')!;
   assert.match(
     text,
     /export type ThingSpecMode = 'Fast' \| 'fast' \| '';\nexport const ThingSpecModeValues = \['Fast', 'fast', ''\] as const;/, // lint-ignore: a regular expression cannot wrap
@@ -161,17 +141,12 @@ test('well-known shapes come from kopf; near misses get their own type; clashing
 
 test('field maps: paths through objects, whole values at arrays and maps, patterns below open objects, no dotted ' +
   'keys', () => {
-  const text = render(crdYaml({ schema: `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const text = render(crdYaml({ schema: specSchema(`
                 a: {type: object, properties: {b: {type: string}}}
                 list: {type: array, items: {type: object, properties: {c: {type: string}}}}
                 map: {type: object, additionalProperties: {type: object, properties: {d: {type: string}}}}
                 open: {type: object, x-kubernetes-preserve-unknown-fields: true}
-                dotted.key: {type: string}` })).get('test.kopf.dev/v1.ts')!;
+                dotted.key: {type: string}`) })).get('test.kopf.dev/v1.ts')!;
   const fields =
     /export type ThingFields = \{\n([\s\S]*?)\n\};/.exec(text)![1]!.split('\n').map((l) => l.trim()).filter(
       (l) => !l.startsWith("'metadata.")

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { formatDiagnostic, InputError } from '../../generator/diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../../generator/diagnostics/diagnostic.ts';
 import { buildModel } from '../../generator/model/build.ts';
-import { crdYaml, source } from './support/sources.ts';
+import { crdYaml, source, specSchema } from './support/sources.ts';
 
 function errorsOf(...files: [string, string][]): Diagnostic[] {
   try {
@@ -39,18 +39,13 @@ test('a v1beta1 CRD is refused with a clear message', () => {
 });
 
 test('a $ref in a schema, also inside oneOf, is refused at its JSON path', () => {
-  const schema = `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const schema = specSchema(`
                 a:
                   $ref: '#/definitions/A'
                 b:
                   type: string
                   oneOf:
-                  - $ref: '#/definitions/B'`;
+                  - $ref: '#/definitions/B'`);
   const errors = errorsOf(['refs.yaml', crdYaml({ schema })]);
   const base = ['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties'];
   assert.deepEqual(errors.map((e) => e.path), [[...base, 'a', '$ref'], [...base, 'b', 'oneOf', 0, '$ref']]);
@@ -73,12 +68,7 @@ test('a CRD defined twice is refused in the second place, naming the first', () 
 });
 
 test('schemas Kubernetes would reject are errors, each with its path', () => {
-  const schema = `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
+  const schema = specSchema(`
                 both:
                   type: object
                   properties: {a: {type: string}}
@@ -86,7 +76,7 @@ test('schemas Kubernetes would reject are errors, each with its path', () => {
                 tuple:
                   type: array
                   items: [{type: string}]
-                odd: {type: float}`;
+                odd: {type: float}`);
   const errors = errorsOf(['bad.yaml', crdYaml({ schema })]);
   const tails = errors.map((e) => e.path!.slice(8).join('.'));
   assert.deepEqual(tails, ['both.additionalProperties', 'tuple.items', 'odd.type']);

@@ -40,15 +40,15 @@ export interface Project {
 export function tempProject(): Project {
   const root = mkdtempSync(join(tmpdir(), 'kopf-stubs-'));
   const stubsDir = join(root, 'src', 'handlers');
+  const file: Project['file'] = (kind) => join(stubsDir, kind.group, `${kind.plural}.ts`);
   return {
     root,
     stubsDir,
     outDir: join(root, 'src', 'generated'),
-    file: (kind) => join(stubsDir, kind.group, `${kind.plural}.ts`),
+    file,
     write: (kind, text) => {
-      const file = join(stubsDir, kind.group, `${kind.plural}.ts`);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
+      mkdirSync(dirname(file(kind)), { recursive: true });
+      writeFileSync(file(kind), text);
     },
     dispose: () => rmSync(root, { recursive: true, force: true }),
   };

@@ -19,13 +19,8 @@ export function crdYaml(
   const group = options.group ?? 'test.kopf.dev';
   const kind = options.kind ?? 'Thing';
   const plural = options.plural ?? `${kind.toLowerCase()}s`;
-  const schema = options.schema ?? `
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                size: {type: integer}`;
+  const schema = options.schema ?? specSchema(`
+                size: {type: integer}`);
   return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -41,4 +36,14 @@ spec:
     schema:
       openAPIV3Schema:${schema}
 `;
+}
+
+/** A schema (as `crdYaml` takes it) of an object whose `spec` has the given properties (YAML, indented for them). */
+export function specSchema(properties: string): string {
+  return `
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:${properties}`;
 }
