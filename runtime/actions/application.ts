@@ -47,13 +47,6 @@ export function newPatch(body: KubeObject): Patch<KubeObject> {
   return new Patch<KubeObject>({}, { body });
 }
 
-/** Sends a patch alone: the handler's work, with no records and no finalizer change. */
-export function applyPatch(
-  scope: WriteScope, body: KubeObject, patch: Patch<KubeObject>, logger: Logger,
-): Promise<PatchOutcome> {
-  return applyPlan(scope, body, { work: patch }, logger);
-}
-
 /** Sends the plan: the work, then its records in the order given, then the finalizer changes. */
 export async function applyPlan(
   scope: WriteScope, body: KubeObject, plan: WritePlan, logger: Logger,

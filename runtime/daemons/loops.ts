@@ -16,7 +16,7 @@ import type { DaemonHandler, TimerHandler } from '../registry/handlers.ts';
 import type { SpawningContext } from '../registry/contexts.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { deliverResult, Timestamp } from '../progress/index.ts';
-import { applyPatch } from '../actions/application.ts';
+import { applyPlan } from '../actions/application.ts';
 import { invokeForResult, objectContext } from '../actions/invocation.ts';
 import type { ResourceScope } from '../actions/scope.ts';
 import type { ObjectDaemons, Spawned } from './object-daemons.ts';
@@ -113,7 +113,7 @@ class Call {
     this.state = executed.state;
     deliverResult(patch, handler.id, executed.outcome);
     try {
-      const outcome = await applyPatch(proc, object.body, patch, logger);
+      const outcome = await applyPlan(proc, object.body, { work: patch }, logger);
       this.leftover = outcome.conflict ? [...patch.fns] : [];
     } catch (error) {
       logger.error(`${spawned.title} could not write its results and patch: ${thrownText(error)}`, error);

@@ -92,7 +92,7 @@ export class Spawner implements Pausable {
 
   /** After a pause: the objects are processed again, which spawns what matches. */
   resume(): void {
-    for (const [key, object] of this.objects) this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+    for (const [key, object] of this.objects) this.requeue(key, object);
   }
 
   /** How many tasks are running now (for tests and the benchmark). */
@@ -128,12 +128,12 @@ export class Spawner implements Pausable {
     if (this.objects.get(key) === object && !this.exiting) this.requeue(key, object);
   }
 
-  /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */
-  /** Processes the object again, as its next event would (its tasks changed what its finalizer needs). */
+  /** Processes the object again, as its next event would (its tasks, or a pause, changed what it needs). */
   private requeue(key: string, object: ObjectDaemons): void {
     this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
   }
 
+  /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */
   private stopForDeletion(key: string, object: ObjectDaemons): void {
     if (object.deletion || !object.running.size) return;
     const running = [...object.running.values()];
