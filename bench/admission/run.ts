@@ -16,7 +16,6 @@
  * and the load: compare contestants within one run, never across runs.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ApiError, createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
@@ -25,6 +24,8 @@ import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { cpuSeconds } from '../burst/procstat.ts';
+import { benchOptions, chosen, words } from '../lib/options.ts';
+import { median, tableHead, tableRow } from '../lib/tables.ts';
 
 interface Contestant {
   name: string;
@@ -43,20 +44,12 @@ interface Measurement {
   cpuPer1k: number | null;
 }
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '500' },
-    contestants: { type: 'string', default: 'none,ts,floor,kopf' },
-    repeat: { type: 'string', default: '1' },
-    warmup: { type: 'string', default: '20' },
-    'operator-args': { type: 'string', default: '' },
-  },
-});
-const N = Number(values.n);
-const REPEAT = Number(values.repeat);
-const WARMUP = Number(values.warmup);
+const values = benchOptions({ n: 500, contestants: 'none,ts,floor,kopf', repeat: 1, warmup: 20, 'operator-args': '' });
+const N = values.n;
+const REPEAT = values.repeat;
+const WARMUP = values.warmup;
 /** Extra options for every operator's `kopf run` (for experiments, e.g. `--quiet`). */
-const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
+const EXTRA_ARGS = words(values['operator-args']);
 
 async function contestants(): Promise<Contestant[]> {
   const all: Record<string, () => Promise<Contestant>> = {
@@ -73,11 +66,7 @@ async function contestants(): Promise<Contestant[]> {
       operator: { files: [join(import.meta.dirname, 'operator_kopf.py')], command: await kopfRunCommand() },
     }),
   };
-  return Promise.all(values.contestants.split(',').map((name) => {
-    const make = all[name];
-    if (!make) throw new Error(`Unknown contestant '${name}'; known: ${Object.keys(all).join(', ')}`);
-    return make();
-  }));
+  return Promise.all(chosen(values.contestants, all).map((make) => make()));
 }
 
 /** Sends dry-run creates of a probe until the validator refuses one that the mutator changed. */
@@ -154,21 +143,14 @@ async function measure(
   }
 }
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function report(all: readonly Contestant[], results: readonly Measurement[]): void {
   const ms = (x: number) => x.toFixed(2);
   console.log(`\nN=${N} sequential creates per run, ${REPEAT} run(s) per contestant\n`);
-  console.log('| contestant | run | p50 ms | p90 ms | p99 ms | operator CPU s / 1k |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(tableHead(['contestant', 'run', 'p50 ms', 'p90 ms', 'p99 ms', 'operator CPU s / 1k']));
   for (const m of results) {
     const label = all.find((c) => c.name === m.contestant)!.label;
     const cpu = m.cpuPer1k === null ? '—' : m.cpuPer1k.toFixed(2);
-    console.log(`| ${label} | ${m.run} | ${ms(m.p50)} | ${ms(m.p90)} | ${ms(m.p99)} | ${cpu} |`);
+    console.log(tableRow([label, String(m.run), ms(m.p50), ms(m.p90), ms(m.p99), cpu]));
   }
   const of = (name: string, key: 'p50' | 'p99') => {
     const runs = results.filter((m) => m.contestant === name);

@@ -28,7 +28,6 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { createObject, deleteObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
@@ -42,6 +41,8 @@ import { Observer } from './observer.ts';
 import { cpuSeconds, cpuTimes, peakRssMiB } from './procstat.ts';
 import { countHardware } from './counters.ts';
 import { buildOperator, type BuiltOperator } from './built.ts';
+import { benchOptions, chosen, words } from '../lib/options.ts';
+import { fixed, markdownTable, mean } from '../lib/tables.ts';
 
 interface Contestant {
   name: string;
@@ -74,26 +75,18 @@ interface Measurement {
   exitCode: number | null;
 }
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    contestants: { type: 'string', default: 'ts,kopf' },
-    repeat: { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: '32' },
-    warmup: { type: 'string', default: '20' },
-    'operator-args': { type: 'string', default: '' },
-    'node-args': { type: 'string', default: '' },
-    'operator-cpus': { type: 'string', default: '' },
-  },
+const values = benchOptions({
+  n: 1000, contestants: 'ts,kopf', repeat: 1, concurrency: 32, warmup: 20,
+  'operator-args': '', 'node-args': '', 'operator-cpus': '',
 });
-const N = Number(values.n);
-const REPEAT = Number(values.repeat);
-const CONCURRENCY = Number(values.concurrency);
-const WARMUP = Number(values.warmup);
+const N = values.n;
+const REPEAT = values.repeat;
+const CONCURRENCY = values.concurrency;
+const WARMUP = values.warmup;
 /** Extra options for every contestant's `kopf run` (for experiments, e.g. `--quiet`). */
-const EXTRA_ARGS = values['operator-args'].split(' ').filter(Boolean);
+const EXTRA_ARGS = words(values['operator-args']);
 /** Node's options for this runtime's contestants (for experiments, e.g. V8's heap flags). */
-const NODE_ARGS = values['node-args'].split(' ').filter(Boolean);
+const NODE_ARGS = words(values['node-args']);
 const OPERATOR_CPUS = values['operator-cpus'];
 if (OPERATOR_CPUS) {
   // Set before the control plane starts: its processes inherit this process's CPUs.
@@ -166,11 +159,7 @@ async function contestants(): Promise<Contestant[]> {
       }
     ),
   };
-  return Promise.all(values.contestants.split(',').map((name) => {
-    const make = all[name.trim()];
-    if (!make) throw new Error(`Unknown contestant '${name}': use ${Object.keys(all).join(', ')}`);
-    return make();
-  }));
+  return Promise.all(chosen(values.contestants, all).map((make) => make()));
 }
 
 /** The condition, unless the operator exits first (then its last lines explain why). */
@@ -264,23 +253,18 @@ async function measure(
 }
 
 function table(results: Measurement[], labels: Map<string, string>): string {
-  const rows = [
-    '| contestant | run | N | first create → all handled, s | handled/s | full cycle, s | full-cycle obj/s | ' +
-      'operator CPU s / 1k | of it kernel | instructions / object, M | instructions / cycle | apiserver CPU s / 1k ' +
-        '| writes / object | conflicts | peak RSS MiB | stop, s | exit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  const header = [
+    'contestant', 'run', 'N', 'first create → all handled, s', 'handled/s', 'full cycle, s', 'full-cycle obj/s',
+    'operator CPU s / 1k', 'of it kernel', 'instructions / object, M', 'instructions / cycle', 'apiserver CPU s / 1k',
+    'writes / object', 'conflicts', 'peak RSS MiB', 'stop, s', 'exit',
   ];
-  for (const r of results) {
-    rows.push(
-      `| ${labels.get(r.contestant)} | ${r.run} | ${r.n} | ${r.handledSeconds.toFixed(2)} | ` +
-        `${(r.n / r.handledSeconds).toFixed(1)} | ${r.cycleSeconds.toFixed(2)} | ` +
-          `${(r.n / r.cycleSeconds).toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${(r.kernelShare * 100).toFixed(0)}% | ` +
-            `${r.instructionsPerObject?.toFixed(2) ?? '–'} | ${r.ipc?.toFixed(2) ?? '–'} | ` +
-              `${r.apiServerCpuPer1k.toFixed(2)} | ${r.writesPerObject.toFixed(2)} | ${r.conflicts} | ` +
-                `${r.peakRssMiB.toFixed(0)} | ${r.stopSeconds.toFixed(1)} | ${r.exitCode} |`
-    );
-  }
-  return rows.join('\n');
+  return markdownTable(header, results.map((r) => [
+    labels.get(r.contestant)!, String(r.run), String(r.n), r.handledSeconds.toFixed(2),
+    (r.n / r.handledSeconds).toFixed(1), r.cycleSeconds.toFixed(2), (r.n / r.cycleSeconds).toFixed(1),
+    r.cpuPer1k.toFixed(2), `${(r.kernelShare * 100).toFixed(0)}%`, fixed(r.instructionsPerObject, 2), fixed(r.ipc, 2),
+    r.apiServerCpuPer1k.toFixed(2), r.writesPerObject.toFixed(2), String(r.conflicts), r.peakRssMiB.toFixed(0),
+    r.stopSeconds.toFixed(1), String(r.exitCode),
+  ]));
 }
 
 /**
@@ -293,10 +277,9 @@ function ratios(
   baseline: { name: string; short: string },
   skip: readonly string[] = [],
 ): string | null {
-  const mean = (name: string, pick: (m: Measurement) => number): number => {
-    const picked = results.filter((m) => m.contestant === name).map(pick);
-    return picked.reduce((a, b) => a + b, 0) / picked.length;
-  };
+  const meanOf = (name: string, pick: (m: Measurement) => number): number => (
+    mean(results.filter((m) => m.contestant === name).map(pick))
+  );
   const others = [...new Set(results.map((m) => m.contestant))].filter(
     (name) => name !== baseline.name && !skip.includes(name)
   );
@@ -313,18 +296,13 @@ function ratios(
     ['writes / object', (m) => m.writesPerObject, 'lower is better'],
     ['peak RSS', (m) => m.peakRssMiB, 'lower is better'],
   ];
-  const rows = [
-    `| metric (means) | ${others.map((name) => `${labels.get(name)} / ${baseline.short}`).join(' | ')} | |`,
-    `|---|${others.map(() => '---|').join('')}---|`,
-  ];
-  for (const [title, pick, note] of metrics) {
-    const ratio = (name: string): string => {
-      const value = mean(name, pick) / mean(baseline.name, pick);
-      return Number.isFinite(value) ? value.toFixed(2) : '–';
-    };
-    rows.push(`| ${title} | ${others.map(ratio).join(' | ')} | ${note} |`);
-  }
-  return rows.join('\n');
+  const header = ['metric (means)', ...others.map((name) => `${labels.get(name)} / ${baseline.short}`), ''];
+  const ratio = (name: string, pick: (m: Measurement) => number): string => (
+    fixed(meanOf(name, pick) / meanOf(baseline.name, pick), 2)
+  );
+  return markdownTable(header, metrics.map(([title, pick, note]) => [
+    title, ...others.map((name) => ratio(name, pick)), note,
+  ]));
 }
 
 async function main(): Promise<void> {

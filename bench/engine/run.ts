@@ -17,7 +17,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createObject, deleteObject, KubeClient, watchStream } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../runtime/structs/resources.ts';
@@ -25,16 +24,11 @@ import { runOperator, startControlPlane } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { countOf, underCallgrind } from '../callgrind.ts';
+import { benchOptions } from '../lib/options.ts';
+import { fixed, tableHead, tableRow } from '../lib/tables.ts';
 
-const { values } = parseArgs({
-  options: {
-    objects: { type: 'string', default: '2000' },
-    warmup: { type: 'string', default: '3000' },
-    repeat: { type: 'string', default: '1' },
-    callgrind: { type: 'boolean', default: false },
-    'record-only': { type: 'string' },
-    events: { type: 'string' },
-  },
+const values = benchOptions({
+  objects: 2000, warmup: 3000, repeat: 1, callgrind: false, 'record-only': undefined, events: undefined,
 });
 
 type Event = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
@@ -110,8 +104,8 @@ function replay(eventsPath: string, scratch: string, run: number): Promise<Repla
     '--single-threaded',
     join(import.meta.dirname, 'replay.ts'),
     eventsPath,
-    values.warmup,
-    values.objects,
+    String(values.warmup),
+    String(values.objects),
     values.callgrind ? '1' : '0',
   ];
   const profile = `callgrind-${run}.out`;
@@ -124,7 +118,7 @@ function replay(eventsPath: string, scratch: string, run: number): Promise<Repla
       if (error) return reject(new Error(`the replay failed: ${error.message}\n${stderr.slice(-2000)}`));
       const { cpuMicrosPerObject } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { cpuMicrosPerObject: number };
       const count = values.callgrind ? countOf(stderr, scratch, profile) : undefined;
-      const perObject = (instructions: number) => instructions / Number(values.objects) / 1000;
+      const perObject = (instructions: number) => instructions / values.objects / 1000;
       resolve({
         cpuMicrosPerObject,
         kiloInstructions: count ? perObject(count.total) : null,
@@ -149,14 +143,11 @@ try {
     `\nEngine: ${values.objects} objects after ${values.warmup}, each through its ${events.length} recorded events, ` +
       `no API server.\n`
   );
-  console.log("| run | CPU µs / object | instructions / object, k | own work, k |");
-  console.log('|---|---|---|---|');
-  const fixed = (x: number | null) => (x === null ? '–' : x.toFixed(1));
-  for (let run = 1; run <= Number(values.repeat); run++) {
+  console.log(tableHead(['run', 'CPU µs / object', 'instructions / object, k', 'own work, k']));
+  for (let run = 1; run <= values.repeat; run++) {
     const m = await replay(eventsPath, scratch, run);
-    console.log(
-      `| ${run} | ${fixed(m.cpuMicrosPerObject)} | ${fixed(m.kiloInstructions)} | ${fixed(m.kiloInstructionsOwn)} |`
-    );
+    const figures = [m.cpuMicrosPerObject, m.kiloInstructions, m.kiloInstructionsOwn].map((x) => fixed(x, 1));
+    console.log(tableRow([String(run), ...figures]));
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -14,7 +14,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { KubeClient, createObject, getObject, isNotFound } from '../../runtime/kube/index.ts';
 import { startControlPlane, runOperator, type RunningOperator } from '../../runtime/testing.ts';
@@ -22,15 +21,11 @@ import { peeringManifests, peeringResources } from '../../runtime/peering/resour
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
+import { benchOptions, chosen } from '../lib/options.ts';
+import { tableHead, tableRow } from '../lib/tables.ts';
 
-const { values } = parseArgs({
-  options: {
-    repeat: { type: 'string', default: '3' },
-    lifetime: { type: 'string', default: '60' },
-    contestants: { type: 'string', default: 'lease,peering,kopf' },
-  },
-});
-const repeat = Number(values.repeat);
+const values = benchOptions({ repeat: 3, lifetime: 60, contestants: 'lease,peering,kopf' });
+const repeat = values.repeat;
 const NAMESPACE = 'default';
 
 interface Contestant {
@@ -50,7 +45,7 @@ try {
   await cp.installCrds([CRD_YAML, crds]);
   await createObject(client, peeringResources(false)[0]!, { metadata: { name: 'default', namespace: NAMESPACE } });
   const kopf = await kopfRunCommand();
-  const env = (replica: string) => ({ PEER_NAME: replica, PEERING_LIFETIME: values.lifetime });
+  const env = (replica: string) => ({ PEER_NAME: replica, PEERING_LIFETIME: String(values.lifetime) });
   const common = { kubeconfigPath: cp.kubeconfigPath, echo: false };
   const all: Contestant[] = [
     {
@@ -73,19 +68,18 @@ try {
         env: env(replica), args: ['-n', NAMESPACE, '--verbose', '--priority', String(priority)] }),
     },
   ];
-  const contestants = all.filter((c) => values.contestants.split(',').includes(c.name));
+  const contestants = chosen(values.contestants, Object.fromEntries(all.map((c) => [c.name, c])));
   const rows: string[] = [];
   for (const contestant of contestants) {
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       const seconds: number[] = [];
       for (let round = 0; round < repeat; round++) seconds.push(await measure(contestant, signal, round));
-      rows.push(`| ${contestant.name} | ${signal} | ${seconds.map((s) => s.toFixed(2)).join(', ')} |`);
+      rows.push(tableRow([contestant.name, signal, seconds.map((s) => s.toFixed(2)).join(', ')]));
       console.log(rows.at(-1));
     }
   }
-  console.log(
-    `\n| contestant | stop | seconds until the standby handled a new object |\n|---|---|---|\n${rows.join('\n')}`
-  );
+  const header = ['contestant', 'stop', 'seconds until the standby handled a new object'];
+  console.log(`\n${tableHead(header)}\n${rows.join('\n')}`);
 } finally {
   client.close();
   await cp.stop();

@@ -17,9 +17,3 @@ export function timed(argv: readonly string[], cwd?: string): Run {
   if (r.error) throw r.error;
   return { seconds, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}

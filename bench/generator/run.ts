@@ -9,12 +9,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { findInputFiles } from '../../generator/input/files.ts';
 import { batches as batchesWithoutDuplicates, CORPUS } from '../../test/generator/support/corpus.ts';
-import { median, timed } from './measure.ts';
+import { timed } from './measure.ts';
 import { describeErrors, prepareTypeCheck, typeCheck } from './typecheck.ts';
 import { CRD_GENERATE, ensureInstalled, TYPESCRIPT_7 } from './tools.ts';
+import { benchOptions } from '../lib/options.ts';
+import { markdownTable, median } from '../lib/tables.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const RUNTIME_ROW = 'kopf types alone';
@@ -59,15 +60,8 @@ function generators(): Generator[] {
   ];
 }
 
-const { values: args } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '3' },
-    corpus: { type: 'string', default: join(CORPUS, 'crds') },
-    tools: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
-});
-const runs = Number(args.runs);
+const args = benchOptions({ runs: 3, corpus: join(CORPUS, 'crds'), tools: undefined, keep: false });
+const runs = args.runs;
 const wanted = args.tools?.split(',');
 const all = generators().filter((g) => !wanted || wanted.includes(g.name));
 for (const g of all.filter((g) => g.unavailable)) console.log(`${g.name}: skipped, ${g.unavailable}`);
@@ -178,8 +172,7 @@ function printTable(
   });
   if (checks.has(`${RUNTIME_ROW}/${compilers[0].name}`))
     rows.push([RUNTIME_ROW, '-', '-', '-', '-', ...checkCells(RUNTIME_ROW)]);
-  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
-  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log(markdownTable(header, rows));
 }
 
 function ratio(value: number, baseline: number): string {

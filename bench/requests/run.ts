@@ -20,29 +20,21 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { countOf, underCallgrind } from '../callgrind.ts';
+import { benchOptions, chosen } from '../lib/options.ts';
+import { fixed, markdownTable, mean } from '../lib/tables.ts';
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: 'string', default: '5000' },
-    warmup: { type: 'string', default: '3000' },
-    concurrency: { type: 'string', default: '32' },
-    objects: { type: 'string', default: '64' },
-    repeat: { type: 'string', default: '1' },
-    contestants: { type: 'string', default: 'ours,node' },
-    callgrind: { type: 'boolean', default: false },
-  },
+const values = benchOptions({
+  requests: 5000, warmup: 3000, concurrency: 32, objects: 64, repeat: 1, contestants: 'ours,node', callgrind: false,
 });
 
 const LABELS: Record<string, string> = { ours: "this runtime's client", node: "Node's HTTPS client" };
-const contestants = values.contestants.split(',');
-for (const name of contestants) if (!LABELS[name]) throw new Error(`unknown contestant ${name}: ours or node`);
+const contestants = chosen(values.contestants, { ours: 'ours', node: 'node' });
 const NAMESPACE = 'bench-requests';
 
 interface Measurement {
@@ -59,7 +51,8 @@ interface Measurement {
 function runClient(contestant: string, kubeconfigPath: string, run: number, scratch: string): Promise<Measurement> {
   const args = [
     '--single-threaded', join(import.meta.dirname, 'client.ts'), contestant, kubeconfigPath, NAMESPACE,
-    values.objects, values.warmup, values.requests, values.concurrency, values.callgrind ? '1' : '0',
+    ...[values.objects, values.warmup, values.requests, values.concurrency].map(String),
+    values.callgrind ? '1' : '0',
   ];
   const profile = `callgrind-${contestant}-${run}.out`;
   const [command, argv] = values.callgrind ? underCallgrind(scratch, profile, process.execPath, args) : [
@@ -73,7 +66,7 @@ function runClient(contestant: string, kubeconfigPath: string, run: number, scra
         stdout.trim().split('\n').at(-1)!
       ) as Pick<Measurement, 'cpuMicrosPerRequest' | 'requestsPerSecond'>;
       const count = values.callgrind ? countOf(stderr, scratch, profile) : undefined;
-      const perRequest = (instructions: number) => instructions / Number(values.requests) / 1000;
+      const perRequest = (instructions: number) => instructions / values.requests / 1000;
       resolve({
         contestant, run, ...result,
         kiloInstructions: count ? perRequest(count.total) : null,
@@ -83,21 +76,12 @@ function runClient(contestant: string, kubeconfigPath: string, run: number, scra
   });
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
-
 function report(results: Measurement[]): string {
-  const lines = [
-    '| contestant | run | CPU µs / request | requests / s | instructions / request, k | own work, k |',
-    '|---|---|---|---|---|---|',
-    ...results.map(
-      (
-        m
-      ) =>
-        `| ${LABELS[m.contestant]} | ${m.run} | ${fixed(m.cpuMicrosPerRequest, 1)} | ` +
-          `${fixed(m.requestsPerSecond, 0)} | ${fixed(m.kiloInstructions, 1)} | ${fixed(m.kiloInstructionsOwn, 1)} |`
-    ),
-  ];
+  const header = ['contestant', 'run', 'CPU µs / request', 'requests / s', 'instructions / request, k', 'own work, k'];
+  const lines = [markdownTable(header, results.map((m) => [
+    LABELS[m.contestant]!, String(m.run), fixed(m.cpuMicrosPerRequest, 1), fixed(m.requestsPerSecond, 0),
+    fixed(m.kiloInstructions, 1), fixed(m.kiloInstructionsOwn, 1),
+  ]))];
   const of = (name: string, pick: (m: Measurement) => number | null) => {
     const xs = results.filter((m) => m.contestant === name).map(pick).filter((x): x is number => x !== null);
     return xs.length ? mean(xs) : null;
@@ -108,14 +92,15 @@ function report(results: Measurement[]): string {
       const node = of('node', pick);
       return ours === null || node === null ? null : ours / node;
     };
-    lines.push('', '| metric (means) | this runtime / Node | |', '|---|---|---|');
-    lines.push(`| CPU per request | ${fixed(ratio((m) => m.cpuMicrosPerRequest), 2)} | lower is better |`);
-    lines.push(`| requests / s | ${fixed(ratio((m) => m.requestsPerSecond), 2)} | higher is better |`);
-    lines.push(`| instructions per request | ${fixed(ratio((m) => m.kiloInstructions), 2)} | lower is better |`);
-    lines.push(
-      `| own work (without V8's compilers and collector) | ${fixed(ratio((m) => m.kiloInstructionsOwn), 2)} | lower ` +
-        `is better |`
-    );
+    lines.push('', markdownTable(['metric (means)', 'this runtime / Node', ''], [
+      ['CPU per request', fixed(ratio((m) => m.cpuMicrosPerRequest), 2), 'lower is better'],
+      ['requests / s', fixed(ratio((m) => m.requestsPerSecond), 2), 'higher is better'],
+      ['instructions per request', fixed(ratio((m) => m.kiloInstructions), 2), 'lower is better'],
+      [
+        "own work (without V8's compilers and collector)", fixed(ratio((m) => m.kiloInstructionsOwn), 2),
+        'lower is better',
+      ],
+    ]));
   }
   return lines.join('\n');
 }
@@ -126,7 +111,7 @@ try {
   await cp.installCrds([CRD_YAML]);
   const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   await createObject(client, Namespaces, { metadata: { name: NAMESPACE } });
-  for (let i = 0; i < Number(values.objects); i++) {
+  for (let i = 0; i < values.objects; i++) {
     await createObject(
       client,
       KopfExample,
@@ -136,7 +121,7 @@ try {
   }
   client.close();
   const results: Measurement[] = [];
-  for (let run = 1; run <= Number(values.repeat); run++) {
+  for (let run = 1; run <= values.repeat; run++) {
     for (const contestant of contestants) {
       process.stderr.write(`run ${run}: ${LABELS[contestant]}, ${values.requests} requests after ${values.warmup}…\n`);
       results.push(await runClient(contestant, cp.kubeconfigPath, run, scratch));

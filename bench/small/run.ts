@@ -18,7 +18,6 @@
  * operator's RSS to each floor's, per round and their median.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
@@ -28,18 +27,13 @@ import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
 import { memoryMiB } from '../burst/procstat.ts';
 import { buildOperator, type BuiltOperator } from '../burst/built.ts';
+import { benchOptions, chosen } from '../lib/options.ts';
+import { markdownTable, median } from '../lib/tables.ts';
 
-const { values } = parseArgs({
-  options: {
-    objects: { type: 'string', default: '10' },
-    repeat: { type: 'string', default: '3' },
-    settle: { type: 'string', default: '10' },
-    contestants: { type: 'string', default: 'bare,tls,built' },
-  },
-});
-const OBJECTS = Number(values.objects);
-const REPEAT = Number(values.repeat);
-const SETTLE = Number(values.settle);
+const values = benchOptions({ objects: 10, repeat: 3, settle: 10, contestants: 'bare,tls,built' });
+const OBJECTS = values.objects;
+const REPEAT = values.repeat;
+const SETTLE = values.settle;
 const READY = 'floor ready';
 
 /** Node doing nothing; plain JavaScript, so that no TypeScript stripper is loaded. */
@@ -100,14 +94,6 @@ const CONTESTANTS: Record<string, Contestant> = {
   },
 };
 
-function chosen(): Contestant[] {
-  return values.contestants.split(',').map((name) => {
-    const contestant = Object.hasOwn(CONTESTANTS, name.trim()) ? CONTESTANTS[name.trim()] : undefined;
-    if (!contestant) throw new Error(`Unknown contestant '${name}': use ${Object.keys(CONTESTANTS).join(', ')}`);
-    return contestant;
-  });
-}
-
 function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn);
 }
@@ -138,21 +124,11 @@ async function round(
   }
 }
 
-function median(numbers: number[]): number {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 function report(samples: Sample[], contestants: Contestant[]): string {
-  const rows = [
-    '| contestant | round | RSS MiB | anonymous MiB | file-backed MiB | peak RSS MiB |',
-    '|---|---|---|---|---|---|',
-    ...samples.map((s) => {
-      const figures = [s.rss, s.anon, s.file, s.peak].map((mib) => mib.toFixed(1));
-      return `| ${CONTESTANTS[s.contestant]!.label} | ${s.round} | ${figures.join(' | ')} |`;
-    }),
-  ];
+  const header = ['contestant', 'round', 'RSS MiB', 'anonymous MiB', 'file-backed MiB', 'peak RSS MiB'];
+  const rows = [markdownTable(header, samples.map((s) => [
+    CONTESTANTS[s.contestant]!.label, String(s.round), ...[s.rss, s.anon, s.file, s.peak].map((mib) => mib.toFixed(1)),
+  ]))];
   const operator = contestants.find((c) => c.name === 'built');
   for (const floor of contestants.filter((c) => c.name !== 'built')) {
     if (!operator) break;
@@ -167,7 +143,7 @@ function report(samples: Sample[], contestants: Contestant[]): string {
 }
 
 async function main(): Promise<void> {
-  const contestants = chosen();
+  const contestants = chosen(values.contestants, CONTESTANTS);
   const cp = await startControlPlane();
   const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const samples: Sample[] = [];

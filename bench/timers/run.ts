@@ -23,7 +23,6 @@
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { createObject, deleteObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
@@ -33,6 +32,8 @@ import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
 import { cpuSeconds, rssMiB } from '../burst/procstat.ts';
+import { benchOptions, chosen } from '../lib/options.ts';
+import { markdownTable } from '../lib/tables.ts';
 
 interface Contestant { name: string; label: string; files: string[]; command?: string[] }
 
@@ -48,17 +49,10 @@ interface Measurement {
   exitCode: number | null;
 }
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    contestants: { type: 'string', default: 'ts,kopf' },
-    settle: { type: 'string', default: '10' },
-    window: { type: 'string', default: '30' },
-  },
-});
-const N = Number(values.n);
-const SETTLE = Number(values.settle);
-const WINDOW = Number(values.window);
+const values = benchOptions({ n: 1000, contestants: 'ts,kopf', settle: 10, window: 30 });
+const N = values.n;
+const SETTLE = values.settle;
+const WINDOW = values.window;
 const CONCURRENCY = 32;
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 const TICK = /Timer 'tick' succeeded\./;
@@ -82,11 +76,7 @@ async function contestants(): Promise<Contestant[]> {
       }
     ),
   };
-  return Promise.all(values.contestants.split(',').map((name) => {
-    const make = all[name.trim()];
-    if (!make) throw new Error(`Unknown contestant '${name}': use ${Object.keys(all).join(', ')}`);
-    return make();
-  }));
+  return Promise.all(chosen(values.contestants, all).map((make) => make()));
 }
 
 function countTicks(operator: RunningOperator, from: number): number {
@@ -165,18 +155,14 @@ async function measure(cp: ControlPlane, client: KubeClient, contestant: Contest
 }
 
 function table(results: Measurement[], labels: Map<string, string>): string {
-  const rows = [
-    '| contestant | N | idle RSS MiB | timer calls in the window | CPU s / 1k timer calls | RSS MiB / 1k objects | ' +
-      'deletion → all gone, s | SIGTERM → exit, s | exit |',
-    '|---|---|---|---|---|---|---|---|---|',
+  const header = [
+    'contestant', 'N', 'idle RSS MiB', 'timer calls in the window', 'CPU s / 1k timer calls', 'RSS MiB / 1k objects',
+    'deletion → all gone, s', 'SIGTERM → exit, s', 'exit',
   ];
-  for (const r of results) {
-    rows.push(
-      `| ${labels.get(r.contestant)} | ${r.n} | ${r.idleRssMiB.toFixed(0)} | ${r.ticks} | ` +
-        `${r.cpuPer1kTicks.toFixed(3)} | ${r.rssPer1kObjectsMiB.toFixed(1)} | ${r.deletionSeconds.toFixed(1)} | ` +
-          `${r.sigtermSeconds.toFixed(1)} | ${r.exitCode} |`
-    );
-  }
+  const rows = [markdownTable(header, results.map((r) => [
+    labels.get(r.contestant)!, String(r.n), r.idleRssMiB.toFixed(0), String(r.ticks), r.cpuPer1kTicks.toFixed(3),
+    r.rssPer1kObjectsMiB.toFixed(1), r.deletionSeconds.toFixed(1), r.sigtermSeconds.toFixed(1), String(r.exitCode),
+  ]))];
   const ts = results.find((r) => r.contestant === 'ts');
   const kopf = results.find((r) => r.contestant === 'kopf');
   if (ts && kopf) {
