@@ -16,7 +16,7 @@ import type { Logger } from '../logging/index.ts';
 import type { ResourceContext } from '../registry/contexts.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
-import { runEventHandlers } from './events.ts';
+import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
 import { decide, type Decision } from './deciding.ts';
 import { TooLargeError } from '../actions/oversize.ts';
