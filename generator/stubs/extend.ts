@@ -3,8 +3,8 @@
  * and, when the user asks for it (`--add-stubs`), adds only that: a stub for each such event and
  * the imports those stubs need. Existing text is never changed or moved.
  */
-import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
-import type { StubEvent } from './events.ts';
+import { STUB_EVENTS, stubFunctionName, stubPartialName } from './stub-events.ts';
+import type { StubEvent } from './stub-events.ts';
 import { formatStatementsIn, newLineOf, parseSource } from './format.ts';
 import { surveyHandlerFile } from './survey.ts';
 import type { HandlerFileSurvey, ImportAnchor } from './survey.ts';

@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UnsafePathError } from '../paths.ts';
-import { STUB_EVENTS, stubFunctionName, stubPartialName } from './events.ts';
+import { STUB_EVENTS, stubFunctionName, stubPartialName } from './stub-events.ts';
 import { extendHandlerFile, reviewHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';
 import type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
@@ -16,8 +16,8 @@ import { loadStubTemplates, TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
 export type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
-export { STUB_EVENTS, stubFunctionName } from './events.ts';
-export type { StubEvent } from './events.ts';
+export { STUB_EVENTS, stubFunctionName } from './stub-events.ts';
+export type { StubEvent } from './stub-events.ts';
 
 /** What the stubs step will write: every file checked and rendered before the first is written. */
 export interface StubsPlan {

@@ -1,5 +1,5 @@
 import type { ResourceModel, VersionModel } from '../model/types.ts';
-import type { StubEvent } from './events.ts';
+import type { StubEvent } from './stub-events.ts';
 
 /**
  * What the stub generator reads of the generator's model: the whole `Model` fits, and so does

@@ -5,8 +5,8 @@
  */
 import { Node, SyntaxKind, ts } from 'ts-morph';
 import type { ImportDeclaration, SourceFile } from 'ts-morph';
-import { isStubEvent } from './events.ts';
-import type { StubEvent } from './events.ts';
+import { isStubEvent } from './stub-events.ts';
+import type { StubEvent } from './stub-events.ts';
 import { resolveSpecifier } from './layout.ts';
 
 export interface HandlerFileSurvey {
