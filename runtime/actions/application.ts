@@ -11,7 +11,7 @@ import {
   Patch, composeMergePatches, guardedJsonPatch, patchContent, splitStatusOps, toJsonPatch,
   type Fields, type JsonPatchOp,
 } from '../structs/patches.ts';
-import { isConflict, isInvalid, isNotFound } from '../kube/errors.ts';
+import { isConflict, isInvalid, isNotFound } from '../kube/api-errors.ts';
 import { patchObject, patchObjectVersion } from '../kube/objects.ts';
 import { jsonText } from '../structs/diffs.ts';
 import { mergeInconsistencies } from './inconsistencies.ts';

@@ -19,8 +19,8 @@ export {
   NotFoundError, WatchError,
   apiErrorOf, rbacTargetOf, isAlreadyExists, isApiError, isConflict, isForbidden, isGone, isOrWraps,
   isInvalid, isNetworkError, isNotFound, isRetryable, isTooManyRequests, isUnauthorized,
-} from './errors.ts';
-export type { ApiErrorInit, ApiStatus, StatusCause, StatusDetails } from './errors.ts';
+} from './api-errors.ts';
+export type { ApiErrorInit, ApiStatus, StatusCause, StatusDetails } from './api-errors.ts';
 export { listObjects, listPages } from './listing.ts';
 export type { ListOptions, ListPage } from './listing.ts';
 export { createObject, deleteObject, getObject, patchObject, patchObjectVersion, replaceObject } from './objects.ts';

@@ -6,7 +6,7 @@
 import { apiVersionOf, resourcePath } from '../structs/resources.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { KubeClient } from './client.ts';
-import { isGone } from './errors.ts';
+import { isGone } from './api-errors.ts';
 import type { ListResult } from './types.ts';
 
 export interface ListOptions {

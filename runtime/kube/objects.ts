@@ -5,7 +5,7 @@
 import { apiVersionOf, resourceName, resourcePath } from '../structs/resources.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../structs/resources.ts';
 import { jsonBody, type KubeClient } from './client.ts';
-import type { ApiStatus } from './errors.ts';
+import type { ApiStatus } from './api-errors.ts';
 import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType, RequestOptions } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;

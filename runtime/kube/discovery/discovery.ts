@@ -4,7 +4,7 @@
  * CRDs come and go (`invalidate()`), and by resolution itself when a name is not found.
  */
 import type { ResourceDescriptor } from '../../structs/resources.ts';
-import { isNotFound } from '../errors.ts';
+import { isNotFound } from '../api-errors.ts';
 import type { RequestOptions } from '../types.ts';
 
 /**
