@@ -34,7 +34,7 @@ export type {
   AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind,
   WebhookOptions,
 } from './registry/webhooks.ts';
-export { AdmissionError, WebhookError } from './admission/errors.ts';
+export { AdmissionError, WebhookError } from './admission/admission-errors.ts';
 export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
 export type {
   AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,

@@ -22,7 +22,7 @@ import type { Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
-import { WebhookError } from './errors.ts';
+import { WebhookError } from './admission-errors.ts';
 import { buildResponse, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';

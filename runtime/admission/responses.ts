@@ -7,7 +7,7 @@
 import type { JsonPatchOp } from '../structs/patches.ts';
 import { PermanentError, TemporaryError, inspected } from '../structs/errors.ts';
 import type { WebhookReply } from '../config/admission.ts';
-import { AdmissionError } from './errors.ts';
+import { AdmissionError } from './admission-errors.ts';
 import type { ReviewRequest } from './reviews.ts';
 
 export interface ReviewResponse {

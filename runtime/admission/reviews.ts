@@ -5,7 +5,7 @@
 import { isMapping } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
-import { WebhookError } from './errors.ts';
+import { WebhookError } from './admission-errors.ts';
 
 /**
  * How deeply a review's JSON may nest. Diffs, patches and clones walk objects recursively, and a

@@ -12,7 +12,7 @@ import { ApiError, createObject, getObject, isNotFound, type KubeClient } from '
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { PRESENT } from '../../../runtime/registry/markers.ts';
-import { AdmissionError } from '../../../runtime/admission/errors.ts';
+import { AdmissionError } from '../../../runtime/admission/admission-errors.ts';
 import { WebhookServer } from '../../../runtime/webhooks/server.ts';
 import { CONFIGURATIONS } from '../../../runtime/webhooks/managed.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';

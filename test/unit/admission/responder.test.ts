@@ -9,7 +9,7 @@ import type { WebhookReply } from '../../../runtime/config/admission.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
-import { AdmissionError } from '../../../runtime/admission/errors.ts';
+import { AdmissionError } from '../../../runtime/admission/admission-errors.ts';
 import { admissionResponder, answerWithin } from '../../../runtime/admission/responder.ts';
 import type { ReviewResponse } from '../../../runtime/admission/responses.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
