@@ -19,7 +19,7 @@ import { childId, handlerId, RegistrationError } from './ids.ts';
 import {
   checkFunction, checkResource, filtersOf, handlerBase, seconds,
   type LooseDaemonOptions, type LooseOptions, type LooseTimerOptions,
-} from './options.ts';
+} from './registration-options.ts';
 import {
   webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
 } from './webhooks.ts';
