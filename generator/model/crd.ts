@@ -15,7 +15,7 @@ import { typeNameOf } from './identifiers.ts';
 import { dns1035Problem, groupProblem, kindProblem } from './names.ts';
 import { normaliseRoot } from './schema.ts';
 import type { PrinterColumnModel, ResourceModel, ScaleModel, Scope, VersionModel } from './types.ts';
-import { compareVersions } from './versions.ts';
+import { compareVersions } from './version-order.ts';
 
 /** Files at the top of the output folder: a group (a folder there) of one of these names would clash. */
 const OUTPUT_FILES = new Set(['index.ts', MANIFEST_FILE]);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { buildModel } from '../../generator/model/build.ts';
 import { camelCase, pascalCase, typeNameOf } from '../../generator/model/identifiers.ts';
 import type { ObjectNode, SchemaNode } from '../../generator/model/types.ts';
-import { compareVersions } from '../../generator/model/versions.ts';
+import { compareVersions } from '../../generator/model/version-order.ts';
 import { crdYaml, source } from './support/sources.ts';
 
 function specOf(schema: string): ObjectNode {
