@@ -9,7 +9,7 @@ export { UnsafePathError } from './paths.ts';
 export { InputError, formatDiagnostic, formatPath } from './diagnostics/diagnostic.ts';
 export type { Diagnostic, Location, PathSegment, Severity } from './diagnostics/diagnostic.ts';
 export { buildModel } from './model/build.ts';
-export { modulePath } from './model/types.ts';
+export { modulePath } from './model/model.ts';
 export type {
   ArrayNode,
   IntOrStringNode,
@@ -22,7 +22,7 @@ export type {
   PrinterColumnModel,
   Property,
   ResourceModel, ScalarNode, ScaleModel, SchemaNode, Scope, SourceRef, ValidationRule, VersionModel,
-} from './model/types.ts';
+} from './model/model.ts';
 export { renderFiles } from './emit/render.ts';
 export { MANIFEST_FILE } from './output/manifest.ts';
 export { GENERATOR_VERSION } from './version.ts';

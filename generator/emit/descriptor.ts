@@ -3,7 +3,7 @@
  * sharing its name with the object type. Its type parameters carry the object type and the
  * field map into handlers, and the input type into the client's `create` and `replace`.
  */
-import type { ResourceModel, VersionModel } from '../model/types.ts';
+import type { ResourceModel, VersionModel } from '../model/model.ts';
 import { jsdoc, propertyKey, stringLiteral } from './syntax.ts';
 import type { KindNames } from './typegraph.ts';
 

@@ -3,7 +3,7 @@
  * type itself cannot say (default, format, list semantics, CEL rules, oneOf/anyOf rules,
  * deprecation).
  */
-import type { NodeInfo } from '../model/types.ts';
+import type { NodeInfo } from '../model/model.ts';
 import { jsdoc } from './syntax.ts';
 
 const DEPRECATED_LINE = /^\s*deprecated:\s*(.*)$/im;

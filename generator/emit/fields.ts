@@ -6,7 +6,7 @@
  * into its fields; an embedded resource's metadata is one value. Keys containing a dot cannot be told apart in
  * a dotted path, so they (and what is below them) are left out.
  */
-import type { ObjectNode, SchemaNode } from '../model/types.ts';
+import type { ObjectNode, SchemaNode } from '../model/model.ts';
 import type { TypePrinter } from './printer.ts';
 import { stringLiteral } from './syntax.ts';
 

@@ -4,7 +4,7 @@
  * namespace (`certManagerIo.Certificate`), so no name is ambiguous.
  */
 import { camelCase } from '../model/identifiers.ts';
-import { modulePath } from '../model/types.ts';
+import { modulePath } from '../model/model.ts';
 import { GENERATED_HEADER } from './module.ts';
 import type { RenderedModule } from './module.ts';
 import { stringLiteral } from './syntax.ts';

@@ -2,7 +2,7 @@
  * One generated module: the kinds of a group served at a version, each with its object type
  * (read and input), field map, merge-patch type, descriptor, and its named nested types.
  */
-import type { ResourceModel } from '../model/types.ts';
+import type { ResourceModel } from '../model/model.ts';
 import { descriptorDeclaration, deprecationTags } from './descriptor.ts';
 import { typeDoc } from './docs.ts';
 import { fieldEntries, fieldsDeclaration } from './fields.ts';

@@ -3,7 +3,7 @@
  * `read` types are objects as the API server returns them (defaulted fields present);
  * `input` types are what a user writes (defaulted fields optional).
  */
-import type { ObjectNode, Property, ScalarNode, SchemaNode } from '../model/types.ts';
+import type { ObjectNode, Property, ScalarNode, SchemaNode } from '../model/model.ts';
 import { propertyDoc, typeDoc } from './docs.ts';
 import type { KopfImports } from './imports.ts';
 import { presenceOf } from './shapes.ts';

@@ -2,8 +2,8 @@
  * The whole output for a model, in memory: one module per group and served version, and the
  * index. Pure: the same model gives the same bytes.
  */
-import type { Model, ResourceModel } from '../model/types.ts';
-import { modulePath } from '../model/types.ts';
+import type { Model, ResourceModel } from '../model/model.ts';
+import { modulePath } from '../model/model.ts';
 import { renderIndex } from './index-module.ts';
 import { renderModule } from './module.ts';
 import type { RenderedModule } from './module.ts';

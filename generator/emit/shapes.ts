@@ -5,7 +5,7 @@
  * numbers, children by number, so that keys stay short on 10 000-node schemas.
  */
 import { canonicalJson } from '../input/json.ts';
-import type { Property, SchemaNode } from '../model/types.ts';
+import type { Property, SchemaNode } from '../model/model.ts';
 
 /**
  * How a property is present: always (`required`), always once read (`defaulted`: the API server

@@ -7,7 +7,7 @@
  * Shapes equal to a well-known Kubernetes type use that type from `kopf` instead.
  */
 import { pascalCase } from '../model/identifiers.ts';
-import type { ObjectNode, ResourceModel, ScalarNode, SchemaNode, VersionModel } from '../model/types.ts';
+import type { ObjectNode, ResourceModel, ScalarNode, SchemaNode, VersionModel } from '../model/model.ts';
 import { literalType } from './syntax.ts';
 import type { NameSpace } from './names.ts';
 import type { ShapeTable } from './shapes.ts';

@@ -10,7 +10,7 @@ import { parseYamlStream } from '../input/yaml.ts';
 import { DocumentContext } from './context.ts';
 import { readCrd } from './crd.ts';
 import { pruningWarnings } from './pruning.ts';
-import type { Model, ResourceModel } from './types.ts';
+import type { Model, ResourceModel } from './model.ts';
 
 export interface BuildProgress {
   (done: number, total: number, file: string): void;

@@ -14,7 +14,7 @@ import { MANIFEST_FILE } from '../paths.ts';
 import { typeNameOf } from './identifiers.ts';
 import { dns1035Problem, groupProblem, kindProblem } from './names.ts';
 import { normaliseRoot } from './schema.ts';
-import type { PrinterColumnModel, ResourceModel, ScaleModel, Scope, VersionModel } from './types.ts';
+import type { PrinterColumnModel, ResourceModel, ScaleModel, Scope, VersionModel } from './model.ts';
 import { compareVersions } from './version-order.ts';
 
 /** Files at the top of the output folder: a group (a folder there) of one of these names would clash. */

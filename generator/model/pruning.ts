@@ -4,7 +4,7 @@
  * schema that does not preserve unknown fields silently drops both.
  */
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
-import type { ObjectNode, ResourceModel, SchemaNode, VersionModel } from './types.ts';
+import type { ObjectNode, ResourceModel, SchemaNode, VersionModel } from './model.ts';
 
 export function pruningWarnings(resource: ResourceModel): Diagnostic[] {
   const affected: { version: VersionModel; progressKept: boolean; declared: boolean }[] = [];

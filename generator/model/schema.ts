@@ -10,7 +10,7 @@ import { hasKey, isJsonMap } from '../input/json.ts';
 import type { Json, JsonMap } from '../input/json.ts';
 import type { DocumentContext } from './context.ts';
 import { JUNCTORS, readJunctors } from './junctors.ts';
-import type { NodeInfo, ObjectNode, Property, SchemaNode, ValidationRule } from './types.ts';
+import type { NodeInfo, ObjectNode, Property, SchemaNode, ValidationRule } from './model.ts';
 
 /** Kubernetes' resource.Quantity pattern, as controller-gen writes it. */
 export const QUANTITY_PATTERN =

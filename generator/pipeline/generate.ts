@@ -9,7 +9,7 @@ import { renderFiles } from '../emit/render.ts';
 import { displayPath, findInputFiles, readSource, unreadableInput } from '../input/files.ts';
 import type { SourceFile } from '../input/files.ts';
 import { buildModel } from '../model/build.ts';
-import type { Model } from '../model/types.ts';
+import type { Model } from '../model/model.ts';
 import { compareOutput } from '../output/compare.ts';
 import { MANIFEST_FILE, manifestText, sha256 } from '../output/manifest.ts';
 import { replaceFolder } from '../output/write.ts';

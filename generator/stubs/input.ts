@@ -1,4 +1,4 @@
-import type { ResourceModel, VersionModel } from '../model/types.ts';
+import type { ResourceModel, VersionModel } from '../model/model.ts';
 import type { StubEvent } from './stub-events.ts';
 
 /**

@@ -2,7 +2,7 @@
  * Where handler files and generated modules are, and how one imports the other.
  */
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { modulePath } from '../model/types.ts';
+import { modulePath } from '../model/model.ts';
 import { pathInside } from '../paths.ts';
 import type { StubResource } from './input.ts';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildModel } from '../../generator/model/build.ts';
 import { camelCase, pascalCase, typeNameOf } from '../../generator/model/identifiers.ts';
-import type { ObjectNode, SchemaNode } from '../../generator/model/types.ts';
+import type { ObjectNode, SchemaNode } from '../../generator/model/model.ts';
 import { compareVersions } from '../../generator/model/version-order.ts';
 import { crdYaml, source } from './support/sources.ts';
 
