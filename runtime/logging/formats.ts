@@ -19,7 +19,7 @@
 import { pythonJson, pythonString } from '../progress/python.ts';
 import { levelName, severityOf } from './levels.ts';
 import { errorText, type LogRecord, type ObjectReference } from './records.ts';
-import { asctime, isoUtcMicro } from './timestamps.ts';
+import { asctime, isoUtcMicro } from './time-layouts.ts';
 
 export type LogFormat = 'plain' | 'full' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['plain', 'full', 'json'];

@@ -4,7 +4,7 @@
  */
 import type { PostingSettings } from '../config/settings.ts';
 import type { ObjectReference } from '../logging/records.ts';
-import { isoUtcMicro } from '../logging/timestamps.ts';
+import { isoUtcMicro } from '../logging/time-layouts.ts';
 
 /** Kopf's types: `Normal`, `Warning`, `Error`; logged records also give `Debug` and `Fatal`. */
 export type EventType = 'Normal' | 'Warning' | 'Error' | 'Debug' | 'Fatal' | (string & {});

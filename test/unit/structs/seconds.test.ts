@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asctime, isoUtcMicro } from '../../../runtime/logging/timestamps.ts';
+import { asctime, isoUtcMicro } from '../../../runtime/logging/time-layouts.ts';
 import { Timestamp } from '../../../runtime/progress/timestamps.ts';
 import { perSecond } from '../../../runtime/structs/seconds.ts';
 
