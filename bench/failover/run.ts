@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { KubeClient, createObject, getObject, isNotFound } from '../../runtime/kube/index.ts';
 import { startControlPlane, runOperator, type RunningOperator } from '../../runtime/testing.ts';
-import { peeringManifests, peeringResources } from '../../runtime/peering/resources.ts';
+import { peeringManifests, peeringResources } from '../../runtime/peering/peering-resources.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';

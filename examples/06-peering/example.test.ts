@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../runtime/testing.ts';
 import { runOperator } from '../../runtime/testing/runner.ts';
-import { peeringManifests, peeringResources } from '../../runtime/peering/resources.ts';
+import { peeringManifests, peeringResources } from '../../runtime/peering/peering-resources.ts';
 import { CRD_YAML, OBJECT_YAML, successLine, testExample } from '../../test/e2e/rules.ts';
 import { Cluster, loadYaml, refOf } from '../../test/e2e/cluster.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';

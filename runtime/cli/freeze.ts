@@ -8,7 +8,7 @@ import { KubeClient } from '../kube/index.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
 import { touch, type PeeringPlace } from '../peering/keepalive.ts';
-import { servedPeeringResources } from '../peering/resources.ts';
+import { servedPeeringResources } from '../peering/peering-resources.ts';
 import { thrownText } from '../structs/errors.ts';
 import { usageError } from './usage.ts';
 

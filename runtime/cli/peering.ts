@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { peeringManifests } from '../peering/resources.ts';
+import { peeringManifests } from '../peering/peering-resources.ts';
 
 const HELP = `Usage: kopf peering [--namespace NS]
 

@@ -8,7 +8,7 @@ import type { Logger } from '../logging/index.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import { ownRecord, type Peer } from './peers.ts';
-import type { PeeringObject } from './resources.ts';
+import type { PeeringObject } from './peering-resources.ts';
 
 /** Where a peering's records are: one peering object. */
 export interface PeeringPlace {

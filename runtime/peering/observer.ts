@@ -14,7 +14,7 @@ import type { Logger } from '../logging/index.ts';
 import type { Toggle } from '../structs/toggles.ts';
 import { clean, touch, where, type OwnPeer, type PeeringPlace } from './keepalive.ts';
 import { describePeers, isDead, parsePeers, type Peer } from './peers.ts';
-import type { PeeringObject } from './resources.ts';
+import type { PeeringObject } from './peering-resources.ts';
 
 export type Verdict =
   | { kind: 'free'; dead: Peer[] }

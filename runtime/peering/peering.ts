@@ -19,7 +19,7 @@ import type { Toggle, ToggleSet } from '../structs/toggles.ts';
 import { thrownText } from '../structs/errors.ts';
 import { keepAlive, where, type OwnPeer, type PeeringPlace } from './keepalive.ts';
 import { observePeering } from './observer.ts';
-import { servedPeeringResources, type PeeringObject } from './resources.ts';
+import { servedPeeringResources, type PeeringObject } from './peering-resources.ts';
 
 export interface PeeringOptions {
   client: KubeClient;

@@ -11,7 +11,7 @@ import { parseSelector } from '../kube/index.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
 import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
-import { peeringResources } from '../peering/resources.ts';
+import { peeringResources } from '../peering/peering-resources.ts';
 import { CONFIGURATIONS } from '../webhooks/managed.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */

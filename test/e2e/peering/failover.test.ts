@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
-import { peeringManifests, peeringResources } from '../../../runtime/peering/resources.ts';
+import { peeringManifests, peeringResources } from '../../../runtime/peering/peering-resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';
 import { CRD_YAML } from '../rules.ts';

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
-import { peeringManifests, peeringResources, type PeeringObject } from '../../../runtime/peering/resources.ts';
+import { peeringManifests, peeringResources, type PeeringObject } from '../../../runtime/peering/peering-resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster, type ObjectRef } from '../cluster.ts';
 import { CRD_YAML, tracebackIn } from '../rules.ts';
