@@ -9,7 +9,7 @@ import { copyVendored, dependencySource } from './dependencies.ts';
 import type { DependencySource } from './dependencies.ts';
 import type { ProjectOptions } from './options.ts';
 import { resourceNames, validate } from './options.ts';
-import { renderProject } from './render.ts';
+import { renderProject } from './project-files.ts';
 
 export interface ScaffoldOptions extends ProjectOptions {
   /** A checkout of kopf or a folder of its packed tarballs, instead of the registry. */
