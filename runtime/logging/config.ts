@@ -5,7 +5,7 @@
  */
 import { DEFAULT_REFKEY, formatRecord, type FormatOptions, type LogFormat } from './formats.ts';
 import { INFO, levelOfVerbosity, type Verbosity } from './levels.ts';
-import type { LogRecord } from './records.ts';
+import type { LogRecord } from './log-records.ts';
 import { streamSink, type LogSink } from './sinks.ts';
 
 export interface LogConfigOptions {

@@ -18,7 +18,7 @@
  */
 import { pythonJson, pythonString } from '../progress/python.ts';
 import { levelName, severityOf } from './levels.ts';
-import { errorText, type LogRecord, type ObjectReference } from './records.ts';
+import { errorText, type LogRecord, type ObjectReference } from './log-records.ts';
 import { asctime, isoUtcMicro } from './time-layouts.ts';
 
 export type LogFormat = 'plain' | 'full' | 'json';

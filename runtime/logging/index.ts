@@ -23,7 +23,7 @@ export {
   type Verbosity,
 } from './levels.ts';
 export { Logger, type LogTap, type LoggerOptions, type Message } from './logger.ts';
-export { buildObjectReference, errorText, type LogRecord, type ObjectReference } from './records.ts';
+export { buildObjectReference, errorText, type LogRecord, type ObjectReference } from './log-records.ts';
 export {
   captureLogs, streamSink, type LogCapture, type LogSink, type RecordMatch, type StreamSinkOptions,
 } from './sinks.ts';

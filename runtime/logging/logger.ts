@@ -8,7 +8,7 @@
 import type { KubeObject } from '../structs/resources.ts';
 import type { LogConfig } from './config.ts';
 import { CRITICAL, DEBUG, ERROR, INFO, WARNING } from './levels.ts';
-import { buildObjectReference, type LogRecord, type ObjectReference } from './records.ts';
+import { buildObjectReference, type LogRecord, type ObjectReference } from './log-records.ts';
 
 /** A message, or a function that builds it when the record will be emitted. */
 export type Message = string | (() => string);

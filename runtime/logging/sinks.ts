@@ -2,7 +2,7 @@
  * What a log sink is, and the ready-made ones: a text stream (stderr by default), and a capture for
  * tests that assert the operator's messages and wait for them instead of sleeping.
  */
-import type { LogRecord } from './records.ts';
+import type { LogRecord } from './log-records.ts';
 
 /**
  * A destination of records. `render` gives the record as text in the configured format (computed

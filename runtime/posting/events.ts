@@ -3,7 +3,7 @@
  * Kopf's events (`kubectl describe`, dashboards, e2e tests) read ours the same way.
  */
 import type { PostingSettings } from '../config/settings.ts';
-import type { ObjectReference } from '../logging/records.ts';
+import type { ObjectReference } from '../logging/log-records.ts';
 import { isoUtcMicro } from '../logging/time-layouts.ts';
 
 /** Kopf's types: `Normal`, `Warning`, `Error`; logged records also give `Debug` and `Fatal`. */

@@ -8,7 +8,7 @@
  * and an operator with posting disabled (e.g. without RBAC for events) should post nothing.
  */
 import { ERROR, INFO, WARNING } from '../logging/levels.ts';
-import { buildObjectReference } from '../logging/records.ts';
+import { buildObjectReference } from '../logging/log-records.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { requireOperatorContext } from './context.ts';
 import type { EventType } from './events.ts';

@@ -5,7 +5,7 @@
  */
 import { DEBUG, ERROR, INFO, WARNING, CRITICAL, levelName } from '../logging/levels.ts';
 import type { LogTap } from '../logging/logger.ts';
-import { errorText, type LogRecord } from '../logging/records.ts';
+import { errorText, type LogRecord } from '../logging/log-records.ts';
 import type { EventPoster } from './poster.ts';
 
 /** `Normal` for info, `Warning`, `Error`, `Fatal` for critical; levels between round up. */

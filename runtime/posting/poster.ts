@@ -7,7 +7,7 @@
  */
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { ObjectReference } from '../logging/records.ts';
+import type { ObjectReference } from '../logging/log-records.ts';
 import { buildEventBody, isAboutEvent, type EventBody, type EventType, type QueuedEvent } from './events.ts';
 
 /** Sends one Event to the cluster; rejects if it could not. Abort the request when `signal` fires. */

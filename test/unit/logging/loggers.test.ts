@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { DEBUG, ERROR, INFO, WARNING, levelOfVerbosity } from '../../../runtime/logging/levels.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
-import type { LogRecord } from '../../../runtime/logging/records.ts';
+import type { LogRecord } from '../../../runtime/logging/log-records.ts';
 import { captureLogs, streamSink } from '../../../runtime/logging/sinks.ts';
 
 const body = {
