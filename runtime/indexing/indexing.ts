@@ -21,7 +21,7 @@ import { matchesBody } from '../registry/filters.ts';
 import { executeOnce, type Attempt } from '../handling/execution.ts';
 import { isFinished, isSleeping, Timestamp } from '../progress/index.ts';
 import type { OperatorIndexers } from '../indices/indexers.ts';
-import type { IndexReadiness } from '../indices/readiness.ts';
+import type { IndexReadiness } from '../indices/index-readiness.ts';
 
 export interface IndexingEnv {
   settings: OperatorSettings;

@@ -19,7 +19,7 @@ import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
-import { IndexReadiness } from '../indices/readiness.ts';
+import { IndexReadiness } from '../indices/index-readiness.ts';
 import { asap } from '../handling/lifecycles.ts';
 import { exitInstantly } from '../queueing/sleeping.ts';
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';

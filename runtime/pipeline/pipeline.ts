@@ -20,7 +20,7 @@ import type {
   ChangingHandler, EventHandler, IndexingHandler, ResourceHandler, ResourceRef, SpawningHandler,
 } from '../registry/handlers.ts';
 import type { OperatorIndexers } from '../indices/indexers.ts';
-import type { IndexReadiness } from '../indices/readiness.ts';
+import type { IndexReadiness } from '../indices/index-readiness.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import { ObjectQueues, type Work } from '../queueing/workers.ts';
 import { exitInstantly } from '../queueing/sleeping.ts';

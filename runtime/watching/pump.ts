@@ -9,7 +9,7 @@ import { keyOf, type KubeClient, type WatchFreshness } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
-import type { IndexReadiness } from '../indices/readiness.ts';
+import type { IndexReadiness } from '../indices/index-readiness.ts';
 import { watchName, watchServed, type ServedResource } from './served.ts';
 
 /** One object's event as the stream brings it: `null` for objects from a listing. */

@@ -10,7 +10,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import type { ChangingHandler, EventHandler, IndexingHandler } from '../../../runtime/registry/handlers.ts';
 import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
-import { IndexReadiness } from '../../../runtime/indices/readiness.ts';
+import { IndexReadiness } from '../../../runtime/indices/index-readiness.ts';
 import { ResourceIndexing } from '../../../runtime/indexing/indexing.ts';
 import type { Index } from '../../../runtime/indices/indices.ts';
 import { processEvent } from '../../../runtime/processing/processing.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MutableIndex, indexEntries, type Index, type IndexKey } from '../../../runtime/indices/indices.ts';
 import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
-import { IndexReadiness } from '../../../runtime/indices/readiness.ts';
+import { IndexReadiness } from '../../../runtime/indices/index-readiness.ts';
 
 /** The index as plain data: key → sorted values. */
 function dump<K, V>(index: Index<K, V>): Array<[K, V[]]> {
