@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../kube/index.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
-import { waitForObject } from './objects.ts';
+import { waitForObject } from './waiting.ts';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -10,7 +10,7 @@ import {
   KubeClient, createObject, deleteObject, getObject, isNotFound, keyOf, kubeConfigCredentials, patchObject, watchStream,
 } from '../../runtime/kube/index.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../../runtime/structs/resources.ts';
-import { waitForObject } from '../../runtime/testing/objects.ts';
+import { waitForObject } from '../../runtime/testing/waiting.ts';
 
 /** Which object: its name, and its namespace for namespaced kinds (`default` if not given). */
 export interface ObjectRef {

@@ -16,7 +16,7 @@ import { builtins } from '../../../runtime/index.ts';
 import { ForbiddenError, KubeClient, createObject, deleteObject, listObjects } from '../../../runtime/kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { runOperator } from '../../../runtime/testing/runner.ts';
-import { waitForObject } from '../../../runtime/testing/objects.ts';
+import { waitForObject } from '../../../runtime/testing/waiting.ts';
 import { CONFIGURATIONS, type WebhookConfiguration } from '../../../runtime/webhooks/managed.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
