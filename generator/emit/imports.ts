@@ -2,7 +2,7 @@
  * The names a module takes from `kopf`, under an alias where the module already uses the name
  * itself (a kind named `Condition` keeps its name; kopf's becomes `KopfCondition`).
  */
-import type { NameSpace } from './names.ts';
+import type { NameSpace } from './export-names.ts';
 
 export class KopfImports {
   private readonly names: NameSpace;

@@ -7,7 +7,7 @@ import { descriptorDeclaration, deprecationTags } from './descriptor.ts';
 import { typeDoc } from './docs.ts';
 import { fieldEntries, fieldsDeclaration } from './fields.ts';
 import { KopfImports } from './imports.ts';
-import { NameSpace } from './names.ts';
+import { NameSpace } from './export-names.ts';
 import { TypePrinter } from './printer.ts';
 import type { Mode } from './printer.ts';
 import type { ShapeTable } from './shapes.ts';

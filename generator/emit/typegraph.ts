@@ -9,7 +9,7 @@
 import { pascalCase } from '../model/identifiers.ts';
 import type { ObjectNode, ResourceModel, ScalarNode, SchemaNode, VersionModel } from '../model/model.ts';
 import { literalType } from './syntax.ts';
-import type { NameSpace } from './names.ts';
+import type { NameSpace } from './export-names.ts';
 import type { ShapeTable } from './shapes.ts';
 
 export interface ModuleKind {
