@@ -8,7 +8,7 @@ import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { copyAlong, removeAnnotations, removeEmptyStanzas, type Essence } from './essence.ts';
 import { storageKeys } from './keys.ts';
-import { storeMarker } from './markers.ts';
+import { storeMarker } from './managed-prefixes.ts';
 import { decodeRecord, encodeRecord, type ProgressRecord } from './records.ts';
 import type { ProgressStorage } from './storage.ts';
 

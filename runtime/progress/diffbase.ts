@@ -10,7 +10,7 @@ import type { KubeObject } from '../structs/resources.ts';
 import { DEFAULT_PREFIX } from './annotations.ts';
 import { buildEssence, removeAnnotations, removeEmptyStanzas, type Essence } from './essence.ts';
 import { storageKeys } from './keys.ts';
-import { storeMarker } from './markers.ts';
+import { storeMarker } from './managed-prefixes.ts';
 import { pythonJson } from './python.ts';
 import { namedField } from './status.ts';
 import type { DiffBaseStorage } from './storage.ts';

@@ -10,7 +10,7 @@
  */
 import { cherrypick, copyJson, isMapping, removeField, setKey, type FieldSpec } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { markedPrefixes } from './markers.ts';
+import { markedPrefixes } from './managed-prefixes.ts';
 
 export type Essence = { [key: string]: unknown };
 

@@ -17,7 +17,7 @@ export {
 } from './diffbase.ts';
 export { buildEssence, removeAnnotations, removeEmptyStanzas, type Essence, type EssenceOptions } from './essence.ts';
 export { hashSuffix, markKey, safeKey, storageKeys, v1Key, v2Key } from './keys.ts';
-export { MARKER_NAME, markedPrefixes, storeMarker } from './markers.ts';
+export { MARKER_NAME, markedPrefixes, storeMarker } from './managed-prefixes.ts';
 export {
   checkLimits,
   errorText,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashSuffix, markKey, safeKey, storageKeys, v1Key, v2Key } from '../../../runtime/progress/keys.ts';
-import { markedPrefixes, storeMarker } from '../../../runtime/progress/markers.ts';
+import { markedPrefixes, storeMarker } from '../../../runtime/progress/managed-prefixes.ts';
 import { Patch, patchContent } from '../../../runtime/structs/patches.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { kopfFixture } from './kopf-fixtures.ts';
