@@ -9,7 +9,7 @@ import { ensureBinaries, lookUpBinaries } from '../testing/controlplane/binaries
 import { readCrds } from '../testing/controlplane/crds.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION } from '../testing/controlplane/versions.ts';
-import { crdFiles } from './manifests.ts';
+import { crdFiles } from './dev-manifests.ts';
 
 const HELP = `Usage: kopf control-plane [options]
 

@@ -15,7 +15,7 @@ import { defaultSettings } from '../config/defaults.ts';
 import { operator } from '../operator/operator.ts';
 import * as builtins from '../structs/builtins.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { crdFiles, createSample, readObjects } from './manifests.ts';
+import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
 
 const HELP = `Usage: kopf demo --crd FILE --object FILE OPERATOR_FILE…
 

@@ -17,7 +17,7 @@ import { thrownText } from '../structs/errors.ts';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
-import { crdFiles, createSample, readObjects } from './manifests.ts';
+import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
 
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { crdFiles, readObjects } from '../../../runtime/cli/manifests.ts';
+import { crdFiles, readObjects } from '../../../runtime/cli/dev-manifests.ts';
 import { readCrds } from '../../../runtime/testing/controlplane/crds.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
