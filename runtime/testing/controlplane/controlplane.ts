@@ -13,7 +13,7 @@ import { issueCertificate, type CertificateAuthority } from '../../certificates/
 import { register, unregister } from './cleanup.ts';
 import { installCrds, type CrdSource } from './crds.ts';
 import type { ApiCredentials } from './http.ts';
-import { kubeconfigText } from './kubeconfig.ts';
+import { kubeconfigText } from './admin-kubeconfig.ts';
 import { prepareLayout, writePki, type Layout, type PkiFiles } from './layout.ts';
 import { reservePorts, type PortReservation } from './ports.ts';
 import { SupervisedProcess } from './processes.ts';

@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueCertificate } from '../../../runtime/certificates/x509.ts';
-import { kubeconfigText } from '../../../runtime/testing/controlplane/kubeconfig.ts';
+import { kubeconfigText } from '../../../runtime/testing/controlplane/admin-kubeconfig.ts';
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { CUT, Hiding, Injection, type Fault, type InjectOptions, type Passage } from './faults.ts';
