@@ -11,7 +11,7 @@ export type {
   RestartOptions,
 } from './testing/controlplane/controlplane.ts';
 export type { CrdSource } from './testing/controlplane/crds.ts';
-export type { ApiCredentials } from './testing/controlplane/http.ts';
+export type { ApiCredentials } from './testing/controlplane/requests.ts';
 export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing/controlplane/binaries.ts';
 export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';
 export { BuildError } from './testing/controlplane/building.ts';

@@ -2,7 +2,7 @@
  * API requests as the apiserver counts them (`apiserver_request_total` on /metrics): what an
  * operator writes, measured at the server, whatever client it uses.
  */
-import { sendRequest } from '../../runtime/testing/controlplane/http.ts';
+import { sendRequest } from '../../runtime/testing/controlplane/requests.ts';
 import type { ApiCredentials } from '../../runtime/testing.ts';
 
 /** Request counts by `verb code subresource` for one resource. */

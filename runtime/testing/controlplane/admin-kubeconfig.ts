@@ -1,6 +1,6 @@
 /** A kubeconfig for the admin user with everything embedded, so the file alone is enough. */
 import { stringify } from 'yaml';
-import type { ApiCredentials } from './http.ts';
+import type { ApiCredentials } from './requests.ts';
 
 export const KUBECONFIG_NAME = 'kopf-local';
 

@@ -12,7 +12,7 @@ import type { ProgressReporter } from './progress.ts';
 import { issueCertificate, type CertificateAuthority } from '../../certificates/x509.ts';
 import { register, unregister } from './cleanup.ts';
 import { installCrds, type CrdSource } from './crds.ts';
-import type { ApiCredentials } from './http.ts';
+import type { ApiCredentials } from './requests.ts';
 import { kubeconfigText } from './admin-kubeconfig.ts';
 import { prepareLayout, writePki, type Layout, type PkiFiles } from './layout.ts';
 import { reservePorts, type PortReservation } from './ports.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
-import { ApiError, expectJson, requestWithRetry, type ApiCredentials } from './http.ts';
+import { ApiError, expectJson, requestWithRetry, type ApiCredentials } from './requests.ts';
 
 /** A YAML file (one or more documents) or a CRD object. */
 export type CrdSource = string | Record<string, unknown>;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CertificateAuthority } from '../../certificates/x509.ts';
 import { createControlPlanePki } from './certificates.ts';
-import type { ApiCredentials } from './http.ts';
+import type { ApiCredentials } from './requests.ts';
 
 export interface Layout {
   dir: string;

@@ -4,7 +4,7 @@
  */
 import { get as httpGet } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { requestWithRetry, type ApiCredentials } from './http.ts';
+import { requestWithRetry, type ApiCredentials } from './requests.ts';
 import type { SupervisedProcess } from './processes.ts';
 
 export class ControlPlaneStartError extends Error {

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, VersionApi } from '@kubernetes/client-node';
 import { KUBERNETES_VERSION, lookUpBinaries, startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { portReservationDir } from '../../../runtime/testing/controlplane/cache.ts';
-import { sendRequest } from '../../../runtime/testing/controlplane/http.ts';
+import { sendRequest } from '../../../runtime/testing/controlplane/requests.ts';
 import { isRunning, listeningPorts } from '../../unit/controlplane/host.ts';
 
 let cp: ControlPlane;

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
-import { sendRequest } from '../../../runtime/testing/controlplane/http.ts';
+import { sendRequest } from '../../../runtime/testing/controlplane/requests.ts';
 import { isRunning } from '../../unit/controlplane/host.ts';
 
 let cp: ControlPlane;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { once } from 'node:events';
-import { sendRequest } from '../../../runtime/testing/controlplane/http.ts';
+import { sendRequest } from '../../../runtime/testing/controlplane/requests.ts';
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';
