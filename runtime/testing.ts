@@ -10,7 +10,7 @@ export type {
   ControlPlaneProcessName,
   RestartOptions,
 } from './testing/controlplane/controlplane.ts';
-export type { CrdSource } from './testing/controlplane/crds.ts';
+export type { CrdSource } from './testing/controlplane/crd-installation.ts';
 export type { ApiCredentials } from './testing/controlplane/requests.ts';
 export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing/controlplane/binaries.ts';
 export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';

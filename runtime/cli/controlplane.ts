@@ -6,7 +6,7 @@ import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBinaries, lookUpBinaries } from '../testing/controlplane/binaries.ts';
-import { readCrds } from '../testing/controlplane/crds.ts';
+import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION } from '../testing/controlplane/versions.ts';
 import { crdFiles } from './dev-manifests.ts';

@@ -11,7 +11,7 @@ import { ensureBinaries, type ControlPlaneBinaries } from './binaries.ts';
 import type { ProgressReporter } from './progress.ts';
 import { issueCertificate, type CertificateAuthority } from '../../certificates/x509.ts';
 import { register, unregister } from './cleanup.ts';
-import { installCrds, type CrdSource } from './crds.ts';
+import { installCrds, type CrdSource } from './crd-installation.ts';
 import type { ApiCredentials } from './requests.ts';
 import { kubeconfigText } from './admin-kubeconfig.ts';
 import { prepareLayout, writePki, type Layout, type PkiFiles } from './layout.ts';

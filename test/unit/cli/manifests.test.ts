@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { crdFiles, readObjects } from '../../../runtime/cli/dev-manifests.ts';
-import { readCrds } from '../../../runtime/testing/controlplane/crds.ts';
+import { readCrds } from '../../../runtime/testing/controlplane/crd-installation.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(ROOT, 'runtime', 'cli', 'main.ts');
