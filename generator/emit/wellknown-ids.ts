@@ -1,7 +1,7 @@
 /**
  * The shape numbers of the well-known types in a shape table.
  */
-import { DocumentContext } from '../model/context.ts';
+import { DocumentContext } from '../model/document-context.ts';
 import { normalise } from '../model/schema.ts';
 import type { ShapeTable } from './shapes.ts';
 import { WELL_KNOWN_SCHEMAS } from './wellknown.ts';

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { extractCrds } from '../input/documents.ts';
 import type { SourceFile } from '../input/files.ts';
 import { parseYamlStream } from '../input/yaml.ts';
-import { DocumentContext } from './context.ts';
+import { DocumentContext } from './document-context.ts';
 import { readCrd } from './crd.ts';
 import { pruningWarnings } from './pruning.ts';
 import type { Model, ResourceModel } from './model.ts';

@@ -9,7 +9,7 @@ import type { PathSegment } from '../diagnostics/diagnostic.ts';
 import type { CrdDocument } from '../input/documents.ts';
 import { canonicalJson, isJsonMap } from '../input/json.ts';
 import type { Json, JsonMap } from '../input/json.ts';
-import type { DocumentContext } from './context.ts';
+import type { DocumentContext } from './document-context.ts';
 import { MANIFEST_FILE } from '../paths.ts';
 import { typeNameOf } from './identifiers.ts';
 import { dns1035Problem, groupProblem, kindProblem } from './names.ts';

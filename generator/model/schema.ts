@@ -8,7 +8,7 @@
 import type { PathSegment } from '../diagnostics/diagnostic.ts';
 import { hasKey, isJsonMap } from '../input/json.ts';
 import type { Json, JsonMap } from '../input/json.ts';
-import type { DocumentContext } from './context.ts';
+import type { DocumentContext } from './document-context.ts';
 import { JUNCTORS, readJunctors } from './junctors.ts';
 import type { NodeInfo, ObjectNode, Property, SchemaNode, ValidationRule } from './model.ts';
 
