@@ -10,7 +10,7 @@
 import { ERROR, INFO, WARNING } from '../logging/levels.ts';
 import { buildObjectReference } from '../logging/log-records.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { requireOperatorContext } from './context.ts';
+import { requireOperatorContext } from './operator-context.ts';
 import type { EventType } from './events.ts';
 
 /** One object, or a list (or any iterable, nested) of them. */

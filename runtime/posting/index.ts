@@ -6,7 +6,7 @@ export {
   requireOperatorContext,
   runWithOperatorContext,
   type OperatorContext,
-} from './context.ts';
+} from './operator-context.ts';
 export {
   MAX_MESSAGE_LENGTH,
   buildEventBody,

@@ -9,7 +9,7 @@ import { KubeClient, createObject, listObjects } from '../../../runtime/kube/ind
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
 import { captureLogs } from '../../../runtime/logging/sinks.ts';
-import { runWithOperatorContext } from '../../../runtime/posting/context.ts';
+import { runWithOperatorContext } from '../../../runtime/posting/operator-context.ts';
 import { event, exception, info, warn } from '../../../runtime/posting/helpers.ts';
 import { postEventVia } from '../../../runtime/posting/kube.ts';
 import { loggingTap } from '../../../runtime/posting/loggers.ts';

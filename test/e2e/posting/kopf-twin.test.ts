@@ -9,7 +9,7 @@ import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { createObject, listObjects, watchStream } from '../../../runtime/kube/index.ts';
 import { LogConfig } from '../../../runtime/logging/config.ts';
 import { Logger } from '../../../runtime/logging/logger.ts';
-import { runWithOperatorContext } from '../../../runtime/posting/context.ts';
+import { runWithOperatorContext } from '../../../runtime/posting/operator-context.ts';
 import { event, exception, info, warn } from '../../../runtime/posting/helpers.ts';
 import { postEventVia } from '../../../runtime/posting/kube.ts';
 import { EventPoster } from '../../../runtime/posting/poster.ts';

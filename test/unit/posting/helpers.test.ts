@@ -8,7 +8,7 @@ import {
   currentOperatorContext,
   runWithOperatorContext,
   type OperatorContext,
-} from '../../../runtime/posting/context.ts';
+} from '../../../runtime/posting/operator-context.ts';
 import type { EventBody } from '../../../runtime/posting/events.ts';
 import { event, exception, info, warn } from '../../../runtime/posting/helpers.ts';
 import { EventPoster } from '../../../runtime/posting/poster.ts';
