@@ -6,7 +6,7 @@ export type { ClientSettings, KubeClientOptions, RequestTrace, RetryNotice } fro
 export { CachedCredentials, KubeConfigError, staticCredentials } from './credentials/credentials.ts';
 export type { CredentialSource, Credentials, TlsMaterial } from './credentials/credentials.ts';
 export { kubeConfigCredentials } from './credentials/kubeconfig.ts';
-export { connectionOf, credentialsOf, type ConnectionInfo } from './credentials/connection.ts';
+export { connectionOf, credentialsOf, type ConnectionInfo } from './credentials/connection-info.ts';
 export { LoginError, Vault, type LoginResults } from './credentials/vault.ts';
 export { isolatedDefaultCredentials } from './credentials/isolated.ts';
 export type { KubeConfigCredentialsOptions } from './credentials/kubeconfig.ts';

@@ -6,7 +6,7 @@
  * login returning the same rejected ones again does not loop: the requests fail with `LoginError`.
  */
 import type { CredentialSource, Credentials } from './credentials.ts';
-import { credentialsOf, type ConnectionInfo } from './connection.ts';
+import { credentialsOf, type ConnectionInfo } from './connection-info.ts';
 
 const RAN_OUT = 'Ran out of valid credentials: the login handlers returned none that were accepted (or none at all).';
 
