@@ -1,6 +1,6 @@
 /**
  * `event()`, `info()`, `warn()`, `exception()`: Kubernetes Events about one or more objects,
- * queued in the current operator's poster (see context.ts) and posted in the background.
+ * queued in the current operator's poster (see operator-context.ts) and posted in the background.
  *
  * As in Kopf, `event()` checks only `posting.enabled`, and the others also `posting.level`
  * (info ≥ 20, warn ≥ 30, exception ≥ 40 must pass). Unlike Kopf 1.44, `warn()` respects

@@ -1,7 +1,7 @@
 /**
  * Handler progress in annotations, Kopf's default (`AnnotationsProgressStorage`): one annotation
  * per handler, `<prefix>/<key>`, holding the record as compact JSON. See `keys.ts` for how keys
- * are formed and `markers.ts` for the `kopf-managed` marker of non-`kopf.` prefixes.
+ * are formed and `managed-prefixes.ts` for the `kopf-managed` marker of non-`kopf.` prefixes.
  */
 import { ensureField, hasField, isMapping, removeField, resolveField } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';

@@ -4,7 +4,7 @@
  *
  * A copy of the body without `apiVersion`, `kind`, `metadata` and `status`; then labels and
  * annotations are put back, except annotations of Kopf-based operators (any prefix they manage,
- * see `markers.ts`) and kubectl's last-applied-configuration; then the extra fields handlers
+ * see `managed-prefixes.ts`) and kubectl's last-applied-configuration; then the extra fields handlers
  * declared (e.g. `status.phase` for a field handler); empty stanzas are dropped; ignored fields
  * are removed. Keys stay in Kopf's order, so that both write the same diff-base text.
  */
