@@ -11,7 +11,9 @@ import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
 import type { CredentialSource, Credentials } from './credentials/credentials.ts';
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 import { Discovery } from './discovery/discovery.ts';
-import { ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isUnauthorized } from './api-errors.ts';
+import {
+  ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isUnauthorized,
+} from './api-errors.ts';
 import type { ApiStatus } from './api-errors.ts';
 import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
