@@ -22,7 +22,7 @@ import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { copyJson } from '../../../runtime/structs/diffs.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { processorOf } from '../engine/processor.ts';
+import { processorOf } from '../processing/processor.ts';
 
 const POD: KubeObject = {
   apiVersion: 'kopf.dev/v1', kind: 'KopfExample',

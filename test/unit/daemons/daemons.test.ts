@@ -19,7 +19,7 @@ import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { FRESH, processorOf } from './processor.ts';
+import { FRESH, processorOf } from '../processing/processor.ts';
 
 /** Signals what a daemon does, to be awaited by the test (never slept on). */
 class Journal {

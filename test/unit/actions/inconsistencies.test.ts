@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { KeptFields, mergeInconsistencies } from '../../../runtime/actions/inconsistencies.ts';
 import { AnnotationsProgressStorage } from '../../../runtime/progress/index.ts';
-import { FRESH, processOnce } from './processor.ts';
+import { FRESH, processOnce } from '../processing/processor.ts';
 
 const WHOLE = 'application/json';
 
