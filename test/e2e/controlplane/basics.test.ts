@@ -5,7 +5,7 @@ import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, VersionApi } from '@kube
 import { KUBERNETES_VERSION, lookUpBinaries, startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { portReservationDir } from '../../../runtime/testing/controlplane/cache.ts';
 import { sendRequest } from '../../../runtime/testing/controlplane/requests.ts';
-import { isRunning, listeningPorts } from '../../unit/controlplane/host.ts';
+import { isRunning, listeningPorts } from '../../unit/testing/controlplane/host.ts';
 
 let cp: ControlPlane;
 

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { eventually, isRunning, processesMentioning } from '../../unit/controlplane/host.ts';
+import { eventually, isRunning, processesMentioning } from '../../unit/testing/controlplane/host.ts';
 
 interface Holder {
   exited: Promise<[number | null, NodeJS.Signals | null]>;

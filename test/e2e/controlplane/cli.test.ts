@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { isRunning, processesMentioning } from '../../unit/controlplane/host.ts';
+import { isRunning, processesMentioning } from '../../unit/testing/controlplane/host.ts';
 
 const MAIN = fileURLToPath(new URL('../../../runtime/cli/main.ts', import.meta.url));
 const EXAMPLE_CRD = fileURLToPath(new URL('../../../examples/crd.yaml', import.meta.url));

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { ControlPlaneCrashError, ControlPlaneStartError, startControlPlane } from '../../../runtime/testing.ts';
-import { isRunning } from '../../unit/controlplane/host.ts';
+import { isRunning } from '../../unit/testing/controlplane/host.ts';
 
 test('a killed etcd is reported: by the crash promise, by later calls and by stop()', async () => {
   const cp = await startControlPlane();

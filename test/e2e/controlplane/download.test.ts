@@ -15,8 +15,8 @@ import { controlPlaneCacheDir } from '../../../runtime/testing/controlplane/cach
 import { envtestFolderName, envtestPlatform } from '../../../runtime/testing/controlplane/envtest.ts';
 import {
   envtestEntries, indexYaml, serve, writeTarGz, type EnvtestServer,
-} from '../../unit/controlplane/envtest-server.ts';
-import { tempDir } from '../../unit/controlplane/fakes.ts';
+} from '../../unit/testing/controlplane/envtest-server.ts';
+import { tempDir } from '../../unit/testing/controlplane/fakes.ts';
 
 const platform = envtestPlatform();
 let server: EnvtestServer;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { sendRequest } from '../../../runtime/testing/controlplane/requests.ts';
-import { isRunning } from '../../unit/controlplane/host.ts';
+import { isRunning } from '../../unit/testing/controlplane/host.ts';
 
 let cp: ControlPlane;
 

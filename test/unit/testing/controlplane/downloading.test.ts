@@ -11,14 +11,14 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import {
   BinariesNotFoundError, ensureBinaries, lookUpBinaries,
-} from '../../../runtime/testing/controlplane/binaries.ts';
-import { binaryCacheDir, controlPlaneCacheDir } from '../../../runtime/testing/controlplane/cache.ts';
-import { downloadBinaries } from '../../../runtime/testing/controlplane/downloading.ts';
+} from '../../../../runtime/testing/controlplane/binaries.ts';
+import { binaryCacheDir, controlPlaneCacheDir } from '../../../../runtime/testing/controlplane/cache.ts';
+import { downloadBinaries } from '../../../../runtime/testing/controlplane/downloading.ts';
 import {
   DEFAULT_INDEX_URL, DownloadError, chooseArchive, envtestPlatform, indexUrl,
-} from '../../../runtime/testing/controlplane/envtest.ts';
-import { extractFiles } from '../../../runtime/testing/controlplane/untar.ts';
-import { KUBERNETES_VERSION } from '../../../runtime/testing/controlplane/versions.ts';
+} from '../../../../runtime/testing/controlplane/envtest.ts';
+import { extractFiles } from '../../../../runtime/testing/controlplane/untar.ts';
+import { KUBERNETES_VERSION } from '../../../../runtime/testing/controlplane/versions.ts';
 import { envtestEntries, indexYaml, serve, writeTarGz, type EnvtestServer, type TarEntry } from './envtest-server.ts';
 import { fakeGo, tempDir } from './fakes.ts';
 

@@ -4,8 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireLock, isIdentityAlive, processIdentity, tryLock } from '../../../runtime/testing/controlplane/locks.ts';
-import { reservePorts } from '../../../runtime/testing/controlplane/ports.ts';
+import { acquireLock, isIdentityAlive, processIdentity, tryLock } from '../../../../runtime/testing/controlplane/locks.ts';
+import { reservePorts } from '../../../../runtime/testing/controlplane/ports.ts';
 import { tempDir } from './fakes.ts';
 
 test('a lock is exclusive until released, and its file holds the owner', () => {

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
   BinariesNotFoundError, ensureBinaries, lookUpBinaries, missingBinariesMessage, testAssetVariable,
-} from '../../../runtime/testing/controlplane/binaries.ts';
-import { binaryCacheDir, controlPlaneCacheDir } from '../../../runtime/testing/controlplane/cache.ts';
-import { envtestFolderName, envtestPlatform } from '../../../runtime/testing/controlplane/envtest.ts';
-import { KUBERNETES_VERSION, cacheFolderName } from '../../../runtime/testing/controlplane/versions.ts';
+} from '../../../../runtime/testing/controlplane/binaries.ts';
+import { binaryCacheDir, controlPlaneCacheDir } from '../../../../runtime/testing/controlplane/cache.ts';
+import { envtestFolderName, envtestPlatform } from '../../../../runtime/testing/controlplane/envtest.ts';
+import { KUBERNETES_VERSION, cacheFolderName } from '../../../../runtime/testing/controlplane/versions.ts';
 import { fakeExecutable, tempDir } from './fakes.ts';
 
 function fullSet(dir: string): void {

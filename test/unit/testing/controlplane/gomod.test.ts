@@ -4,7 +4,7 @@ import {
   kubernetesVersionLdflags,
   kubernetesWrapperGoMod,
   parseUpstreamGoMod,
-} from '../../../runtime/testing/controlplane/gomod.ts';
+} from '../../../../runtime/testing/controlplane/gomod.ts';
 
 const UPSTREAM = `// generated
 module k8s.io/kubernetes

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createControlPlanePki } from '../../../runtime/testing/controlplane/certificates.ts';
+import { createControlPlanePki } from '../../../../runtime/testing/controlplane/certificates.ts';
 
 test('the serving certificate is signed by its CA and valid for localhost, 127.0.0.1 and ::1', () => {
   const pki = createControlPlanePki();

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBinaries } from '../../../runtime/testing/controlplane/binaries.ts';
-import { BuildError, buildBinaries } from '../../../runtime/testing/controlplane/building.ts';
-import { binaryCacheDir, buildWorkDir } from '../../../runtime/testing/controlplane/cache.ts';
+import { ensureBinaries } from '../../../../runtime/testing/controlplane/binaries.ts';
+import { BuildError, buildBinaries } from '../../../../runtime/testing/controlplane/building.ts';
+import { binaryCacheDir, buildWorkDir } from '../../../../runtime/testing/controlplane/cache.ts';
 import { fakeGo, tempDir } from './fakes.ts';
 
 function fakeEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

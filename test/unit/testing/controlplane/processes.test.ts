@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SupervisedProcess } from '../../../runtime/testing/controlplane/processes.ts';
+import { SupervisedProcess } from '../../../../runtime/testing/controlplane/processes.ts';
 import { tempDir } from './fakes.ts';
 import { eventually, isRunning, processesMentioning } from './host.ts';
 
@@ -55,7 +55,7 @@ test('a SIGKILLed parent takes its supervised child with it, and the state folde
   const state = join(dir, 'state');
   mkdirSync(state);
   writeFileSync(join(state, 'data'), 'x');
-  const processes = new URL('../../../runtime/testing/controlplane/processes.ts', import.meta.url).href;
+  const processes = new URL('../../../../runtime/testing/controlplane/processes.ts', import.meta.url).href;
   const script = `
     import { SupervisedProcess } from ${JSON.stringify(processes)};
     const child = new SupervisedProcess({
