@@ -4,7 +4,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireLock, isIdentityAlive, processIdentity, tryLock } from '../../../../runtime/testing/controlplane/locks.ts';
+import {
+  acquireLock, isIdentityAlive, processIdentity, tryLock,
+} from '../../../../runtime/testing/controlplane/locks.ts';
 import { reservePorts } from '../../../../runtime/testing/controlplane/ports.ts';
 import { tempDir } from './fakes.ts';
 
