@@ -23,7 +23,7 @@ import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
 import { WebhookError } from './admission-errors.ts';
-import { buildResponse, statusReply, type ReviewResponse } from './responses.ts';
+import { buildResponse, refusal, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
 
@@ -48,10 +48,7 @@ export function admissionResponder(env: AdmissionEnv): WebhookResponder {
     try {
       return { status: 200, body: await review(env, request) };
     } catch (error) {
-      if (error instanceof WebhookError) {
-        env.logger.warning(`A webhook request is refused (${error.status}): ${error.message}`);
-        return statusReply(error.status, error.message);
-      }
+      if (error instanceof WebhookError) return refusal(env.logger, error.status, error.message);
       env.logger.error(`A webhook request failed unexpectedly: ${thrownText(error)}`, error);
       return statusReply(500, `The webhook request failed unexpectedly: ${thrownText(error)}`);
     }

@@ -7,6 +7,7 @@
 import type { JsonPatchOp } from '../structs/patches.ts';
 import { PermanentError, TemporaryError, inspected } from '../structs/errors.ts';
 import type { WebhookReply } from '../config/admission.ts';
+import { DEBUG, WARNING, type Logger } from '../logging/index.ts';
 import { AdmissionError } from './admission-errors.ts';
 import type { ReviewRequest } from './reviews.ts';
 
@@ -74,4 +75,16 @@ function codeOf(error: unknown): number {
 /** An answer to a webhook request that cannot be reviewed, as a Kubernetes `Status`: what API clients read. */
 export function statusReply(code: number, message: string): WebhookReply {
   return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };
+}
+
+/**
+ * The refusal of a webhook request, logged and answered. A path or a method that no webhook serves
+ * (404, 405) is the caller's own mistake, a scanner's or a stale configuration's, logged at debug
+ * level so that callers cannot fill the log; the other refusals (a body too large, a review that
+ * cannot be read) are warnings.
+ */
+export function refusal(logger: Logger, code: number, message: string): WebhookReply {
+  const level = code === 404 || code === 405 ? DEBUG : WARNING;
+  logger.log(level, `A webhook request is refused (${code}): ${message}`);
+  return statusReply(code, message);
 }

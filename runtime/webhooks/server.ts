@@ -22,7 +22,7 @@ import type {
   AdmissionServer, ServeOptions, WebhookClientConfig, WebhookReply, WebhookResponder,
 } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
-import { statusReply } from '../admission/responses.ts';
+import { refusal } from '../admission/responses.ts';
 import { answer, close, createHttpServer, listen, type HttpServerOptions } from '../servers/http.ts';
 import { thrownText } from '../structs/errors.ts';
 import { aborted } from '../structs/aborts.ts';
@@ -172,8 +172,7 @@ interface Serving {
 async function serveRequest(req: IncomingMessage, res: ServerResponse, serving: Serving): Promise<void> {
   const { prefix, peers, respond, logger } = serving;
   const refuse = (status: number, message: string, options: { close?: boolean } = {}) => {
-    logger.warning(`A webhook request is refused (${status}): ${message}`);
-    send(res, statusReply(status, message), options);
+    send(res, refusal(logger, status, message), options);
   };
   try {
     const path = (req.url ?? '/').split('?', 1)[0]!;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import type { WebhookReply } from '../../../runtime/config/admission.ts';
-import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { DEBUG, LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { AdmissionError } from '../../../runtime/admission/admission-errors.ts';
@@ -137,12 +137,14 @@ test('the handler named by the URL path runs alone; an unknown name is a 404', a
   const registry = new OperatorRegistry();
   registry.on.validate(KopfExample, function one() { ran.push('one'); });
   registry.on.validate(KopfExample, function two() { ran.push('two'); });
-  const { review, send } = responder(registry);
+  const { review, send, capture } = responder(registry);
   await review(reviewOf(), 'two');
   assert.deepEqual(ran, ['two']);
   const reply = await send(reviewOf(), 'three');
   assert.equal(reply.status, 404);
   assert.match((reply.body as { message: string }).message, /no admission handler with the id 'three'/);
+  const refusal = capture.records.find((r) => r.message.startsWith('A webhook request is refused (404)'));
+  assert.equal(refusal?.level, DEBUG, 'the caller\'s mistake is logged at debug level');
 });
 
 test('handlers are chosen by operation, subresource, filters; mutators skip DELETE unless only for it', async () => {

@@ -9,7 +9,7 @@ import { freePort } from '../../e2e/ports.ts';
 import { test } from 'node:test';
 import { connect } from 'node:tls';
 import type { WebhookClientConfig, WebhookRequest } from '../../../runtime/config/admission.ts';
-import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
+import { DEBUG, LogConfig, Logger, WARNING, captureLogs } from '../../../runtime/logging/index.ts';
 import { WebhookServer } from '../../../runtime/webhooks/server.ts';
 
 const logger = new Logger(new LogConfig({ sinks: [] }), 'kopf.admission');
@@ -17,14 +17,14 @@ const logger = new Logger(new LogConfig({ sinks: [] }), 'kopf.admission');
 /** Serves with a responder that echoes what it got; runs `body` with the first client config. */
 type Body = (config: WebhookClientConfig, got: WebhookRequest[]) => Promise<void>;
 
-async function withServer(server: WebhookServer, body: Body): Promise<void> {
+async function withServer(server: WebhookServer, body: Body, log = logger): Promise<void> {
   const got: WebhookRequest[] = [];
   const stop = new AbortController();
   const echo = async (req: WebhookRequest) => {
     got.push(req);
     return { status: 200, body: { echoed: req.webhook ?? null } };
   };
-  const configs = server.serve(echo, { signal: stop.signal, logger });
+  const configs = server.serve(echo, { signal: stop.signal, logger: log });
   const iterator = configs[Symbol.asyncIterator]();
   const first = await iterator.next();
   try {
@@ -77,6 +77,22 @@ test('requests it cannot serve get an HTTP error with a Status saying why', asyn
     const escaped = await call(config, '%E0%A4%A');
     assert.equal(escaped.status, 400);
   });
+});
+
+test('a path or a method no webhook serves is the caller\'s mistake, at debug level; other refusals warn', async () => {
+  const capture = captureLogs();
+  const log = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }), 'kopf.admission');
+  await withServer(new WebhookServer({ addr: '127.0.0.1', path: '/hooks' }), async (config) => {
+    await call(config, '/other/x');
+    await call(config, 'x', 'GET', '');
+    await call(config, '%E0%A4%A');
+  }, log);
+  const refusals = capture.records.filter((r) => r.message.startsWith('A webhook request is refused'));
+  assert.deepEqual(refusals.map((r) => [r.message.slice(0, 34), r.level]), [
+    ['A webhook request is refused (404)', DEBUG],
+    ['A webhook request is refused (405)', DEBUG],
+    ['A webhook request is refused (400)', WARNING],
+  ]);
 });
 
 test('behind a Service: the client config names it, and the certificate covers its DNS names', async () => {
