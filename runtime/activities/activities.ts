@@ -18,16 +18,19 @@ import { OperatorIndexers } from '../indices/indexers.ts';
 /** For activities run without an operator's indexes (tests). */
 const NO_INDICES = new OperatorIndexers([]).indices;
 
+/** A handler of an activity that failed for good, and why. */
+export interface ActivityFailure {
+  readonly id: string;
+  readonly message: string;
+}
+
 export class ActivityError extends Error {
-  /** `id: message` of each handler that failed. */
-  readonly failures: readonly string[];
-  /** The ids of the handlers that failed, for those who may see which failed but not why. */
-  readonly handlerIds: readonly string[];
-  constructor(message: string, failures: readonly string[], handlerIds: readonly string[] = []) {
+  /** The handlers that failed; their ids alone are for those who may see which failed but not why. */
+  readonly failures: readonly ActivityFailure[];
+  constructor(message: string, failures: readonly ActivityFailure[]) {
     super(message);
     this.name = 'ActivityError';
     this.failures = failures;
-    this.handlerIds = handlerIds;
   }
 }
 
@@ -84,10 +87,10 @@ export async function runActivity(
     if (delays.length) await sleep(Math.min(...delays), signal);
   }
   const failed = handlers.filter((h) => states.get(h.id)?.failure);
-  const failures = failed.map((h) => `${h.id}: ${states.get(h.id)?.message ?? ''}`);
+  const failures = failed.map((h) => ({ id: h.id, message: states.get(h.id)?.message ?? '' }));
   if (failures.length && activity !== 'cleanup') {
-    const message = `One or more ${activity} handlers failed: ${failures.join('; ')}`;
-    throw new ActivityError(message, failures, failed.map((h) => h.id));
+    const each = failures.map((failure) => `${failure.id}: ${failure.message}`).join('; ');
+    throw new ActivityError(`One or more ${activity} handlers failed: ${each}`, failures);
   }
   return results;
 }

@@ -96,7 +96,8 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
       answer(response, 200, 'application/json', await collect());
     } catch (error) {
       logger.error(`The probes failed: ${thrownText(error)}`);
-      const which = error instanceof ActivityError && error.handlerIds.length ? `: ${error.handlerIds.join(', ')}` : '';
+      const ids = error instanceof ActivityError ? error.failures.map((failure) => failure.id) : [];
+      const which = ids.length ? `: ${ids.join(', ')}` : '';
       answer(response, 500, 'text/plain', `The probes failed${which}; the operator's log says why.\n`);
     }
   };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runActivity } from '../../../runtime/activities/activities.ts';
+import { ActivityError, runActivity } from '../../../runtime/activities/activities.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
@@ -48,4 +48,16 @@ test('a startup activity that fails while its signal is not aborted fails as bef
     /One or more startup handlers failed: broken_fn: boom/,
   );
   assert.equal(messages().at(-1), "Activity 'broken_fn' failed with an exception and will stop now: boom");
+});
+
+test('the error of a failed activity names each failed handler once, with its message', async () => {
+  const registry = new OperatorRegistry();
+  registry.on.startup(async function fine_fn() { /* succeeds */ });
+  registry.on.startup(async function broken_fn() { throw new Error('boom'); }, { errors: 'permanent' });
+  registry.on.startup(async function other_fn() { throw new Error('bang'); }, { errors: 'permanent' });
+  const { env: e } = env(new AbortController().signal);
+  const error = await runActivity(registry.activityHandlers, 'startup', e).then(() => undefined, (x: unknown) => x);
+  assert.ok(error instanceof ActivityError);
+  assert.deepEqual(error.failures, [{ id: 'broken_fn', message: 'boom' }, { id: 'other_fn', message: 'bang' }]);
+  assert.equal(error.message, 'One or more startup handlers failed: broken_fn: boom; other_fn: bang');
 });
