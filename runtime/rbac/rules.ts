@@ -216,30 +216,34 @@ function isDescriptor(value: unknown): value is ResourceDescriptor {
  * printouts can be compared.
  */
 export function rulesOf(needs: readonly Need[]): PolicyRule[] {
-  const verbs = new Map<string, Set<string>>(); // "group\0resource\0names" → verbs
+  const grants = new Map<string, Grant>(); // by group, resource and names
   for (const need of needs) {
-    const key = [need.group, need.resource, namesKey(need.resourceNames)].join('\0');
-    const set = verbs.get(key) ?? new Set<string>();
-    for (const verb of need.verbs) set.add(verb);
-    verbs.set(key, set);
+    const names = [...new Set(need.resourceNames ?? [])].sort();
+    const key = JSON.stringify([need.group, need.resource, names]);
+    const grant = grants.get(key) ?? { group: need.group, resource: need.resource, names, verbs: new Set<string>() };
+    for (const verb of need.verbs) grant.verbs.add(verb);
+    grants.set(key, grant);
   }
-  const rules = new Map<string, PolicyRule>(); // "group\0verbs\0names" → rule
-  for (const [key, set] of verbs) {
-    const [group = '', resource = '', names = ''] = key.split('\0');
-    const sorted = [...set].sort(byVerb);
-    const ruleKey = [group, sorted.join(','), names].join('\0');
-    const rule: PolicyRule = rules.get(ruleKey) ?? {
-      apiGroups: [group], resources: [], ...(names ? { resourceNames: names.split(',') } : {}), verbs: sorted,
+  const rules = new Map<string, PolicyRule>(); // by group, verbs and names
+  for (const { group, resource, names, verbs } of grants.values()) {
+    const sorted = [...verbs].sort(byVerb);
+    const key = JSON.stringify([group, sorted, names]);
+    const rule: PolicyRule = rules.get(key) ?? {
+      apiGroups: [group], resources: [], ...(names.length ? { resourceNames: names } : {}), verbs: sorted,
     };
     rule.resources.push(resource);
-    rules.set(ruleKey, rule);
+    rules.set(key, rule);
   }
   return [...rules.values()];
 }
 
-/** Object names as one key (Kubernetes names hold no commas); empty for all objects. */
-function namesKey(names: readonly string[] | undefined): string {
-  return [...new Set(names ?? [])].sort().join(',');
+/** The verbs granted on one resource of a group (or on the named objects only). */
+interface Grant {
+  group: string;
+  resource: string;
+  /** Sorted, each once; empty for all objects. */
+  names: string[];
+  verbs: Set<string>;
 }
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];

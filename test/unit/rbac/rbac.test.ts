@@ -232,3 +232,18 @@ test('scope notes: a cluster-wide printout says which namespaced permissions hol
   assert.deepEqual(scopeNotes(needs, ['team-*']).length, 4, 'patterns are cluster-wide too');
   assert.deepEqual(scopeNotes(needs, ['shop']), [], 'named namespaces: Roles, nothing to say');
 });
+
+test('rules keep what the needs say as it is: names whole, resources of one group and verbs together', () => {
+  const need = (resource: string, verbs: string[], resourceNames?: string[]) => (
+    { group: 'example.com', resource, verbs, clusterScoped: false, why: 'test', resourceNames }
+  );
+  assert.deepEqual(rulesOf([
+    need('widgets', ['get']),
+    need('gadgets', ['get']),
+    need('widgets', ['get'], ['b', 'a,b', 'b']),
+    need('widgets', ['patch'], ['a,b', 'b']),
+  ]), [
+    { apiGroups: ['example.com'], resources: ['widgets', 'gadgets'], verbs: ['get'] },
+    { apiGroups: ['example.com'], resources: ['widgets'], resourceNames: ['a,b', 'b'], verbs: ['get', 'patch'] },
+  ]);
+});
