@@ -33,10 +33,16 @@ export interface Outcome {
   text: string;
 }
 
-/** What the socket receives until it is closed. */
-export function closed(socket: Socket): Promise<Outcome> {
+/**
+ * What the socket receives until it is closed; with `headOnly`, until the first answer's head is in,
+ * when it closes the connection itself.
+ */
+export function closed(socket: Socket, headOnly = false): Promise<Outcome> {
   let text = '';
-  socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1'); });
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    if (headOnly && text.includes('\r\n\r\n')) socket.destroy();
+  });
   return new Promise((resolve) => {
     socket.once('close', () => resolve({ status: statusOf(text), text }));
   });
@@ -48,14 +54,7 @@ export function closed(socket: Socket): Promise<Outcome> {
  */
 export function exchange(target: Target, request: string | null): Promise<Outcome> {
   const socket = open(target);
-  let text = '';
-  const outcome = new Promise<Outcome>((resolve) => {
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-      if (text.includes('\r\n\r\n')) socket.destroy();
-    });
-    socket.once('close', () => resolve({ status: statusOf(text), text }));
-  });
+  const outcome = closed(socket, true);
   if (request !== null) socket.write(request, 'latin1');
   return outcome;
 }
