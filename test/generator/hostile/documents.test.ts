@@ -13,7 +13,7 @@ import { extractCrds } from '../../../generator/input/documents.ts';
 import { MAX_FILE_BYTES } from '../../../generator/input/files.ts';
 import { MAX_ALIASED_VALUES, MAX_DEPTH, MAX_DOCUMENT_BYTES, parseYamlStream } from '../../../generator/input/yaml.ts';
 import { crdYaml } from '../support/sources.ts';
-import { tempProject } from '../support/hostile.ts';
+import { tempProject } from '../support/project.ts';
 
 /** Nine levels of nine aliases each: 9^9 (387 million) values from a file of 500 bytes. */
 const BOMB = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']

@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { InputError } from '../../../generator/diagnostics/diagnostic.ts';
 import { generate } from '../../../generator/index.ts';
 import { buildModel } from '../../../generator/model/build.ts';
-import { crdJson, runGenerated, tempProject, typeCheck } from '../support/hostile.ts';
+import { crdJson, runGenerated, typeCheck } from '../support/hostile.ts';
+import { tempProject } from '../support/project.ts';
 import { source } from '../support/sources.ts';
 
 /** Names a kind could clash with in generated code: globals, kopf's types, words, suffixes of generated names. */

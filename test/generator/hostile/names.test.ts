@@ -13,7 +13,8 @@ import type { PathSegment } from '../../../generator/diagnostics/diagnostic.ts';
 import { generate } from '../../../generator/index.ts';
 import { buildModel } from '../../../generator/model/build.ts';
 import { source } from '../support/sources.ts';
-import { crdJson, tempProject } from '../support/hostile.ts';
+import { crdJson } from '../support/hostile.ts';
+import { tempProject } from '../support/project.ts';
 import type { CrdNames } from '../support/hostile.ts';
 
 const LONG = 'a'.repeat(64);

@@ -13,7 +13,8 @@ import { replaceFolder } from '../../../generator/output/write.ts';
 import { generateStubs } from '../../../generator/stubs/index.ts';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 import { REPO } from '../support/compile.ts';
-import { crdJson, runGenerated, tempProject } from '../support/hostile.ts';
+import { crdJson, runGenerated } from '../support/hostile.ts';
+import { tempProject } from '../support/project.ts';
 
 const TEMPLATES = join(REPO, 'templates/stubs');
 const ESCAPES = ['inComment', 'inString', 'identifier'];

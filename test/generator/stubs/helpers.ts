@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 
@@ -26,33 +23,6 @@ export function resource(
 export const kopfExample = resource('kopf.dev', 'KopfExample', 'kopfexamples', 'Namespaced', ['v1']);
 export const certificate = resource('cert-manager.io', 'Certificate', 'certificates', 'Namespaced', ['v1']);
 export const clusterIssuer = resource('cert-manager.io', 'ClusterIssuer', 'clusterissuers', 'Cluster', ['v1']);
-
-export interface Project {
-  readonly root: string;
-  readonly stubsDir: string;
-  readonly outDir: string;
-  file(kind: Pick<StubResource, 'group' | 'plural'>): string;
-  /** Writes a handler file as the user would, before or after kopf-gen ran. */
-  write(kind: Pick<StubResource, 'group' | 'plural'>, text: string): void;
-  dispose(): void;
-}
-
-export function tempProject(): Project {
-  const root = mkdtempSync(join(tmpdir(), 'kopf-stubs-'));
-  const stubsDir = join(root, 'src', 'handlers');
-  const file: Project['file'] = (kind) => join(stubsDir, kind.group, `${kind.plural}.ts`);
-  return {
-    root,
-    stubsDir,
-    outDir: join(root, 'src', 'generated'),
-    file,
-    write: (kind, text) => {
-      mkdirSync(dirname(file(kind)), { recursive: true });
-      writeFileSync(file(kind), text);
-    },
-    dispose: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

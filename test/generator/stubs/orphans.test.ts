@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { generateStubs } from '../../../generator/stubs/index.ts';
-import { certificate, clusterIssuer, kopfExample, tempProject } from './helpers.ts';
+import { certificate, clusterIssuer, kopfExample } from './helpers.ts';
+import { tempProject } from '../support/project.ts';
 
 test('a handler file whose kind left the CRDs is reported and kept as it is', (t) => {
   const project = tempProject();

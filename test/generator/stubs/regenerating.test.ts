@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { generateStubs } from '../../../generator/stubs/index.ts';
 import {
-  assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256, tempProject,
+  assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256,
 } from './helpers.ts';
+import { tempProject } from '../support/project.ts';
 
 /** A handler file as a user leaves it: own formatting, own code, handlers renamed and rewritten. */
 const EDITED_CERTIFICATE = `// Certificates: our rotation logic.

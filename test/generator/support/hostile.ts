@@ -1,15 +1,16 @@
 /**
- * For tests with hostile CRDs: CRDs with any names (as JSON, so that any string fits), a
- * project folder to run kopf-gen in and a listing of everything in it, and what generated code
- * does when it is type-checked, imported and its handlers called.
+ * For tests with hostile CRDs: CRDs with any names (as JSON, so that any string fits), and what
+ * generated code does when it is type-checked, imported and its handlers called (the project
+ * folder to run kopf-gen in: project.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { typeChecker } from '../typed/compile.ts';
 import type { Finding } from '../typed/compile.ts';
 import { REPO } from './compile.ts';
+import type { Project } from './project.ts';
 
 export interface CrdNames {
   readonly group?: string;
@@ -59,43 +60,6 @@ export function crdObject(names: CrdNames = {}): object {
 
 export function crdJson(names: CrdNames = {}): string {
   return `${JSON.stringify(crdObject(names), null, 2)}\n`;
-}
-
-export interface Project {
-  readonly root: string;
-  /** `<root>/crds`, where the CRD files go. */
-  readonly crds: string;
-  readonly outDir: string;
-  readonly stubsDir: string;
-  /** Every file, folder and link under the root (relative, sorted). */
-  listing(): string[];
-  dispose(): void;
-}
-
-/** A project folder inside a folder of its own, so that a write that escapes the project is seen too. */
-export function tempProject(): Project {
-  const sandbox = mkdtempSync(join(tmpdir(), 'kopf-gen-hostile-'));
-  const root = join(sandbox, 'project');
-  const crds = join(root, 'crds');
-  mkdirSync(crds, { recursive: true });
-  return {
-    root,
-    crds,
-    outDir: join(root, 'src', 'generated'),
-    stubsDir: join(root, 'src', 'handlers'),
-    listing: () => list(sandbox),
-    dispose: () => rmSync(sandbox, { recursive: true, force: true }),
-  };
-}
-
-function list(dir: string, base = dir): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    out.push(relative(base, path));
-    if (lstatSync(path).isDirectory()) out.push(...list(path, base));
-  }
-  return out;
 }
 
 export interface HandlerCall {
