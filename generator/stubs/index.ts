@@ -41,60 +41,82 @@ export function generateStubs(model: StubsInput, options: StubsOptions): StubsRe
  * the stubs folder, or a file in the way of a folder, refuses the whole step (UnsafePathError).
  */
 export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
-  const templates = loadStubTemplates(options.templatesDir);
   const outDir = resolve(options.outDir);
   const stubsDir = resolve(options.stubsDir);
-  const modulesOf = (r: StubResource) => r.versions
-    .filter((v) => v.served)
-    .map((v) => generatedModulePath(outDir, r.group, v.name));
-  const generated = new Set([generatedIndexPath(outDir), ...model.resources.flatMap(modulesOf)]);
-  const writes: StubsWrite[] = [];
-  const created: string[] = [];
-  const extended: StubsExtension[] = [];
-  const unchanged: string[] = [];
-  const missing: StubsMissing[] = [];
-  const notes: string[] = [];
+  const setting: Setting = {
+    outDir,
+    templates: loadStubTemplates(options.templatesDir),
+    addStubs: Boolean(options.addStubs),
+    generated: new Set([generatedIndexPath(outDir), ...model.resources.flatMap((r) => modulesOf(outDir, r))]),
+  };
   const resources = sortResources(model.resources);
   const files = resources.map((r) => handlerFilePath(stubsDir, r));
   const blocked = files.flatMap((file) => blockedPath(stubsDir, file) ?? []);
   if (blocked.length) throw new UnsafePathError(stubsDir, blocked);
-
-  resources.forEach((resource, i) => {
-    const file = files[i]!;
-    const preferred = generatedModulePath(outDir, resource.group, resource.preferredVersion);
-    if (!existsSync(file)) {
-      const text = renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates);
-      writes.push({ file, text, create: true });
-      created.push(file);
-      return;
-    }
-    const target = {
-      file,
-      kind: resource.kind,
-      typeName: resource.typeName,
-      kindModules: [preferred, ...modulesOf(resource), generatedIndexPath(outDir)],
-      kindSpecifier: relativeSpecifier(file, preferred),
-    };
-    const text = readFileSync(file, 'utf8');
-    const result = options.addStubs
-      ? extendHandlerFile(text, target, templates)
-      : { ...reviewHandlerFile(text, target), text, added: [] };
-    if (result.added.length) {
-      writes.push({ file, text: result.text, create: false });
-      extended.push({ file, added: result.added });
-    } else {
-      unchanged.push(file);
-      if (result.missing.length) missing.push({ file, kind: resource.kind, events: result.missing });
-    }
-    if (result.unreadable) notes.push(`${file} was left as it is: ${result.unreadable}`);
-    for (const imported of result.survey.relativeImports) {
-      if (imported.startsWith(outDir + '/') && !generated.has(imported)) {
-        notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
-      }
-    }
-  });
+  const plan: Planned = { writes: [], created: [], extended: [], unchanged: [], missing: [], notes: [] };
+  resources.forEach((resource, i) => planFile(resource, files[i]!, setting, plan));
+  const { writes, created, extended, unchanged, missing, notes } = plan;
   const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
   return { writes, report: { created, extended, unchanged, missing, orphans, notes } };
+}
+
+/** What every handler file is planned with. */
+interface Setting {
+  readonly outDir: string;
+  readonly templates: StubTemplates;
+  readonly addStubs: boolean;
+  /** Every module this run generates, so that an import of one it no longer does is noted. */
+  readonly generated: ReadonlySet<string>;
+}
+
+/** The plan as it is being made: the writes, and the report but for the orphans. */
+interface Planned {
+  writes: StubsWrite[];
+  created: string[];
+  extended: StubsExtension[];
+  unchanged: string[];
+  missing: StubsMissing[];
+  notes: string[];
+}
+
+function modulesOf(outDir: string, resource: StubResource): string[] {
+  return resource.versions.filter((v) => v.served).map((v) => generatedModulePath(outDir, resource.group, v.name));
+}
+
+/** A new handler file for a kind that has none; else what the user's file lacks, added if asked. */
+function planFile(resource: StubResource, file: string, setting: Setting, plan: Planned): void {
+  const { outDir, templates } = setting;
+  const preferred = generatedModulePath(outDir, resource.group, resource.preferredVersion);
+  if (!existsSync(file)) {
+    const text = renderHandlerFile(resource, relativeSpecifier(file, preferred), file, templates);
+    plan.writes.push({ file, text, create: true });
+    plan.created.push(file);
+    return;
+  }
+  const target = {
+    file,
+    kind: resource.kind,
+    typeName: resource.typeName,
+    kindModules: [preferred, ...modulesOf(outDir, resource), generatedIndexPath(outDir)],
+    kindSpecifier: relativeSpecifier(file, preferred),
+  };
+  const text = readFileSync(file, 'utf8');
+  const result = setting.addStubs
+    ? extendHandlerFile(text, target, templates)
+    : { ...reviewHandlerFile(text, target), text, added: [] };
+  if (result.added.length) {
+    plan.writes.push({ file, text: result.text, create: false });
+    plan.extended.push({ file, added: result.added });
+  } else {
+    plan.unchanged.push(file);
+    if (result.missing.length) plan.missing.push({ file, kind: resource.kind, events: result.missing });
+  }
+  if (result.unreadable) plan.notes.push(`${file} was left as it is: ${result.unreadable}`);
+  for (const imported of result.survey.relativeImports) {
+    if (imported.startsWith(outDir + '/') && !setting.generated.has(imported)) {
+      plan.notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
+    }
+  }
 }
 
 /** Writes what the plan says; a file that appeared in the meantime is not overwritten (EEXIST). */
