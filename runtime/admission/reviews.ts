@@ -32,14 +32,14 @@ export interface ReviewRequest {
 
 /** Parses and checks an AdmissionReview from the request's text. */
 export function parseReview(text: string): ReviewRequest {
+  if (nestedDeeperThan(text, MAX_REVIEW_DEPTH)) {
+    throw new WebhookError(`The request's JSON is nested deeper than ${MAX_REVIEW_DEPTH} levels.`);
+  }
   let review: unknown;
   try {
     review = JSON.parse(text);
   } catch (error) {
     throw new WebhookError(`The request is not JSON: ${(error as Error).message}`);
-  }
-  if (deeperThan(review, MAX_REVIEW_DEPTH)) {
-    throw new WebhookError(`The request's JSON is nested deeper than ${MAX_REVIEW_DEPTH} levels.`);
   }
   if (!isMapping(review)) throw new WebhookError('The request is not an AdmissionReview: not a JSON object.');
   if (review.kind !== 'AdmissionReview') {
@@ -99,15 +99,25 @@ function requiredText(value: unknown, what: string): string {
 }
 
 /**
- * Whether arrays and objects nest deeper than `limit` levels; walked without recursion, which the depth would defeat.
+ * Whether arrays and objects nest deeper than `limit` levels in JSON text (what is in strings aside):
+ * read from the text in one pass, so that a review too deep is refused before its tree is built,
+ * and the tree is not walked again to measure it.
  */
-function deeperThan(root: unknown, limit: number): boolean {
-  const pending: [value: unknown, depth: number][] = [[root, 0]];
-  while (pending.length) {
-    const [value, depth] = pending.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '{' || char === '[') {
+      if (++depth > limit) return true;
+    } else if (char === '}' || char === ']') {
+      depth--;
+    }
   }
   return false;
 }

@@ -60,6 +60,17 @@ test('a 10,000-deep review is a 400 that says why, in the object, the old object
   assert.ok(capture.messages().every((m) => !m.includes('Maximum call stack')));
 });
 
+test('the depth is read from the text, before a tree is built: an endless opening is refused for its depth; ' +
+  'brackets and escaped quotes in strings do not count', async () => {
+  const { respond } = responder();
+  const endless = await respond('['.repeat(MAX_REVIEW_DEPTH + 1));
+  assert.equal(endless.status, 400);
+  assert.match((endless.body as { message: string }).message, /nested deeper than/);
+  const text = `${'{['.repeat(MAX_REVIEW_DEPTH)}\\\"${'['.repeat(MAX_REVIEW_DEPTH)}`;
+  const reply = await respond(update(`{"text":${JSON.stringify(text)}}`));
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+});
+
 test('a review at the bound is reviewed: diffed, its handler run, its patch made', async () => {
   const { respond, calls } = responder();
   // review, request, object, spec: the spec's own levels are the rest.
