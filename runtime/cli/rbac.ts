@@ -1,15 +1,16 @@
 /**
  * `kopf rbac [files…]`: prints the RBAC that an operator needs (a ServiceAccount, roles and their
  * bindings, as YAML for `kubectl apply -f -`), derived from the handlers its files register.
+ *
+ * The files are loaded in a process of its own (rbac-printout.ts) whose stdout is this process's
+ * stderr: whatever they print, as they are imported or later, stays out of the YAML, and nothing
+ * of this process is replaced for it.
  */
+import { fork } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
-import { getDefaultRegistry } from '../registry/registry.ts';
-import { RbacError, operatorNeeds, rbacManifests, rbacResource, scopeNotes, type Need } from '../rbac/index.ts';
-import { load, resolveFromCwd } from './run.ts';
+import type { Printout, PrintoutRequest } from './rbac-printout.ts';
 import { usageError } from './usage.ts';
 
 const HELP = `Usage: kopf rbac [options] [files…]
@@ -59,7 +60,8 @@ Only the YAML goes to stdout: what the operator's files print (console.log at im
   -h, --help                      This help.
 `;
 
-export async function main(argv: string[]): Promise<number> {
+/** Writes the YAML (or the help) through `out`, stdout unless given. */
+export async function main(argv: string[], out: (text: string) => void = writeStdout): Promise<number> {
   const { values, positionals } = parseArgs({
     // `--leader-election` takes a value only after `=`, as for `kopf run`: alone, it is on.
     args: argv.map((arg) => (arg === '--leader-election' ? '--leader-election=' : arg)),
@@ -82,8 +84,7 @@ export async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) { process.stdout.write(HELP); return 0; }
-  const print = keepStdoutFor(values.output);
+  if (values.help) { out(HELP); return 0; }
   if (values.namespace?.length && values['all-namespaces']) {
     return usageError('rbac', '--namespace and --all-namespaces exclude each other.');
   }
@@ -92,91 +93,55 @@ export async function main(argv: string[]): Promise<number> {
   }
   const missing = positionals.filter((file) => !existsSync(file));
   if (missing.length) return usageError('rbac', `no such file: ${missing.join(', ')}`);
-  for (const file of positionals) if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
-  for (const name of values.module ?? []) {
-    const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load(`module ${name}`, url))) return 1;
-  }
-  const namespaces = values.namespace ?? [];
   const serviceAccount = {
     name: values['service-account'] ?? 'kopf-operator',
     namespace: values['service-account-namespace'] ?? 'default',
   };
   const elected = values['leader-election'] !== undefined || values['leader-election-namespace'] !== undefined;
   const leaseNamespace = values['leader-election-namespace'] ?? serviceAccount.namespace;
-  const leaderElection = elected ? { namespace: leaseNamespace } : undefined;
-  let needs: Need[];
+  const printout = await printoutApart({
+    files: positionals,
+    modules: values.module ?? [],
+    namespaces: values.namespace ?? [],
+    serviceAccount,
+    name: values.name,
+    rules: values.rule ?? [],
+    events: !values['no-events'],
+    standalone: values.standalone,
+    leaderElection: elected ? { namespace: leaseNamespace } : undefined,
+    webhookManaged: values['no-webhook-managed'] ? false : values['webhook-managed'] ?? true,
+  });
+  if ('code' in printout) return printout.code;
+  if (values.output === undefined) {
+    out(printout.yaml);
+    return 0;
+  }
   try {
-    const webhookManaged = values['no-webhook-managed'] ? false : values['webhook-managed'] ?? true;
-    const options = {
-      namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection, webhookManaged,
-    };
-    const derived = operatorNeeds(getDefaultRegistry(), options);
-    needs = [...derived, ...(values.rule ?? []).map(parseRule)];
+    writeFileSync(values.output, printout.yaml);
+    return 0;
   } catch (error) {
-    if (!(error instanceof RbacError || error instanceof TypeError)) throw error;
-    process.stderr.write(`kopf rbac: ${error.message}\n`);
-    return 2;
+    process.stderr.write(`kopf rbac: cannot write ${values.output}: ${(error as Error).message}\n`);
+    return 1;
   }
-  if (!getDefaultRegistry().resourceHandlers.length && !getDefaultRegistry().webhookHandlers.length) {
-    process.stderr.write('kopf rbac: no resource handlers are registered by these files: ' +
-      'only the framework\'s own needs are printed.\n');
-  }
-  const manifests = rbacManifests(needs, { serviceAccount, name: values.name, namespaces });
-  return print(`${header(needs, namespaces)}${manifests.map((m) => stringify(m)).join('---\n')}`);
+}
+
+function writeStdout(text: string): void {
+  process.stdout.write(text);
 }
 
 /**
- * Keeps stdout for the YAML, so that `kopf rbac > rbac.yaml` makes a file kubectl takes: from now
- * on, whatever else writes to stdout (the operator's files printing as they are imported, at once
- * or later) goes to stderr. Returns how the YAML is written — to stdout, or to `file` — and the
- * exit code of that.
+ * The printout, made in a process of its own, whose stdout is this process's stderr; it ends when
+ * what the files started has ended, as this process would have. Without an answer (it died), 1.
  */
-function keepStdoutFor(file: string | undefined): (yaml: string) => number {
-  const stdout = process.stdout.write.bind(process.stdout);
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  return (yaml) => {
-    if (file === undefined) {
-      stdout(yaml);
-      return 0;
-    }
-    try {
-      writeFileSync(file, yaml);
-      return 0;
-    } catch (error) {
-      process.stderr.write(`kopf rbac: cannot write ${file}: ${(error as Error).message}\n`);
-      return 1;
-    }
-  };
-}
-
-/** `get,list:pods`, `create:deployments.apps`, `get:pods/log` as a need. */
-function parseRule(text: string): Need {
-  const [verbs = '', target = ''] = text.split(':');
-  const [name = '', subresource] = target.split('/');
-  if (!verbs || !name || text.split(':').length !== 2) {
-    throw new RbacError(`--rule '${text}': write it as VERBS:RESOURCE, e.g. get,list:pods.`);
-  }
-  const resource = rbacResource(name);
-  return {
-    group: resource.group, resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
-    verbs: verbs.split(',').map((verb) => verb.trim()).filter(Boolean),
-    clusterScoped: resource.clusterScoped, why: '--rule',
-  };
-}
-
-/** What the printout grants, where and why, as YAML comments. */
-function header(needs: readonly Need[], namespaces: readonly string[]): string {
-  const lines = needs.map((need) => {
-    const group = need.group ? ` (${need.group})` : '';
-    const names = need.resourceNames ? ` named ${need.resourceNames.join(', ')}` : '';
-    return `#   ${need.resource}${group}${names}: ${need.verbs.join(', ')} — ${need.why}`;
+function printoutApart(request: PrintoutRequest): Promise<Printout> {
+  return new Promise((resolve, reject) => {
+    const child = fork(
+      fileURLToPath(new URL('./rbac-printout.ts', import.meta.url)), [], { stdio: ['ignore', 2, 'inherit', 'ipc'] },
+    );
+    let printout: Printout = { code: 1 };
+    child.on('message', (message) => { printout = message as Printout; });
+    child.once('error', reject);
+    child.once('exit', () => resolve(printout));
+    child.send(request);
   });
-  return [
-    '# The RBAC of the operator, printed by `kopf rbac` from its handlers:',
-    ...lines,
-    '# The handlers\' own API calls are included only as declared with requires() or --rule.',
-    ...scopeNotes(needs, namespaces).map((line) => `# ${line}`),
-    '',
-  ].join('\n');
 }

@@ -189,3 +189,22 @@ test('admission handlers (examples/17-admission): the managed webhook configurat
   assert.equal(both.status, 2);
   assert.match(both.stderr, /--webhook-managed and --no-webhook-managed exclude each other/);
 });
+
+test('the YAML goes through the writer main() is given; the files are loaded apart; stdout left alone', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = operatorFile(dir, `
+    import { on } from '${KOPF}';
+    process.stdout.write('raw write\\n');
+    on.create('pods', function create_fn() {});
+  `);
+  const { main } = await import('../../../runtime/cli/rbac.ts');
+  const { getDefaultRegistry } = await import('../../../runtime/registry/registry.ts');
+  const write = process.stdout.write;
+  const written: string[] = [];
+  assert.equal(await main(['-A', file], (text) => written.push(text)), 0);
+  assert.equal(process.stdout.write, write, 'stdout is not replaced');
+  assert.equal(getDefaultRegistry().resourceHandlers.length, 0, 'the files are not loaded into this process');
+  const kinds = parseAllDocuments(written.join('')).map((doc) => (doc.toJS() as { kind: string }).kind);
+  assert.deepEqual(kinds, ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+});
