@@ -19,11 +19,11 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ApiError, createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
-import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
-import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { cpuSeconds } from '../burst/procstat.ts';
+import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions, chosen, words } from '../lib/options.ts';
 import { median, tableHead, tableRow } from '../lib/tables.ts';
 
@@ -174,11 +174,8 @@ function report(all: readonly Contestant[], results: readonly Measurement[]): vo
 
 async function main(): Promise<void> {
   const all = await contestants();
-  const cp = await startControlPlane();
-  const client = KubeClient.fromKubeConfig(cp.kubeconfig, { errorBackoffs: [] });
   const results: Measurement[] = [];
-  try {
-    await cp.installCrds([CRD_YAML]);
+  await onControlPlane(async (cp, client) => {
     for (let run = 1; run <= REPEAT; run++) {
       for (const contestant of all) {
         const m = await measure(cp, client, contestant, run);
@@ -186,10 +183,7 @@ async function main(): Promise<void> {
         results.push(m);
       }
     }
-  } finally {
-    client.close();
-    await cp.stop();
-  }
+  }, { errorBackoffs: [] });
   report(all, results);
 }
 

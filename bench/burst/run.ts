@@ -31,9 +31,9 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { createObject, deleteObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
-import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
-import { CRD_YAML, DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
+import { DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { exampleObject, pool } from './objects.ts';
@@ -41,6 +41,7 @@ import { Observer } from './observer.ts';
 import { cpuSeconds, cpuTimes, peakRssMiB } from './procstat.ts';
 import { countHardware } from './counters.ts';
 import { buildOperator, type BuiltOperator } from './built.ts';
+import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions, chosen, words } from '../lib/options.ts';
 import { fixed, markdownTable, mean } from '../lib/tables.ts';
 
@@ -308,11 +309,8 @@ function ratios(
 async function main(): Promise<void> {
   const entrants = await contestants();
   const labels = new Map(entrants.map((c) => [c.name, c.label]));
-  const cp = await startControlPlane();
-  const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const results: Measurement[] = [];
-  try {
-    await cp.installCrds([CRD_YAML]);
+  await onControlPlane(async (cp, client) => {
     for (let run = 1; run <= REPEAT; run++) {
       const order = run % 2 ? entrants : [...entrants].reverse();
       for (const contestant of order) {
@@ -324,10 +322,7 @@ async function main(): Promise<void> {
         );
       }
     }
-  } finally {
-    client.close();
-    await cp.stop();
-  }
+  });
   console.log(
     `\nBurst: ${N} KopfExample objects, ${CONCURRENCY} concurrent clients, ${WARMUP} warm-up objects first, one ` +
       `local control plane.\n`

@@ -20,13 +20,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
-import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
-import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
 import { memoryMiB } from '../burst/procstat.ts';
 import { buildOperator, type BuiltOperator } from '../burst/built.ts';
+import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions, chosen } from '../lib/options.ts';
 import { markdownTable, median } from '../lib/tables.ts';
 
@@ -144,19 +144,13 @@ function report(samples: Sample[], contestants: Contestant[]): string {
 
 async function main(): Promise<void> {
   const contestants = chosen(values.contestants, CONTESTANTS);
-  const cp = await startControlPlane();
-  const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const samples: Sample[] = [];
-  try {
-    await cp.installCrds([CRD_YAML]);
+  await onControlPlane(async (cp, client) => {
     for (let number = 1; number <= REPEAT; number++) {
       process.stderr.write(`round ${number}: ${contestants.map((c) => c.name).join(', ')}, ${OBJECTS} objects…\n`);
       samples.push(...await round(cp, client, contestants, number));
     }
-  } finally {
-    client.close();
-    await cp.stop();
-  }
+  });
   const what = `${OBJECTS} KopfExample objects, RSS ${SETTLE} s after the last was handled`;
   console.log(`\nSmall operator: ${what}, Node ${process.versions.node}.\n`);
   console.log(report(samples, contestants));

@@ -25,13 +25,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createObject, deleteObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
-import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
-import { CRD_YAML, FINALIZER } from '../../test/e2e/rules.ts';
+import { FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
 import { cpuSeconds, rssMiB } from '../burst/procstat.ts';
+import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions, chosen } from '../lib/options.ts';
 import { markdownTable } from '../lib/tables.ts';
 
@@ -180,21 +181,15 @@ function table(results: Measurement[], labels: Map<string, string>): string {
 async function main(): Promise<void> {
   const entrants = await contestants();
   const labels = new Map(entrants.map((c) => [c.name, c.label]));
-  const cp = await startControlPlane();
-  const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const results: Measurement[] = [];
-  try {
-    await cp.installCrds([CRD_YAML]);
+  await onControlPlane(async (cp, client) => {
     for (const contestant of entrants) {
       process.stderr.write(`${contestant.label}, ${N} objects…\n`);
       const result = await measure(cp, client, contestant);
       results.push(result);
       process.stderr.write(`  ${JSON.stringify(result)}\n`);
     }
-  } finally {
-    client.close();
-    await cp.stop();
-  }
+  });
   console.log(
     `\nTimers: ${N} KopfExample objects, each with a timer (1 s) and a daemon; steady state over ${WINDOW} s after ` +
       `${SETTLE} s.\n`
