@@ -3,7 +3,8 @@
  * a few objects, beside the least a Node process holds, measured side by side in one run on one
  * local control plane.
  *
- *   node bench/small/run.ts [--objects 10] [--repeat 3] [--settle 10] [--contestants bare,tls,built]
+ *   node bench/small/run.ts [--objects 10] [--repeat 3] [--settle 10] [--contestants bare,tls,built,before]
+ *     [--before DIR]
  *
  * The contestants run at the same time, each round in a fresh namespace:
  *   - `bare`: a Node process that does nothing (`setInterval`), Node's own footprint;
@@ -11,7 +12,9 @@
  *     admin's client certificate, as an operator does: Node with TLS loaded and one live connection;
  *   - `built`: 01-minimal as a user's image runs it, the runtime as the published package (compiled
  *     JavaScript, bench/burst/built.ts) started by the package's `kopf` command (bin/kopf.js), the
- *     handlers' file already JavaScript.
+ *     handlers' file already JavaScript;
+ *   - `before`: the same, built from another tree of the runtime (`--before DIR`, a checkout with
+ *     its node_modules), to measure a change side by side with the code before it.
  * The objects are created once all three are up; `settle` seconds after the operator has handled
  * the last one (its result in the status), the resident memory of each (VmRSS, its anonymous and
  * file-backed parts) and the peak (VmHWM) are read at the same moment. Then the ratios of the
@@ -19,6 +22,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
@@ -35,6 +40,7 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '3' },
     settle: { type: 'string', default: '10' },
     contestants: { type: 'string', default: 'bare,tls,built' },
+    before: { type: 'string' },
   },
 });
 const OBJECTS = Number(values.objects);
@@ -65,6 +71,19 @@ interface Contestant { name: string; label: string; start(cp: ControlPlane, name
 interface Sample { contestant: string; round: number; rss: number; anon: number; file: number; peak: number }
 
 let built: BuiltOperator | undefined;
+let builtBefore: BuiltOperator | undefined;
+
+/** What the operators are, as against the floors. */
+const OPERATORS = new Set(['built', 'before']);
+
+function runMinimal(operator: BuiltOperator, cp: ControlPlane, namespace: string): RunningOperator {
+  return runOperator({
+    command: [process.execPath, operator.bin, 'run'],
+    files: [operator.minimal],
+    args: ['--standalone', '--namespace', namespace],
+    kubeconfigPath: cp.kubeconfigPath,
+  });
+}
 
 const CONTESTANTS: Record<string, Contestant> = {
   bare: {
@@ -90,15 +109,24 @@ const CONTESTANTS: Record<string, Contestant> = {
         built = buildOperator();
         process.once('exit', built.remove);
       }
-      return runOperator({
-        command: [process.execPath, built.bin, 'run'],
-        files: [built.minimal],
-        args: ['--standalone', '--namespace', namespace],
-        kubeconfigPath: cp.kubeconfigPath,
-      });
+      return runMinimal(built, cp, namespace);
     },
   },
+  before: {
+    name: 'before', label: '01-minimal, built before',
+    start: (cp, namespace) => runMinimal(builtBefore!, cp, namespace),
+  },
 };
+
+/** The other tree's builder, which builds from its own root. */
+async function buildBefore(): Promise<void> {
+  if (!values.before) throw new Error('The contestant `before` needs --before DIR, the other tree');
+  const other = await import(pathToFileURL(join(values.before, 'bench/burst/built.ts')).href) as {
+    buildOperator: typeof buildOperator;
+  };
+  builtBefore = other.buildOperator();
+  process.once('exit', builtBefore.remove);
+}
 
 function chosen(): Contestant[] {
   return values.contestants.split(',').map((name) => {
@@ -121,11 +149,11 @@ async function round(
   const running = contestants.map((contestant) => ({ contestant, process: contestant.start(cp, namespace) }));
   try {
     await observer.ready;
-    const floors = running.filter(({ contestant }) => contestant.name !== 'built');
+    const floors = running.filter(({ contestant }) => !OPERATORS.has(contestant.name));
     await Promise.all(floors.map(({ process }) => process.waitFor(READY, { timeout: 60_000 })));
     const names = Array.from({ length: OBJECTS }, (_, i) => `kex-${i}`);
     await pool(names, 4, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
-    if (running.some(({ contestant }) => contestant.name === 'built')) {
+    if (running.some(({ contestant }) => OPERATORS.has(contestant.name))) {
       await observer.until(() => names.every((name) => observer.handledAt.has(name)), 120_000, 'all handled');
     }
     await sleep(SETTLE * 1000);
@@ -153,21 +181,24 @@ function report(samples: Sample[], contestants: Contestant[]): string {
       return `| ${CONTESTANTS[s.contestant]!.label} | ${s.round} | ${figures.join(' | ')} |`;
     }),
   ];
-  const operator = contestants.find((c) => c.name === 'built');
-  for (const floor of contestants.filter((c) => c.name !== 'built')) {
-    if (!operator) break;
-    const ratios = [...new Set(samples.map((s) => s.round))].map((r) => {
-      const of = (name: string): Sample => samples.find((s) => s.round === r && s.contestant === name)!;
-      return of('built').rss / of(floor.name).rss;
-    });
-    const each = ratios.map((r) => `${r.toFixed(2)}×`).join(', ');
-    rows.push('', `${operator.label} / ${floor.label}, RSS: ${each} (median ${median(ratios).toFixed(2)}×)`);
+  for (const operator of contestants.filter((c) => OPERATORS.has(c.name))) {
+    // Each operator against each floor, and the operator built now against the one built before.
+    const against = contestants.filter((c) => !OPERATORS.has(c.name) || (operator.name === 'built' && c !== operator));
+    for (const floor of against) {
+      const ratios = [...new Set(samples.map((s) => s.round))].map((r) => {
+        const of = (name: string): Sample => samples.find((s) => s.round === r && s.contestant === name)!;
+        return of(operator.name).rss / of(floor.name).rss;
+      });
+      const each = ratios.map((r) => `${r.toFixed(2)}×`).join(', ');
+      rows.push('', `${operator.label} / ${floor.label}, RSS: ${each} (median ${median(ratios).toFixed(2)}×)`);
+    }
   }
   return rows.join('\n');
 }
 
 async function main(): Promise<void> {
   const contestants = chosen();
+  if (contestants.some((c) => c.name === 'before')) await buildBefore();
   const cp = await startControlPlane();
   const client = KubeClient.fromKubeConfig(cp.kubeconfig);
   const samples: Sample[] = [];
