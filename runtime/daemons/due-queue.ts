@@ -1,8 +1,8 @@
 /**
  * One queue of due times for every timer of the process: a binary heap ordered by the time each
  * is due, and one Node timer set for the earliest. A timer that waits is then an entry in the
- * heap, not a suspended `async` frame with a promise, closures and a Node timer of its own — with
- * thousands of objects, those frames were most of what a timer held between its calls.
+ * heap, not a suspended `async` frame with a promise, closures and a Node timer of its own, which
+ * every timer of every object held for as long as it waited.
  */
 
 /** An entry: when it is due (`performance.now()` milliseconds), and what to do then. */
