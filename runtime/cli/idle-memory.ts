@@ -7,8 +7,9 @@
  *
  * So `kopf run` looks at the event loop's utilization every few seconds; in a period of little
  * work after enough work since the last time (the start counts as enough), it makes one such
- * collection. Its cost is bounded by the work between two of them: a collection of a small heap
- * takes milliseconds, and comes at most once per second of the operator's own work. A busy
+ * collection. Its cost is bounded by the work between two of them: such a collection (several
+ * full ones in a row) takes milliseconds for a small heap and more for a large one, and comes at
+ * most once per ten seconds of the operator's own work, so that its share stays small. A busy
  * operator is never interrupted by it; the next burst grows the heap again as it needs.
  */
 import { performance } from 'node:perf_hooks';
@@ -20,7 +21,7 @@ const PERIOD_MS = 2000;
 /** A period whose share of work is below this is one of little work. */
 const QUIET = 0.05;
 /** The event loop's active time between two collections, at least. */
-const WORK_BETWEEN_MS = 1000;
+const WORK_BETWEEN_MS = 10_000;
 
 interface CollectionOptions { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
 type Collect = (options: CollectionOptions) => void;
