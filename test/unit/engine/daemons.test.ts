@@ -331,3 +331,20 @@ test('a timer waits as an entry of the due queue, leaves it at once when stopped
     assert.equal(timerQueue.size, before);
   });
 });
+
+test('a timer\'s initial delay is a wait in the due queue: no call before it, and a stop during it ends the timer ' +
+  'without one', async () => {
+  await withSpawner((registry, journal) => {
+    registry.on.timer(KopfExample, function late() { journal.add('late'); }, { interval: 3600, initialDelay: 3600 });
+    registry.on.timer(KopfExample, function soon() { journal.add('soon'); }, { interval: 3600, initialDelay: 0.01 });
+  }, async ({ journal, handle, pausing, spawner }) => {
+    const before = timerQueue.size;
+    handle();
+    assert.equal(timerQueue.size, before + 2, 'both wait for their initial delays');
+    await journal.until('soon');
+    await pausing.pause();
+    assert.equal(spawner.size, 0);
+    assert.equal(timerQueue.size, before);
+    assert.deepEqual(journal.entries, ['soon'], 'the long initial delay never ended in a call');
+  });
+});
