@@ -3,7 +3,8 @@
  * a few objects, beside the least a Node process holds, measured side by side in one run on one
  * local control plane.
  *
- *   node bench/small/run.ts [--objects 10] [--repeat 3] [--settle 10] [--contestants bare,tls,built]
+ *   node bench/small/run.ts [--objects 10] [--repeat 3] [--settle 10] [--contestants bare,tls,built,before]
+ *     [--before DIR]
  *
  * The contestants run at the same time, each round in a fresh namespace:
  *   - `bare`: a Node process that does nothing (`setInterval`), Node's own footprint;
@@ -11,13 +12,17 @@
  *     admin's client certificate, as an operator does: Node with TLS loaded and one live connection;
  *   - `built`: 01-minimal as a user's image runs it, the runtime as the published package (compiled
  *     JavaScript, bench/burst/built.ts) started by the package's `kopf` command (bin/kopf.js), the
- *     handlers' file already JavaScript.
+ *     handlers' file already JavaScript;
+ *   - `before`: the same, built from another tree of the runtime (`--before DIR`, a checkout with
+ *     its node_modules), to measure a change side by side with the code before it.
  * The objects are created once all three are up; `settle` seconds after the operator has handled
  * the last one (its result in the status), the resident memory of each (VmRSS, its anonymous and
  * file-backed parts) and the peak (VmHWM) are read at the same moment. Then the ratios of the
  * operator's RSS to each floor's, per round and their median.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createObject, KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
@@ -30,7 +35,7 @@ import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions, chosen } from '../lib/options.ts';
 import { markdownTable, median } from '../lib/tables.ts';
 
-const values = benchOptions({ objects: 10, repeat: 3, settle: 10, contestants: 'bare,tls,built' });
+const values = benchOptions({ objects: 10, repeat: 3, settle: 10, contestants: 'bare,tls,built', before: undefined });
 const OBJECTS = values.objects;
 const REPEAT = values.repeat;
 const SETTLE = values.settle;
@@ -59,6 +64,19 @@ interface Contestant { name: string; label: string; start(cp: ControlPlane, name
 interface Sample { contestant: string; round: number; rss: number; anon: number; file: number; peak: number }
 
 let built: BuiltOperator | undefined;
+let builtBefore: BuiltOperator | undefined;
+
+/** What the operators are, as against the floors. */
+const OPERATORS = new Set(['built', 'before']);
+
+function runMinimal(operator: BuiltOperator, cp: ControlPlane, namespace: string): RunningOperator {
+  return runOperator({
+    command: [process.execPath, operator.bin, 'run'],
+    files: [operator.minimal],
+    args: ['--standalone', '--namespace', namespace],
+    kubeconfigPath: cp.kubeconfigPath,
+  });
+}
 
 const CONTESTANTS: Record<string, Contestant> = {
   bare: {
@@ -84,15 +102,24 @@ const CONTESTANTS: Record<string, Contestant> = {
         built = buildOperator();
         process.once('exit', built.remove);
       }
-      return runOperator({
-        command: [process.execPath, built.bin, 'run'],
-        files: [built.minimal],
-        args: ['--standalone', '--namespace', namespace],
-        kubeconfigPath: cp.kubeconfigPath,
-      });
+      return runMinimal(built, cp, namespace);
     },
   },
+  before: {
+    name: 'before', label: '01-minimal, built before',
+    start: (cp, namespace) => runMinimal(builtBefore!, cp, namespace),
+  },
 };
+
+/** The other tree's builder, which builds from its own root. */
+async function buildBefore(): Promise<void> {
+  if (!values.before) throw new Error('The contestant `before` needs --before DIR, the other tree');
+  const other = await import(pathToFileURL(join(values.before, 'bench/burst/built.ts')).href) as {
+    buildOperator: typeof buildOperator;
+  };
+  builtBefore = other.buildOperator();
+  process.once('exit', builtBefore.remove);
+}
 
 function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn);
@@ -107,11 +134,11 @@ async function round(
   const running = contestants.map((contestant) => ({ contestant, process: contestant.start(cp, namespace) }));
   try {
     await observer.ready;
-    const floors = running.filter(({ contestant }) => contestant.name !== 'built');
+    const floors = running.filter(({ contestant }) => !OPERATORS.has(contestant.name));
     await Promise.all(floors.map(({ process }) => process.waitFor(READY, { timeout: 60_000 })));
     const names = Array.from({ length: OBJECTS }, (_, i) => `kex-${i}`);
     await pool(names, 4, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
-    if (running.some(({ contestant }) => contestant.name === 'built')) {
+    if (running.some(({ contestant }) => OPERATORS.has(contestant.name))) {
       await observer.until(() => names.every((name) => observer.handledAt.has(name)), 120_000, 'all handled');
     }
     await sleep(SETTLE * 1000);
@@ -129,21 +156,24 @@ function report(samples: Sample[], contestants: Contestant[]): string {
   const rows = [markdownTable(header, samples.map((s) => [
     CONTESTANTS[s.contestant]!.label, String(s.round), ...[s.rss, s.anon, s.file, s.peak].map((mib) => mib.toFixed(1)),
   ]))];
-  const operator = contestants.find((c) => c.name === 'built');
-  for (const floor of contestants.filter((c) => c.name !== 'built')) {
-    if (!operator) break;
-    const ratios = [...new Set(samples.map((s) => s.round))].map((r) => {
-      const of = (name: string): Sample => samples.find((s) => s.round === r && s.contestant === name)!;
-      return of('built').rss / of(floor.name).rss;
-    });
-    const each = ratios.map((r) => `${r.toFixed(2)}×`).join(', ');
-    rows.push('', `${operator.label} / ${floor.label}, RSS: ${each} (median ${median(ratios).toFixed(2)}×)`);
+  for (const operator of contestants.filter((c) => OPERATORS.has(c.name))) {
+    // Each operator against each floor, and the operator built now against the one built before.
+    const against = contestants.filter((c) => !OPERATORS.has(c.name) || (operator.name === 'built' && c !== operator));
+    for (const floor of against) {
+      const ratios = [...new Set(samples.map((s) => s.round))].map((r) => {
+        const of = (name: string): Sample => samples.find((s) => s.round === r && s.contestant === name)!;
+        return of(operator.name).rss / of(floor.name).rss;
+      });
+      const each = ratios.map((r) => `${r.toFixed(2)}×`).join(', ');
+      rows.push('', `${operator.label} / ${floor.label}, RSS: ${each} (median ${median(ratios).toFixed(2)}×)`);
+    }
   }
   return rows.join('\n');
 }
 
 async function main(): Promise<void> {
   const contestants = chosen(values.contestants, CONTESTANTS);
+  if (contestants.some((c) => c.name === 'before')) await buildBefore();
   const samples: Sample[] = [];
   await onControlPlane(async (cp, client) => {
     for (let number = 1; number <= REPEAT; number++) {

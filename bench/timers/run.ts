@@ -4,7 +4,8 @@
  * with the same handlers (operator.ts, operator_kopf.py), one after the other on one local control
  * plane, each in a fresh namespace.
  *
- *   node bench/timers/run.ts [--n 1000] [--contestants ts,kopf] [--settle 10] [--window 30]
+ *   node bench/timers/run.ts [--n 1000] [--contestants ts,kopf,before] [--settle 10] [--window 30]
+ *     [--before DIR]
  *
  * Per contestant:
  *   - idle memory: the operator's resident memory (VmRSS) `settle` seconds after its startup;
@@ -17,6 +18,8 @@
  *     gone (a daemon holds its object's finalizer until it has exited);
  *   - exit: the objects are created again and served; the seconds from SIGTERM until the process
  *     has exited (after every daemon has).
+ * `before` runs this operator from another tree of the runtime (`--before`, a checkout with its
+ * node_modules), to measure a change side by side with the code before it.
  * The machine is shared by the API server, etcd and the operator: compare contestants within one
  * run, never across runs.
  */
@@ -50,7 +53,7 @@ interface Measurement {
   exitCode: number | null;
 }
 
-const values = benchOptions({ n: 1000, contestants: 'ts,kopf', settle: 10, window: 30 });
+const values = benchOptions({ n: 1000, contestants: 'ts,kopf', settle: 10, window: 30, before: undefined });
 const N = values.n;
 const SETTLE = values.settle;
 const WINDOW = values.window;
@@ -68,6 +71,15 @@ async function contestants(): Promise<Contestant[]> {
         command: [process.execPath, CLI, 'run'],
       }
     ),
+    before: async () => {
+      if (!values.before) throw new Error('The contestant `before` needs --before DIR, the other tree');
+      return {
+        name: 'before',
+        label: `this runtime before, from ${values.before}`,
+        files: [join(values.before, 'bench/timers/operator.ts')],
+        command: [process.execPath, join(values.before, 'runtime/cli/main.ts'), 'run'],
+      };
+    },
     kopf: async () => (
       {
         name: 'kopf',
@@ -173,6 +185,15 @@ function table(results: Measurement[], labels: Map<string, string>): string {
         `memory per object ${(ts.rssPer1kObjectsMiB / kopf.rssPer1kObjectsMiB).toFixed(2)}× (aim ≤ 0.33×), deletion ` +
           `${(ts.deletionSeconds / kopf.deletionSeconds).toFixed(2)}×, SIGTERM ` +
             `${(ts.sigtermSeconds / kopf.sigtermSeconds).toFixed(2)}×.`,
+    );
+  }
+  const before = results.find((r) => r.contestant === 'before');
+  if (ts && before) {
+    rows.push(
+      '',
+      `Against the tree before: CPU per timer call ${(ts.cpuPer1kTicks / before.cpuPer1kTicks).toFixed(2)}×, ` +
+        `memory per object ${(ts.rssPer1kObjectsMiB / before.rssPer1kObjectsMiB).toFixed(2)}×` +
+          (kopf ? ` (before: ${(before.rssPer1kObjectsMiB / kopf.rssPer1kObjectsMiB).toFixed(2)}× Kopf's).` : '.'),
     );
   }
   return rows.join('\n');

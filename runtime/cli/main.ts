@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
+import { returnMemoryWhenIdle } from './idle-memory.ts';
 import { usageError } from './usage.ts';
 
 interface Subcommand {
@@ -87,6 +88,7 @@ export function start(): void {
   if (process.argv[2] === 'run') {
     tuneHeap();
     enableCompileCache();
+    returnMemoryWhenIdle();
   }
   main(process.argv.slice(2)).then(
     (code) => {

@@ -6,7 +6,8 @@
  *
  *   daemon: initial delay → call until it succeeds or fails for good, sleeping the retry delays.
  *   timer:  initial delay → [wait for idleness] → call → sleep the interval (or to the next point
- *           of its grid, if sharp; or the retry delay after an error) → again, until stopped.
+ *           of its grid, if sharp; or the retry delay after an error) → again, until stopped;
+ *           its sleeps are entries in the process's due queue (due-queue.ts), not async frames.
  * Every sleep ends when the task is told to stop.
  */
 import type { KubeObject } from '../structs/resources.ts';
@@ -20,6 +21,7 @@ import { applyPlan } from '../actions/application.ts';
 import { invokeForResult, objectContext } from '../actions/invocation.ts';
 import type { ResourceScope } from '../actions/scope.ts';
 import type { ObjectDaemons, Spawned } from './object-daemons.ts';
+import { timerQueue, type Due } from './due-queue.ts';
 
 /** What one task works with: its record, its object's memory, and the resource's processor. */
 export interface TaskEnv {
@@ -41,25 +43,9 @@ export async function runDaemon(env: TaskEnv, handler: DaemonHandler): Promise<v
   logger.debug(`${title} has exited ${how} and will not be retried or restarted.`);
 }
 
-export async function runTimer(env: TaskEnv, handler: TimerHandler): Promise<void> {
-  const { stopper } = env.spawned;
-  const { interval, idle, sharp } = handler;
-  if (handler.initialDelay) await stopper.wait(handler.initialDelay);
-  const call = new Call(env);
-  while (!stopper.stopped) {
-    if (idle !== undefined && !(await idled(env, idle))) break;
-    const started = performance.now();
-    const state = await call.once();
-    // An error to retry keeps the count and sleeps its delay; a final outcome starts the retries anew.
-    if (!state.success && !state.failure) {
-      await stopper.wait(secondsUntil(state));
-      continue;
-    }
-    call.reset();
-    if (interval !== undefined) await stopper.wait(intervalWait(interval, sharp, (performance.now() - started) / 1000));
-    else if (idle !== undefined) await nextChange(env, idle, started);
-    else break; // neither interval nor idle: once
-  }
+/** Runs a timer from the process's due queue; settles when it has exited. */
+export function runTimer(env: TaskEnv, handler: TimerHandler): Promise<void> {
+  return new TimerRun(env, handler).exited;
 }
 
 /**
@@ -70,24 +56,102 @@ export function intervalWait(interval: number, sharp: boolean | undefined, callS
   return sharp ? interval - (callSeconds % interval) : interval;
 }
 
-/** Waits until the essence has not changed for `idle` seconds; `false` if stopped meanwhile. */
-async function idled(env: TaskEnv, idle: number): Promise<boolean> {
-  const { stopper } = env.spawned;
-  for (;;) {
-    const left = env.object.idleResetAt + idle * 1000 - performance.now();
-    if (stopper.stopped) return false;
-    if (left <= 0) return true;
-    await stopper.wait(left / 1000);
-  }
-}
-
-/** An idle timer without an interval runs again only after the next change (checked every `idle` s). */
-async function nextChange(env: TaskEnv, idle: number, since: number): Promise<void> {
-  while (env.object.idleResetAt <= since && !env.spawned.stopper.stopped) await env.spawned.stopper.wait(idle);
-}
-
 function secondsUntil(state: HandlerState): number {
   return state.delayed ? Math.max(0, state.delayed.secondsSince(Timestamp.now())) : 0;
+}
+
+/**
+ * A timer of one object as a state machine that the due queue drives: while it waits it is an
+ * entry in the queue, and no `async` frame of it is suspended. Its steps are those of a loop:
+ * [wait for idleness] → call → sleep the interval (or to the next point of its grid, if sharp; or
+ * the retry delay after an error) → again, until stopped. An idle timer without an interval waits
+ * for the next change instead (checked every `idle` seconds). Told to stop while it waits, it
+ * exits at once; while it calls its handler, when the call has ended.
+ */
+class TimerRun implements Due {
+  at = 0;
+  slot = -1;
+  readonly exited: Promise<void>;
+  private readonly env: TaskEnv;
+  private readonly handler: TimerHandler;
+  private readonly call: Call;
+  private resolve!: () => void;
+  private reject!: (error: unknown) => void;
+  /** Whether the next step waits for a change of the essence since the last call began. */
+  private awaitingChange = false;
+  private calling = false;
+  /** When the last call began (`performance.now()`). */
+  private started = 0;
+
+  constructor(env: TaskEnv, handler: TimerHandler) {
+    this.env = env;
+    this.handler = handler;
+    this.call = new Call(env);
+    this.exited = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    env.spawned.stopper.onStop(() => {
+      if (!this.calling) this.finish();
+    });
+    if (handler.initialDelay) this.sleep(handler.initialDelay);
+    else this.fire();
+  }
+
+  fire(): void {
+    try {
+      this.step();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private step(): void {
+    if (this.env.spawned.stopper.stopped) return this.finish();
+    const idle = this.handler.idle;
+    if (idle === undefined) return this.begin();
+    const resetAt = this.env.object.idleResetAt;
+    if (this.awaitingChange && resetAt <= this.started) return this.sleep(idle);
+    this.awaitingChange = false;
+    const left = resetAt + idle * 1000 - performance.now();
+    if (left > 0) return this.sleep(left / 1000);
+    this.begin();
+  }
+
+  private begin(): void {
+    this.calling = true;
+    this.started = performance.now();
+    this.call.once().then((state) => this.called(state), (error: unknown) => this.fail(error));
+  }
+
+  /** An error to retry keeps the count and sleeps its delay; a final outcome starts the retries anew. */
+  private called(state: HandlerState): void {
+    this.calling = false;
+    if (this.env.spawned.stopper.stopped) return this.finish();
+    if (!state.success && !state.failure) return this.sleep(secondsUntil(state));
+    this.call.reset();
+    const { interval, idle, sharp } = this.handler;
+    const took = (performance.now() - this.started) / 1000;
+    if (interval !== undefined) return this.sleep(intervalWait(interval, sharp, took));
+    if (idle === undefined) return this.finish(); // neither interval nor idle: once
+    this.awaitingChange = true;
+    this.fire();
+  }
+
+  private sleep(seconds: number): void {
+    timerQueue.schedule(this, performance.now() + seconds * 1000);
+  }
+
+  private finish(): void {
+    timerQueue.remove(this);
+    this.resolve();
+  }
+
+  private fail(error: unknown): void {
+    this.calling = false;
+    timerQueue.remove(this);
+    this.reject(error);
+  }
 }
 
 /** Calls one handler for one object, attempt after attempt, with its state and leftover patch in memory. */
@@ -121,7 +185,8 @@ class Call {
     return executed.state;
   }
 
-  private async invoke(attempt: Attempt, patch: Patch<KubeObject>): Promise<unknown> {
+  /** Not `async`: a daemon waits inside it for as long as it runs, and a frame less is memory less per object. */
+  private invoke(attempt: Attempt, patch: Patch<KubeObject>): Promise<unknown> {
     const { spawned, object, proc } = this.env;
     const ctx = liveContext(this.env, patch, attempt);
     return invokeForResult(proc, spawned.logger, object.body, spawned.handler.fn, ctx);

@@ -14,7 +14,8 @@ const LONGEST = 2_147_483_647;
 export class Stopper implements Stopped {
   private controller: AbortController | undefined;
   private why: StopReason | undefined;
-  private readonly wakers = new Set<() => void>();
+  /** Made at the first sleep or listener: a timer's stopper, which never sleeps, holds one listener only. */
+  private wakers: Set<() => void> | undefined;
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -30,8 +31,13 @@ export class Stopper implements Stopped {
     if (this.why !== undefined) return false;
     this.why = reason;
     this.abort();
-    for (const wake of [...this.wakers]) wake();
+    if (this.wakers) for (const wake of [...this.wakers]) wake();
     return true;
+  }
+
+  /** Calls `listener` once when the flag is set (never, if it is set already). */
+  onStop(listener: () => void): void {
+    if (this.why === undefined) (this.wakers ??= new Set()).add(listener);
   }
 
   /** Arrow-bound: `const { wait } = stopped` works too. */
@@ -40,9 +46,10 @@ export class Stopper implements Stopped {
     return new Promise<boolean>((resolve) => {
       let left = Math.max(0, seconds * 1000);
       let timer: NodeJS.Timeout;
+      const wakers = this.wakers ??= new Set();
       const wake = (): void => {
         clearTimeout(timer);
-        this.wakers.delete(wake);
+        wakers.delete(wake);
         resolve(this.why !== undefined);
       };
       const tick = (): void => {
@@ -50,7 +57,7 @@ export class Stopper implements Stopped {
         left -= LONGEST;
         timer = setTimeout(tick, LONGEST);
       };
-      this.wakers.add(wake);
+      wakers.add(wake);
       tick();
     });
   };

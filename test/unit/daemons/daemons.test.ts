@@ -15,6 +15,7 @@ import { Spawner } from '../../../runtime/daemons/spawning.ts';
 import { Pausing } from '../../../runtime/daemons/pausing.ts';
 import { intervalWait } from '../../../runtime/daemons/loops.ts';
 import { Stopper } from '../../../runtime/daemons/stop-flag.ts';
+import { timerQueue } from '../../../runtime/daemons/due-queue.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
@@ -297,4 +298,53 @@ test('a daemon and a timer that took spec, meta, labels, status and body out of 
     seen.sort((a, b) => String(a.kind).localeCompare(String(b.kind))),
     [{ kind: 'daemon', ...now }, { kind: 'timer', ...now }],
   );
+});
+
+test('a timer waits as an entry of the due queue, leaves it at once when stopped there, and when stopped during a ' +
+  'call exits after the call', { timeout: 30_000 }, async () => {
+  const call = gate();
+  await withSpawner((registry, journal) => {
+    registry.on.timer(KopfExample, async function tick() {
+      journal.add('called');
+      if (journal.entries.length > 1) await call.wait;
+      journal.add('returned');
+    }, { interval: 3600 });
+  }, async ({ journal, handle, pausing, spawner }) => {
+    const before = timerQueue.size;
+    handle();
+    await journal.until('returned');
+    while (timerQueue.size === before) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(timerQueue.size, before + 1, 'between its calls, the timer is one entry of the queue');
+    await pausing.pause();
+    assert.equal(spawner.size, 0, 'stopped while it waits, it has exited at once');
+    assert.equal(timerQueue.size, before);
+
+    pausing.resume();
+    handle();
+    await journal.until('called', 2);
+    const paused = pausing.pause();
+    assert.equal(timerQueue.size, before, 'during its call, it is not in the queue');
+    call.open();
+    await paused;
+    assert.deepEqual(journal.entries, ['called', 'returned', 'called', 'returned'], 'the call ran to its end');
+    assert.equal(spawner.size, 0);
+    assert.equal(timerQueue.size, before);
+  });
+});
+
+test('a timer\'s initial delay is a wait in the due queue: no call before it, and a stop during it ends the timer ' +
+  'without one', async () => {
+  await withSpawner((registry, journal) => {
+    registry.on.timer(KopfExample, function late() { journal.add('late'); }, { interval: 3600, initialDelay: 3600 });
+    registry.on.timer(KopfExample, function soon() { journal.add('soon'); }, { interval: 3600, initialDelay: 0.01 });
+  }, async ({ journal, handle, pausing, spawner }) => {
+    const before = timerQueue.size;
+    handle();
+    assert.equal(timerQueue.size, before + 2, 'both wait for their initial delays');
+    await journal.until('soon');
+    await pausing.pause();
+    assert.equal(spawner.size, 0);
+    assert.equal(timerQueue.size, before);
+    assert.deepEqual(journal.entries, ['soon'], 'the long initial delay never ended in a call');
+  });
 });
