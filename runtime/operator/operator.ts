@@ -270,7 +270,7 @@ export class Operator {
       await started.peering.ready; // nothing is processed before peering has had its say
     }
     started.election = this.elect(client, credentialsNamespace);
-    started.ring = this.joinRing(client, credentialsNamespace, started.coordination.signal);
+    started.ring = this.joinRing(client, credentialsNamespace, started);
   }
 
   /**
@@ -278,14 +278,16 @@ export class Operator {
    * the stop (it is paused until it holds it), and a candidacy to be the ring's assigner, on a Lease
    * of the ring's, as a leader election. The assigner does not assign while the operator is paused.
    */
-  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, signal: AbortSignal): Started['ring'] {
+  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, started: Started): Started['ring'] {
     const { ring, ...settings } = this.settings.sharding;
     if (ring === null) return undefined;
     const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
     const logger = this.logger.child('kopf.sharding');
     const member = memberName(ring, this.identity);
+    const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };
     const membership = new RingMembership({
       client, settings: { ...settings, ring }, namespace, member, identity: this.identity, paused: this.pauses, logger,
+      lost,
     });
     const standby = new ToggleSet();
     const paused = standby.make('the operator is paused', this.pauses.on);
@@ -297,7 +299,8 @@ export class Operator {
     const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
     membership.start();
     candidacy.start();
-    assigner.run(signal).catch((error: unknown) => logger.error('Assigning the ring\'s objects failed.', error));
+    const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
+    assigner.run(started.coordination.signal).catch(failed);
     return { membership, candidacy, assigner, member };
   }
 
