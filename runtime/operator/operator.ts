@@ -37,7 +37,7 @@ import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
 import { RingAssigner } from '../sharding/assigner.ts';
-import { memberName } from '../sharding/labels.ts';
+import { isRingPeer, memberName, ringPeerIdentity } from '../sharding/labels.ts';
 import { startAdmission, type Admission } from '../webhooks/serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
@@ -263,9 +263,13 @@ export class Operator {
   /** Peering and the leader election: each pauses the operator while another should serve. */
   private async coordinate(client: KubeClient, credentialsNamespace: string | undefined, started: Started) {
     if (!this.settings.peering.standalone) {
+      // A ring's replicas are peers of one priority that must not pause each other: siblings.
+      const ring = this.settings.sharding.ring;
       started.peering = new Peering({
-        client, settings: this.settings.peering, identity: this.identity, paused: this.pauses,
-        logger: this.logger.child('kopf.peering'), signal: started.coordination.signal,
+        client, settings: this.settings.peering, paused: this.pauses, logger: this.logger.child('kopf.peering'),
+        identity: ring === null ? this.identity : ringPeerIdentity(ring, this.identity),
+        siblings: ring === null ? undefined : (identity) => isRingPeer(ring, identity),
+        signal: started.coordination.signal,
       });
       await started.peering.ready; // nothing is processed before peering has had its say
     }
