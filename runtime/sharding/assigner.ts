@@ -1,8 +1,8 @@
 /**
  * The assigner of a ring: the one replica (elected on a Lease of its own) that places the objects.
- * It watches the ring's members (their Leases) and the served objects, and puts each object where
- * the ring wants it (`decisions.ts`), by a label. It keeps only what the placing needs per object
- * (name, position on the ring, labels, resourceVersion), not the objects.
+ * It watches the ring's members (their Leases) and the served objects' metadata (not the objects),
+ * and puts each object where the ring wants it (`decisions.ts`), by a label. It keeps only what the
+ * placing needs per object (name, position on the ring, labels, resourceVersion).
  *
  * - A member is alive while its Lease is renewed: its expiry is judged by our own clock, from when
  *   we last saw the Lease change, as the leader election judges. A Lease deleted or without a
@@ -13,7 +13,7 @@
  * - While this replica is not the elected assigner, it watches nothing and forgets what it knew.
  */
 import type { ShardingSettings } from '../config/settings.ts';
-import { isConflict, isNotFound, keyOf, patchObject, watchStream, type KubeClient } from '../kube/index.ts';
+import { isConflict, isNotFound, keyOf, patchObjectVersion, watchStream, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { Leases, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
@@ -158,7 +158,7 @@ export class RingAssigner {
   async #watchObjects(
     resource: ResourceDescriptor, namespace: string | null, keys: Set<string>, signal: AbortSignal,
   ): Promise<void> {
-    const options = { namespace, signal };
+    const options = { namespace, signal, metadataOnly: true };
     for await (const event of watchStream<KubeObject>(this.#options.client, resource, options)) {
       if (!('object' in event)) continue;
       const key = keyOf(event.object);
@@ -202,9 +202,11 @@ export class RingAssigner {
     try {
       const patch = { metadata: { resourceVersion: tracked.version, labels } };
       const ref = { namespace: tracked.namespace, name: tracked.name };
-      const written = await patchObject(client, tracked.resource, ref, patch);
-      if (this.#objects.get(key) === tracked) this.#objects.set(key, this.#track(tracked.resource, written));
-      const what = labels[shardLabel(settings.ring)] ? `assigned to ${labels[shardLabel(settings.ring)]}` : 'drained';
+      const version = await patchObjectVersion(client, tracked.resource, ref, patch);
+      const to = labels[shardLabel(settings.ring)];
+      const placement = to ? { shard: to, draining: false } : { ...tracked.placement, draining: true };
+      if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, version });
+      const what = to ? `assigned to ${to}` : 'drained';
       logger.debug(`The object ${where} is ${what}.`);
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) return; // its newer state (or its deletion) decides
