@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { createObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
-import { Namespaces } from '../../../runtime/structs/builtins.ts';
-import { memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
+import { Leases, Namespaces, microTime } from '../../../runtime/structs/builtins.ts';
+import { RING_LABEL, memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';
@@ -83,7 +83,7 @@ function replica(
 ): Replica {
   const settings = defaultSettings({
     posting: { enabled: false },
-    sharding: { ring, leaseDuration: 3, renewDeadline: 2, retryPeriod: 0.5 },
+    sharding: { ring, namespace: 'default', leaseDuration: 3, renewDeadline: 2, retryPeriod: 0.5 },
   });
   const identity = `test-${ring}-${who}`;
   const running = startOperator(cluster, registryOf(who, journal, { daemons }), {
@@ -297,5 +297,32 @@ test('with peering, a ring\'s replicas do not pause each other; a peer of a high
   } finally {
     watcher.close();
     await Promise.all([a.op.stop(), b.op.stop()]);
+  }
+});
+
+test('the objects of a member whose Lease is not renewed are assigned directly, without a drain', async () => {
+  const ring = 'dead';
+  const namespace = await namespaced('ring-dead');
+  // A member that died: its Lease is there, labelled for the ring, and never renewed again.
+  const ghost = memberName(ring, 'ghost');
+  const spec = { holderIdentity: 'ghost', leaseDurationSeconds: 3, renewTime: microTime(Date.now()) };
+  await createObject(cluster.client, Leases, {
+    metadata: { name: ghost, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
+  });
+  const all = names('d', 6);
+  await Promise.all(all.map((name) => createObject(cluster.client, KopfExample,
+    { metadata: { name, namespace, labels: { [shardLabel(ring)]: ghost } }, spec: { field: 'a' } })));
+  const journal = new Journal();
+  const a = replica('a', ring, namespace, journal);
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await a.op.ready;
+    const by = await handledBy(watcher, namespace, all);
+    assert.deepEqual(new Set(by.values()), new Set(['a']));
+    await settled(watcher, namespace, ring, [a.member], all.length);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await a.op.stop();
   }
 });
