@@ -21,6 +21,7 @@ export interface PrintoutRequest {
   events: boolean;
   standalone: boolean | undefined;
   leaderElection: { namespace: string } | undefined;
+  sharding: { namespace: string } | undefined;
   webhookManaged: string | boolean;
 }
 
@@ -35,10 +36,10 @@ export async function printout(request: PrintoutRequest): Promise<Printout> {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
     if (!(await load(`module ${name}`, url))) return { code: 1 };
   }
-  const { namespaces, serviceAccount, name, events, standalone, leaderElection, webhookManaged } = request;
+  const { namespaces, serviceAccount, name, events, standalone, leaderElection, sharding, webhookManaged } = request;
   let needs: Need[];
   try {
-    const options = { namespaces, events, standalone, leaderElection, webhookManaged };
+    const options = { namespaces, events, standalone, leaderElection, sharding, webhookManaged };
     needs = [...operatorNeeds(getDefaultRegistry(), options), ...request.rules.map(parseRule)];
   } catch (error) {
     if (!(error instanceof RbacError || error instanceof TypeError)) throw error;
