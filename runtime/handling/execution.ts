@@ -4,6 +4,7 @@
  * (runtime/progress/outcomes.ts, checked against Kopf); this is where they meet a real call.
  */
 import type { Logger } from '../logging/index.ts';
+import { ATTRIBUTES, SPANS, describeObject, startSpan, within, type Span } from '../observation/tracing.ts';
 import type { HandlerBase } from '../registry/handlers.ts';
 import {
   checkLimits, freshState, handlerTitle, outcomeOf, withOutcome, type HandlerState, type Outcome, type Timestamp,
@@ -66,8 +67,9 @@ export async function executeOnce(
       started: state.started.toDate(),
       runtime: now.microsSince(state.started) / 1e6,
     };
+    const span = handlerSpan(handler, attempt, options);
     try {
-      const result = await invoke(attempt);
+      const result = await within(span, () => invoke(attempt));
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
     } catch (error) {
       if (options.cancelled?.aborted) {
@@ -82,4 +84,16 @@ export async function executeOnce(
   // The traceback is the handler's own error, not the limit error it may have turned into.
   logger[level](message, traceback ? thrown : undefined);
   return { state: withOutcome(state, outcome, now), outcome };
+}
+
+/** The call's span: the handler, its retry and its cause, and the object from its logger. */
+function handlerSpan(handler: HandlerBase, attempt: Attempt, options: ExecutionOptions): Span {
+  const span = startSpan(SPANS.handler);
+  if (span.isRecording()) {
+    span.setAttribute(ATTRIBUTES.handler, handler.id);
+    span.setAttribute(ATTRIBUTES.retry, attempt.retry);
+    if (options.purpose) span.setAttribute(ATTRIBUTES.cause, options.purpose);
+    if (options.logger.ref) describeObject(span, options.logger.ref);
+  }
+  return span;
 }

@@ -16,6 +16,7 @@ import type { ApiStatus } from './errors.ts';
 import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
 import type { RequestOptions, Verb } from './types.ts';
+import { answered, describeRequest, startRequestSpan, within } from '../observation/tracing.ts';
 
 export interface KubeClientOptions {
   /** Seconds for one attempt of a request, response body included (Kopf: `networking.request_timeout`). */
@@ -264,19 +265,25 @@ export class KubeClient {
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     const started = performance.now();
     const trace = this.settings.trace;
-    const response = await this.#transport.request(credentials, {
-      method,
-      path: withQuery(path, options.query),
-      headers,
-      body,
-      signal: options.signal,
-      connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
-      timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
-    }).catch((error: unknown) => {
-      trace?.({ method, path, status: 0, ms: performance.now() - started });
-      throw error;
+    const span = startRequestSpan();
+    describeRequest(span, method, path);
+    const response = await within(span, async () => {
+      const response = await this.#transport.request(credentials, {
+        method,
+        path: withQuery(path, options.query),
+        headers,
+        body,
+        signal: options.signal,
+        connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
+        timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
+      }).catch((error: unknown) => {
+        trace?.({ method, path, status: 0, ms: performance.now() - started });
+        throw error;
+      });
+      trace?.({ method, path, status: response.status, ms: performance.now() - started });
+      answered(span, response.status);
+      return response;
     });
-    trace?.({ method, path, status: response.status, ms: performance.now() - started });
     if (!isSuccess(response.status)) throw errorOf(response, method, path, verb);
     return response.body;
   }
