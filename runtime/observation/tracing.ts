@@ -9,6 +9,9 @@ import {
   ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, trace,
   type Attributes, type Span,
 } from '@opentelemetry/api';
+import { resourceLabel } from './names.ts';
+
+type TracedResource = Parameters<typeof resourceLabel>[0];
 
 /** The name of the runtime's tracer, under which its spans are reported. */
 export const TRACER_NAME = 'kopf';
@@ -59,21 +62,11 @@ export function startRequestSpan(): Span {
   return tracer.startSpan(SPANS.request, CLIENT);
 }
 
-/** A served resource as spans name it: `plural.version.group` (`plural.version` for the core group). */
-export interface TracedResource {
-  readonly group: string;
-  readonly version: string;
-  readonly plural: string;
-}
-
-/** Sets the object's identity on a recording span. */
+/** Sets the object's identity on a recording span; the resource is named as the metrics name it. */
 export function describeObject(span: Span, object: TracedObject, resource?: TracedResource): void {
   if (!span.isRecording()) return;
   const attributes: Attributes = {};
-  if (resource) {
-    const { plural, version, group } = resource;
-    attributes[ATTRIBUTES.resource] = group ? `${plural}.${version}.${group}` : `${plural}.${version}`;
-  }
+  if (resource) attributes[ATTRIBUTES.resource] = resourceLabel(resource);
   if (object.kind) attributes[ATTRIBUTES.kind] = object.kind;
   if (object.namespace) attributes[ATTRIBUTES.namespace] = object.namespace;
   if (object.name) attributes[ATTRIBUTES.name] = object.name;
