@@ -105,9 +105,12 @@ export class PrometheusMetrics implements OperatorMetrics {
     for (const gauge of Object.keys(GAUGES) as GaugeName[]) this.#gauge(gauge);
   }
 
-  handlerRun(resource: string, handler: string, kind: HandlerKind, outcome: HandlerOutcome, seconds: number): void {
+  handlerRun(
+    resource: string, handler: string, kind: HandlerKind, outcome: HandlerOutcome, seconds: number | undefined,
+  ): void {
     const key = `${resource}\0${handler}\0${kind}`;
     series(this.#runs, `${key}\0${outcome}`, () => this.#handlerRuns.labels(resource, handler, kind, outcome)).inc();
+    if (seconds === undefined) return;
     series(this.#durations, key, () => this.#handlerDurations.labels(resource, handler, kind)).observe(seconds);
   }
 

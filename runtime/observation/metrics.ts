@@ -56,8 +56,13 @@ export interface WatchMetrics {
 
 /** The operator's metrics, as the runtime's reporting places see them. */
 export interface OperatorMetrics extends ApiMetrics {
-  /** A handler's run (or its end by a limit, with 0 seconds): its resource is `''` for activities. */
-  handlerRun(resource: string, handler: string, kind: HandlerKind, outcome: HandlerOutcome, seconds: number): void;
+  /**
+   * A handler's run, and its seconds; `undefined` seconds when its limits (retries, timeout) ended
+   * it before a call. Its resource is `''` for activities.
+   */
+  handlerRun(
+    resource: string, handler: string, kind: HandlerKind, outcome: HandlerOutcome, seconds: number | undefined,
+  ): void;
   /** The seconds an object's event waited in its queue before it was processed. */
   queueWait(resource: string, seconds: number): void;
   /** The instruments of one watch stream; `namespace` is `null` for cluster-wide ones. */

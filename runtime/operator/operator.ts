@@ -156,6 +156,7 @@ export class Operator {
   }
 
   private async run(): Promise<void> {
+    this.metrics = await this.loadMetrics().catch((error: unknown) => { this.readyReject(error); throw error; });
     const pipelines: ResourcePipeline[] = [];
     const unpausing = this.followPauses(pipelines);
     const started: Started = { pipelines, coordination: new AbortController(), unpausing };
@@ -163,7 +164,6 @@ export class Operator {
     const { env, connect } = this.activities(started);
     const stopped = aborted(this.stopper.signal);
     try {
-      this.metrics = await this.loadMetrics();
       if (!(await this.startUp(env))) return;
       const client = connect();
       this.endpoints = await this.serveEndpoints(env);
@@ -208,11 +208,12 @@ export class Operator {
   private activities(started: Started): { env: ActivityEnv; connect: () => KubeClient } {
     let connected: KubeClient | undefined;
     const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
-    const own = () => started.ownClient = newClient(this.settings, this.logger, logins, env, this.options.kubeconfig);
+    const own = () => started.ownClient =
+      newClient(this.settings, this.logger, logins, env, this.options.kubeconfig, this.metrics);
     const connect = (): KubeClient => connected ??= this.options.client ?? own();
     const env: ActivityEnv = {
       settings: this.settings, logger: this.logger, memo: this.memo, signal: this.stopper.signal,
-      indices: this.indexers.indices, client: new ResourceClient(connect),
+      indices: this.indexers.indices, client: new ResourceClient(connect), metrics: this.metrics,
     };
     return { env, connect };
   }
@@ -277,7 +278,7 @@ export class Operator {
       client, settings, poster, logger: this.operatorLogger, objectsLogger: this.logger.withTaps(loggingTap(poster)),
       memo: this.memo, lifecycle: this.options.lifecycle ?? asap, stopping: this.stopper.signal,
       cancelled: this.canceller.signal, indexers: this.indexers, readiness: this.readiness, pauses: this.pauses,
-      pausing: this.pausing, freshness: this.freshness,
+      pausing: this.pausing, freshness: this.freshness, metrics: this.metrics,
     };
   }
 
@@ -286,7 +287,7 @@ export class Operator {
     const admission = started.admission = startAdmission({
       handlers: this.registry.webhookHandlers, settings: this.settings, client, poster,
       logger: this.logger.child('kopf.admission'), memo: this.memo, signal: this.stopper.signal,
-      cancelled: this.canceller.signal, indices: this.indexers.indices,
+      cancelled: this.canceller.signal, indices: this.indexers.indices, metrics: this.metrics,
     });
     if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
       this.operatorLogger.warning('No resource handlers are registered: there is nothing to serve.');
@@ -316,6 +317,7 @@ export class Operator {
       logger: this.logger.child('kopf.leadership'),
     });
     election.start();
+    this.metrics?.observe('leader', { lease: `${namespace}/${settings.name}` }, () => election.leading ? 1 : 0);
     return election;
   }
 

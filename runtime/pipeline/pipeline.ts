@@ -35,6 +35,8 @@ import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
 import { Relocation } from './resolution.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 
 /** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
 export interface PipelineEnv {
@@ -56,6 +58,8 @@ export interface PipelineEnv {
   readonly pauses: ToggleSet;
   readonly pausing: Pausing;
   readonly freshness: WatchFreshness;
+  /** The operator's metrics, if kept. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** A served resource's handlers, by what runs them. */
@@ -80,10 +84,14 @@ export class ResourcePipeline {
     const workerLimit = settings.queueing.workerLimit;
     const process = (key: string, work: Work<RawEvent>) =>
       processEvent(this.#processor, key, work.event, work.pressure);
-    this.queue = new ObjectQueues(process, { workerLimit });
+    const { metrics } = env;
+    const label = resourceLabel(resource);
+    const waited = metrics && ((seconds: number) => metrics.queueWait(label, seconds));
+    this.queue = new ObjectQueues(process, { workerLimit, waited });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
       cancelled: env.cancelled, indices: env.indexers.indices, requeue: (key, event) => this.queue.push(key, event),
+      metrics,
     };
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
@@ -104,9 +112,18 @@ export class ResourcePipeline {
       client: env.client, served, push: (key, event) => this.queue.push(key, event), pauses: env.pauses,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
-      gate: handlers.indexing.length ? env.readiness : undefined,
+      gate: handlers.indexing.length ? env.readiness : undefined, metrics,
     };
     this.watch = (namespace, signal) => pumpEvents(pump, namespace, signal);
+    if (metrics) this.#observe(metrics, label);
+  }
+
+  /** The queue's and the daemons' gauges, read when the metrics are scraped. */
+  #observe(metrics: OperatorMetrics, resource: string): void {
+    metrics.observe('queueDepth', { resource }, () => this.queue.waiting);
+    metrics.observe('objectsInProgress', { resource }, () => this.queue.processing);
+    const spawner = this.spawner;
+    if (spawner) metrics.observe('daemonsRunning', { resource }, () => spawner.daemonsRunning);
   }
 
   /** Where the resource is served now. */

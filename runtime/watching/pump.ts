@@ -10,6 +10,8 @@ import type { Logger } from '../logging/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { IndexReadiness } from '../indices/readiness.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 import { watchName, watchServed, type ServedResource } from './served.ts';
 
 /** One object's event as the stream brings it: `null` for objects from a listing. */
@@ -32,6 +34,8 @@ export interface Pump {
   readonly logger: Logger;
   /** For indexed resources: held until the first listing is over, and by objects seen until it opens. */
   readonly gate?: IndexReadiness;
+  /** The operator's metrics, if kept: the streams' events, restarts and health. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** Pumps the events of one namespace (or of the whole cluster) until `signal` is aborted. */
@@ -61,10 +65,11 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   const name = `${watchName(served.current())} ${where}`;
   logger.debug(`Starting the watch-stream for ${name}.`);
   const liveness = pump.freshness.track(name, pump.inactivityTimeout);
+  const metrics = watchMetrics(pump, namespace, liveness.fresh);
   // Watched until told to stop; a stream that failed for good stays stale, as it is.
-  signal.addEventListener('abort', () => liveness.ended(), { once: true });
+  signal.addEventListener('abort', () => { liveness.ended(); metrics?.ended(); }, { once: true });
   const options = {
-    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness,
+    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness, metrics,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;
@@ -84,4 +89,16 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   }
   gate?.release(listing);
   logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
+}
+
+/**
+ * The stream's instruments, and its health read by the metrics as the liveness endpoint judges it;
+ * `ended` stops the reading. Bound to the resource where the stream starts.
+ */
+function watchMetrics(pump: Pump, namespace: string | null, fresh: () => boolean) {
+  if (!pump.metrics) return undefined;
+  const resource = resourceLabel(pump.served.current());
+  const labels: Record<string, string> = namespace === null ? { resource } : { resource, namespace };
+  const ended = pump.metrics.observe('watchHealthy', labels, () => fresh() ? 1 : 0);
+  return { ...pump.metrics.watch(resource, namespace), ended };
 }
