@@ -16,7 +16,7 @@ import { useCluster } from '../use-cluster.ts';
 import { useFaultProxy } from '../faults/use-proxy.ts';
 import { answer } from '../faults/proxy.ts';
 import { freePort } from '../ports.ts';
-import { dashboardQueries, runnable } from './dashboard.ts';
+import { dashboardQueries, exposedNames, metricsOf, runnable } from './dashboard.ts';
 import {
   checkMetrics, findPrometheus, query, startPrometheus, targetHealth, until, type PrometheusTools,
 } from './prometheus.ts';
@@ -59,6 +59,13 @@ test('Prometheus scrapes the operator, and every query of the dashboard returns 
     const exposition = await (await fetch(metricsUrl)).text();
     const checked = checkMetrics(promtool, exposition);
     assert.equal(checked.status, 0, `promtool check metrics:\n${checked.output}`);
+  });
+
+  await t.test('every metric that the dashboard names is in the running operator\'s exposition', async () => {
+    const exposed = exposedNames(await (await fetch(metricsUrl)).text());
+    for (const { panel, expr } of dashboardQueries(readFileSync(DASHBOARD, 'utf8'))) {
+      for (const name of metricsOf(expr)) assert.ok(exposed.has(name), `${panel}: ${name} is not exposed`);
+    }
   });
 
   await t.test('the target is up, and every query of the dashboard returns data', async (s) => {
