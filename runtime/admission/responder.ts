@@ -22,6 +22,7 @@ import type { Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
+import { startHandlerSpan, within } from '../observation/tracing.ts';
 import { WebhookError } from './errors.ts';
 import { buildResponse, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
@@ -136,7 +137,8 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   const own = { ...withoutPatch, ...(handler.webhook === 'mutating' ? { patch } : {}), signal: controller.signal };
   const ran = ranFor(env, handler, ctx);
   try {
-    await Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]);
+    const span = startHandlerSpan(handler.id, 0, logger.ref);
+    await within(span, () => Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]));
     logger.info(`${title} succeeded.`);
     ran?.('success');
     return undefined;

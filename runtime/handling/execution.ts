@@ -4,7 +4,7 @@
  * (runtime/progress/outcomes.ts, checked against Kopf); this is where they meet a real call.
  */
 import type { Logger } from '../logging/index.ts';
-import { ATTRIBUTES, SPANS, describeObject, startSpan, within, type Span } from '../observation/tracing.ts';
+import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { HandlerBase } from '../registry/handlers.ts';
 import type { HandlerOutcome, HandlerReport } from '../observation/metrics.ts';
 import {
@@ -74,7 +74,7 @@ export async function executeOnce(
       started: state.started.toDate(),
       runtime: now.microsSince(state.started) / 1e6,
     };
-    const span = handlerSpan(handler, attempt, options);
+    const span = startHandlerSpan(handler.id, attempt.retry, logger.ref, options.purpose);
     try {
       const result = await within(span, () => invoke(attempt));
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
@@ -95,18 +95,6 @@ export async function executeOnce(
   // The traceback is the handler's own error, not the limit error it may have turned into.
   logger[level](message, traceback ? thrown : undefined);
   return { state: withOutcome(state, outcome, now), outcome };
-}
-
-/** The call's span: the handler, its retry and its cause, and the object from its logger. */
-function handlerSpan(handler: HandlerBase, attempt: Attempt, options: ExecutionOptions): Span {
-  const span = startSpan(SPANS.handler);
-  if (span.isRecording()) {
-    span.setAttribute(ATTRIBUTES.handler, handler.id);
-    span.setAttribute(ATTRIBUTES.retry, attempt.retry);
-    if (options.purpose) span.setAttribute(ATTRIBUTES.cause, options.purpose);
-    if (options.logger.ref) describeObject(span, options.logger.ref);
-  }
-  return span;
 }
 
 /** How the metrics name an outcome: a success, a failure to be retried, or one for good. */

@@ -57,6 +57,18 @@ export function startSpan(name: string): Span {
   return tracer.startSpan(name, INTERNAL);
 }
 
+/** Starts the span of one handler call: its id, its retry, the object, the cause it runs for. */
+export function startHandlerSpan(id: string, retry: number, object?: TracedObject, cause?: string | null): Span {
+  const span = tracer.startSpan(SPANS.handler, INTERNAL);
+  if (span.isRecording()) {
+    span.setAttribute(ATTRIBUTES.handler, id);
+    span.setAttribute(ATTRIBUTES.retry, retry);
+    if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
+    if (object) describeObject(span, object);
+  }
+  return span;
+}
+
 /** Starts a client span for one API request. */
 export function startRequestSpan(): Span {
   return tracer.startSpan(SPANS.request, CLIENT);
