@@ -2,8 +2,8 @@
  * Traces through OpenTelemetry's API: a span per processing cycle of an object, a child span per
  * handler call and per API request. The API is a no-op until the application registers an SDK (a
  * tracer provider, and with it a context manager that carries the active span across awaits), so
- * the runtime depends on the API only. Without an SDK a span is the API's shared non-recording
- * span: no attributes are built for it (`isRecording()`), and no context is entered for it.
+ * the runtime depends on the API only. Without an SDK a span is the API's non-recording span: no
+ * attributes are built for it (`isRecording()`), and no context is entered for it.
  */
 import {
   ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, trace,
@@ -52,9 +52,9 @@ const tracer = trace.getTracer(TRACER_NAME);
 const INTERNAL = { kind: SpanKind.INTERNAL };
 const CLIENT = { kind: SpanKind.CLIENT };
 
-/** Starts a span as a child of the active one (ended by `within` or by the caller). */
-export function startSpan(name: string): Span {
-  return tracer.startSpan(name, INTERNAL);
+/** Starts the span of one processing cycle of an object (ended by `within`, as all spans here). */
+export function startCycleSpan(): Span {
+  return tracer.startSpan(SPANS.cycle, INTERNAL);
 }
 
 /** Starts the span of one handler call: its id, its retry, the object, the cause it runs for. */
@@ -116,8 +116,7 @@ export async function within<T>(span: Span, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Marks a span as failed by `error` (for failures that are handled rather than thrown). */
-export function failed(span: Span, error: unknown): void {
+function failed(span: Span, error: unknown): void {
   if (!span.isRecording()) return;
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
@@ -130,8 +129,9 @@ export function failed(span: Span, error: unknown): void {
 export function activeTraceparent(): string | undefined {
   const span = trace.getActiveSpan();
   if (!span) return undefined;
-  const { traceId, spanId, traceFlags } = span.spanContext();
-  if (!isSpanContextValid({ traceId, spanId, traceFlags })) return undefined;
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return undefined;
+  const { traceId, spanId, traceFlags } = spanContext;
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 

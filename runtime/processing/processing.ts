@@ -19,7 +19,7 @@ import type { ResourceProcessor } from './processor.ts';
 import { runEventHandlers } from './events.ts';
 import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
-import { ATTRIBUTES, SPANS, describeObject, startSpan, within } from '../observation/tracing.ts';
+import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
 import { decide, type Decision } from './deciding.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
@@ -73,7 +73,7 @@ export async function processEvent(
 async function traced(
   proc: ResourceProcessor, event: RawEvent, cycle: () => Promise<CauseKind | undefined>,
 ): Promise<void> {
-  const span = startSpan(SPANS.cycle);
+  const span = startCycleSpan();
   if (span.isRecording()) {
     const meta = event.object.metadata;
     describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },

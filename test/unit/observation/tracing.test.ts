@@ -9,7 +9,7 @@ import { context, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
-  activeTraceparent, describeObject, detached, startSpan, within,
+  activeTraceparent, describeObject, detached, startCycleSpan, startHandlerSpan, within,
 } from '../../../runtime/observation/tracing.ts';
 import { buildEventBody, TRACEPARENT_ANNOTATION } from '../../../runtime/posting/events.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
@@ -18,7 +18,7 @@ context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 after(() => { trace.disable(); context.disable(); });
 
 test('without a tracer provider, spans do not record and enter no context', async () => {
-  const span = startSpan('kopf.cycle');
+  const span = startCycleSpan();
   assert.equal(span.isRecording(), false);
   describeObject(span, { name: 'n' }, { group: '', version: 'v1', plural: 'pods' });
   const inside = await within(span, async () => context.active());
@@ -31,10 +31,10 @@ test('with a tracer provider, spans nest through `within`, and the trace context
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   trace.setGlobalTracerProvider(provider);
   try {
-    const outer = startSpan('kopf.cycle');
+    const outer = startCycleSpan();
     describeObject(outer, { name: 'n', namespace: 'ns' }, { group: '', version: 'v1', plural: 'pods' });
     const traceparent = await within(outer, async () => {
-      await within(startSpan('kopf.handler'), async () => undefined);
+      await within(startHandlerSpan('h', 0), async () => undefined);
       return { inside: activeTraceparent(), detached: detached(() => activeTraceparent()) };
     });
     const [inner, cycle] = exporter.getFinishedSpans();
@@ -44,7 +44,7 @@ test('with a tracer provider, spans nest through `within`, and the trace context
     );
     assert.equal(traceparent.inside, `00-${outer.spanContext().traceId}-${outer.spanContext().spanId}-01`);
     assert.equal(traceparent.detached, undefined);
-    await assert.rejects(within(startSpan('failing'), async () => { throw new Error('boom'); }), /boom/);
+    await assert.rejects(within(startHandlerSpan('failing', 1), async () => { throw new Error('boom'); }), /boom/);
     assert.equal(exporter.getFinishedSpans()[2]?.status.message, 'boom');
   } finally {
     await provider.shutdown();
