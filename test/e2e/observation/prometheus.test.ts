@@ -41,7 +41,9 @@ test('Prometheus scrapes the operator, and every query of the dashboard returns 
   const operator = runOperator({
     files: [join(import.meta.dirname, 'fixtures', 'observed.ts')],
     args: [
-      '--standalone', '-n', 'default', '--verbose', `--metrics=${metricsUrl}`,
+      // As the scaffold's image runs it: liveness and metrics on one port.
+      '--standalone', '-n', 'default', '--verbose',
+      `--liveness=http://127.0.0.1:${port}/healthz`, `--metrics=${metricsUrl}`,
       '--leader-election=kopf-observed', '--leader-election-namespace=default',
     ],
     kubeconfigPath: faults.kubeconfigPath,
