@@ -4,12 +4,15 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf] [--repeat 1] [--concurrency 32]
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf,ts+metrics,built+metrics] [--repeat 1]
+ *     [--concurrency 32]
  *     [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
  *
  * `floor` is no operator but the least a Node process does for the same writes on this runtime's
  * API layer (floor.ts): what the runtime's engines add shows against it, and what it costs itself
- * is the part of the aims that no framework code can take away.
+ * is the part of the aims that no framework code can take away. `ts+metrics` and `built+metrics` are
+ * `ts` and `built` serving their metrics (`--metrics`, never scraped during the burst): what keeping
+ * them costs shows against the same runtime without them in the same run.
  *
  * `--operator-cpus` pins the operators to those CPUs and everything else (the control plane, the
  * load) to the others, as in a cluster where the operator runs on a node of its own: the operator
@@ -50,6 +53,8 @@ interface Contestant {
   label: string;
   files: string[];
   command?: string[];
+  /** Options of its own for `kopf run`, after the common ones. */
+  args?: string[];
 }
 
 interface Measurement {
@@ -107,6 +112,8 @@ function onOperatorCpus(command: string[]): string[] {
   return OPERATOR_CPUS ? ['taskset', '-c', OPERATOR_CPUS, ...command] : command;
 }
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
+/** The metrics on a free port of loopback: kept, served, and not scraped. */
+const METRICS_ARGS = ['--metrics', 'http://127.0.0.1:0/metrics'];
 
 function isHandled(object: KopfExample): boolean {
   return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(
@@ -143,6 +150,8 @@ async function contestants(): Promise<Contestant[]> {
         command: onOperatorCpus([process.execPath, ...NODE_ARGS, built.cli, 'run']),
       };
     },
+    'ts+metrics': async () => withMetrics(await all.ts!()),
+    'built+metrics': async () => withMetrics(await all.built!()),
     floor: async () => (
       {
         name: 'floor',
@@ -161,6 +170,12 @@ async function contestants(): Promise<Contestant[]> {
     ),
   };
   return Promise.all(chosen(values.contestants, all).map((make) => make()));
+}
+
+/** The same contestant, keeping and serving its metrics. */
+function withMetrics(contestant: Contestant): Contestant {
+  const { name, label } = contestant;
+  return { ...contestant, name: `${name}-metrics`, label: `${label}, metrics on`, args: METRICS_ARGS };
 }
 
 /** The condition, unless the operator exits first (then its last lines explain why). */
@@ -209,7 +224,8 @@ async function measure(
     '--standalone',
     '--namespace',
     namespace,
-    ...EXTRA_ARGS
+    ...EXTRA_ARGS,
+    ...contestant.args ?? [],
   ], kubeconfigPath: cp.kubeconfigPath,
   });
   try {

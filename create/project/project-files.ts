@@ -3,7 +3,7 @@
  * `templates/project/` (copied into the published package): one template per file, named after the
  * file it makes, with the derived names filled in where a path depends on the resource.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
@@ -41,8 +41,15 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['deploy/peering-crds.yaml', 'deploy/peering-crds.yaml'],
     ['deploy/peering.yaml', 'deploy/peering.yaml'],
     ['deploy/deployment.yaml', 'deploy/deployment.yaml'],
+    ['deploy/monitoring/servicemonitor.yaml', 'deploy/monitoring/servicemonitor.yaml'],
   ];
 }
+
+/**
+ * Files copied as they are, not rendered: the dashboard's legends are Grafana's own `{{label}}`
+ * templates (and the file is the one in docs/, byte for byte).
+ */
+const COPIED = ['deploy/monitoring/grafana-dashboard.json'];
 
 /** Writes every file of the project; returns their paths relative to the project, in order. */
 export function renderProject(options: ProjectOptions, dependencies: DependencySource): string[] {
@@ -65,6 +72,12 @@ export function renderProject(options: ProjectOptions, dependencies: DependencyS
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
     written.push(target);
+  }
+  for (const file of COPIED) {
+    const path = join(options.dir, file);
+    mkdirSync(dirname(path), { recursive: true });
+    copyFileSync(join(TEMPLATES, file), path);
+    written.push(file);
   }
   return written;
 }

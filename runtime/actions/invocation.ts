@@ -13,6 +13,8 @@ import type { Memo, ResourceContext } from '../registry/contexts.ts';
 import { storableResult } from '../progress/index.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
 import type { InvocationScope, ResourceScope } from './scope.ts';
+import type { HandlerKind, HandlerReport } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 /** For scopes made without an operator's indexes (tests, benchmarks). */
@@ -56,6 +58,14 @@ export function bodyContext(body: KubeObject, parts: BodyContextParts): Resource
     signal: parts.signal,
     indices: parts.indices,
   };
+}
+
+/** Where the runs of a resource's handlers of this kind are reported: nowhere without metrics. */
+export function handlerReport(
+  scope: Pick<ResourceScope, 'resource' | 'metrics'>, kind: HandlerKind,
+): HandlerReport | undefined {
+  const metrics = scope.metrics;
+  return metrics && { metrics, resource: resourceLabel(scope.resource), kind };
 }
 
 /** Calls the handler with its context, in the operator's context for its object; returns what it returned. */

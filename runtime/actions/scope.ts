@@ -11,6 +11,7 @@ import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { KeptFields } from './inconsistencies.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
 
 /** One watch event of one object, or one that this runtime schedules itself. */
 export interface RawEvent {
@@ -47,4 +48,6 @@ export interface ResourceScope extends WriteScope, InvocationScope {
   readonly indices?: Indices;
   /** Re-queues an event for an object (delayed handlers, throttling, tasks that ended). */
   requeue(key: string, event: RawEvent): void;
+  /** The operator's metrics, if kept: the handlers' runs are reported there. */
+  readonly metrics?: OperatorMetrics;
 }

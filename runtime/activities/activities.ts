@@ -10,6 +10,7 @@ import type { ResourceClient } from '../kube/index.ts';
 import type { Activity, Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
@@ -43,6 +44,8 @@ export interface ActivityEnv {
   signal: AbortSignal;
   /** The operator's indexes, as far as they are built. */
   indices?: Indices;
+  /** The operator's metrics, if kept: the activity handlers' runs are reported there. */
+  metrics?: OperatorMetrics;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function runActivity(
         logger,
         noun: 'Activity',
         cancelled: signal,
+        report: env.metrics && { metrics: env.metrics, resource: '', kind: 'activity' as const },
       };
       const indices = env.indices ?? NO_INDICES;
       const { settings, memo, client } = env;

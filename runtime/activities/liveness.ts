@@ -5,8 +5,9 @@
 import type { WatchFreshness } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
+import type { Route } from '../servers/endpoints.ts';
 import { runActivity, type ActivityEnv } from './activities.ts';
-import { LivenessEndpoint } from './probing.ts';
+import { livenessRoute } from './probing.ts';
 
 export interface Liveness {
   /** The probe handlers; none answers `{}`. */
@@ -17,11 +18,9 @@ export interface Liveness {
   readonly freshness: WatchFreshness;
 }
 
-/** Serves the liveness endpoint at `url`; the probes run with the activities' `env`. */
-export function serveLiveness(
-  url: string, liveness: Liveness, env: ActivityEnv, logger: Logger,
-): Promise<LivenessEndpoint> {
-  return LivenessEndpoint.start(url, {
+/** The liveness endpoint's route at `url`; the probes run with the activities' `env`. */
+export function operatorLiveness(url: string, liveness: Liveness, env: ActivityEnv, logger: Logger): Route {
+  return livenessRoute(url, {
     probe: () => runActivity(liveness.probes, 'probe', env),
     problem: () => {
       if (!liveness.running()) return 'The operator is not running.';

@@ -11,11 +11,14 @@
  * message goes to the log. A request it cannot read is answered 400, as every server of the
  * runtime answers one (servers/http.ts).
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/index.ts';
-import { answer, close, createHttpServer, listen, type ServerLimits } from '../servers/http.ts';
+import { answer, type RequestHandler, type ServerLimits } from '../servers/http.ts';
+import { Endpoints, parseEndpoint, type Route } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
 import { ActivityError } from './activities.ts';
+
+export { parseEndpoint };
 
 /** Kopf's caching period of the probes' results. */
 const PROBING_MAX_AGE_MS = 10_000;
@@ -27,12 +30,19 @@ export interface LivenessSource {
   problem(): string | null;
 }
 
+/** The liveness endpoint's route, to be served with the others of its host and port (`servers/endpoints.ts`). */
+export function livenessRoute(url: string, source: LivenessSource, logger: Logger): Route {
+  parseEndpoint(url); // a bad URL is refused before anything is served
+  return { url, handle: responder(source, logger) };
+}
+
+/** The liveness endpoint on a server of its own. */
 export class LivenessEndpoint {
   readonly url: string;
-  readonly #server: Server;
+  readonly #endpoints: Endpoints;
 
-  private constructor(server: Server, url: string) {
-    this.#server = server;
+  private constructor(endpoints: Endpoints, url: string) {
+    this.#endpoints = endpoints;
     this.url = url;
   }
 
@@ -43,37 +53,19 @@ export class LivenessEndpoint {
   static async start(
     endpoint: string, source: LivenessSource, logger: Logger, limits?: Partial<ServerLimits>,
   ): Promise<LivenessEndpoint> {
-    const { host, port, path } = parseEndpoint(endpoint);
-    const server = await createHttpServer(responder(path, source, logger), { logger, limits });
-    const actualPort = await listen(server, host, port);
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${path}`;
+    const endpoints = await Endpoints.serve([livenessRoute(endpoint, source, logger)], logger, limits);
+    const url = endpoints.url(endpoint)!;
     logger.debug(`Serving health status at ${url}`);
-    return new LivenessEndpoint(server, url);
+    return new LivenessEndpoint(endpoints, url);
   }
 
   /** Stops listening; open connections are closed. */
   async close(): Promise<void> {
-    await close(this.#server);
+    await this.#endpoints.close();
   }
 }
 
-/** `http://HOST:PORT/PATH`; HTTP only, as in Kopf. */
-export function parseEndpoint(endpoint: string): { host: string; port: number; path: string } {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    const example = 'http://0.0.0.0:8080/healthz';
-    throw new TypeError(`The liveness endpoint must be a URL such as ${example}, not ${JSON.stringify(endpoint)}.`);
-  }
-  if (url.protocol !== 'http:') {
-    throw new TypeError(`Unsupported scheme of the liveness endpoint: ${endpoint} (only http:// is served).`);
-  }
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost';
-  return { host, port: url.port ? Number(url.port) : 80, path: url.pathname || '/' };
-}
-
-function responder(path: string, source: LivenessSource, logger: Logger) {
+function responder(source: LivenessSource, logger: Logger): RequestHandler {
   let cached: { at: number; body: string } | undefined;
   let collecting: Promise<string> | undefined;
   const collect = async (): Promise<string> => {
@@ -84,9 +76,6 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
     return collecting;
   };
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const requested = pathOf(request);
-    if (requested === undefined) return answer(response, 400, 'text/plain', 'The request target is not a URL.\n');
-    if (requested !== path) return answer(response, 404, 'text/plain', 'Not found.\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return answer(response, 405, 'text/plain', 'Only GET is served.\n');
     }
@@ -101,13 +90,4 @@ function responder(path: string, source: LivenessSource, logger: Logger) {
       answer(response, 500, 'text/plain', `The probes failed${which}; the operator's log says why.\n`);
     }
   };
-}
-
-/** The path the request asks for (`/healthz` of `/healthz?x` or `http://host/healthz`), if it names one. */
-function pathOf(request: IncomingMessage): string | undefined {
-  try {
-    return new URL(request.url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return undefined;
-  }
 }

@@ -22,10 +22,13 @@ import type { Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
+import { startHandlerSpan, within } from '../observation/tracing.ts';
 import { WebhookError } from './admission-errors.ts';
 import { buildResponse, refusal, statusReply, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 
 export interface AdmissionEnv {
   webhooks: readonly ResolvedWebhook[];
@@ -40,10 +43,27 @@ export interface AdmissionEnv {
   cancelled: AbortSignal;
   /** The operator's indexes, for handlers to read. */
   indices: Indices;
+  /** The operator's metrics, if kept: the reviews answered and the handlers run. */
+  metrics?: OperatorMetrics;
 }
 
 /** The responder a webhook server calls for each request. */
 export function admissionResponder(env: AdmissionEnv): WebhookResponder {
+  const answer = answering(env);
+  const metrics = env.metrics;
+  if (!metrics) return answer;
+  // The webhook's id comes with the request: only the ids of handlers are labels, whatever a caller sends.
+  const known = new Set(env.webhooks.map((w) => w.handler.id));
+  return async (request) => {
+    const started = performance.now();
+    const reply = await answer(request);
+    const webhook = request.webhook !== undefined && known.has(request.webhook) ? request.webhook : '';
+    metrics.webhookRequest(webhook, reply.status, (performance.now() - started) / 1000);
+    return reply;
+  };
+}
+
+function answering(env: AdmissionEnv): WebhookResponder {
   return async (request) => {
     try {
       return { status: 200, body: await review(env, request) };
@@ -112,11 +132,15 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   });
   const { patch, ...withoutPatch } = ctx;
   const own = { ...withoutPatch, ...(handler.webhook === 'mutating' ? { patch } : {}), signal: controller.signal };
+  const ran = ranFor(env, handler, ctx);
   try {
-    await Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]);
+    const span = startHandlerSpan(handler.id, 0, logger.ref);
+    await within(span, () => Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]));
     logger.info(`${title} succeeded.`);
+    ran?.('success');
     return undefined;
   } catch (error) {
+    ran?.('failure');
     const { shown } = errorText(error);
     if (error instanceof HandlerTimeoutError) logger.error(shown);
     else if (error instanceof PermanentError) logger.error(`${title} failed permanently: ${shown}`);
@@ -126,6 +150,18 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
     clearTimeout(timer);
     env.cancelled.removeEventListener('abort', cancel);
   }
+}
+
+/** Reports a handler's run when it ends (an admission handler is never retried); nothing without metrics. */
+function ranFor(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingContext<KubeObject>) {
+  const metrics = env.metrics;
+  if (!metrics) return undefined;
+  const started = performance.now();
+  const kind = handler.webhook === 'mutating' ? 'mutate' : 'validate';
+  return (outcome: 'success' | 'failure') => {
+    const seconds = (performance.now() - started) / 1000;
+    metrics.handlerRun(resourceLabel(ctx.resource), handler.id, kind, outcome, seconds);
+  };
 }
 
 /** Seconds a handler may run: the webhook's timeout less a second for the answer to travel (half, at least). */

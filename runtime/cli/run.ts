@@ -14,7 +14,7 @@ import type { AdmissionSettings } from '../config/settings.ts';
 import type { WebhookServerOptions } from '../webhooks/server.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { guardProcess } from '../operator/guard.ts';
-import { parseEndpoint } from '../activities/probing.ts';
+import { parseEndpoint } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
 import { compileCacheRefusal } from './compile-cache.ts';
 
@@ -68,6 +68,9 @@ Health:
   -L, --liveness URL      Serve a liveness endpoint, e.g. http://0.0.0.0:8080/healthz: the probe
                           handlers' results as JSON; 503 when the operator is not running or a
                           watch has been silent past its inactivity timeout.
+      --metrics URL       Serve the operator's metrics in Prometheus's text format, e.g.
+                          http://0.0.0.0:8080/metrics (docs/metrics.md); on the liveness
+                          endpoint's server if it names the same host and port.
 
   -m, --module NAME       Import a module by name (after the files); repeatable.
   -h, --help              This help.
@@ -101,6 +104,7 @@ function parseOptions(argv: string[]) {
       peering: { type: 'string', short: 'P' },
       dev: { type: 'boolean' },
       liveness: { type: 'string', short: 'L' },
+      metrics: { type: 'string' },
       'webhook-port': { type: 'string' },
       'webhook-addr': { type: 'string' },
       'webhook-host': { type: 'string' },
@@ -167,6 +171,13 @@ async function runSettings(values: RunValues): Promise<RunSettings | string> {
       return `--liveness: ${(error as Error).message}`;
     }
   }
+  if (values.metrics !== undefined) {
+    try {
+      parseEndpoint(values.metrics, 'metrics endpoint');
+    } catch (error) {
+      return `--metrics: ${(error as Error).message}`;
+    }
+  }
   return { logs, priority, admission };
 }
 
@@ -222,7 +233,7 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
     }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
-    liveness: values.liveness,
+    liveness: values.liveness, metrics: values.metrics,
   });
   const logger = op.logger.child('kopf.run');
   if (!values.namespace?.length && !values['all-namespaces']) {

@@ -43,6 +43,13 @@ export class Spawner implements Pausable {
     pausing?.join(this);
   }
 
+  /** The daemons (not the timers) running now, those of forgotten objects included; counted when asked. */
+  get daemonsRunning(): number {
+    let count = 0;
+    for (const task of this.tasks) if (task.handler.kind === 'daemon') count++;
+    return count;
+  }
+
   handle(event: EventView): SpawningVerdict {
     const matching = this.matching(event);
     let object = this.objects.get(event.key);

@@ -4,7 +4,9 @@
  * (runtime/progress/outcomes.ts, checked against Kopf); this is where they meet a real call.
  */
 import type { Logger } from '../logging/index.ts';
+import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { HandlerBase } from '../registry/handlers.ts';
+import type { HandlerOutcome, HandlerReport } from '../observation/metrics.ts';
 import {
   checkLimits, freshState, handlerTitle, outcomeOf, withOutcome, type HandlerState, type Outcome, type Timestamp,
 } from '../progress/index.ts';
@@ -40,6 +42,8 @@ export interface ExecutionOptions {
    * cancelled: that is no outcome to record, and the error goes on up, as Kopf's cancellation does.
    */
   cancelled?: AbortSignal;
+  /** Where the run is counted and timed (the operator's metrics), if anywhere. */
+  report?: HandlerReport;
 }
 
 export async function executeOnce(
@@ -59,15 +63,20 @@ export async function executeOnce(
   };
   let outcome = checkLimits(title, state, policy, now);
   let thrown: unknown;
+  const report = options.report;
+  // Timed only when it is reported; a run that its limits end before the call is not timed.
+  let started: number | undefined;
   if (!outcome) {
+    if (report) started = performance.now();
     logger.debug(`${title} is invoked.`);
     const attempt: Attempt = {
       retry: state.retries,
       started: state.started.toDate(),
       runtime: now.microsSince(state.started) / 1e6,
     };
+    const span = startHandlerSpan(handler.id, attempt.retry, logger.ref, options.purpose);
     try {
-      const result = await invoke(attempt);
+      const result = await within(span, () => invoke(attempt));
       outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
     } catch (error) {
       if (options.cancelled?.aborted) {
@@ -78,8 +87,17 @@ export async function executeOnce(
       outcome = outcomeOf(title, { ok: false, error, subrefs: options.subrefs?.() }, state, policy, now);
     }
   }
+  if (report) {
+    const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
+    report.metrics.handlerRun(report.resource, handler.id, report.kind, outcomeName(outcome), seconds);
+  }
   const { level, message, traceback } = outcome.log;
   // The traceback is the handler's own error, not the limit error it may have turned into.
   logger[level](message, traceback ? thrown : undefined);
   return { state: withOutcome(state, outcome, now), outcome };
+}
+
+/** How the metrics name an outcome: a success, a failure to be retried, or one for good. */
+function outcomeName(outcome: Outcome): HandlerOutcome {
+  return outcome.exception === null ? 'success' : outcome.final ? 'failure' : 'retry';
 }

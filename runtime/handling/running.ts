@@ -10,6 +10,7 @@ import type { Reason } from '../registry/contexts.ts';
 import { freshState, isAwakened, isFinished, Timestamp, type HandlerState } from '../progress/index.ts';
 import { executeOnce, type Attempt } from './execution.ts';
 import type { Lifecycle } from './lifecycles.ts';
+import type { HandlerReport } from '../observation/metrics.ts';
 
 export type { Attempt };
 
@@ -30,6 +31,8 @@ export interface PassEnv {
   results: Map<string, unknown>;
   /** Aborted to cancel the handlers (see `ExecutionOptions.cancelled`). */
   cancelled?: AbortSignal;
+  /** Where the handlers' runs are reported (the operator's metrics), if anywhere. */
+  report?: HandlerReport;
   /** Calls the handler's function with its context; `children` collects its sub-handlers. */
   invoke(handler: ChangingHandler, attempt: Attempt, children: Children): Promise<unknown>;
 }
@@ -65,6 +68,7 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
   const children = new Children(handler, env);
   const executed = await executeOnce(handler, env.states.get(handler.id), {
     now: env.now, defaultBackoff: env.defaultBackoff, logger: env.logger, purpose: env.reason, cancelled: env.cancelled,
+    report: env.report,
     subrefs: () => subrefsOf(children, env.states),
   }, async (attempt) => {
     const result = await env.invoke(handler, attempt, children);

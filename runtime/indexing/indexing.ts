@@ -13,7 +13,9 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
-import { invokeHandler } from '../actions/invocation.ts';
+import { handlerReport, invokeHandler } from '../actions/invocation.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import type { ResourceDescriptor } from '../structs/resources.ts';
 import type { IndexedEvent } from '../actions/engines.ts';
 import type { IndexingHandler } from '../registry/handlers.ts';
 import type { FilterContext, IndexContext } from '../registry/contexts.ts';
@@ -28,6 +30,9 @@ export interface IndexingEnv {
   poster: EventPoster;
   /** Aborted when the operator cancels its handlers. */
   cancelled: AbortSignal;
+  /** The served resource and the operator's metrics, where the index handlers' runs are reported. */
+  resource: ResourceDescriptor;
+  metrics?: OperatorMetrics;
 }
 
 /**
@@ -94,7 +99,8 @@ export class ResourceIndexing {
       return;
     }
     const { defaultBackoff } = env.settings.execution;
-    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer' };
+    const report = handlerReport(env, 'index');
+    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer', report };
     const invoke = (attempt: Attempt) => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };
       return invokeHandler(env, logger, event.body, handler.fn, ctx);

@@ -12,12 +12,15 @@ import type { CredentialSource, Credentials } from './credentials/credentials.ts
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 import { Discovery } from './discovery/discovery.ts';
 import {
-  ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isUnauthorized,
+  ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isTooManyRequests, isUnauthorized,
 } from './api-errors.ts';
 import type { ApiStatus } from './api-errors.ts';
 import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
 import type { RequestOptions, Verb } from './types.ts';
+import type { ApiMetrics } from '../observation/metrics.ts';
+import { pathResource } from '../observation/names.ts';
+import { answered, describeRequest, startRequestSpan, within } from '../observation/tracing.ts';
 
 export interface KubeClientOptions {
   /** Seconds for one attempt of a request, response body included (Kopf: `networking.request_timeout`). */
@@ -64,6 +67,8 @@ export interface KubeClientOptions {
    * like a hang.
    */
   onRetry?: (retry: RetryNotice) => void;
+  /** Told of every HTTP attempt and of every wait a 429 asked for (the operator's metrics). */
+  metrics?: ApiMetrics;
 }
 
 export interface RetryNotice {
@@ -87,7 +92,7 @@ export interface RequestTrace {
 }
 
 /** The options a client may go without. */
-type OptionalSettings = 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry';
+type OptionalSettings = 'connectTimeout' | 'maxSockets' | 'trace' | 'onRetry' | 'metrics';
 
 export type ClientSettings =
   & Required<Omit<KubeClientOptions, OptionalSettings>>
@@ -194,6 +199,7 @@ export class KubeClient {
         this.settings.onRetry?.(
           { method, path, attempt: retry, attempts: schedule.length + 1, delay: delay / 1000, error: e }
         );
+        if (isTooManyRequests(e)) this.settings.metrics?.apiThrottled(method, delay / 1000);
         if (!(await sleep(delay, options.signal))) throw options.signal?.reason;
       }
     }
@@ -212,7 +218,9 @@ export class KubeClient {
       const credentials = await this.#credentials.get();
       this.#count(options.verb ?? 'watch');
       const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
-      const response = await this.#streams.open(credentials, {
+      const started = performance.now();
+      const metrics = this.settings.metrics;
+      const opening = this.#streams.open(credentials, {
         method: 'GET',
         path: withQuery(path, options.query),
         headers: { ...this.#headers(credentials), ...(options.accept && { Accept: options.accept }) },
@@ -220,6 +228,7 @@ export class KubeClient {
         connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
         headersTimeout: timeout,
       });
+      const response = metrics ? await measured(opening, metrics, 'WATCH', path, started) : await opening;
       if (isSuccess(response.status)) return response;
       const error = errorOf(await readAll(response), 'GET', path, options.verb ?? 'watch');
       if (error.status === 401 && (!refreshed || this.#credentials.triesAll)) {
@@ -265,20 +274,25 @@ export class KubeClient {
     if (options.accept) headers.Accept = options.accept;
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     const started = performance.now();
-    const trace = this.settings.trace;
-    const response = await this.#transport.request(credentials, {
-      method,
-      path: withQuery(path, options.query),
-      headers,
-      body,
-      signal: options.signal,
-      connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
-      timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
-    }).catch((error: unknown) => {
-      trace?.({ method, path, status: 0, ms: performance.now() - started });
-      throw error;
+    const span = startRequestSpan();
+    describeRequest(span, method, path);
+    const response = await within(span, async () => {
+      const response = await this.#transport.request(credentials, {
+        method,
+        path: withQuery(path, options.query),
+        headers,
+        body,
+        signal: options.signal,
+        connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
+        timeout: (options.timeout ?? this.settings.requestTimeout) * 1000,
+      }).catch((error: unknown) => {
+        this.#report(method, path, 0, started);
+        throw error;
+      });
+      this.#report(method, path, response.status, started);
+      answered(span, response.status);
+      return response;
     });
-    trace?.({ method, path, status: response.status, ms: performance.now() - started });
     if (!isSuccess(response.status)) throw errorOf(response, method, path, verb);
     return response.body;
   }
@@ -291,12 +305,33 @@ export class KubeClient {
     if (this.#closed) throw new ApiConnectionError(method, path, new Error('the API client is closed'));
   }
 
+  /** An attempt's end, to the debug log and the metrics (either may be absent). */
+  #report(method: string, path: string, status: number, started: number): void {
+    const { trace, metrics } = this.settings;
+    if (!trace && !metrics) return;
+    const ms = performance.now() - started;
+    trace?.({ method, path, status, ms });
+    metrics?.apiRequest(method, pathResource(path), status, ms / 1000);
+  }
+
   #count(verb: Verb): void {
     this.#counts.set(verb, (this.#counts.get(verb) ?? 0) + 1);
   }
 
   #headers(credentials: Credentials): Record<string, string> {
     return { Accept: 'application/json', 'User-Agent': this.settings.userAgent, ...credentials.headers };
+  }
+}
+
+/** A stream's opening, reported when its head has come or it failed: the stream's time is not the request's. */
+async function measured(
+  opening: Promise<StreamedResponse>, metrics: ApiMetrics, verb: string, path: string, started: number,
+): Promise<StreamedResponse> {
+  let status = 0;
+  try {
+    return await opening.then((response) => { status = response.status; return response; });
+  } finally {
+    metrics.apiRequest(verb, pathResource(path), status, (performance.now() - started) / 1000);
   }
 }
 

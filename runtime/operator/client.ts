@@ -7,6 +7,7 @@ import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import { ApiError, KubeClient, type KubeClientOptions, type RequestTrace, type RetryNotice } from '../kube/index.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { ApiMetrics } from '../observation/metrics.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import type { ActivityEnv } from '../activities/activities.ts';
 import { loginVault } from '../activities/authentication.ts';
@@ -17,9 +18,9 @@ import { loginVault } from '../activities/authentication.ts';
  */
 export function newClient(
   settings: OperatorSettings, logger: Logger, logins: readonly ActivityHandler[], env: ActivityEnv,
-  kubeconfig?: KubeConfig,
+  kubeconfig?: KubeConfig, metrics?: ApiMetrics,
 ): KubeClient {
-  const options = clientOptions(settings, logger);
+  const options = { ...clientOptions(settings, logger), metrics };
   if (logins.length) return new KubeClient(loginVault(logins, env), options);
   return kubeconfig ? KubeClient.fromKubeConfig(kubeconfig, options) : KubeClient.fromDefault(options);
 }

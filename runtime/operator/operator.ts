@@ -29,8 +29,9 @@ import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
 import { runActivity, type ActivityEnv } from '../activities/activities.ts';
-import { serveLiveness } from '../activities/liveness.ts';
-import type { LivenessEndpoint } from '../activities/probing.ts';
+import { operatorLiveness } from '../activities/liveness.ts';
+import { Endpoints, type Route } from '../servers/endpoints.ts';
+import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import { Pausing } from '../daemons/pausing.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
@@ -109,7 +110,10 @@ export class Operator {
   private readonly freshness = new WatchFreshness();
   private readonly operatorLogger: Logger;
   private running = false;
-  private endpoint: LivenessEndpoint | undefined;
+  /** The liveness endpoint and the metrics, once served. */
+  private endpoints: Endpoints | undefined;
+  /** The metrics the runtime reports to; absent unless asked for (`options.metrics`). */
+  private metrics: PrometheusMetrics | undefined;
 
   constructor(options: OperatorOptions = {}) {
     this.options = options;
@@ -132,7 +136,12 @@ export class Operator {
 
   /** The liveness endpoint's URL once it is served (with the actual port if 0 was asked for). */
   get livenessUrl(): string | undefined {
-    return this.endpoint?.url;
+    return this.options.liveness === undefined ? undefined : this.endpoints?.url(this.options.liveness);
+  }
+
+  /** The metrics endpoint's URL once it is served (with the actual port if 0 was asked for). */
+  get metricsUrl(): string | undefined {
+    return this.options.metrics === undefined ? undefined : this.endpoints?.url(this.options.metrics);
   }
 
   /** Whether the operator is paused now (by peering). */
@@ -152,6 +161,7 @@ export class Operator {
   }
 
   private async run(): Promise<void> {
+    this.metrics = await this.loadMetrics().catch((error: unknown) => { this.readyReject(error); throw error; });
     const pipelines: ResourcePipeline[] = [];
     const unpausing = this.followPauses(pipelines);
     const started: Started = { pipelines, coordination: new AbortController(), unpausing };
@@ -161,7 +171,7 @@ export class Operator {
     try {
       if (!(await this.startUp(env))) return;
       const client = connect();
-      if (this.options.liveness) this.endpoint = await this.serveLiveness(this.options.liveness, env);
+      this.endpoints = await this.serveEndpoints(env);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const credentialsNamespace = await client.credentialsNamespace();
       const pipelineEnv = this.startPosting(client, credentialsNamespace, started);
@@ -203,11 +213,12 @@ export class Operator {
   private activities(started: Started): { env: ActivityEnv; connect: () => KubeClient } {
     let connected: KubeClient | undefined;
     const logins = this.registry.activityHandlers.filter((h) => h.activity === 'authentication');
-    const own = () => started.ownClient = newClient(this.settings, this.logger, logins, env, this.options.kubeconfig);
+    const own = () => started.ownClient =
+      newClient(this.settings, this.logger, logins, env, this.options.kubeconfig, this.metrics);
     const connect = (): KubeClient => connected ??= this.options.client ?? own();
     const env: ActivityEnv = {
       settings: this.settings, logger: this.logger, memo: this.memo, signal: this.stopper.signal,
-      indices: this.indexers.indices, client: new ResourceClient(connect),
+      indices: this.indexers.indices, client: new ResourceClient(connect), metrics: this.metrics,
     };
     return { env, connect };
   }
@@ -225,10 +236,39 @@ export class Operator {
     return true;
   }
 
-  /** The liveness endpoint: the probes' results while the operator runs and its watches are fresh. */
-  private serveLiveness(url: string, env: ActivityEnv): Promise<LivenessEndpoint> {
-    const liveness = { probes: this.activityHandlers('probe'), running: () => this.running, freshness: this.freshness };
-    return serveLiveness(url, liveness, env, this.logger.child('kopf.activities.probe'));
+  /**
+   * The metrics' library and instruments, if metrics are asked for: loaded only then, so that an
+   * operator without them loads none of it.
+   */
+  private async loadMetrics(): Promise<PrometheusMetrics | undefined> {
+    if (this.options.metrics === undefined) return undefined;
+    const { PrometheusMetrics } = await import('../metrics/prometheus.ts');
+    const metrics = new PrometheusMetrics();
+    metrics.observe('paused', {}, () => this.pauses.on ? 1 : 0);
+    return metrics;
+  }
+
+  /**
+   * The liveness endpoint (the probes' results while the operator runs and its watches are fresh)
+   * and the metrics, each if asked for: on one server where they name the same host and port.
+   */
+  private async serveEndpoints(env: ActivityEnv): Promise<Endpoints | undefined> {
+    const { liveness: livenessUrl, metrics: metricsUrl } = this.options;
+    const routes: Route[] = [];
+    if (livenessUrl !== undefined) {
+      const probes = this.activityHandlers('probe');
+      const liveness = { probes, running: () => this.running, freshness: this.freshness };
+      routes.push(operatorLiveness(livenessUrl, liveness, env, this.logger.child('kopf.activities.probe')));
+    }
+    if (metricsUrl !== undefined && this.metrics) {
+      const { metricsRoute } = await import('../metrics/endpoint.ts');
+      routes.push(metricsRoute(metricsUrl, this.metrics, this.logger.child('kopf.metrics')));
+    }
+    if (!routes.length) return undefined;
+    const endpoints = await Endpoints.serve(routes, this.logger.child('kopf.endpoints'));
+    if (livenessUrl !== undefined) this.operatorLogger.debug(`Serving health status at ${endpoints.url(livenessUrl)}`);
+    if (metricsUrl !== undefined) this.operatorLogger.debug(`Serving metrics at ${endpoints.url(metricsUrl)}`);
+    return endpoints;
   }
 
   /**
@@ -243,7 +283,7 @@ export class Operator {
       client, settings, poster, logger: this.operatorLogger, objectsLogger: this.logger.withTaps(loggingTap(poster)),
       memo: this.memo, lifecycle: this.options.lifecycle ?? asap, stopping: this.stopper.signal,
       cancelled: this.canceller.signal, indexers: this.indexers, readiness: this.readiness, pauses: this.pauses,
-      pausing: this.pausing, freshness: this.freshness,
+      pausing: this.pausing, freshness: this.freshness, metrics: this.metrics,
     };
   }
 
@@ -252,7 +292,7 @@ export class Operator {
     const admission = started.admission = startAdmission({
       handlers: this.registry.webhookHandlers, settings: this.settings, client, poster,
       logger: this.logger.child('kopf.admission'), memo: this.memo, signal: this.stopper.signal,
-      cancelled: this.canceller.signal, indices: this.indexers.indices,
+      cancelled: this.canceller.signal, indices: this.indexers.indices, metrics: this.metrics,
     });
     if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
       this.operatorLogger.warning('No resource handlers are registered: there is nothing to serve.');
@@ -326,6 +366,7 @@ export class Operator {
       logger: this.logger.child('kopf.leadership'),
     });
     election.start();
+    this.metrics?.observe('leader', { lease: `${namespace}/${settings.name}` }, () => election.leading ? 1 : 0);
     return election;
   }
 
@@ -403,7 +444,7 @@ export class Operator {
     await started.admission?.done.catch(() => undefined); // its failure, if any, is what stopped the operator
     await started.poster?.close();
     await this.cleanUp(env.client);
-    await this.endpoint?.close();
+    await this.endpoints?.close();
     started.ownClient?.close();
   }
 

@@ -40,6 +40,12 @@ export interface OperatorOptions {
    * operator is not running or a watch has been silent past its inactivity timeout.
    */
   liveness?: string;
+  /**
+   * Serve the operator's metrics here, in Prometheus's text format: `http://HOST:PORT/PATH` (port 0
+   * for any free one; see `metricsUrl`). With `liveness` on the same host and port, one server
+   * serves both paths. Without it, no metrics are kept and their library is not loaded.
+   */
+  metrics?: string;
   /** Aborting it stops the operator gracefully. */
   signal?: AbortSignal;
 }

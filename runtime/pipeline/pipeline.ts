@@ -36,6 +36,8 @@ import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
 import { Relocation } from './resolution.ts';
 import { RingShare, type Membership } from './share.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 
 /** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
 export interface PipelineEnv {
@@ -59,6 +61,8 @@ export interface PipelineEnv {
   readonly freshness: WatchFreshness;
   /** A member of a ring: only the objects assigned to this replica are watched and handled (`share.ts`). */
   readonly membership?: Membership;
+  /** The operator's metrics, if kept. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** A served resource's handlers, by what runs them. */
@@ -88,10 +92,14 @@ export class ResourcePipeline {
     const process = (key: string, work: Work<RawEvent>) => share
       ? share.process(key, work.event, handle(key, work.pressure))
       : handle(key, work.pressure)(work.event);
-    this.queue = new ObjectQueues(process, { workerLimit });
+    const { metrics } = env;
+    const label = resourceLabel(resource);
+    const waited = metrics && ((seconds: number) => metrics.queueWait(label, seconds));
+    this.queue = new ObjectQueues(process, { workerLimit, waited });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
       cancelled: env.cancelled, indices: env.indexers.indices, requeue: (key, event) => this.queue.push(key, event),
+      metrics,
     };
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
@@ -117,9 +125,18 @@ export class ResourcePipeline {
       client: env.client, served, push, pauses: env.pauses, labelSelector: share?.selector,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
-      gate: handlers.indexing.length ? env.readiness : undefined,
+      gate: handlers.indexing.length ? env.readiness : undefined, metrics,
     };
     this.watch = (namespace, signal) => pumpEvents(pump, namespace, signal);
+    if (metrics) this.#observe(metrics, label);
+  }
+
+  /** The queue's and the daemons' gauges, read when the metrics are scraped. */
+  #observe(metrics: OperatorMetrics, resource: string): void {
+    metrics.observe('queueDepth', { resource }, () => this.queue.waiting);
+    metrics.observe('objectsInProgress', { resource }, () => this.queue.processing);
+    const spawner = this.spawner;
+    if (spawner) metrics.observe('daemonsRunning', { resource }, () => spawner.daemonsRunning);
   }
 
   /** Where the resource is served now. */

@@ -17,10 +17,15 @@ export interface QueuedEvent {
   readonly message: string;
   /** When it happened (milliseconds since the epoch), which becomes its timestamps. */
   readonly time: number;
+  /** The W3C trace context of the span it was posted from (a handler's call), if traces are on. */
+  readonly traceparent?: string;
 }
 
+/** The annotation of a posted Event that holds the trace context it was posted from. */
+export const TRACEPARENT_ANNOTATION = 'kopf.dev/traceparent';
+
 export interface EventBody {
-  metadata: { namespace: string; generateName: string };
+  metadata: { namespace: string; generateName: string; annotations?: Record<string, string> };
   action: string;
   type: string;
   reason: string;
@@ -61,8 +66,10 @@ export function isAboutEvent(ref: ObjectReference): boolean {
 export function buildEventBody(event: QueuedEvent, posting: PostingSettings, defaultNamespace: string): EventBody {
   const namespace = event.ref.namespace || defaultNamespace;
   const now = isoUtcMicro(event.time);
+  const metadata: EventBody['metadata'] = { namespace, generateName: posting.eventNamePrefix };
+  if (event.traceparent) metadata.annotations = { [TRACEPARENT_ANNOTATION]: event.traceparent };
   return {
-    metadata: { namespace, generateName: posting.eventNamePrefix },
+    metadata,
     action: 'Action?',
     type: event.type,
     reason: event.reason,

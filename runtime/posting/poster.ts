@@ -8,6 +8,7 @@
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ObjectReference } from '../logging/log-records.ts';
+import { activeTraceparent, detached } from '../observation/tracing.ts';
 import { buildEventBody, isAboutEvent, type EventBody, type EventType, type QueuedEvent } from './events.ts';
 
 /** Sends one Event to the cluster; rejects if it could not. Abort the request when `signal` fires. */
@@ -97,8 +98,10 @@ export class EventPoster {
       this.stats.dropped++;
       return false;
     }
-    this.#queue.push({ ...event, time: this.#clock() });
-    this.#pump();
+    // The span that the event is about (the handler's call) is active now, not when it is posted.
+    const traceparent = activeTraceparent();
+    this.#queue.push({ ...event, time: this.#clock(), ...(traceparent && { traceparent }) });
+    detached(() => this.#pump());
     return true;
   }
 

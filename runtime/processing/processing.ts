@@ -18,6 +18,8 @@ import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
 import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
+import type { CauseKind } from './causes.ts';
+import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
 import { decide, type Decision } from './deciding.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
@@ -51,7 +53,7 @@ export async function processEvent(
   }
   if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
   try {
-    await processObject(proc, key, event, memory, logger, pressure);
+    await traced(proc, event, () => processObject(proc, key, event, memory, logger, pressure));
     memory.throttle = undefined;
   } catch (error) {
     // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
@@ -67,24 +69,43 @@ export async function processEvent(
   }
 }
 
+/** The cycle in a span of its own, with the object's identity and the cause it was handled for. */
+async function traced(
+  proc: ResourceProcessor, event: RawEvent, cycle: () => Promise<CauseKind | undefined>,
+): Promise<void> {
+  const span = startCycleSpan();
+  if (span.isRecording()) {
+    const meta = event.object.metadata;
+    describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
+      proc.resource);
+    span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
+  }
+  await within(span, async () => {
+    const cause = await cycle();
+    if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
+  });
+}
+
+/** Processes one event; returns the cause it was handled for, if its handlers were considered. */
 async function processObject(
   proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
-): Promise<void> {
+): Promise<CauseKind | undefined> {
   const body = event.object;
   // The event's context, built once: its index functions, event handlers, filters and changing
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
-  if (!(await indexed(proc, key, event, memory, context))) return;
+  if (!(await indexed(proc, key, event, memory, context))) return undefined;
   if (proc.watching.length) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
     proc.spawner?.forget(key);
     proc.memories.forget(key);
-    return;
+    return undefined;
   }
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
+  return decision?.cycle?.kind;
 }
 
 /** Writes what was decided, once, and remembers what follows from the writes. */

@@ -34,6 +34,18 @@ interface Slot<E> {
   current: AbortController | undefined;
   /** Set while a worker serves the object; a waiting object has only its slot and its place in line. */
   running: Promise<void> | undefined;
+  /** When the pending event's wait began (`performance.now()`), if waits are reported. */
+  since: number;
+}
+
+export interface QueueOptions {
+  /** Workers at most; unlimited if absent. */
+  workerLimit?: number | null;
+  /**
+   * Told of the seconds each object's event waited, from its arrival (the first of those that
+   * replaced each other) to its processing. Absent, the queue does not read the clock.
+   */
+  waited?: (seconds: number) => void;
 }
 
 export class ObjectQueues<E> {
@@ -49,10 +61,12 @@ export class ObjectQueues<E> {
   private paused: { resumed: Promise<void>; resume: () => void } | undefined;
 
   private readonly process: Processor<E>;
+  private readonly waited: ((seconds: number) => void) | undefined;
 
-  constructor(process: Processor<E>, options: { workerLimit?: number | null } = {}) {
+  constructor(process: Processor<E>, options: QueueOptions = {}) {
     this.process = process;
     this.workerLimit = options.workerLimit ?? Infinity;
+    this.waited = options.waited;
   }
 
   /** Queues an event for an object; replaces an event still waiting for the same object. */
@@ -60,11 +74,13 @@ export class ObjectQueues<E> {
     if (this.stopped) return;
     const slot = this.slots.get(key);
     if (slot) {
+      if (this.waited && slot.pending === undefined) slot.since = performance.now();
       slot.pending = event;
       slot.current?.abort(NEWER_EVENT);
       return;
     }
-    const fresh: Slot<E> = { pending: event, current: undefined, running: undefined };
+    const since = this.waited ? performance.now() : 0;
+    const fresh: Slot<E> = { pending: event, current: undefined, running: undefined, since };
     this.slots.set(key, fresh);
     if (this.workers < this.workerLimit) this.start(key, fresh);
     else this.line.push(key);
@@ -94,6 +110,20 @@ export class ObjectQueues<E> {
 
   /** How many objects have queued or running work. */
   get size(): number { return this.slots.size; }
+
+  /** How many objects have an event waiting to be processed (counted when asked: not on the hot path). */
+  get waiting(): number {
+    let count = 0;
+    for (const slot of this.slots.values()) if (slot.pending !== undefined) count++;
+    return count;
+  }
+
+  /** How many objects are being processed now (counted when asked). */
+  get processing(): number {
+    let count = 0;
+    for (const slot of this.slots.values()) if (slot.current !== undefined) count++;
+    return count;
+  }
 
   /**
    * Stops taking events, interrupts sleeps, and waits up to `timeout` seconds for running cycles.
@@ -138,6 +168,7 @@ export class ObjectQueues<E> {
         if (this.paused) { await this.paused.resumed; continue; }
         const event = slot.pending;
         slot.pending = undefined;
+        this.waited?.((performance.now() - slot.since) / 1000);
         slot.current = new AbortController();
         try {
           await this.process(key, { event, pressure: slot.current.signal });

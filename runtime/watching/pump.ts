@@ -10,6 +10,8 @@ import type { Logger } from '../logging/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { IndexReadiness } from '../indices/index-readiness.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
+import { resourceLabel } from '../observation/names.ts';
 import { watchName, watchServed, type ServedResource } from './served.ts';
 
 /** One object's event as the stream brings it: `null` for objects from a listing. */
@@ -34,6 +36,8 @@ export interface Pump {
   readonly gate?: IndexReadiness;
   /** Only the objects with these labels (a ring's replica watches its share). */
   readonly labelSelector?: string;
+  /** The operator's metrics, if kept: the streams' events, restarts and health. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** Pumps the events of one namespace (or of the whole cluster) until `signal` is aborted. */
@@ -63,10 +67,12 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   const name = `${watchName(served.current())} ${where}`;
   logger.debug(`Starting the watch-stream for ${name}.`);
   const liveness = pump.freshness.track(name, pump.inactivityTimeout);
+  const metrics = watchMetrics(pump, namespace, liveness.fresh);
   // Watched until told to stop; a stream that failed for good stays stale, as it is.
-  signal.addEventListener('abort', () => liveness.ended(), { once: true });
+  signal.addEventListener('abort', () => { liveness.ended(); metrics?.ended(); }, { once: true });
   const options = {
     namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness, labelSelector: pump.labelSelector,
+    metrics,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;
@@ -86,4 +92,16 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   }
   gate?.release(listing);
   logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);
+}
+
+/**
+ * The stream's instruments, and its health read by the metrics as the liveness endpoint judges it;
+ * `ended` stops the reading. Bound to the resource where the stream starts.
+ */
+function watchMetrics(pump: Pump, namespace: string | null, fresh: () => boolean) {
+  if (!pump.metrics) return undefined;
+  const resource = resourceLabel(pump.served.current());
+  const labels: Record<string, string> = namespace === null ? { resource } : { resource, namespace };
+  const ended = pump.metrics.observe('watchHealthy', labels, () => fresh() ? 1 : 0);
+  return { ...pump.metrics.watch(resource, namespace), ended };
 }

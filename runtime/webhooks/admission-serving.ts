@@ -14,6 +14,7 @@ import type { Indices } from '../indices/indices.ts';
 import { describe } from '../registry/registry.ts';
 import type { WebhookHandler, WebhookKind } from '../registry/webhooks.ts';
 import { admissionResponder } from '../admission/responder.ts';
+import type { OperatorMetrics } from '../observation/metrics.ts';
 import type { ResolvedWebhook } from '../admission/selection.ts';
 import { buildWebhooks, ensureConfiguration, writeConfiguration } from './managed.ts';
 
@@ -29,6 +30,8 @@ export interface AdmissionOptions {
   /** The operator's handlers are cancelled. */
   cancelled: AbortSignal;
   indices: Indices;
+  /** The operator's metrics, if kept: the reviews answered and the handlers run. */
+  metrics?: OperatorMetrics;
 }
 
 export interface Admission {

@@ -14,6 +14,12 @@ export interface StreamLiveness {
   ended(): void;
 }
 
+/** A stream as its owner sees it: what it tells, and whether it is fresh. */
+export interface TrackedStream extends StreamLiveness {
+  /** Whether the stream has heard from the server within its allowance (the opposite of stale). */
+  fresh(): boolean;
+}
+
 export class WatchFreshness {
   readonly #streams = new Set<{ name: string; deadline: number }>();
   readonly #now: () => number;
@@ -23,7 +29,7 @@ export class WatchFreshness {
   }
 
   /** Starts watching a stream's liveness; `inactivityTimeout` in seconds. */
-  track(name: string, inactivityTimeout: number): StreamLiveness {
+  track(name: string, inactivityTimeout: number): TrackedStream {
     const allowance = inactivityTimeout * 1000;
     // Mutated in place: `alive()` runs for every event of every stream.
     const stream = { name, deadline: this.#now() + allowance };
@@ -32,6 +38,7 @@ export class WatchFreshness {
       alive: () => { stream.deadline = this.#now() + allowance; },
       retrying: (seconds) => { stream.deadline = this.#now() + allowance + seconds * 1000; },
       ended: () => { this.#streams.delete(stream); },
+      fresh: () => stream.deadline >= this.#now(),
     };
   }
 

@@ -23,13 +23,14 @@ import { resourceName, resourcePath } from '../../structs/resources.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../../structs/resources.ts';
 import { sleep } from '../backoff.ts';
 import type { KubeClient } from '../client.ts';
-import { ApiError, WatchError, isGone, isRetryable } from '../api-errors.ts';
+import { ApiError, WatchError, isGone, isRetryable, isTooManyRequests } from '../api-errors.ts';
 import type { ApiStatus } from '../api-errors.ts';
 import { listPages } from '../listing.ts';
 import { METADATA_ONLY } from '../objects.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
+import type { WatchMetrics, WatchRestartReason } from '../../observation/metrics.ts';
 
 export interface WatchOptions {
   /** One namespace; all namespaces if absent (and for cluster-scoped resources). */
@@ -63,6 +64,8 @@ export interface WatchOptions {
   onUnsupported?: (raw: unknown) => void;
   /** Told whenever the server is heard from, and of each wait before a retry (for the liveness endpoint). */
   liveness?: StreamLiveness;
+  /** Told of each event received and each stream opened again (the operator's metrics). */
+  metrics?: WatchMetrics;
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
@@ -126,6 +129,7 @@ export async function* watchStream<T extends KubeObject>(
         state.failures = 0;
       }
       yield* readOneStream(context, state);
+      if (!signal?.aborted) options.metrics?.restart('closed');
     } catch (e) {
       if (signal?.aborted) return;
       wait = waitAfterError(context, state, e);
@@ -221,6 +225,7 @@ async function* readOneStream<T extends KubeObject>(
     const event = toEvent<T>(raw, path);
     state.failures = 0;
     if (!event) { options.onUnsupported?.(raw); continue; }
+    options.metrics?.event(event.type);
     if (event.type === 'BOOKMARK') {
       state.resourceVersion = event.resourceVersion || state.resourceVersion;
     } else {
@@ -243,8 +248,10 @@ function waitAfterError<T extends KubeObject>(
   e: unknown,
 ): number {
   const { client, errorBackoffs, reconnectMs, path } = context;
+  const metrics = context.options.metrics;
   if (isGone(e)) {
     state.mustList = true;
+    metrics?.restart('expired');
     return reconnectMs;
   }
   if (!(e instanceof InactivityError || e instanceof MalformedStreamError || isRetryable(e))) throw e;
@@ -252,6 +259,8 @@ function waitAfterError<T extends KubeObject>(
   if (delay === undefined)
     throw new WatchError(`Watching ${resourceName(context.resource)} failed ${state.failures} times in a row`, e);
   const wait = Math.max(delay, reconnectMs);
+  metrics?.restart(restartReason(e));
+  if (isTooManyRequests(e)) client.settings.metrics?.apiThrottled('WATCH', wait / 1000);
   client.settings.onRetry?.(
     {
       method: 'WATCH',
@@ -264,6 +273,10 @@ function waitAfterError<T extends KubeObject>(
   );
   context.options.liveness?.retrying(wait / 1000);
   return wait;
+}
+
+function restartReason(e: unknown): WatchRestartReason {
+  return e instanceof InactivityError ? 'inactivity' : e instanceof MalformedStreamError ? 'malformed' : 'error';
 }
 
 /** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */

@@ -54,6 +54,8 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, n
     'deploy/deployment.yaml',
     'deploy/peering-crds.yaml',
     'deploy/peering.yaml',
+    'deploy/monitoring/servicemonitor.yaml',
+    'deploy/monitoring/grafana-dashboard.json',
     'node_modules/kopf/package.json',
     'node_modules/.bin/kopf-gen',
   ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);

@@ -77,6 +77,20 @@ test('a liveness endpoint that is not an http URL is a usage error', () => {
   assert.match(bare.stderr, /^kopf run: --liveness: /);
 });
 
+test('a metrics endpoint that is not an http URL is a usage error', () => {
+  const dir = project({});
+  const https = kopfRun(dir, '--metrics', 'https://0.0.0.0:8080/metrics');
+  assert.equal(https.status, 2);
+  assert.equal(
+    https.stderr,
+    'kopf run: --metrics: Unsupported scheme of the metrics endpoint: https://0.0.0.0:8080/metrics (only http:// ' +
+      'is served).\n',
+  );
+  const bare = kopfRun(dir, '--metrics', '0.0.0.0:8080');
+  assert.equal(bare.status, 2);
+  assert.match(bare.stderr, /^kopf run: --metrics: The metrics endpoint must be a URL/);
+});
+
 test('a syntax error says where it is, without the loader’s frames', () => {
   const dir = project({ 'handlers.ts': 'const ok = 1;\nconst broken: number = ;\n' });
   const run = kopfRun(dir, 'handlers.ts');

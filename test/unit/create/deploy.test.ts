@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -120,4 +120,43 @@ test('the image: npm ci only (the lock file is required), on a base image set in
   );
   assert.match(dockerfile, /^# +docker buildx imagetools inspect node:24-alpine/m);
   assert.match(dockerfile, /^# +ARG NODE_IMAGE=node:24-alpine@sha256:<that digest>$/m);
+});
+
+test('metrics: the image serves them beside /healthz on one port, the pod says where to scrape, and the optional ' +
+  'ServiceMonitor and the dashboard are kept apart from what `kubectl apply -f deploy/` applies', async (t) => {
+  const { dir, read } = await project(t, 'Namespaced');
+  const entrypoint = /^ENTRYPOINT \[(.*)\]$/m.exec(read('Dockerfile'))?.[1];
+  assert.match(entrypoint ?? '', /"run", "--liveness=http:\/\/0\.0\.0\.0:8080\/healthz", /);
+  assert.match(entrypoint ?? '', /, "--metrics=http:\/\/0\.0\.0\.0:8080\/metrics"$/);
+  type Container = { ports: { name: string; containerPort: number }[]; livenessProbe: { httpGet: { port: string } } };
+  type Deployment = {
+    spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: Container[] } } };
+  };
+  const { template } = (parse(read('deploy/deployment.yaml')) as Deployment).spec;
+  assert.deepEqual(
+    template.metadata.annotations,
+    { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' },
+  );
+  const [container] = template.spec.containers;
+  assert.deepEqual(container!.ports, [{ name: 'http', containerPort: 8080 }]);
+  assert.equal(container!.livenessProbe.httpGet.port, 'http');
+
+  type Monitored = Manifest & {
+    spec: {
+      selector: { matchLabels?: Record<string, string> } & Record<string, unknown>;
+      ports?: { name: string; port: number; targetPort: string }[];
+      endpoints?: { port: string; path: string }[];
+    };
+  };
+  const [service, monitor] = manifests(read('deploy/monitoring/servicemonitor.yaml')) as Monitored[];
+  assert.equal(`${service!.kind}/${service!.metadata.namespace}`, 'Service/my-op');
+  assert.deepEqual(service!.spec.selector, { 'app.kubernetes.io/name': 'my-op' });
+  assert.deepEqual(service!.spec.ports, [{ name: 'http', port: 8080, targetPort: 'http' }]);
+  assert.equal(`${monitor!.kind}/${monitor!.metadata.namespace}`, 'ServiceMonitor/my-op');
+  assert.deepEqual(monitor!.spec.selector.matchLabels, { 'app.kubernetes.io/name': 'my-op' });
+  assert.deepEqual(monitor!.spec.endpoints?.map((e) => `${e.port}${e.path}`), ['http/metrics']);
+  // A JSON file in deploy/ itself would be applied by `kubectl apply -f deploy/`, and fail.
+  const dashboard = readFileSync(join(ROOT, 'docs/grafana-dashboard.json'), 'utf8');
+  assert.equal(read('deploy/monitoring/grafana-dashboard.json'), dashboard);
+  assert.ok(!readdirSync(join(dir, 'deploy')).some((f) => f.endsWith('.json')));
 });

@@ -1,5 +1,6 @@
 /**
- * Malformed HTTP against every server of the runtime — the liveness endpoint, the webhook server
+ * Malformed HTTP against every server of the runtime — the liveness endpoint and the metrics (one
+ * server), the webhook server
  * over HTTPS and over plain HTTP — run in a process of their own (serving.ts), as an operator runs
  * them: bad request lines, bad and oversized headers, bad chunked encoding, slow clients, many
  * connections at once. Each is answered with a 4xx (or the connection closed where HTTP allows
@@ -19,6 +20,7 @@ const SERVING = fileURLToPath(new URL('./serving.ts', import.meta.url));
 interface Served {
   child: ChildProcess;
   liveness: Target;
+  metrics: Target;
   webhook: Target;
   plain: Target;
 }
@@ -27,9 +29,10 @@ interface Served {
 async function start(...limits: number[]): Promise<Served> {
   const child = spawn(process.execPath, [SERVING, ...limits.map(String)], { stdio: ['ignore', 'pipe', 'ignore'] });
   const [line] = await once(createInterface({ input: child.stdout! }), 'line') as [string];
-  const urls = JSON.parse(line) as { liveness: string; webhook: string; ca: string; plain: string };
+  const urls = JSON.parse(line) as { liveness: string; metrics: string; webhook: string; ca: string; plain: string };
   return {
-    child, liveness: targetOf(urls.liveness), webhook: targetOf(urls.webhook, urls.ca), plain: targetOf(urls.plain),
+    child, liveness: targetOf(urls.liveness), metrics: targetOf(urls.metrics), webhook: targetOf(urls.webhook, urls.ca),
+    plain: targetOf(urls.plain),
   };
 }
 
@@ -53,6 +56,7 @@ after(async () => {
 function serversOf(served: Served): { name: string; target: Target; path: string; good: string }[] {
   return [
     { name: 'liveness', target: served.liveness, path: '/healthz', good: request('GET', '/healthz') },
+    { name: 'metrics', target: served.metrics, path: '/metrics', good: request('GET', '/metrics') },
     { name: 'webhook (HTTPS)', target: served.webhook, path: '/hooks/label', good: reviewRequest(review()) },
     { name: 'webhook (HTTP)', target: served.plain, path: '/hooks/label', good: reviewRequest(review()) },
   ];
@@ -148,9 +152,27 @@ test('malformed requests are answered with a 4xx by every server, which goes on 
   await assertServing(patient!);
 });
 
-test('the liveness endpoint answers a target that is not a URL with 400', async () => {
-  const outcome = await exchange(patient!.liveness, 'GET http://[/ HTTP/1.1\r\nHost: x\r\n\r\n');
-  assert.equal(outcome.status, 400);
+test('the liveness endpoint and the metrics answer a target that is not a URL with 400', async () => {
+  for (const target of [patient!.liveness, patient!.metrics]) {
+    const outcome = await exchange(target, 'GET http://[/ HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.equal(outcome.status, 400);
+  }
+  await assertServing(patient!);
+});
+
+test('the metrics answer other methods with 405 and other paths with 404, and go on serving', async () => {
+  const metrics = patient!.metrics;
+  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'BREW']) {
+    const outcome = await exchange(metrics, request(method, '/metrics', method === 'POST' ? '{}' : ''));
+    assert.match(String(outcome.status), method === 'BREW' ? /^4\d\d$/ : /^405$/, `${method}: ${outcome.text}`);
+  }
+  for (const path of ['/metrics/', '/metrics/../metrics2', '/Metrics', '/' + 'm'.repeat(5000)]) {
+    const outcome = await exchange(metrics, request('GET', path));
+    assert.match(String(outcome.status), /^4\d\d$/, `${path.slice(0, 40)}: ${outcome.text}`);
+  }
+  const good = await exchange(metrics, request('GET', '/metrics?x=%ff&y'));
+  assert.equal(good.status, 200);
+  assert.match(good.text, /^# HELP /m);
   await assertServing(patient!);
 });
 

@@ -1,6 +1,7 @@
 /**
  * A process that runs every server of the runtime, as an operator runs them, for the hostile-input
- * tests to attack from outside: the liveness endpoint, the webhook server over HTTPS (with the real
+ * tests to attack from outside: the liveness endpoint and the metrics (one server, as an operator
+ * serves them on one host and port), the webhook server over HTTPS (with the real
  * admission responder and a mutating handler) and the webhook server over plain HTTP (`insecure`).
  * It installs no guard of its own: a rejection that escapes a server ends it, as it would end an
  * operator without `kopf run`'s guard.
@@ -10,7 +11,10 @@
  */
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import type { AdmissionServer, WebhookClientConfig } from '../../../runtime/config/admission.ts';
-import { LivenessEndpoint } from '../../../runtime/activities/probing.ts';
+import { livenessRoute } from '../../../runtime/activities/probing.ts';
+import { metricsRoute } from '../../../runtime/metrics/endpoint.ts';
+import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
+import { Endpoints } from '../../../runtime/servers/endpoints.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';
 import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
@@ -37,10 +41,11 @@ const respond = admissionResponder({
 });
 
 const stop = new AbortController();
-const liveness = await LivenessEndpoint.start('http://127.0.0.1:0/healthz', {
-  probe: async () => new Map([['alive', true]]),
-  problem: () => null,
-}, logger, limits);
+const urls = { liveness: 'http://127.0.0.1:0/healthz', metrics: 'http://127.0.0.1:0/metrics' };
+const endpoints = await Endpoints.serve([
+  livenessRoute(urls.liveness, { probe: async () => new Map([['alive', true]]), problem: () => null }, logger),
+  metricsRoute(urls.metrics, new PrometheusMetrics(), logger),
+], logger, limits);
 
 /** Starts serving; the first client config, and the promise of the end of serving. */
 async function serve(server: AdmissionServer): Promise<{ config: WebhookClientConfig; ended: Promise<void> }> {
@@ -52,7 +57,8 @@ async function serve(server: AdmissionServer): Promise<{ config: WebhookClientCo
 const secure = await serve(new WebhookServer({ addr: '127.0.0.1', path: '/hooks', ...limits }));
 const plain = await serve(new WebhookServer({ addr: '127.0.0.1', path: '/hooks', insecure: true, ...limits }));
 process.stdout.write(`${JSON.stringify({
-  liveness: liveness.url,
+  liveness: endpoints.url(urls.liveness),
+  metrics: endpoints.url(urls.metrics),
   webhook: secure.config.url,
   ca: Buffer.from(secure.config.caBundle!, 'base64').toString(),
   plain: plain.config.url,
@@ -60,5 +66,5 @@ process.stdout.write(`${JSON.stringify({
 
 process.once('SIGTERM', () => {
   stop.abort();
-  void Promise.all([secure.ended, plain.ended, liveness.close()]).then(() => process.exit(0));
+  void Promise.all([secure.ended, plain.ended, endpoints.close()]).then(() => process.exit(0));
 });
