@@ -11,6 +11,7 @@ import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { controllerUid, requestedNames } from '../../../runtime/reconciling/requests.ts';
 import { backoffDelay } from '../../../runtime/reconciling/outcomes.ts';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 test('on.reconcile: one per resource; related resources by descriptor; a resync above 0; no retry options', () => {
@@ -66,6 +67,14 @@ test('a mapping\'s requests: names without a name are ignored, malformed ones co
 test('the backoff doubles from its base with each failure in a row, up to its cap', () => {
   const settings = { backoffBase: 0.5, backoffCap: 3 };
   assert.deepEqual([1, 2, 3, 4, 5, 60].map((n) => backoffDelay(n, settings)), [0.5, 1, 2, 3, 3, 3]);
+});
+
+test('settings.reconciling: positive seconds, the cap not below the base', () => {
+  assert.deepEqual(defaultSettings().reconciling, { backoffBase: 0.005, backoffCap: 1000 });
+  assert.throws(() => defaultSettings({ reconciling: { backoffBase: 0 } }),
+    /settings\.reconciling\.backoffBase must be a positive number of seconds; got 0\./);
+  assert.throws(() => defaultSettings({ reconciling: { backoffBase: 2, backoffCap: 1 } }),
+    /settings\.reconciling\.backoffCap must not be shorter than backoffBase\./);
 });
 
 test('a request is queued only where no event waits, and never presses the running cycle', async () => {
