@@ -168,6 +168,8 @@ export class ResourceReconciler implements ObjectReconciling {
         : Math.min(requeueAfter, resync);
     } else {
       record.failures++;
+      // As Kopf lets go of an object whose deletion handlers failed for good: nothing would change it.
+      if (outcome.kind === 'permanent' && deleting) record.released = true;
       if (outcome.kind === 'permanent') record.failedFor = version ?? '';
       else delay = outcome.delay;
     }

@@ -391,3 +391,23 @@ test('a reconciler that writes on every run does not keep Kopf\'s handlers of th
   });
   assert.ok(runs >= 1);
 });
+
+test('with `finalizer: true`, a PermanentError while deleting lets the object go, as Kopf does', async (t) => {
+  cleanup(t, 'r16');
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.reconcile(KopfExample, function hopeless({ deleting }) {
+    if (!deleting) return journal.add('living');
+    journal.add('deleting');
+    throw new PermanentError('cannot clean up');
+  }, { finalizer: true, when: ({ name }) => name === 'r16' });
+  const observer = watcher();
+  t.after(() => observer.client.close());
+  await withOperator(cluster, registry, async () => {
+    await create('r16');
+    await observer.waitFor(KopfExample, ref('r16'), (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)));
+    await deleteObject(cluster.client, KopfExample, ref('r16'));
+    await observer.waitFor(KopfExample, ref('r16'), (o) => o === null);
+  });
+  assert.equal(journal.count('deleting'), 1);
+});
