@@ -44,7 +44,7 @@ export type { Index, IndexHandle, IndexKey, Indices, Store } from './indices/ind
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
 export type { ReconcileContext, ReconcileFn, ReconcileResult } from './registry/contexts.ts';
-export type { ReconcileOptions, ReconcileRequest, WatchedResource } from './registry/handlers.ts';
+export type { ReconcileOptions, ReconcileRequest, RelatedObject, WatchedResource } from './registry/handlers.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:

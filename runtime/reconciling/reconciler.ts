@@ -11,7 +11,7 @@ import type { KubeObject } from '../structs/resources.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { Logger } from '../logging/index.ts';
 import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
-import type { ReconcileHandler, RelatedResource } from '../registry/handlers.ts';
+import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
 import { applyPlan, newPatch } from '../actions/application.ts';
 import { invokeHandler } from '../actions/invocation.ts';
@@ -121,11 +121,13 @@ export class ResourceReconciler implements ObjectReconciling {
       if (owner) this.request(owner);
       return;
     }
+    const meta = object.metadata;
+    if (!meta || typeof meta !== 'object') return; // nothing names an object without metadata
     let requested: unknown;
     try {
-      requested = related.map(object);
+      requested = related.map(object as RelatedObject);
     } catch (error) {
-      const name = nameKey(object.metadata?.namespace, String(object.metadata?.name));
+      const name = nameKey(meta.namespace, String(meta.name));
       this.#env.scope.logger.error(`The mapping of ${this.#title} failed for ${name}: ${thrownText(error)}`, error);
       return;
     }

@@ -2,7 +2,7 @@
  * Handler options as users write them, and handler records as the registry keeps them.
  */
 import type { ErrorsMode } from '../structs/errors.ts';
-import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { FieldMap, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Activity, ActivityFn, FilterContext, Reason } from './contexts.ts';
 import type { HandlerId } from './ids.ts';
 import type { Presence } from './markers.ts';
@@ -104,8 +104,11 @@ export interface ReconcileRequest {
 export interface WatchedResource {
   resource: ResourceDescriptor;
   metadataOnly?: boolean;
-  map(object: KubeObject): readonly ReconcileRequest[];
+  map(object: RelatedObject): readonly ReconcileRequest[];
 }
+
+/** An object of a related resource, as its watch brings it: always with its metadata. */
+export type RelatedObject = KubeObject & { metadata: ObjectMeta };
 
 /** `on.reconcile`: the filters of watch-level handlers, and what else makes an object need work. */
 export type ReconcileOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
@@ -219,7 +222,7 @@ export interface RelatedResource {
   /** Watched as metadata only. */
   metadataOnly: boolean;
   /** `null` for owned resources: the owner reference names the object. */
-  map: ((object: KubeObject) => readonly ReconcileRequest[]) | null;
+  map: ((object: RelatedObject) => readonly ReconcileRequest[]) | null;
 }
 
 /** `on.reconcile`: level-triggered, called with the latest state whenever an object may need work. */

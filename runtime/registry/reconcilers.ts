@@ -4,7 +4,9 @@
  * ones (mapped by the user's function).
  */
 import type { KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
-import type { ReconcileHandler, ReconcileOptions, RelatedResource, ResourceRef, WatchedResource } from './handlers.ts';
+import type {
+  ReconcileHandler, ReconcileOptions, RelatedObject, RelatedResource, ResourceRef, WatchedResource,
+} from './handlers.ts';
 import { RegistrationError } from './ids.ts';
 import { checkFunction, checkResource, filtersOf, handlerBase, seconds, type LooseOptions } from './options.ts';
 
@@ -49,7 +51,7 @@ function watchedOf(watched: WatchedResource, id: string): RelatedResource {
   }
   checkDescriptor(watched.resource, what);
   checkFunction(watched.map, `${what}: map`);
-  const map = (object: KubeObject) => watched.map(object);
+  const map = (object: RelatedObject) => watched.map(object);
   return { resource: watched.resource, metadataOnly: Boolean(watched.metadataOnly), map };
 }
 

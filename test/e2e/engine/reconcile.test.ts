@@ -130,7 +130,7 @@ test('a change of a watched object reconciles the objects its mapping names', as
       resource: Secrets, metadataOnly: true,
       map: (secret) => {
         kinds.add(`${secret.apiVersion} ${secret.kind}`);
-        return [{ namespace: secret.metadata?.namespace, name: secret.metadata?.labels?.widget }];
+        return [{ namespace: secret.metadata.namespace, name: secret.metadata.labels?.widget }];
       },
     }],
   });
