@@ -77,6 +77,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   scanning: { disabled: flag },
   admission: { server: anything, managed: optionalText },
   execution: { defaultBackoff: seconds },
+  reconciling: { backoffBase: positiveSeconds, backoffCap: positiveSeconds },
   networking: {
     requestTimeout: optionalSeconds,
     connectTimeout: optionalSeconds,
@@ -132,6 +133,11 @@ export function validateSettings(settings: OperatorSettings): void {
   if (settings.leaderElection?.name && settings.sharding?.ring) {
     problems.push('settings.leaderElection.name and settings.sharding.ring exclude each other: a ring\'s replicas '
       + 'are all active, and a leader election keeps all but one standing by.');
+  }
+  const reconciling = settings.reconciling as Partial<OperatorSettings['reconciling']> | undefined;
+  if (reconciling && isNumber(reconciling.backoffBase) && isNumber(reconciling.backoffCap) &&
+    reconciling.backoffCap < reconciling.backoffBase) {
+    problems.push('settings.reconciling.backoffCap must not be shorter than backoffBase.');
   }
   if (problems.length) throw new SettingsError(problems.join(' '));
 }

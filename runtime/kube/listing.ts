@@ -16,10 +16,14 @@ export interface ListOptions {
   fieldSelector?: string;
   /** Objects per page; the client's `listPageSize` by default. */
   pageSize?: number;
-  /** The `Accept` header, if not plain JSON (e.g. `METADATA_ONLY`). */
-  accept?: string;
   signal?: AbortSignal;
+  /** Only the objects' metadata (`PartialObjectMetadataList`): less to send, hold and parse. */
+  metadataOnly?: boolean;
 }
+
+/** What `Accept` asks for to list objects, or to get or watch one, as metadata only, whatever their kind. */
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+export const METADATA_ITEM = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export interface ListPage<T extends KubeObject> {
   items: T[];
@@ -57,8 +61,8 @@ export async function* listPages<T extends KubeObject>(
           continue: token,
         },
         signal: options.signal,
-        accept: options.accept,
         verb: 'list',
+        accept: options.metadataOnly ? METADATA_LIST : undefined,
       });
     } catch (e) {
       if (token === undefined || !isGone(e) || ++restarts > restartBudget) throw e;

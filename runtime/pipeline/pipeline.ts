@@ -17,7 +17,7 @@ import type { ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type {
-  ChangingHandler, EventHandler, IndexingHandler, ResourceHandler, ResourceRef, SpawningHandler,
+  ChangingHandler, EventHandler, IndexingHandler, ReconcileHandler, ResourceHandler, ResourceRef, SpawningHandler,
 } from '../registry/handlers.ts';
 import type { OperatorIndexers } from '../indices/indexers.ts';
 import type { IndexReadiness } from '../indices/index-readiness.ts';
@@ -34,6 +34,7 @@ import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
+import { ResourceReconciler } from '../reconciling/reconciler.ts';
 import { Relocation } from './resolution.ts';
 import { RingShare, type Membership } from './share.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
@@ -71,6 +72,7 @@ interface Handlers {
   readonly watching: EventHandler[];
   readonly indexing: IndexingHandler[];
   readonly spawning: SpawningHandler[];
+  readonly reconciling: ReconcileHandler | undefined;
 }
 
 export class ResourcePipeline {
@@ -79,6 +81,8 @@ export class ResourcePipeline {
   readonly spawner: Spawner | undefined;
   /** A ring replica's share of the objects (`share.ts`), if the operator is one. */
   readonly share: RingShare | undefined;
+  /** The resource's reconciler, if it has one. */
+  readonly reconciler: ResourceReconciler | undefined;
   /** Starts and ends the streams of one namespace (`watching/watchers.ts`). */
   readonly watch: (namespace: string | null, signal: AbortSignal) => Promise<void>;
   /** Replaced, never changed, when the resource is served elsewhere. */
@@ -104,31 +108,46 @@ export class ResourcePipeline {
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
     const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
+    const offer = (key: string, event: RawEvent) => this.queue.offer(key, event);
+    this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
+      scope: this.#following(scope), request: (key, event) => this.queue.request(key, event), stopping: env.stopping,
+    });
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
       memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
-      offer: (key, event) => this.queue.offer(key, event),
+      reconciling: this.reconciler, offer,
     };
     const share = this.share = env.membership && new RingShare(env.membership, {
       client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
       indexers, logger: env.objectsLogger, requeue: scope.requeue,
     });
     if (env.pauses.on) this.queue.pause();
-    const patching = handlers.changing.length + handlers.spawning.length > 0;
+    const patching = handlers.changing.length + handlers.spawning.length > 0 || Boolean(handlers.reconciling);
     const relocation = typeof ref === 'string' ? new Relocation(env.client, ref, patching, env.logger) : undefined;
     const served: ServedResource = {
       current: () => this.resource,
       relocate: relocation && ((was) => this.#relocate(relocation, was)),
     };
-    const push = (key: string, event: RawEvent) => { share?.seen(key, event); this.queue.push(key, event); };
+    const push = (key: string, event: RawEvent) => { share?.seen(key, event); this.#push(key, event); };
     const pump: Pump = {
       client: env.client, served, push, pauses: env.pauses, labelSelector: share?.selector,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
       gate: handlers.indexing.length ? env.readiness : undefined, metrics,
     };
-    this.watch = (namespace, signal) => pumpEvents(pump, namespace, signal);
+    const related = this.reconciler ? relatedPumps(pump, this.reconciler) : [];
+    this.watch = related.length
+      ? async (namespace, signal) => {
+        await Promise.all([pump, ...related].map((each) => pumpEvents(each, namespace, signal)));
+      }
+      : (namespace, signal) => pumpEvents(pump, namespace, signal);
     if (metrics) this.#observe(metrics, label);
+  }
+
+  /** A watch event into the queue; its version noted first, should it be the echo of our last write. */
+  #push(key: string, event: RawEvent): void {
+    this.#processor.memories.passing(key, event.object.metadata?.resourceVersion);
+    this.queue.push(key, event);
   }
 
   /** The queue's and the daemons' gauges, read when the metrics are scraped. */
@@ -168,6 +187,21 @@ export class ResourcePipeline {
   }
 }
 
+/**
+ * The streams of a reconciler's related resources, beside the resource's own in each namespace:
+ * their events go to the reconciler's mapping, as requests for the objects they concern.
+ */
+function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
+  const { owns, watches } = reconciler.handler;
+  return [...owns, ...watches].map((related): Pump => {
+    return {
+      ...own, gate: undefined, served: { current: () => related.resource }, metadataOnly: related.metadataOnly,
+      labelSelector: undefined,
+      push: (_key, event) => reconciler.related(related, event.object),
+    };
+  });
+}
+
 /** Sorts a served resource's own handlers by what runs them. */
 export function handlersOf(own: readonly ResourceHandler[]): Handlers {
   return {
@@ -175,6 +209,7 @@ export function handlersOf(own: readonly ResourceHandler[]): Handlers {
     watching: own.filter((h): h is EventHandler => h.kind === 'event'),
     indexing: own.filter((h): h is IndexingHandler => h.kind === 'index'),
     spawning: own.filter((h): h is SpawningHandler => h.kind === 'timer' || h.kind === 'daemon'),
+    reconciling: own.find((h): h is ReconcileHandler => h.kind === 'reconcile'),
   };
 }
 

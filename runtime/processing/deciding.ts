@@ -51,7 +51,7 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const body = event.object;
   const work = context.patch;
   // No changing handlers; or we let the object go at its deletion, and this event predates that.
-  if ((!changing.length && !proc.spawner) || memory.released) return workOnly(work);
+  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) return workOnly(work);
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
@@ -63,9 +63,11 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
   // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
-  const spawning = proc.spawner?.handle({
+  const spawned = proc.spawner?.handle({
     key, body, memo: memory.memo, deleting: finalizers.deleting, ctx, changed: () => changeNow().diff.length > 0,
   });
+  // A reconciler holds the finalizer as timers and daemons do: until it has run for the deletion.
+  const spawning = combined(spawned, proc.reconciling?.verdict(key, body, ctx));
   const early = finalizing(interested, spawning, finalizers, work, logger);
   if (early) return early;
 
@@ -108,15 +110,23 @@ function finalizing(
     return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false };
   }
   if (!interested.length) {
-    // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
+    // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
+    // have exited and the reconciler has run for the deletion.
     if (!finalizers.deleting || !finalizers.present || spawning?.holding) return workOnly(work);
     logger.debug('Removing the finalizer, thus allowing the actual deletion.');
     return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
   }
   // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
-  // object): their cycle ends in the finalizer's removal, which must not come before that.
+  // object) and the reconciler has run for the deletion (its retries re-queue it): their cycle
+  // ends in the finalizer's removal, which must not come before that.
   if (finalizers.deleting && spawning?.holding) return workOnly(work);
   return undefined;
+}
+
+/** What the timers, daemons and the reconciler need of the finalizer, together. */
+function combined(a: SpawningVerdict | undefined, b: SpawningVerdict | undefined): SpawningVerdict | undefined {
+  if (!a || !b) return a ?? b;
+  return { required: a.required || b.required, holding: a.holding || b.holding };
 }
 
 /** The event handlers' results alone, if any: nothing waits for their echo. */
@@ -151,7 +161,11 @@ async function consistent(
 ): Promise<boolean> {
   const expected = memory.expected;
   if (!expected) return true;
-  if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
+  // Seen and replaced by a newer event: this one, unless an event came after it (it goes instead).
+  if (body.metadata?.resourceVersion === expected.version || (expected.seen && !pressure.aborted)) {
+    memory.expected = undefined;
+    return true;
+  }
   const left = (expected.deadline - Date.now()) / 1000;
   // A newer event cuts the wait short: it will be processed instead of this one.
   if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;

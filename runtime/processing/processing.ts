@@ -35,7 +35,8 @@ export async function processEvent(
 ): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
-  if (memory.wakeup) {
+  // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
+  if (memory.wakeup && !event.reconcile) {
     clearTimeout(memory.wakeup);
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
@@ -43,7 +44,7 @@ export async function processEvent(
       logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
     }
   }
-  memory.sleepingUntil = undefined;
+  if (!event.reconcile) memory.sleepingUntil = undefined;
 
   // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
   // even if it fires a millisecond before the wall clock says so, as Node's timers may.
@@ -95,16 +96,24 @@ async function processObject(
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
   if (!(await indexed(proc, key, event, memory, context))) return undefined;
-  if (proc.watching.length) await runEventHandlers(proc, proc.watching, event, logger, context);
+  if (proc.watching.length && !event.reconcile) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
     proc.spawner?.forget(key);
+    proc.reconciling?.forget(key);
     proc.memories.forget(key);
     return undefined;
   }
+  const reconciliation = await reconciled(proc, key, event, memory, logger, pressure, context);
+  if (reconciliation.end) return undefined;
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
+  // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
+  // state-dependent handling waits for the reconciler's when they wrote nothing themselves.
+  if (reconciliation.written && !memory.expected) {
+    remember(proc, memory, { patched: true, resourceVersion: reconciliation.written });
+  }
   return decision?.cycle?.kind;
 }
 
@@ -149,6 +158,23 @@ function afterCycle(
     schedule(proc, key, memory, body, seconds);
     memory.sleepingUntil = Date.now() + seconds * 1000;
   }
+}
+
+/**
+ * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
+ * removal come after its last run. The cycle ends here if a newer event waits (it reconciles
+ * instead). Otherwise Kopf's
+ * handlers follow, also after a write of the reconciler: it does not touch their records, and a
+ * reconciler that writes on every run must not keep them from ever running. A reconcile request
+ * goes on to them as any event does: it may have been queued instead of their wake-up.
+ */
+async function reconciled(
+  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
+  context: ResourceContext<KubeObject>,
+): Promise<{ end: boolean; written?: string }> {
+  if (!proc.reconciling || memory.released) return { end: false };
+  if (pressure.aborted) return { end: true };
+  return { end: false, written: await proc.reconciling.reconcile({ key, body: event.object, context, logger }) };
 }
 
 /**

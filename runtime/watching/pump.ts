@@ -32,6 +32,8 @@ export interface Pump {
   readonly inactivityTimeout: number;
   readonly serverTimeout: number | null;
   readonly logger: Logger;
+  /** Objects as their metadata only (`kube/watching/stream.ts`). */
+  readonly metadataOnly?: boolean;
   /** For indexed resources: held until the first listing is over, and by objects seen until it opens. */
   readonly gate?: IndexReadiness;
   /** Only the objects with these labels (a ring's replica watches its share). */
@@ -72,6 +74,7 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   signal.addEventListener('abort', () => { liveness.ended(); metrics?.ended(); }, { once: true });
   const options = {
     namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness, labelSelector: pump.labelSelector,
+    metadataOnly: pump.metadataOnly,
     metrics,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
   };

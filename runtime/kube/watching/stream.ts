@@ -25,8 +25,7 @@ import { sleep } from '../backoff.ts';
 import type { KubeClient } from '../client.ts';
 import { ApiError, WatchError, isGone, isRetryable, isTooManyRequests } from '../api-errors.ts';
 import type { ApiStatus } from '../api-errors.ts';
-import { listPages } from '../listing.ts';
-import { METADATA_ONLY } from '../objects.ts';
+import { listPages, METADATA_ITEM } from '../listing.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
@@ -69,9 +68,6 @@ export interface WatchOptions {
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
-
-/** The `Accept` of a listing of metadata only (a watch's events take `METADATA_ONLY`, as single objects do). */
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 type RawEvent = { type: string; object: unknown };
 
@@ -169,7 +165,7 @@ async function* relist<T extends KubeObject>(
       fieldSelector: options.fieldSelector,
       pageSize: options.pageSize,
       signal: options.signal,
-      accept: options.metadataOnly ? METADATA_LIST : undefined,
+      metadataOnly: options.metadataOnly,
     },
   );
   for await (const page of pages) {
@@ -212,7 +208,7 @@ async function* readOneStream<T extends KubeObject>(
       timeoutSeconds: options.serverTimeout,
     },
     signal,
-    accept: options.metadataOnly ? METADATA_ONLY : undefined,
+    accept: options.metadataOnly ? METADATA_ITEM : undefined,
   });
   liveness?.alive();
   const reader = readJsonLines(

@@ -1,8 +1,9 @@
 /**
  * `kopf rbac` on a real API server: an operator run as a service account bound to exactly the
  * RBAC printed for it works end to end (namespaced: Roles; with admission handlers, the managed
- * webhook configurations too), and a handler that needs one verb more than declared fails with a
- * 403 that names the verb and the resource (cluster-wide).
+ * webhook configurations too; a reconciler's owned and watched resources), and a handler that
+ * needs one verb more than declared fails with a 403 that names the verb and the resource
+ * (cluster-wide).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -93,6 +94,34 @@ test('an operator bound to exactly the printed RBAC (a Role in its namespace) ha
   const exit = await operator.stop();
   assert.equal(exit.exitCode, 0, exit.output);
   // A refusal says 'Forbidden' (the status's reason); a bare 403 could be part of a uid or a version.
+  assert.doesNotMatch(exit.output, /forbidden/i, 'nothing was refused');
+});
+
+test('a reconciler bound to exactly the printed RBAC keeps its children and watches its related objects', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(import.meta.dirname, 'fixtures', 'reconciling.ts');
+  await applyRbac(['-n', 'default', '--service-account', 'reconciling', file]);
+  const kubeconfigPath = kubeconfigOfServiceAccount(dir, 'default', 'reconciling');
+  const operator = runOperator({ files: [file], args: ['-n', 'default', '--standalone', '--verbose'], kubeconfigPath });
+  t.after(() => operator.stop());
+  await operator.waitFor(/Starting the watch-stream for secrets\.v1 in 'default'/, { timeout: 60_000 });
+  const ref = { namespace: 'default', name: 'kex-reconciled' };
+  await createObject(cluster.client, KopfExample, { metadata: ref, spec: { field: 'value' } });
+  t.after(() => deleteObject(cluster.client, KopfExample, ref).catch(() => undefined));
+  const child = { namespace: 'default', name: 'kex-reconciled-kept' };
+  await waitForObject(cluster.client, builtins.ConfigMaps, child, (o) => o !== null, { timeout: 60_000 });
+  // The owned child deleted by hand comes back: its deletion was watched, and the owner reconciled.
+  await deleteObject(cluster.client, builtins.ConfigMaps, child);
+  await waitForObject(cluster.client, builtins.ConfigMaps, child, (o) => o !== null, { timeout: 60_000 });
+  // A secret that names the object: listed and watched as metadata, with the printed permissions.
+  const since = operator.lines.length;
+  const secret = { name: 'kex-reconciled-secret', namespace: 'default', labels: { 'kopf.dev/widget': ref.name } };
+  await createObject(cluster.client, builtins.Secrets, { metadata: secret });
+  t.after(() => deleteObject(cluster.client, builtins.Secrets, secret).catch(() => undefined));
+  await operator.waitFor('[default/kex-reconciled] Kept the child of kex-reconciled.', { timeout: 60_000, since });
+  const exit = await operator.stop();
+  assert.equal(exit.exitCode, 0, exit.output);
   assert.doesNotMatch(exit.output, /forbidden/i, 'nothing was refused');
 });
 
