@@ -43,6 +43,8 @@ export type { DeclaredPermission, PermissionOptions, RbacVerb } from './registry
 export type { Index, IndexHandle, IndexKey, Indices, Store } from './indices/indices.ts';
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
+export type { ReconcileContext, ReconcileFn, ReconcileResult } from './registry/contexts.ts';
+export type { ReconcileOptions, ReconcileRequest, WatchedResource } from './registry/handlers.ts';
 
 /**
  * Registers handlers in the default registry (the one `kopf run` serves), as Kopf's decorators do:
@@ -57,7 +59,7 @@ export const on: On = {
   validate: delegate('validate'),
   mutate: delegate('mutate'),
   login: delegate('login'), probe: delegate('probe'),
-  index: delegate('index'),
+  index: delegate('index'), reconcile: delegate('reconcile'),
 };
 
 /**

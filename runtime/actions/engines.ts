@@ -10,7 +10,7 @@ import type { FilterContext, Memo, ResourceContext } from '../registry/contexts.
 import type { HandlerState } from '../handling/execution.ts';
 import type { InvocationScope } from './scope.ts';
 
-/** What the per-event processing needs to know for the object's finalizer. */
+/** What the per-event processing needs to know for the object's finalizer (from timers, daemons, reconcilers). */
 export interface SpawningVerdict {
   /** Handlers match that need the finalizer (not those ended for good). */
   required: boolean;
@@ -55,3 +55,22 @@ export interface EventIndexing {
   admit(key: string, requeue: () => void): boolean;
 }
 
+
+/** One run of a reconciler, as the processing of an object's event or request offers it. */
+export interface ReconcileView {
+  key: string;
+  body: KubeObject;
+  /** The object's context, as its other handlers get it (the reconciler gets a patch of its own). */
+  context: ResourceContext<KubeObject>;
+  logger: Logger;
+}
+
+/** What the processing asks of the resource's reconciler (`reconciling/`), in the object's own queue. */
+export interface ObjectReconciling {
+  /** Runs the reconciler for the object if it is due; the resourceVersion its patch made, if it changed any. */
+  reconcile(view: ReconcileView): Promise<string | undefined>;
+  /** What the reconciler needs of the object's finalizer. */
+  verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict;
+  /** The object is gone: its requests and timers with it. */
+  forget(key: string): void;
+}

@@ -21,6 +21,11 @@ export interface RawEvent {
   wakeup?: boolean;
   /** Indexed already: it waited for the indexes to be ready (`indexing/`). */
   indexed?: boolean;
+  /**
+   * A reconcile request (a related object changed, a resync, a requeue, a retry), with the latest
+   * body seen: only the reconciler runs, and, while the object is deleted, what follows it.
+   */
+  reconcile?: boolean;
 }
 
 /** Where a write goes: the resource and the client, and what its merge-patches were seen to keep. */

@@ -37,6 +37,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
     scanning: { disabled: false },
     admission: { server: null, managed: null },
     execution: { defaultBackoff: 60 },
+    reconciling: { backoffBase: 0.005, backoffCap: 1000 },
     networking: {
       requestTimeout: 300,
       connectTimeout: null,

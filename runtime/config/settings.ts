@@ -109,6 +109,17 @@ export interface ExecutionSettings {
   defaultBackoff: number;
 }
 
+/**
+ * Not Kopf's: the retries of reconcilers (`on.reconcile`) after an error, per object: the delay
+ * doubles from `backoffBase` with each failure in a row, up to `backoffCap`; a success resets it.
+ */
+export interface ReconcilingSettings {
+  /** Seconds before the first retry. */
+  backoffBase: number;
+  /** The longest delay between retries, in seconds. */
+  backoffCap: number;
+}
+
 export interface NetworkingSettings {
   /** Total time of a regular API request. */
   requestTimeout: number | null;
@@ -154,6 +165,7 @@ export interface OperatorSettings {
   scanning: ScanningSettings;
   admission: AdmissionSettings;
   execution: ExecutionSettings;
+  reconciling: ReconcilingSettings;
   networking: NetworkingSettings;
   persistence: PersistenceSettings;
   background: BackgroundSettings;

@@ -68,6 +68,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   scanning: { disabled: flag },
   admission: { server: anything, managed: optionalText },
   execution: { defaultBackoff: seconds },
+  reconciling: { backoffBase: positiveSeconds, backoffCap: positiveSeconds },
   networking: {
     requestTimeout: optionalSeconds,
     connectTimeout: optionalSeconds,
@@ -121,6 +122,11 @@ export function validateSettings(settings: OperatorSettings): void {
     problems.push('settings.leaderElection.renewDeadline must be shorter than leaseDuration, so that a holder that ' +
       'cannot renew '
       + 'stops before its lease expires.');
+  }
+  const reconciling = settings.reconciling as Partial<OperatorSettings['reconciling']> | undefined;
+  if (reconciling && isNumber(reconciling.backoffBase) && isNumber(reconciling.backoffCap) &&
+    reconciling.backoffCap < reconciling.backoffBase) {
+    problems.push('settings.reconciling.backoffCap must not be shorter than backoffBase.');
   }
   if (problems.length) throw new SettingsError(problems.join(' '));
 }

@@ -203,17 +203,19 @@ export class KubeClient {
    */
   async openStream(
     path: string,
-    options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {},
+    options: Pick<RequestOptions, 'query' | 'signal' | 'verb' | 'accept'> = {},
   ): Promise<StreamedResponse> {
     this.#throwIfClosed('GET', path);
     for (let refreshed = false; ; refreshed = true) {
       const credentials = await this.#credentials.get();
       this.#count(options.verb ?? 'watch');
       const timeout = (this.settings.connectTimeout ?? this.settings.requestTimeout) * 1000;
+      const headers = this.#headers(credentials);
+      if (options.accept) headers.Accept = options.accept;
       const response = await this.#streams.open(credentials, {
         method: 'GET',
         path: withQuery(path, options.query),
-        headers: this.#headers(credentials),
+        headers,
         signal: options.signal,
         connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
         headersTimeout: timeout,

@@ -17,7 +17,13 @@ export interface ListOptions {
   /** Objects per page; the client's `listPageSize` by default. */
   pageSize?: number;
   signal?: AbortSignal;
+  /** Only the objects' metadata (`PartialObjectMetadataList`): less to send, hold and parse. */
+  metadataOnly?: boolean;
 }
+
+/** What `Accept` asks for to list (or watch) objects as their metadata only, whatever their kind. */
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+export const METADATA_ITEM = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export interface ListPage<T extends KubeObject> {
   items: T[];
@@ -56,6 +62,7 @@ export async function* listPages<T extends KubeObject>(
         },
         signal: options.signal,
         verb: 'list',
+        accept: options.metadataOnly ? METADATA_LIST : undefined,
       });
     } catch (e) {
       if (token === undefined || !isGone(e) || ++restarts > restartBudget) throw e;

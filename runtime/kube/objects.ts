@@ -6,6 +6,7 @@ import { apiVersionOf, resourceName, resourcePath } from '../structs/resources.t
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../structs/resources.ts';
 import { jsonBody, type KubeClient } from './client.ts';
 import type { ApiStatus } from './errors.ts';
+import { METADATA_ITEM } from './listing.ts';
 import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType, RequestOptions } from './types.ts';
 
 type Resource<T extends KubeObject> = ResourceDescriptor<T, FieldMap>;
@@ -149,8 +150,6 @@ function patchRequest(
   return { path, request: { body, contentType: CONTENT_TYPES[type], query, signal: options.signal, verb: 'patch' } };
 }
 
-/** What `Accept` asks for to get only an object's metadata back (else the whole object), whatever its kind. */
-const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 /** How the API server's `PartialObjectMetadata` begins; the resourceVersion follows in its metadata. */
 const PARTIAL_METADATA = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{');
 const VERSION_KEY = Buffer.from('"resourceVersion":"');
@@ -169,7 +168,7 @@ export async function patchObjectVersion<T extends KubeObject>(
   options: PatchOptions & { type?: 'merge' | 'json' } = {},
 ): Promise<string | undefined> {
   const { path, request } = patchRequest(resource, ref, patch, options);
-  return resourceVersionIn(await client.requestBytes('PATCH', path, { ...request, accept: METADATA_ONLY }));
+  return resourceVersionIn(await client.requestBytes('PATCH', path, { ...request, accept: METADATA_ITEM }));
 }
 
 /**

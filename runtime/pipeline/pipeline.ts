@@ -17,7 +17,7 @@ import type { ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type {
-  ChangingHandler, EventHandler, IndexingHandler, ResourceHandler, ResourceRef, SpawningHandler,
+  ChangingHandler, EventHandler, IndexingHandler, ReconcileHandler, ResourceHandler, ResourceRef, SpawningHandler,
 } from '../registry/handlers.ts';
 import type { OperatorIndexers } from '../indices/indexers.ts';
 import type { IndexReadiness } from '../indices/readiness.ts';
@@ -34,6 +34,7 @@ import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
+import { ResourceReconciler } from '../reconciling/reconciler.ts';
 import { Relocation } from './resolution.ts';
 
 /** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
@@ -64,12 +65,15 @@ interface Handlers {
   readonly watching: EventHandler[];
   readonly indexing: IndexingHandler[];
   readonly spawning: SpawningHandler[];
+  readonly reconciling: ReconcileHandler | undefined;
 }
 
 export class ResourcePipeline {
   readonly queue: ObjectQueues<RawEvent>;
   /** The resource's timers and daemons, if it has any. */
   readonly spawner: Spawner | undefined;
+  /** The resource's reconciler, if it has one. */
+  readonly reconciler: ResourceReconciler | undefined;
   /** Starts and ends the streams of one namespace (`watching/watchers.ts`). */
   readonly watch: (namespace: string | null, signal: AbortSignal) => Promise<void>;
   /** Replaced, never changed, when the resource is served elsewhere. */
@@ -88,13 +92,17 @@ export class ResourcePipeline {
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
     const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
+    const offer = (key: string, event: RawEvent) => this.queue.offer(key, event);
+    this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
+      scope: this.#following(scope), offer, stopping: env.stopping,
+    });
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
       memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
-      offer: (key, event) => this.queue.offer(key, event),
+      reconciling: this.reconciler, offer,
     };
     if (env.pauses.on) this.queue.pause();
-    const patching = handlers.changing.length + handlers.spawning.length > 0;
+    const patching = handlers.changing.length + handlers.spawning.length > 0 || Boolean(handlers.reconciling);
     const relocation = typeof ref === 'string' ? new Relocation(env.client, ref, patching, env.logger) : undefined;
     const served: ServedResource = {
       current: () => this.resource,
@@ -106,7 +114,12 @@ export class ResourcePipeline {
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
       gate: handlers.indexing.length ? env.readiness : undefined,
     };
-    this.watch = (namespace, signal) => pumpEvents(pump, namespace, signal);
+    const related = this.reconciler ? relatedPumps(pump, this.reconciler) : [];
+    this.watch = related.length
+      ? async (namespace, signal) => {
+        await Promise.all([pump, ...related].map((each) => pumpEvents(each, namespace, signal)));
+      }
+      : (namespace, signal) => pumpEvents(pump, namespace, signal);
   }
 
   /** Where the resource is served now. */
@@ -138,6 +151,21 @@ export class ResourcePipeline {
   }
 }
 
+/**
+ * The streams of a reconciler's related resources, beside the resource's own in each namespace:
+ * their events go to the reconciler's mapping, as requests for the objects they concern.
+ */
+function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
+  const { owns, watches } = reconciler.handler;
+  return [...owns, ...watches].map((related): Pump => {
+    const resource = related.resource as ResourceDescriptor; // descriptors only (registry/reconcilers.ts)
+    return {
+      ...own, gate: undefined, served: { current: () => resource }, metadataOnly: related.metadataOnly,
+      push: (_key, event) => reconciler.related(related, event.object),
+    };
+  });
+}
+
 /** Sorts a served resource's own handlers by what runs them. */
 export function handlersOf(own: readonly ResourceHandler[]): Handlers {
   return {
@@ -145,6 +173,7 @@ export function handlersOf(own: readonly ResourceHandler[]): Handlers {
     watching: own.filter((h): h is EventHandler => h.kind === 'event'),
     indexing: own.filter((h): h is IndexingHandler => h.kind === 'index'),
     spawning: own.filter((h): h is SpawningHandler => h.kind === 'timer' || h.kind === 'daemon'),
+    reconciling: own.find((h): h is ReconcileHandler => h.kind === 'reconcile'),
   };
 }
 

@@ -51,7 +51,7 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const body = event.object;
   const work = context.patch;
   // No changing handlers; or we let the object go at its deletion, and this event predates that.
-  if ((!changing.length && !proc.spawner) || memory.released) return workOnly(work);
+  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) return workOnly(work);
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
@@ -63,9 +63,11 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
   // Timers and daemons are spawned, matched and stopped on every event, before the finalizer is
   // added (as in Kopf), and hold the finalizer while the object is deleted until they have exited.
-  const spawning = proc.spawner?.handle({
+  const spawned = proc.spawner?.handle({
     key, body, memo: memory.memo, deleting: finalizers.deleting, ctx, changed: () => changeNow().diff.length > 0,
   });
+  // A reconciler holds the finalizer as timers and daemons do: until it has run for the deletion.
+  const spawning = combined(spawned, proc.reconciling?.verdict(key, body, ctx));
   const early = finalizing(interested, spawning, finalizers, work, logger);
   if (early) return early;
 
@@ -117,6 +119,12 @@ function finalizing(
   // object): their cycle ends in the finalizer's removal, which must not come before that.
   if (finalizers.deleting && spawning?.holding) return workOnly(work);
   return undefined;
+}
+
+/** What the timers, daemons and the reconciler need of the finalizer, together. */
+function combined(a: SpawningVerdict | undefined, b: SpawningVerdict | undefined): SpawningVerdict | undefined {
+  if (!a || !b) return a ?? b;
+  return { required: a.required || b.required, holding: a.holding || b.holding };
 }
 
 /** The event handlers' results alone, if any: nothing waits for their echo. */

@@ -75,14 +75,16 @@ async function processObject(
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
   if (!(await indexed(proc, key, event, memory, context))) return;
-  if (proc.watching.length) await runEventHandlers(proc, proc.watching, event, logger, context);
+  if (proc.watching.length && !event.reconcile) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
     proc.spawner?.forget(key);
+    proc.reconciling?.forget(key);
     proc.memories.forget(key);
     return;
   }
+  if (!(await reconciled(proc, key, event, memory, logger, pressure, context))) return;
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
 }
@@ -128,6 +130,27 @@ function afterCycle(
     schedule(proc, key, memory, body, seconds);
     memory.sleepingUntil = Date.now() + seconds * 1000;
   }
+}
+
+/**
+ * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
+ * removal come after its last run. False if the event ends here: a request while the object is not
+ * deleted; a newer event waiting (it reconciles instead); or a write of the reconciler, whose echo
+ * brings the rest (Kopf's handlers then see what the reconciler wrote, and run on no older state).
+ */
+async function reconciled(
+  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
+  context: ResourceContext<KubeObject>,
+): Promise<boolean> {
+  const deleting = Boolean(event.object.metadata?.deletionTimestamp);
+  if (!proc.reconciling || memory.released) return !event.reconcile || deleting;
+  if (pressure.aborted) return false;
+  const written = await proc.reconciling.reconcile({ key, body: event.object, context, logger });
+  if (written !== undefined) {
+    remember(proc, memory, { patched: true, resourceVersion: written });
+    return false;
+  }
+  return !event.reconcile || deleting;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
-import type { EventIndexing, ObjectSpawning } from '../actions/engines.ts';
+import type { EventIndexing, ObjectReconciling, ObjectSpawning } from '../actions/engines.ts';
 import type { Memories } from './memories.ts';
 
 /** One served resource's processing: its scope, its handlers, and what it remembers of its objects. */
@@ -24,6 +24,8 @@ export interface ResourceProcessor extends ResourceScope {
   readonly stopping: AbortSignal;
   /** This resource's timers and daemons, if it has any. */
   readonly spawner?: ObjectSpawning;
+  /** This resource's reconciler, if it has one. */
+  readonly reconciling?: ObjectReconciling;
   /** The operator's indexing and its indexes; absent when it has no index handlers. */
   readonly indexing?: EventIndexing;
   readonly indices?: Indices;

@@ -156,6 +156,25 @@ export interface ActivityContext {
 /** What an index function gets: the object, as other resource handlers do, and its attempt. */
 export type IndexContext<T extends KubeObject> = ResourceContext<T> & InvocationContext;
 
+/**
+ * What a reconciler gets: the object's latest state, as other resource handlers get it, and its
+ * attempt: `retry` counts the failures since its last success (0 after one).
+ */
+export type ReconcileContext<T extends KubeObject> = ResourceContext<T> & {
+  /** Failed runs since the last success. */
+  retry: number;
+  param: unknown;
+  /** The object is being deleted (only with `finalizer: true`); it goes once this run succeeds. */
+  deleting: boolean;
+};
+
+/** What a reconciler returns: nothing, or when to run again although nothing changes. */
+export type ReconcileResult = { /** Seconds until the object is reconciled again. */ requeueAfter?: number } | void;
+
+/** A reconciler: reads the world and makes it so; idempotent, as it runs whenever the object may need work. */
+export type ReconcileFn<T extends KubeObject> =
+  (ctx: ReconcileContext<T>) => ReconcileResult | undefined | Promise<ReconcileResult | undefined>;
+
 type Result = unknown;
 export type EventFn<T extends KubeObject> = (ctx: EventContext<T>) => Result | Promise<Result>;
 export type TimerFn<T extends KubeObject> = (ctx: TimerContext<T>) => Result | Promise<Result>;

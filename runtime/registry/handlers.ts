@@ -87,6 +87,49 @@ export type IndexOptions<T extends KubeObject, F extends FieldMap, P extends key
   ChangingOptions<T, F, P>;
 export type ActivityOptions = RetryOptions;
 
+/** Where a reconcile request goes: an object of the reconciled resource, by its namespace and name. */
+export interface ReconcileRequest {
+  /** `null` or absent for cluster-scoped objects. */
+  namespace?: string | null;
+  /** A request without a name (the related object does not name one) is ignored. */
+  name: string | null | undefined;
+}
+
+/**
+ * A related resource: a change of one of its objects queues requests for the objects that `map`
+ * names. With `metadataOnly`, it is watched as metadata only (`PartialObjectMetadata`), and `map`
+ * gets just that: less memory and traffic for a mapping that reads labels, annotations or names.
+ * (`map` is a method so that it may declare the object's own type: `map(secret: V1Secret)`.)
+ */
+export interface WatchedResource {
+  resource: ResourceRef;
+  metadataOnly?: boolean;
+  map(object: KubeObject): readonly ReconcileRequest[];
+}
+
+/** `on.reconcile`: the filters of watch-level handlers, and what else makes an object need work. */
+export type ReconcileOptions<T extends KubeObject, F extends FieldMap, P extends keyof F & string = keyof F & string> =
+  FilterOptions<T> & FieldOptions<T, F, P> & {
+    /** The reconciler's id; defaults to the function's name. */
+    id?: string;
+    /** Passed to the reconciler as `param`. */
+    param?: unknown;
+    /**
+     * Resources of children: a change of one whose controller owner reference points to an object
+     * of this resource queues that object. Watched as metadata only.
+     */
+    owns?: readonly ResourceRef[];
+    /** Related resources: a change of one of their objects queues the objects its `map` names. */
+    watches?: readonly WatchedResource[];
+    /** Seconds: every object is reconciled at least this often (counted from its last run). */
+    resync?: number;
+    /**
+     * Keep the operator's finalizer on the objects; call the reconciler while one is deleted
+     * (`deleting: true`), and let the object go once it returns without an error.
+     */
+    finalizer?: boolean;
+  };
+
 /** What a resource selector is before it is resolved: a descriptor, or a name for discovery. */
 export type ResourceRef = ResourceDescriptor | string;
 
@@ -170,4 +213,24 @@ export interface IndexingHandler extends HandlerBase {
   filters: HandlerFilters;
 }
 
-export type ResourceHandler = ChangingHandler | EventHandler | IndexingHandler | SpawningHandler;
+/** A related resource of a reconciler, normalised: owned ones map through their controller owner reference. */
+export interface RelatedResource {
+  resource: ResourceRef;
+  /** Watched as metadata only. */
+  metadataOnly: boolean;
+  /** `null` for owned resources: the owner reference names the object. */
+  map: ((object: KubeObject) => readonly ReconcileRequest[]) | null;
+}
+
+/** `on.reconcile`: level-triggered, called with the latest state whenever an object may need work. */
+export interface ReconcileHandler extends HandlerBase {
+  kind: 'reconcile';
+  resource: ResourceRef;
+  filters: HandlerFilters;
+  owns: readonly RelatedResource[];
+  watches: readonly RelatedResource[];
+  resync: number | undefined;
+  finalizer: boolean;
+}
+
+export type ResourceHandler = ChangingHandler | EventHandler | IndexingHandler | SpawningHandler | ReconcileHandler;

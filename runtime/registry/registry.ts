@@ -6,13 +6,14 @@
 import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type { ChangingFn, FieldFn } from './changingcontext.ts';
 import type {
-  Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, TimerFn,
+  Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, ReconcileFn, TimerFn,
 } from './contexts.ts';
 import type {
   ActivityHandler, ActivityOptions, ChangingHandler, ChangingOptions, DaemonHandler, DaemonOptions, DeleteOptions,
   EventHandler, EventOptions, HandlerFilters, ResourceHandler, ResourceRef, ResumeOptions,
-  SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions,
+  SubhandlerOptions, TimerHandler, TimerOptions, UpdateOptions, ReconcileOptions,
 } from './handlers.ts';
+import { reconcilerOf, type LooseReconcileOptions } from './reconcilers.ts';
 import type { IndexingHandler, IndexOptions } from './handlers.ts';
 import type { IndexHandle, IndexKeyOf, IndexValueOf } from '../indices/indices.ts';
 import { childId, handlerId, RegistrationError } from './ids.ts';
@@ -91,6 +92,26 @@ export interface On {
   index<R>(
     resource: string, fn: IndexFn<KubeObject, R>, options?: IndexOptions<KubeObject, UntypedFields>,
   ): IndexHandle<IndexKeyOf<R>, IndexValueOf<R>>;
+  /**
+   * A level-triggered reconciler (controller-runtime's model) beside Kopf's handlers: called with
+   * the object's latest state whenever it may need work — when it changes, when a child it owns
+   * (`owns`: the child's controller owner reference points to it) or a related object (`watches`,
+   * through `map`) changes, every `resync` seconds, and `requeueAfter` seconds after a run that
+   * returns `{ requeueAfter }`. Requests are merged per object, and run in the object's queue with
+   * Kopf's handlers of that object, never beside them; many changes during a run lead to one more
+   * run. An error retries with per-object exponential backoff (`settings.reconciling`), reset by a
+   * success; `TemporaryError` sets the next delay; `PermanentError` stops retrying until the object
+   * changes. Nothing is stored on the object for it; its `patch` is applied after the call. With
+   * `finalizer: true`, the operator's finalizer stays on the objects, the reconciler is called while
+   * one is deleted (`deleting: true`), and the object goes once it returns without an error (and
+   * Kopf's deletion handlers are done). One reconciler per resource. See docs/reconcile.md.
+   */
+  reconcile<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
+    resource: ResourceDescriptor<T, F>, fn: ReconcileFn<T>, options?: ReconcileOptions<T, F, P>,
+  ): void;
+  reconcile(
+    resource: string, fn: ReconcileFn<KubeObject>, options?: ReconcileOptions<KubeObject, UntypedFields>,
+  ): void;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
   /** Credentials for the API, instead of the kubeconfig's; called again when they expire or are rejected. */
@@ -136,6 +157,8 @@ export class OperatorRegistry {
         this.addWebhook('mutating', resource, fn, options),
       index: (resource: ResourceRef, fn: Function, options: LooseOptions = {}) =>
         this.addIndex(resource, fn, options),
+      reconcile: (resource: ResourceRef, fn: Function, options: LooseReconcileOptions = {}) =>
+        this.addReconcile(resource, fn, options),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
       login: (fn: LoginFn, options: ActivityOptions = {}) =>
@@ -284,6 +307,17 @@ export class OperatorRegistry {
     }
     this.resourceHandlers.push(handler);
     return { id };
+  }
+
+  private addReconcile(resource: ResourceRef, fn: Function, options: LooseReconcileOptions): void {
+    const handler = reconcilerOf(resource, fn, options);
+    const other = this.resourceHandlers.find((h) => h.kind === 'reconcile' && sameResource(h.resource, resource));
+    if (other) {
+      throw new RegistrationError(`on.reconcile '${handler.id}': ${describe(resource)} has a reconciler already ` +
+        `('${other.id}'); one reconciler makes the whole object so.`);
+    }
+    this.checkUnique(handler, 'on.reconcile');
+    this.resourceHandlers.push(handler);
   }
 
   private addActivity(activity: Activity, fn: ActivityFn, options: ActivityOptions, what = `on.${activity}`): void {

@@ -30,6 +30,8 @@ export interface Pump {
   readonly inactivityTimeout: number;
   readonly serverTimeout: number | null;
   readonly logger: Logger;
+  /** Objects as their metadata only (`kube/watching/stream.ts`). */
+  readonly metadataOnly?: boolean;
   /** For indexed resources: held until the first listing is over, and by objects seen until it opens. */
   readonly gate?: IndexReadiness;
 }
@@ -64,7 +66,7 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   // Watched until told to stop; a stream that failed for good stays stale, as it is.
   signal.addEventListener('abort', () => liveness.ended(), { once: true });
   const options = {
-    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness,
+    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness, metadataOnly: pump.metadataOnly,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;

@@ -25,7 +25,7 @@ import { sleep } from '../backoff.ts';
 import type { KubeClient } from '../client.ts';
 import { ApiError, WatchError, isGone, isRetryable } from '../errors.ts';
 import type { ApiStatus } from '../errors.ts';
-import { listPages } from '../listing.ts';
+import { listPages, METADATA_ITEM } from '../listing.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
@@ -51,6 +51,11 @@ export interface WatchOptions {
   pageSize?: number;
   /** Yield synthetic `DELETED` events after re-lists (default true). */
   synthesizeDeletions?: boolean;
+  /**
+   * Objects as their metadata only (`PartialObjectMetadata`: apiVersion `meta.k8s.io/v1`), for
+   * watchers that read nothing else: less for the server to send and for this process to parse.
+   */
+  metadataOnly?: boolean;
   /** Start watching from this resourceVersion instead of listing first. */
   resourceVersion?: string;
   /** Told of each event of a type this stream does not know (it is skipped), for a warning. */
@@ -156,6 +161,7 @@ async function* relist<T extends KubeObject>(
       fieldSelector: options.fieldSelector,
       pageSize: options.pageSize,
       signal: options.signal,
+      metadataOnly: options.metadataOnly,
     },
   );
   for await (const page of pages) {
@@ -198,6 +204,7 @@ async function* readOneStream<T extends KubeObject>(
       timeoutSeconds: options.serverTimeout,
     },
     signal,
+    accept: options.metadataOnly ? METADATA_ITEM : undefined,
   });
   liveness?.alive();
   const reader = readJsonLines(

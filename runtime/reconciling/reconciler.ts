@@ -1,0 +1,196 @@
+/**
+ * A served resource's reconciler (`on.reconcile`), level-triggered beside Kopf's handlers: it is
+ * run by the processing of the object's events, in the object's own queue, so that it never
+ * overlaps Kopf's handlers of that object. Everything else that may call for work — a related
+ * object's change, the resync period, a requeue, a retry — becomes a request: an event of the
+ * latest body seen, offered to that queue, where a waiting event absorbs it (it runs the
+ * reconciler anyway, with a newer state). Nothing is stored on the object: the failures, the
+ * retries and the timers are kept in memory, per object, and dropped when the object is gone.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import { thrownText } from '../structs/errors.ts';
+import type { Logger } from '../logging/index.ts';
+import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
+import type { ReconcileHandler, RelatedResource } from '../registry/handlers.ts';
+import { matchesBody } from '../registry/filters.ts';
+import { applyPlan, newPatch } from '../actions/application.ts';
+import { invokeHandler } from '../actions/invocation.ts';
+import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
+import type { RawEvent, ResourceScope } from '../actions/scope.ts';
+import { failureOf, successOf, type RunOutcome } from './outcomes.ts';
+import { controllerUid, nameKey, requestedNames } from './requests.ts';
+
+export interface ReconcilerEnv {
+  /** The served resource, where it is served now. */
+  readonly scope: ResourceScope;
+  /** Queues an event for an object unless another one waits for it already (which is newer). */
+  offer(key: string, event: RawEvent): void;
+  /** The operator is stopping: no new timers. */
+  readonly stopping: AbortSignal;
+}
+
+/** What the reconciler remembers of one object between its runs. */
+interface ObjectRecord {
+  /** The latest body seen: what a request reconciles. */
+  body: KubeObject;
+  /** Its `namespace/name`, by which `map` names it. */
+  name: string;
+  /** Failed runs since the last success. */
+  failures: number;
+  /** The resourceVersion it failed for with a `PermanentError`: not run again until it changes. */
+  failedFor?: string;
+  /** Its deletion is reconciled: the finalizer may go. */
+  released: boolean;
+  /** The next request: a requeue, a retry, or the resync. */
+  timer?: NodeJS.Timeout;
+}
+
+export class ResourceReconciler implements ObjectReconciling {
+  readonly handler: ReconcileHandler;
+  readonly #env: ReconcilerEnv;
+  readonly #records = new Map<string, ObjectRecord>();
+  /** Object keys by `namespace/name`, for the requests of `map`. */
+  readonly #keys = new Map<string, string>();
+  readonly #title: string;
+
+  constructor(handler: ReconcileHandler, env: ReconcilerEnv) {
+    this.handler = handler;
+    this.#env = env;
+    this.#title = `Reconciler '${handler.id}'`;
+  }
+
+  async reconcile(view: ReconcileView): Promise<string | undefined> {
+    const { key, body, context, logger } = view;
+    const record = this.#recall(key, body);
+    const deleting = Boolean(body.metadata?.deletionTimestamp);
+    const due = matchesBody(this.handler.filters, body, context) &&
+      (!deleting || (this.handler.finalizer && !record.released));
+    if (!due) {
+      this.#cancel(record);
+      return undefined;
+    }
+    const version = body.metadata?.resourceVersion;
+    if (record.failedFor !== undefined && record.failedFor === version) return undefined;
+    record.failedFor = undefined;
+    this.#cancel(record);
+    const patch = newPatch(body);
+    const ctx: ReconcileContext<KubeObject> = {
+      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting,
+    };
+    const { scope } = this.#env;
+    let outcome: RunOutcome;
+    try {
+      outcome = successOf(await invokeHandler(scope, logger, body, this.handler.fn, ctx), logger, this.#title);
+    } catch (error) {
+      outcome = failureOf(error, record.failures + 1, scope.settings.reconciling);
+      this.#report(outcome, error, logger);
+    }
+    this.#remember(key, record, outcome, version, deleting, logger);
+    const written = await applyPlan(scope, body, { work: patch }, logger);
+    return written.resourceVersion !== undefined && written.resourceVersion !== version
+      ? written.resourceVersion : undefined;
+  }
+
+  verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict {
+    const required = this.handler.finalizer && matchesBody(this.handler.filters, body, ctx);
+    const deleting = Boolean(body.metadata?.deletionTimestamp);
+    return { required, holding: required && deleting && !this.#records.get(key)?.released };
+  }
+
+  forget(key: string): void {
+    const record = this.#records.get(key);
+    if (!record) return;
+    this.#cancel(record);
+    this.#records.delete(key);
+    if (this.#keys.get(record.name) === key) this.#keys.delete(record.name);
+  }
+
+  /** Queues a request for the object of `key`, if it is known and not failed for good in its current state. */
+  request(key: string): void {
+    const record = this.#records.get(key);
+    if (!record || (record.failedFor !== undefined && record.failedFor === record.body.metadata?.resourceVersion)) {
+      return;
+    }
+    this.#env.offer(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
+  }
+
+  /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */
+  related(related: RelatedResource, object: KubeObject): void {
+    if (!related.map) {
+      const owner = controllerUid(object, this.#env.scope.resource);
+      if (owner) this.request(owner);
+      return;
+    }
+    let requested: unknown;
+    try {
+      requested = related.map(object);
+    } catch (error) {
+      const name = nameKey(object.metadata?.namespace, String(object.metadata?.name));
+      this.#env.scope.logger.error(`The mapping of ${this.#title} failed for ${name}: ${thrownText(error)}`, error);
+      return;
+    }
+    const { names, malformed } = requestedNames(requested);
+    if (malformed) {
+      const what = 'requests without a string name (or with a namespace that is not a string)';
+      this.#env.scope.logger.warning(`The mapping of ${this.#title} returned ${malformed} ${what}; ignored.`);
+    }
+    for (const name of names) {
+      const key = this.#keys.get(name);
+      if (key !== undefined) this.request(key);
+    }
+  }
+
+  #recall(key: string, body: KubeObject): ObjectRecord {
+    let record = this.#records.get(key);
+    if (!record) {
+      const name = nameKey(body.metadata?.namespace, body.metadata?.name ?? '');
+      record = { body, name, failures: 0, released: false };
+      this.#records.set(key, record);
+      this.#keys.set(name, key);
+    }
+    record.body = body;
+    return record;
+  }
+
+  /** Counts the run, and sets the timer of the next request that it calls for. */
+  #remember(
+    key: string, record: ObjectRecord, outcome: RunOutcome, version: string | undefined, deleting: boolean,
+    logger: Logger,
+  ): void {
+    let delay: number | undefined;
+    if (outcome.kind === 'success') {
+      if (record.failures) logger.debug(`${this.#title} succeeded after ${record.failures} failure(s).`);
+      record.failures = 0;
+      if (deleting) record.released = true;
+      const { requeueAfter } = outcome, { resync } = this.handler;
+      delay = requeueAfter === undefined || resync === undefined ? requeueAfter ?? resync
+        : Math.min(requeueAfter, resync);
+    } else {
+      record.failures++;
+      if (outcome.kind === 'permanent') record.failedFor = version ?? '';
+      else delay = outcome.delay;
+    }
+    if (delay === undefined || this.#env.stopping.aborted) return;
+    record.timer = setTimeout(() => {
+      record.timer = undefined;
+      this.request(key);
+    }, delay * 1000);
+    record.timer.unref?.();
+  }
+
+  #report(outcome: RunOutcome, error: unknown, logger: Logger): void {
+    const message = thrownText(error);
+    if (outcome.kind === 'permanent') {
+      logger.error(`${this.#title} failed permanently; not retried until the object changes: ${message}`, error);
+    } else if (outcome.kind === 'temporary') {
+      logger.error(`${this.#title} failed temporarily; retrying in ${outcome.delay} seconds: ${message}`, error);
+    } else if (outcome.kind === 'arbitrary') {
+      logger.error(`${this.#title} failed with an exception; retrying in ${outcome.delay} seconds: ${message}`, error);
+    }
+  }
+
+  #cancel(record: ObjectRecord): void {
+    if (record.timer) clearTimeout(record.timer);
+    record.timer = undefined;
+  }
+}
