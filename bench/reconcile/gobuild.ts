@@ -21,10 +21,14 @@ const SOURCES = ['go.mod', 'go.sum', 'main.go'];
 export type GoBuild = { binary: string } | { skipped: string };
 
 /** A short hash of the sources: a change to any of them builds a new binary beside the old. */
-export function sourcesKey(read: (file: string) => string = (file) => readFileSync(join(SOURCE_DIR, file), 'utf8')): string {
+export function sourcesKey(read: (file: string) => string = readSource): string {
   const hash = createHash('sha256');
   for (const file of SOURCES) hash.update(`${file}\0${read(file)}\0`);
   return hash.digest('hex').slice(0, 16);
+}
+
+function readSource(file: string): string {
+  return readFileSync(join(SOURCE_DIR, file), 'utf8');
 }
 
 export async function buildControllerRuntime(env: NodeJS.ProcessEnv = process.env): Promise<GoBuild> {
