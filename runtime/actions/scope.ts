@@ -23,7 +23,7 @@ export interface RawEvent {
   indexed?: boolean;
   /**
    * A reconcile request (a related object changed, a resync, a requeue, a retry), with the latest
-   * body seen: only the reconciler runs, and, while the object is deleted, what follows it.
+   * body seen: no watch event, so event handlers do not see it and it cuts no sleep short.
    */
   reconcile?: boolean;
 }

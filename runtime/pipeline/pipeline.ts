@@ -94,7 +94,7 @@ export class ResourcePipeline {
     const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
     const offer = (key: string, event: RawEvent) => this.queue.offer(key, event);
     this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
-      scope: this.#following(scope), offer, stopping: env.stopping,
+      scope: this.#following(scope), request: (key, event) => this.queue.request(key, event), stopping: env.stopping,
     });
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,

@@ -33,7 +33,8 @@ export async function processEvent(
 ): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
-  if (memory.wakeup) {
+  // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
+  if (memory.wakeup && !event.reconcile) {
     clearTimeout(memory.wakeup);
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
@@ -41,7 +42,7 @@ export async function processEvent(
       logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
     }
   }
-  memory.sleepingUntil = undefined;
+  if (!event.reconcile) memory.sleepingUntil = undefined;
 
   // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
   // even if it fires a millisecond before the wall clock says so, as Node's timers may.
@@ -134,23 +135,32 @@ function afterCycle(
 
 /**
  * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
- * removal come after its last run. False if the event ends here: a request while the object is not
- * deleted; a newer event waiting (it reconciles instead); or a write of the reconciler, whose echo
- * brings the rest (Kopf's handlers then see what the reconciler wrote, and run on no older state).
+ * removal come after its last run. False if the event ends here: a newer event waits (it
+ * reconciles instead), or the reconciler wrote, and the echo of its write brings the rest (Kopf's
+ * handlers then see what the reconciler wrote, and run on no older state). A reconcile request goes
+ * on to Kopf's handlers as any event does: it may have been queued instead of their wake-up.
  */
 async function reconciled(
   proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
   context: ResourceContext<KubeObject>,
 ): Promise<boolean> {
-  const deleting = Boolean(event.object.metadata?.deletionTimestamp);
-  if (!proc.reconciling || memory.released) return !event.reconcile || deleting;
-  if (pressure.aborted) return false;
+  if (!proc.reconciling || memory.released) return true;
+  if (pressure.aborted || (event.reconcile && awaitsEcho(memory, event.object))) return false;
   const written = await proc.reconciling.reconcile({ key, body: event.object, context, logger });
-  if (written !== undefined) {
-    remember(proc, memory, { patched: true, resourceVersion: written });
-    return false;
-  }
-  return !event.reconcile || deleting;
+  if (written === undefined) return true;
+  remember(proc, memory, { patched: true, resourceVersion: written });
+  return false;
+}
+
+/**
+ * Whether the echo of our last write is still to come for this body: it reconciles then, with a
+ * newer state. A request processed meanwhile would only keep the worker busy while the echo and
+ * the next change arrive, and the echo, replaced by the change, would be waited for in vain.
+ */
+function awaitsEcho(memory: ObjectMemory, body: KubeObject): boolean {
+  const expected = memory.expected;
+  if (!expected || expected.version === body.metadata?.resourceVersion) return false;
+  return Date.now() < expected.deadline;
 }
 
 /**

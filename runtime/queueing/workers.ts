@@ -75,6 +75,16 @@ export class ObjectQueues<E> {
     if (this.slots.get(key)?.pending === undefined) this.push(key, event);
   }
 
+  /**
+   * Queues a request for an object unless an event waits for it already (which serves as well),
+   * without pressing the running cycle: a request is no newer state, only a reason to look again.
+   */
+  request(key: string, event: E): void {
+    const slot = this.slots.get(key);
+    if (!slot) this.push(key, event);
+    else if (slot.pending === undefined && !this.stopped) slot.pending = event;
+  }
+
   /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */
   pause(): void {
     if (this.paused) return;

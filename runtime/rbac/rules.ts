@@ -65,7 +65,9 @@ export class RbacError extends Error {
 
 /** Everything the operator's registry needs, in the order: served resources, framework, declared. */
 export function operatorNeeds(registry: OperatorRegistry, options: NeedsOptions = {}): Need[] {
-  return [...servedNeeds(registry), ...frameworkNeeds(registry, options), ...declaredNeeds(registry)];
+  return [
+    ...servedNeeds(registry), ...relatedNeeds(registry), ...frameworkNeeds(registry, options), ...declaredNeeds(registry),
+  ];
 }
 
 /**
@@ -79,13 +81,35 @@ function servedNeeds(registry: OperatorRegistry): Need[] {
   for (const ref of registry.resources()) {
     const target = rbacResource(ref);
     const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
-    const patching = handlers.some((h) => h.kind === 'changing' || h.kind === 'timer' || h.kind === 'daemon');
+    const patching = handlers.some((h) => h.kind !== 'event' && h.kind !== 'index');
     const base = { group: target.group, clusterScoped: target.clusterScoped };
     const verbs = patching ? ['get', 'list', 'watch', 'patch'] : ['list', 'watch'];
     needs.push({ ...base, resource: target.plural, verbs, why: 'served' });
     if (patching && target.status !== false) {
       const why = 'served: results and progress in status';
       needs.push({ ...base, resource: `${target.plural}/status`, verbs: ['patch'], why });
+    }
+  }
+  return needs;
+}
+
+/**
+ * The related resources of reconcilers: watched (listed and watched, as metadata or whole); owned
+ * ones also kept by the reconciler, which reads, creates, changes and deletes its children.
+ */
+function relatedNeeds(registry: OperatorRegistry): Need[] {
+  const needs: Need[] = [];
+  for (const handler of registry.resourceHandlers) {
+    if (handler.kind !== 'reconcile') continue;
+    for (const owned of handler.owns) {
+      const { group, plural, clusterScoped } = rbacResource(owned.resource);
+      const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+      needs.push({ group, resource: plural, clusterScoped, verbs, why: `owned by reconciler '${handler.id}'` });
+    }
+    for (const watched of handler.watches) {
+      const { group, plural, clusterScoped } = rbacResource(watched.resource);
+      const why = `watched by reconciler '${handler.id}'`;
+      needs.push({ group, resource: plural, clusterScoped, verbs: ['list', 'watch'], why });
     }
   }
   return needs;

@@ -3,8 +3,8 @@
  * run by the processing of the object's events, in the object's own queue, so that it never
  * overlaps Kopf's handlers of that object. Everything else that may call for work — a related
  * object's change, the resync period, a requeue, a retry — becomes a request: an event of the
- * latest body seen, offered to that queue, where a waiting event absorbs it (it runs the
- * reconciler anyway, with a newer state). Nothing is stored on the object: the failures, the
+ * latest body seen, put in that queue unless an event waits there already (it runs the reconciler
+ * anyway, with a state as new). Nothing is stored on the object: the failures, the
  * retries and the timers are kept in memory, per object, and dropped when the object is gone.
  */
 import type { KubeObject } from '../structs/resources.ts';
@@ -23,8 +23,8 @@ import { controllerUid, nameKey, requestedNames } from './requests.ts';
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
   readonly scope: ResourceScope;
-  /** Queues an event for an object unless another one waits for it already (which is newer). */
-  offer(key: string, event: RawEvent): void;
+  /** Queues a request for an object unless an event waits for it already, without pressing its running cycle. */
+  request(key: string, event: RawEvent): void;
   /** The operator is stopping: no new timers. */
   readonly stopping: AbortSignal;
 }
@@ -111,7 +111,7 @@ export class ResourceReconciler implements ObjectReconciling {
     if (!record || (record.failedFor !== undefined && record.failedFor === record.body.metadata?.resourceVersion)) {
       return;
     }
-    this.#env.offer(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
+    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
   }
 
   /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */

@@ -31,6 +31,24 @@ test('served resources (indexed ones too): list and watch; patch and the status 
   ]);
 });
 
+test('reconcilers: their resource patched; owned children kept (read, created, changed, deleted), watched ones ' +
+  'listed and watched', () => {
+  const registry = new OperatorRegistry();
+  registry.on.reconcile(KopfExample, function reconcile_fn() { /* */ }, {
+    owns: [builtins.ConfigMaps],
+    watches: [{ resource: builtins.Secrets, metadataOnly: true, map: () => [] }],
+  });
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples'], verbs: ['get', 'list', 'watch', 'patch'] },
+    { apiGroups: ['kopf.dev'], resources: ['kopfexamples/status'], verbs: ['patch'] },
+    {
+      apiGroups: [''], resources: ['configmaps'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'] },
+  ]);
+});
+
 test('the framework: events, CRDs for resources named by strings, namespaces for patterns', () => {
   const registry = new OperatorRegistry();
   registry.on.create('kopfexamples.kopf.dev', function create_fn() { /* */ });
