@@ -8,16 +8,14 @@
  *
  * This example has no Kopf twin: Python Kopf has no level-triggered reconcilers (see
  * docs/reconcile.md). The children are found by a label; a change of a child reaches its owner
- * through its controller owner reference (`owns`).
+ * through its controller owner reference (`owns`), and `kopf rbac` grants what keeping the owned
+ * children takes (reading, creating, changing and deleting them).
  */
-import { adopt, builtins, on, requires } from 'kopf';
+import { adopt, builtins, on } from 'kopf';
 import { KopfExample } from '../kopfexample.ts';
 
 /** The label that names a child's owner, so that the children are listed by a selector. */
 const OWNER_LABEL = 'kopf.dev/set';
-
-// What the reconciler's own calls need, for `kopf rbac`.
-requires(builtins.ConfigMaps, ['list', 'create', 'patch', 'delete']);
 
 on.reconcile(KopfExample, async function keep_children({ body, name, namespace, uid, spec, client, patch, logger }) {
   const replicas = Math.max(0, Math.trunc(spec.replicas ?? 1));

@@ -1,7 +1,7 @@
-// The reconcile benchmark's operator on controller-runtime: the same reconciler as ../operator.ts.
+// The reconcile benchmark's operator on controller-runtime, the counterpart of ../operator.ts.
 // Every KopfExample owns one ConfigMap of its own name (a controller owner reference); the
-// reconciler reads the object and its child from the manager's cache and creates the child when it
-// is missing. A change of a ConfigMap reaches its owner through Owns().
+// reconciler reads the object and its child from the manager's cache (controller-runtime's way)
+// and creates the child when it is missing. A change of a ConfigMap reaches its owner through Owns().
 //
 // It counts its reconciles and prints the count on SIGUSR2 ("Reconciles: N."), so that the benchmark
 // can divide the CPU time of a phase by the reconciles in it.
