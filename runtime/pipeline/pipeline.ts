@@ -158,9 +158,8 @@ export class ResourcePipeline {
 function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
   const { owns, watches } = reconciler.handler;
   return [...owns, ...watches].map((related): Pump => {
-    const resource = related.resource as ResourceDescriptor; // descriptors only (registry/reconcilers.ts)
     return {
-      ...own, gate: undefined, served: { current: () => resource }, metadataOnly: related.metadataOnly,
+      ...own, gate: undefined, served: { current: () => related.resource }, metadataOnly: related.metadataOnly,
       push: (_key, event) => reconciler.related(related, event.object),
     };
   });

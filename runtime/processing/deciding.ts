@@ -110,13 +110,15 @@ function finalizing(
     return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false };
   }
   if (!interested.length) {
-    // Only timers and daemons: the finalizer goes once the deleted object's tasks have exited.
+    // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
+    // have exited and the reconciler has run for the deletion.
     if (!finalizers.deleting || !finalizers.present || spawning?.holding) return workOnly(work);
     logger.debug('Removing the finalizer, thus allowing the actual deletion.');
     return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
   }
   // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
-  // object): their cycle ends in the finalizer's removal, which must not come before that.
+  // object) and the reconciler has run for the deletion (its retries re-queue it): their cycle
+  // ends in the finalizer's removal, which must not come before that.
   if (finalizers.deleting && spawning?.holding) return workOnly(work);
   return undefined;
 }

@@ -65,9 +65,8 @@ export class RbacError extends Error {
 
 /** Everything the operator's registry needs, in the order: served resources, framework, declared. */
 export function operatorNeeds(registry: OperatorRegistry, options: NeedsOptions = {}): Need[] {
-  return [
-    ...servedNeeds(registry), ...relatedNeeds(registry), ...frameworkNeeds(registry, options), ...declaredNeeds(registry),
-  ];
+  const own = [...servedNeeds(registry), ...relatedNeeds(registry)];
+  return [...own, ...frameworkNeeds(registry, options), ...declaredNeeds(registry)];
 }
 
 /**

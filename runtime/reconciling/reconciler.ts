@@ -159,7 +159,8 @@ export class ResourceReconciler implements ObjectReconciling {
   ): void {
     let delay: number | undefined;
     if (outcome.kind === 'success') {
-      if (record.failures) logger.debug(`${this.#title} succeeded after ${record.failures} failure(s).`);
+      const after = record.failures ? ` after ${record.failures} failure(s)` : '';
+      logger.debug(`${this.#title} succeeded${after}.`);
       record.failures = 0;
       if (deleting) record.released = true;
       const { requeueAfter } = outcome, { resync } = this.handler;

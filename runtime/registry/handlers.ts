@@ -102,7 +102,7 @@ export interface ReconcileRequest {
  * (`map` is a method so that it may declare the object's own type: `map(secret: V1Secret)`.)
  */
 export interface WatchedResource {
-  resource: ResourceRef;
+  resource: ResourceDescriptor;
   metadataOnly?: boolean;
   map(object: KubeObject): readonly ReconcileRequest[];
 }
@@ -118,7 +118,7 @@ export type ReconcileOptions<T extends KubeObject, F extends FieldMap, P extends
      * Resources of children: a change of one whose controller owner reference points to an object
      * of this resource queues that object. Watched as metadata only.
      */
-    owns?: readonly ResourceRef[];
+    owns?: readonly ResourceDescriptor[];
     /** Related resources: a change of one of their objects queues the objects its `map` names. */
     watches?: readonly WatchedResource[];
     /** Seconds: every object is reconciled at least this often (counted from its last run). */
@@ -215,7 +215,7 @@ export interface IndexingHandler extends HandlerBase {
 
 /** A related resource of a reconciler, normalised: owned ones map through their controller owner reference. */
 export interface RelatedResource {
-  resource: ResourceRef;
+  resource: ResourceDescriptor;
   /** Watched as metadata only. */
   metadataOnly: boolean;
   /** `null` for owned resources: the owner reference names the object. */

@@ -3,7 +3,7 @@
  * related resources — owned ones (mapped through their controller owner references) and watched
  * ones (mapped by the user's function).
  */
-import type { KubeObject, UntypedFields } from '../structs/resources.ts';
+import type { KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type { ReconcileHandler, ReconcileOptions, RelatedResource, ResourceRef, WatchedResource } from './handlers.ts';
 import { RegistrationError } from './ids.ts';
 import { checkFunction, checkResource, filtersOf, handlerBase, seconds, type LooseOptions } from './options.ts';
@@ -37,7 +37,7 @@ function listed<V>(value: readonly V[] | undefined, name: string, id: string): r
   return value;
 }
 
-function ownedOf(resource: ResourceRef, id: string): RelatedResource {
+function ownedOf(resource: ResourceDescriptor, id: string): RelatedResource {
   checkDescriptor(resource, `${WHAT} '${id}' (owns)`);
   return { resource, metadataOnly: true, map: null };
 }
@@ -53,7 +53,10 @@ function watchedOf(watched: WatchedResource, id: string): RelatedResource {
   return { resource: watched.resource, metadataOnly: Boolean(watched.metadataOnly), map };
 }
 
-/** Related resources are named by descriptors (`builtins.ConfigMaps`, generated ones), not resolved by name. */
+/**
+ * Related resources are named by descriptors (`builtins.ConfigMaps`, generated ones), not resolved
+ * by name; the types say so, and this tells operators in plain JavaScript.
+ */
 function checkDescriptor(resource: unknown, what: string): void {
   checkResource(resource, what);
   if (typeof resource === 'string') {

@@ -294,11 +294,13 @@ test('a reconciler coexists with Kopf\'s handlers and their stored progress, and
   }, { when: ({ name }) => name === 'r11' });
   const observer = watcher();
   t.after(() => observer.client.close());
-  await withOperator(cluster, registry, async () => {
+  await withOperator(cluster, registry, async ({ capture }) => {
     await create('r11');
     const done = await observer.waitFor(KopfExample, ref('r11'), (o) => Boolean(o?.status?.created));
     assert.deepEqual(done?.status?.created, { message: 'created' });
     await journal.until('saw progress');
+    // The reconciler's requests, many during the handler's delay, bring no change: they cut no sleep short.
+    assert.deepEqual(capture.messages().filter((m) => m.startsWith('Sleeping was interrupted')), []);
   });
   assert.deepEqual(journal.entries.filter((e) => e.startsWith('created')), ['created 0', 'created 1']);
   const final = await observer.read(KopfExample, ref('r11'));
@@ -347,4 +349,26 @@ test('with `finalizer: true` alone, the finalizer goes once the reconciler has r
     await observer.waitFor(KopfExample, ref('r13'), (o) => o === null);
   });
   assert.equal(journal.count('deleting'), 1);
+});
+
+test('a pause of the operator (peering, leader election) holds the reconciliation; the resume goes on', async (t) => {
+  cleanup(t, 'r14');
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  registry.on.reconcile(KopfExample, function pausable({ name }) { journal.add(`run ${name}`); }, {
+    resync: 0.02, when: ({ name }) => name === 'r14',
+  });
+  await withOperator(cluster, registry, async ({ op }) => {
+    await create('r14');
+    await journal.until('run r14', 3);
+    const blocker = op.pauses.make('a test');
+    blocker.turn(true);
+    const paused = journal.count('run r14');
+    // An absence has no event to await: the pause lasts twenty-five resync periods.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(journal.count('run r14') <= paused + 1, 'reconciled while paused (beyond a run in flight)');
+    const resumed = journal.count('run r14');
+    blocker.turn(false);
+    await journal.until('run r14', resumed + 2);
+  });
 });
