@@ -17,12 +17,15 @@ import { KopfExample } from '../kopfexample.ts';
 /** The label that names a child's owner, so that the children are listed by a selector. */
 const OWNER_LABEL = 'kopf.dev/set';
 
-on.reconcile(KopfExample, async function keep_children({ body, name, namespace, uid, spec, client, patch, logger }) {
+on.reconcile(KopfExample, async function keep_children(
+  { body, name, namespace, uid, spec, status, client, patch, logger },
+) {
   const replicas = Math.max(0, Math.trunc(spec.replicas ?? 1));
   const field = spec.field ?? '';
   const wanted = new Set(Array.from({ length: replicas }, (_, index) => `${name}-${index}`));
   const { items } = await client.list(builtins.ConfigMaps, { namespace, labelSelector: `${OWNER_LABEL}=${name}` });
-  // Only the children this very object controls (not a namesake's that was deleted and made anew).
+  // Only the children this object controls: those of an earlier object of the same name are not its
+  // (until the garbage collector removes them, creating one of their names fails, and is retried).
   const children = items.filter(
     (child) => child.metadata?.ownerReferences?.some((ref) => ref.controller && ref.uid === uid),
   );
@@ -41,8 +44,12 @@ on.reconcile(KopfExample, async function keep_children({ body, name, namespace, 
   for (const childName of wanted) {
     if (existing.has(childName)) continue;
     logger.info(`Creating the child ${childName}.`);
-    const child: builtins.ConfigMap = { metadata: { name: childName, labels: { [OWNER_LABEL]: name } } };
-    await client.create(builtins.ConfigMaps, adopt({ ...child, data: { field } }, body));
+    const child: builtins.ConfigMap = {
+      metadata: { name: childName, labels: { [OWNER_LABEL]: name } },
+      data: { field },
+    };
+    await client.create(builtins.ConfigMaps, adopt(child, body));
   }
-  patch.status.replicas = replicas;
+  // Written only when it differs: the object's change (the echo of this write) reconciles it again.
+  if (status.replicas !== replicas) patch.status.replicas = replicas;
 }, { owns: [builtins.ConfigMaps] });
