@@ -1,8 +1,11 @@
 /** The reconcile benchmark's reading of the operators' counts, its report, and its build key. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { reconcileCountOf } from '../../../bench/reconcile/counting.ts';
-import { sourcesKey } from '../../../bench/reconcile/gobuild.ts';
+import { buildControllerRuntime, sourcesKey } from '../../../bench/reconcile/gobuild.ts';
 import { ratios, ratiosLine, table, type Measurement } from '../../../bench/reconcile/report.ts';
 
 test('a count is read from the line both operators print, and from no other line', () => {
@@ -48,4 +51,14 @@ test('the build key follows every source of the Go program', () => {
     assert.notEqual(changed, key, `a change of ${file} keeps the key`);
   }
   assert.equal(sourcesKey((file) => sources[file]!), key);
+});
+
+test('without Go, controller-runtime is skipped with the reason, and nothing is left in the cache', async (t) => {
+  const cache = mkdtempSync(join(tmpdir(), 'kopf-bench-cache-'));
+  t.after(() => rmSync(cache, { recursive: true, force: true }));
+  const built = await buildControllerRuntime({ ...process.env, XDG_CACHE_HOME: cache, PATH: cache });
+  assert.deepEqual(built, { skipped: 'Go is not installed (no `go` on PATH)' });
+  const [dir] = readdirSync(join(cache, 'kopf', 'bench'));
+  assert.deepEqual(readdirSync(join(cache, 'kopf', 'bench', dir!)), [], 'a lock or a half-built binary was left');
+  assert.ok(!existsSync(join(cache, 'kopf', 'bench', dir!, 'operator')));
 });
