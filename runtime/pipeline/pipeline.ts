@@ -109,7 +109,7 @@ export class ResourcePipeline {
       relocate: relocation && ((was) => this.#relocate(relocation, was)),
     };
     const pump: Pump = {
-      client: env.client, served, push: (key, event) => this.queue.push(key, event), pauses: env.pauses,
+      client: env.client, served, push: (key, event) => this.#push(key, event), pauses: env.pauses,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
       gate: handlers.indexing.length ? env.readiness : undefined,
@@ -120,6 +120,12 @@ export class ResourcePipeline {
         await Promise.all([pump, ...related].map((each) => pumpEvents(each, namespace, signal)));
       }
       : (namespace, signal) => pumpEvents(pump, namespace, signal);
+  }
+
+  /** A watch event into the queue; its version noted first, should it be the echo of our last write. */
+  #push(key: string, event: RawEvent): void {
+    this.#processor.memories.passing(key, event.object.metadata?.resourceVersion);
+    this.queue.push(key, event);
   }
 
   /** Where the resource is served now. */

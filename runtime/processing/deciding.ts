@@ -161,7 +161,11 @@ async function consistent(
 ): Promise<boolean> {
   const expected = memory.expected;
   if (!expected) return true;
-  if (body.metadata?.resourceVersion === expected.version) { memory.expected = undefined; return true; }
+  // Seen and replaced by a newer event: this one, unless an event came after it (it goes instead).
+  if (body.metadata?.resourceVersion === expected.version || (expected.seen && !pressure.aborted)) {
+    memory.expected = undefined;
+    return true;
+  }
   const left = (expected.deadline - Date.now()) / 1000;
   // A newer event cuts the wait short: it will be processed instead of this one.
   if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;

@@ -9,8 +9,11 @@ export interface ObjectMemory {
   memo: Memo;
   /** First seen in a listing and not yet fully handled once: resume handlers are due. */
   initial: boolean;
-  /** The resourceVersion our last patch produced, and until when to wait for it. */
-  expected?: { version: string; deadline: number };
+  /**
+   * The resourceVersion our last patch produced, and until when to wait for it; `seen` once an
+   * event of that version came into the queue, even if a newer one replaced it there.
+   */
+  expected?: { version: string; deadline: number; seen?: boolean };
   /** Unexpected errors in processing: the delays used so far, and when the current one ends. */
   throttle?: { delays: Iterator<number>; until: number; last: number };
   /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
@@ -41,6 +44,15 @@ export class Memories {
       this.byKey.set(key, memory);
     }
     return memory;
+  }
+
+  /**
+   * An event of the object comes into its queue: if it is the echo of our last write, that write
+   * is seen, though a newer event may replace it in the queue before it is processed.
+   */
+  passing(key: string, version: string | undefined): void {
+    const expected = this.byKey.get(key)?.expected;
+    if (expected && version === expected.version) expected.seen = true;
   }
 
   forget(key: string): void {

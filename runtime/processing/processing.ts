@@ -85,9 +85,15 @@ async function processObject(
     proc.memories.forget(key);
     return;
   }
-  if (!(await reconciled(proc, key, event, memory, logger, pressure, context))) return;
+  const reconciliation = await reconciled(proc, key, event, memory, logger, pressure, context);
+  if (reconciliation.end) return;
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
+  // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
+  // state-dependent handling waits for the reconciler's when they wrote nothing themselves.
+  if (reconciliation.written && !memory.expected) {
+    remember(proc, memory, { patched: true, resourceVersion: reconciliation.written });
+  }
 }
 
 /** Writes what was decided, once, and remembers what follows from the writes. */
@@ -135,32 +141,19 @@ function afterCycle(
 
 /**
  * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
- * removal come after its last run. False if the event ends here: a newer event waits (it
- * reconciles instead), or the reconciler wrote, and the echo of its write brings the rest (Kopf's
- * handlers then see what the reconciler wrote, and run on no older state). A reconcile request goes
- * on to Kopf's handlers as any event does: it may have been queued instead of their wake-up.
+ * removal come after its last run. The cycle ends here if a newer event waits (it reconciles
+ * instead). Otherwise Kopf's
+ * handlers follow, also after a write of the reconciler: it does not touch their records, and a
+ * reconciler that writes on every run must not keep them from ever running. A reconcile request
+ * goes on to them as any event does: it may have been queued instead of their wake-up.
  */
 async function reconciled(
   proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
   context: ResourceContext<KubeObject>,
-): Promise<boolean> {
-  if (!proc.reconciling || memory.released) return true;
-  if (pressure.aborted || (event.reconcile && awaitsEcho(memory, event.object))) return false;
-  const written = await proc.reconciling.reconcile({ key, body: event.object, context, logger });
-  if (written === undefined) return true;
-  remember(proc, memory, { patched: true, resourceVersion: written });
-  return false;
-}
-
-/**
- * Whether the echo of our last write is still to come for this body: it reconciles then, with a
- * newer state. A request processed meanwhile would only keep the worker busy while the echo and
- * the next change arrive, and the echo, replaced by the change, would be waited for in vain.
- */
-function awaitsEcho(memory: ObjectMemory, body: KubeObject): boolean {
-  const expected = memory.expected;
-  if (!expected || expected.version === body.metadata?.resourceVersion) return false;
-  return Date.now() < expected.deadline;
+): Promise<{ end: boolean; written?: string }> {
+  if (!proc.reconciling || memory.released) return { end: false };
+  if (pressure.aborted) return { end: true };
+  return { end: false, written: await proc.reconciling.reconcile({ key, body: event.object, context, logger }) };
 }
 
 /**

@@ -17,7 +17,7 @@ import { applyPlan, newPatch } from '../actions/application.ts';
 import { invokeHandler } from '../actions/invocation.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
-import { failureOf, successOf, type RunOutcome } from './outcomes.ts';
+import { failureOf, successOf, timerDelay, type RunOutcome } from './outcomes.ts';
 import { controllerUid, nameKey, requestedNames } from './requests.ts';
 
 export interface ReconcilerEnv {
@@ -175,7 +175,7 @@ export class ResourceReconciler implements ObjectReconciling {
     record.timer = setTimeout(() => {
       record.timer = undefined;
       this.request(key);
-    }, delay * 1000);
+    }, timerDelay(delay));
     record.timer.unref?.();
   }
 

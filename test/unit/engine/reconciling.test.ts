@@ -9,7 +9,7 @@ import { RegistrationError } from '../../../runtime/registry/ids.ts';
 import { ConfigMaps, Secrets } from '../../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { controllerUid, requestedNames } from '../../../runtime/reconciling/requests.ts';
-import { backoffDelay } from '../../../runtime/reconciling/outcomes.ts';
+import { backoffDelay, timerDelay } from '../../../runtime/reconciling/outcomes.ts';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
@@ -67,6 +67,11 @@ test('a mapping\'s requests: names without a name are ignored, malformed ones co
 test('the backoff doubles from its base with each failure in a row, up to its cap', () => {
   const settings = { backoffBase: 0.5, backoffCap: 3 };
   assert.deepEqual([1, 2, 3, 4, 5, 60].map((n) => backoffDelay(n, settings)), [0.5, 1, 2, 3, 3, 3]);
+});
+
+test('a requeue or resync too long for Node\'s timers waits as long as they can, not zero', () => {
+  assert.equal(timerDelay(1.5), 1500);
+  assert.equal(timerDelay(1e12), 2 ** 31 - 1);
 });
 
 test('settings.reconciling: positive seconds, the cap not below the base', () => {

@@ -1,0 +1,52 @@
+/**
+ * The echo of our own write can be replaced in the queue by a newer event before the worker takes
+ * it (the worker was busy, with a reconcile request say). The newer event includes our write: it
+ * is handled at once, not after the consistency timeout spent waiting for an echo that is gone.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { processEvent } from '../../../runtime/processing/processing.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
+import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
+import { copyJson } from '../../../runtime/structs/diffs.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
+import { FRESH, processorOf } from './processor.ts';
+
+test('an event newer than the echo of our write, which it replaced in the queue, is handled without ' +
+  'waiting', async (t) => {
+  const object = copyJson(FRESH) as Fields;
+  let version = 1;
+  let gets = 0;
+  const server = await startServer((req, res) => {
+    if (req.method === 'GET') { gets++; return sendJson(res, 200, object); }
+    applyMergePatch(object, JSON.parse(req.body) as unknown);
+    applyMergePatch(object, { metadata: { resourceVersion: String(++version) } });
+    sendJson(res, 200, object);
+  });
+  const client = clientOf(server);
+  const stop = new AbortController();
+  t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  const updates: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, function create_fn() { return { done: true }; });
+  registry.on.update(KopfExample, function update_fn({ spec }) { updates.push(String(spec.field)); });
+  // A wait for the echo ends, after this timeout, in reading the object afresh.
+  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 3 } });
+  const logger = new Logger(new LogConfig({ sinks: [] }));
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: () => undefined });
+  t.after(() => proc.memories.clear());
+
+  await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
+  const echo = copyJson(object) as KubeObject;
+  // The echo comes into the queue, and a change after it replaces it there before it is processed.
+  proc.memories.passing('u1', echo.metadata?.resourceVersion);
+  const newer = copyJson(echo) as Fields;
+  applyMergePatch(newer, { metadata: { resourceVersion: String(++version) }, spec: { field: 'changed' } });
+  await processEvent(proc, 'u1', { type: 'MODIFIED', object: newer as KubeObject }, new AbortController().signal);
+  assert.equal(gets, 0, 'the object was read afresh: the echo was waited for in vain');
+  assert.deepEqual(updates, ['changed']);
+});
