@@ -10,6 +10,8 @@ export interface KopfExampleSpec {
   duration?: string;
   field?: string;
   items?: string[];
+  /** How many children examples/18-reconcile keeps. */
+  replicas?: number;
   [key: string]: unknown;
 }
 
@@ -33,6 +35,7 @@ export interface KopfExampleFields {
   'spec.duration': string;
   'spec.field': string;
   'spec.items': string[];
+  'spec.replicas': number;
   'status': KopfExampleStatus;
 }
 
