@@ -5,6 +5,7 @@
  * a pause by peering; the leader; a webhook call. The endpoint shares the liveness endpoint's server.
  */
 import { test } from 'node:test';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { createObject, deleteObject, type KubeClient } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -21,6 +22,8 @@ import { useCluster } from '../use-cluster.ts';
 import { useFaultProxy } from '../faults/use-proxy.ts';
 import { SILENCE, STALL, answer } from '../faults/proxy.ts';
 import { withOperator } from '../engine/support.ts';
+import { runOperator } from '../../../runtime/testing/runner.ts';
+import { freePort } from '../ports.ts';
 import { scrape, scrapeUntil, total, value } from './exposition.ts';
 
 const cluster = useCluster({ crds: [CRD_YAML, ...peeringManifests('default').slice(0, 2)] });
@@ -206,4 +209,26 @@ test('a webhook call is counted by webhook and status, and its handler\'s run by
     assert.equal(value(text, 'kopf_webhook_duration_seconds_count', { webhook: 'check_field' }), calls);
     assert.equal(total(text, 'kopf_webhook_requests_total', { code: '500' }), 0);
   });
+});
+
+test('kopf run --metrics serves the exposition on the liveness endpoint\'s server when both name one port', async (
+) => {
+  const port = await freePort();
+  const operator = runOperator({
+    files: [join(import.meta.dirname, '..', 'engine', 'fixtures', 'ticking.ts')],
+    args: ['--standalone', '-n', 'default', '--verbose', '--metrics', `http://127.0.0.1:${port}/metrics`,
+      '-L', `http://127.0.0.1:${port}/healthz`],
+    kubeconfigPath: cluster.cp.kubeconfigPath,
+  });
+  try {
+    await operator.waitFor('Starting the watch-stream for kopfexamples');
+    const text = await scrapeUntil(`http://127.0.0.1:${port}/metrics`, (t) => value(t, 'kopf_paused') === 0);
+    assert.equal(value(text, 'kopf_watch_healthy', { resource: RESOURCE, namespace: 'default' }), 1);
+    assert.ok(value(text, 'process_resident_memory_bytes')! > 0);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status, 405);
+  } finally {
+    const exit = await operator.stop();
+    assert.equal(exit.exitCode, 0, exit.output);
+  }
 });

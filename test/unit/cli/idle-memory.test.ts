@@ -28,10 +28,13 @@ test('after a burst, a quiet period brings one collection that shrinks the young
   let collected!: () => void;
   const collection = new Promise<void>((resolve) => { collected = resolve; });
   const stop = returnMemoryWhenIdle({ periodMs: 20, collected });
+  // The watcher's timer does not keep a process up (an operator's streams do): this one does, for the test.
+  const alive = setInterval(() => undefined, 1000);
   try {
     await collection;
   } finally {
     stop();
+    clearInterval(alive);
   }
   assert.ok(youngMiB() < grown / 2, `shrunk from ${grown} to ${youngMiB()} MiB`);
   assert.equal('gc' in globalThis, false, 'the global scope has no gc');

@@ -9,6 +9,7 @@ import { metricsRoute } from '../../../runtime/metrics/endpoint.ts';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
 import { Endpoints } from '../../../runtime/servers/endpoints.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
+import { value } from '../../e2e/metrics/exposition.ts';
 
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
 const alive = { probe: async () => new Map([['ok', true]]), problem: () => null };
@@ -78,4 +79,21 @@ test('operators count apart: each has a registry of its own', async () => {
   one.webhookRequest('validate1', 200, 0.01);
   assert.match(await one.registry.metrics(), /^kopf_webhook_requests_total\{webhook="validate1",code="200"\} 1$/m);
   assert.doesNotMatch(await other.registry.metrics(), /^kopf_webhook_requests_total\{/m);
+});
+
+test('histograms are cumulative per bucket, with their sum and count; a cluster-wide stream has no namespace', async (
+) => {
+  const metrics = new PrometheusMetrics();
+  for (const seconds of [0.001, 0.02, 0.02, 3, 100]) metrics.apiRequest('GET', 'pods.v1', 200, seconds);
+  metrics.watch('pods.v1', null).event('ADDED');
+  metrics.watch('pods.v1', 'ns1').event('ADDED');
+  metrics.watch('pods.v1', 'ns1').event('ADDED');
+  const text = await metrics.registry.metrics();
+  const bucket = (le: string) => value(text, 'kopf_api_request_duration_seconds_bucket', { le, verb: 'GET' });
+  assert.deepEqual(['0.005', '0.025', '2.5', '5', '10', '+Inf'].map(bucket), [1, 3, 3, 4, 4, 5]);
+  assert.equal(value(text, 'kopf_api_request_duration_seconds_count', { verb: 'GET' }), 5);
+  const sum = value(text, 'kopf_api_request_duration_seconds_sum', { verb: 'GET' })!;
+  assert.ok(Math.abs(sum - 103.041) < 1e-9, String(sum));
+  assert.equal(value(text, 'kopf_watch_events_total', { resource: 'pods.v1', type: 'ADDED' }), 1);
+  assert.equal(value(text, 'kopf_watch_events_total', { resource: 'pods.v1', namespace: 'ns1', type: 'ADDED' }), 2);
 });

@@ -21,6 +21,13 @@ import type { HandlerBase } from '../../../runtime/registry/handlers.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { clientOf, sendJson, startServer, status } from '../kube/fake-server.ts';
 import { value } from '../../e2e/metrics/exposition.ts';
+import { admissionResponder } from '../../../runtime/admission/responder.ts';
+import { AdmissionError } from '../../../runtime/admission/admission-errors.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
+import { EventPoster } from '../../../runtime/posting/index.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
 
 /** Every report, as a line: `run … fn change retry timed`, `event … ADDED`, `api PATCH things.v1.example.com 429`. */
 class Recorded implements OperatorMetrics {
@@ -207,4 +214,40 @@ test('gauges read their readers when scraped: readers of the same labels add up,
   stopOne();
   text = await metrics.registry.metrics();
   assert.equal(value(text, 'kopf_queue_depth', { resource: 'things.v1.example.com' }), 2);
+});
+
+test('webhook reviews are reported by handler id and status; an id the operator does not have is no label', async (
+) => {
+  const metrics = new Recorded();
+  const registry = new OperatorRegistry();
+  registry.on.validate(KopfExample, function check_field({ spec }) {
+    if (spec.field === 'wrong') throw new AdmissionError('wrong', 422);
+  });
+  const settings = defaultSettings();
+  const respond = admissionResponder({
+    webhooks: registry.webhookHandlers.map((handler) => ({ handler, resource: KopfExample })),
+    client: clientOf({ url: 'http://127.0.0.1:9' }), settings, logger, memo: {},
+    poster: new EventPoster({ post: async () => undefined, settings, logger }),
+    cancelled: new AbortController().signal, indices: new OperatorIndexers([]).indices, metrics,
+  });
+  const review = (field: string) => JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {
+      uid: 'uid-1', resource: { group: 'kopf.dev', version: 'v1', resource: 'kopfexamples' }, operation: 'CREATE',
+      userInfo: { username: 'admin' }, object: { apiVersion: 'kopf.dev/v1', kind: 'KopfExample',
+        metadata: { name: 'kex1', namespace: 'ns1' }, spec: { field } },
+    },
+  });
+  const send = (body: string, webhook?: string) => respond({ body, webhook, headers: {}, sslpeer: {} });
+  await send(review('fine'), 'check_field');
+  await send(review('wrong'), 'check_field');
+  await send(review('fine'), `attacker-${'x'.repeat(1000)}`);
+  await send('{not json', 'check_field');
+  assert.deepEqual(metrics.lines, [
+    'run kopfexamples.v1.kopf.dev check_field validate success timed',
+    'webhook check_field 200',
+    'run kopfexamples.v1.kopf.dev check_field validate failure timed',
+    'webhook check_field 200',
+    'webhook  404',
+    'webhook check_field 400',
+  ]);
 });

@@ -1,0 +1,155 @@
+/**
+ * Counters and histograms kept as plain numbers by the hot paths, and handed to prom-client's
+ * registry only when it is scraped. prom-client's own instruments hash and check their labels on
+ * every addition; here a report finds its series through maps keyed by the label values as they
+ * come (strings the runtime holds already, whose hashes are cached), and adds to a number.
+ */
+import type { Metric } from 'prom-client';
+
+type Labels = Record<string, string>;
+
+/** A sample as the registry formats it: `metricName` (the metric's own if absent), labels, value. */
+interface Sample {
+  metricName?: string;
+  labels: Record<string, string | number>;
+  value: number;
+}
+
+/** What the registry reads of a metric when scraped (prom-client's metric object, by shape). */
+interface Exported {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  values: Sample[];
+  aggregator: 'sum';
+}
+
+interface CounterCell {
+  readonly labels: Labels;
+  value: number;
+}
+
+interface HistogramCell {
+  readonly labels: Labels;
+  /** Observations per bucket (not cumulative), the last one past every bound (+Inf). */
+  readonly buckets: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** Nested maps of the label values, in the order of the label names, down to a series. */
+type Tree<C> = Map<string, Tree<C> | C>;
+
+/** What prom-client's registry reads of a metric when it is scraped. */
+abstract class CellMetric<C> {
+  readonly name: string;
+  readonly help: string;
+  readonly aggregator = 'sum' as const;
+  abstract readonly type: 'counter' | 'histogram';
+  readonly #tree: Tree<C> = new Map();
+  protected readonly cells: C[] = [];
+  readonly #labelNames: readonly string[];
+
+  constructor(name: string, help: string, labelNames: readonly string[]) {
+    this.name = name;
+    this.help = help;
+    this.#labelNames = labelNames;
+  }
+
+  /** The series of these label values (as many as the label names), made at its first use. */
+  protected series(values: readonly string[]): C {
+    let level: Tree<C> = this.#tree;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Tree<C> | undefined;
+      if (next === undefined) level.set(values[i]!, next = new Map());
+      level = next;
+    }
+    let cell = level.get(values[last]!) as C | undefined;
+    if (cell === undefined) {
+      const labels: Labels = {};
+      this.#labelNames.forEach((name, i) => { if (values[i] !== '\0') labels[name] = values[i]!; });
+      level.set(values[last]!, cell = this.make(labels));
+      this.cells.push(cell);
+    }
+    return cell;
+  }
+
+  protected abstract make(labels: Labels): C;
+
+  abstract get(): Promise<Exported>;
+}
+
+/**
+ * A counter. A label value of `'\0'` leaves the label out of its series (a cluster-wide watch
+ * stream has no namespace).
+ */
+export class CellCounter extends CellMetric<CounterCell> {
+  readonly type = 'counter' as const;
+
+  inc(...values: string[]): void {
+    this.series(values).value++;
+  }
+
+  /** The series itself, for a caller that adds to it often (a watch stream's events of one type). */
+  cell(...values: string[]): { value: number } {
+    return this.series(values);
+  }
+
+  protected make(labels: Labels): CounterCell {
+    return { labels, value: 0 };
+  }
+
+  async get(): Promise<Exported> {
+    const values = this.cells.map(({ labels, value }) => ({ labels, value }));
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
+
+/** Prometheus's default buckets, in seconds. */
+export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class CellHistogram extends CellMetric<HistogramCell> {
+  readonly type = 'histogram' as const;
+  readonly #bounds: readonly number[];
+
+  constructor(name: string, help: string, labelNames: readonly string[], bounds = DEFAULT_BUCKETS) {
+    super(name, help, labelNames);
+    this.#bounds = bounds;
+  }
+
+  observe(seconds: number, ...values: string[]): void {
+    const cell = this.series(values);
+    const bounds = this.#bounds;
+    let i = 0;
+    while (i < bounds.length && seconds > bounds[i]!) i++;
+    cell.buckets[i]!++;
+    cell.sum += seconds;
+    cell.count++;
+  }
+
+  protected make(labels: Labels): HistogramCell {
+    return { labels, buckets: new Float64Array(this.#bounds.length + 1), sum: 0, count: 0 };
+  }
+
+  async get(): Promise<Exported> {
+    const values: Sample[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const { labels, buckets, sum, count } of this.cells) {
+      let cumulative = 0;
+      this.#bounds.forEach((bound, i) => {
+        cumulative += buckets[i]!;
+        values.push({ metricName: bucket, labels: { le: bound, ...labels }, value: cumulative });
+      });
+      values.push({ metricName: bucket, labels: { le: '+Inf', ...labels }, value: count });
+      values.push({ metricName: `${this.name}_sum`, labels, value: sum });
+      values.push({ metricName: `${this.name}_count`, labels, value: count });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
+
+/** Registers a cell metric with a registry, which reads it as it reads its own (through `get()`). */
+export function asMetric(metric: CellMetric<unknown>): Metric {
+  return metric as unknown as Metric;
+}
