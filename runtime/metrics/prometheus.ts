@@ -13,7 +13,9 @@ import type {
 } from '../observation/metrics.ts';
 
 /** Node's default metrics that are gauges named as counters. */
-const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total',
+];
 
 interface Reader {
   labels: GaugeLabels;
