@@ -11,7 +11,7 @@
 
 /** What ran a handler (`kopf_handler_runs_total{kind}`). */
 export type HandlerKind =
-  | 'change' | 'event' | 'timer' | 'daemon' | 'index' | 'activity' | 'validate' | 'mutate';
+  | 'change' | 'event' | 'timer' | 'daemon' | 'index' | 'activity' | 'validate' | 'mutate' | 'reconcile';
 
 /**
  * How a handler's run ended: `retry` — it failed and will be tried again (a temporary error, or

@@ -14,7 +14,8 @@ import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
 import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
 import { applyPlan, newPatch } from '../actions/application.ts';
-import { invokeHandler } from '../actions/invocation.ts';
+import { handlerReport, invokeHandler } from '../actions/invocation.ts';
+import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { failureOf, successOf, timerDelay, type RunOutcome } from './outcomes.ts';
@@ -78,17 +79,35 @@ export class ResourceReconciler implements ObjectReconciling {
       ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting,
     };
     const { scope } = this.#env;
-    let outcome: RunOutcome;
-    try {
-      outcome = successOf(await invokeHandler(scope, logger, body, this.handler.fn, ctx), logger, this.#title);
-    } catch (error) {
-      outcome = failureOf(error, record.failures + 1, scope.settings.reconciling);
-      this.#report(outcome, error, logger);
-    }
+    const outcome = await this.#run(body, ctx, record.failures, logger);
     this.#remember(key, record, outcome, version, deleting, logger);
     const written = await applyPlan(scope, body, { work: patch }, logger);
     return written.resourceVersion !== undefined && written.resourceVersion !== version
       ? written.resourceVersion : undefined;
+  }
+
+  /** One call of the reconciler, traced and counted as every handler's is. */
+  async #run(
+    body: KubeObject, ctx: ReconcileContext<KubeObject>, failures: number, logger: Logger,
+  ): Promise<RunOutcome> {
+    const { scope } = this.#env;
+    const report = handlerReport(scope, 'reconcile');
+    const started = report && performance.now();
+    const span = startHandlerSpan(this.handler.id, failures, logger.ref, 'reconcile');
+    let outcome: RunOutcome;
+    try {
+      const result = await within(span, () => invokeHandler(scope, logger, body, this.handler.fn, ctx));
+      outcome = successOf(result, logger, this.#title);
+    } catch (error) {
+      outcome = failureOf(error, failures + 1, scope.settings.reconciling);
+      this.#report(outcome, error, logger);
+    }
+    if (report && started !== undefined) {
+      const name = outcome.kind === 'success' ? 'success' : outcome.kind === 'permanent' ? 'failure' : 'retry';
+      const seconds = (performance.now() - started) / 1000;
+      report.metrics.handlerRun(report.resource, this.handler.id, 'reconcile', name, seconds);
+    }
+    return outcome;
   }
 
   verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict {

@@ -251,3 +251,40 @@ test('webhook reviews are reported by handler id and status; an id the operator 
     'webhook check_field 400',
   ]);
 });
+
+test('a reconciler\'s run is reported as kind reconcile: success, retry after an error, failure when permanent',
+  async () => {
+    const { ResourceReconciler } = await import('../../../runtime/reconciling/reconciler.ts');
+    const { KeptFields } = await import('../../../runtime/actions/inconsistencies.ts');
+    const metrics = new Recorded();
+    const errors = [undefined, new Error('arbitrary'), new PermanentError('never')];
+    const registry = new OperatorRegistry();
+    registry.on.reconcile(KopfExample, function converge() {
+      const error = errors.shift();
+      if (error) throw error;
+    });
+    const [reconciling] = registry.resourceHandlers;
+    assert.equal(reconciling?.kind, 'reconcile');
+    if (reconciling?.kind !== 'reconcile') return;
+    const stopping = new AbortController();
+    const scope = {
+      resource: KopfExample, client: undefined as never, settings: defaultSettings(), kept: new KeptFields(),
+      poster: undefined as never, logger, cancelled: stopping.signal, requeue: () => undefined, metrics,
+    };
+    const env = { scope, request: () => undefined, stopping: stopping.signal };
+    const reconciler = new ResourceReconciler(reconciling, env);
+    try {
+      for (const version of ['1', '2', '3']) {
+        const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: version } } as KubeObject;
+        await reconciler.reconcile({ key: 'ns/a', body, context: { body } as never, logger });
+      }
+    } finally {
+      stopping.abort();
+      reconciler.forget('ns/a');
+    }
+    assert.deepEqual(metrics.lines, [
+      'run kopfexamples.v1.kopf.dev converge reconcile success timed',
+      'run kopfexamples.v1.kopf.dev converge reconcile retry timed',
+      'run kopfexamples.v1.kopf.dev converge reconcile failure timed',
+    ]);
+  });
