@@ -21,7 +21,6 @@ import type { ResourceDescriptor } from '../structs/resources.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
 import { IndexReadiness } from '../indices/index-readiness.ts';
 import { asap } from '../handling/lifecycles.ts';
-import { exitInstantly } from '../queueing/sleeping.ts';
 import { EventPoster, loggingTap, postEventVia } from '../posting/index.ts';
 import { WatcherSet } from '../watching/watchers.ts';
 import { observeNamespaces } from '../watching/observation.ts';
@@ -29,20 +28,20 @@ import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
 import { runActivity, type ActivityEnv } from '../activities/activities.ts';
-import { operatorLiveness } from '../activities/liveness.ts';
-import { Endpoints, type Route } from '../servers/endpoints.ts';
+import { cleanUp } from '../activities/cleanup.ts';
+import type { Endpoints } from '../servers/endpoints.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import { Pausing } from '../daemons/pausing.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
-import { RingMembership } from '../sharding/membership.ts';
-import { RingAssigner } from '../sharding/assigner.ts';
-import { isRingPeer, memberName, ringPeerIdentity } from '../sharding/labels.ts';
+import { isRingPeer, ringPeerIdentity } from '../sharding/labels.ts';
 import { startAdmission, type Admission } from '../webhooks/admission-serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
 import { newClient } from './client.ts';
+import { joinRing, type RingReplica } from './ring.ts';
+import { loadMetrics, serveEndpoints } from './endpoints.ts';
 import { applyPeeringOptions, type OperatorOptions } from './options.ts';
 
 export type { OperatorOptions } from './options.ts';
@@ -71,7 +70,7 @@ interface Started {
   peering?: Peering;
   election?: LeaderElection;
   /** A ring's replica: its membership, and its candidacy to assign the ring's objects. */
-  ring?: { membership: RingMembership; candidacy: LeaderElection; assigner: RingAssigner; member: string };
+  ring?: RingReplica;
 }
 
 export class Operator {
@@ -161,7 +160,8 @@ export class Operator {
   }
 
   private async run(): Promise<void> {
-    this.metrics = await this.loadMetrics().catch((error: unknown) => { this.readyReject(error); throw error; });
+    this.metrics = await loadMetrics(this.options.metrics, this.pauses)
+      .catch((error: unknown) => { this.readyReject(error); throw error; });
     const pipelines: ResourcePipeline[] = [];
     const unpausing = this.followPauses(pipelines);
     const started: Started = { pipelines, coordination: new AbortController(), unpausing };
@@ -171,7 +171,9 @@ export class Operator {
     try {
       if (!(await this.startUp(env))) return;
       const client = connect();
-      this.endpoints = await this.serveEndpoints(env);
+      const probes = this.activityHandlers('probe');
+      const liveness = { probes, running: () => this.running, freshness: this.freshness };
+      this.endpoints = await serveEndpoints(this.options, liveness, this.metrics, env, this.logger);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const credentialsNamespace = await client.credentialsNamespace();
       const pipelineEnv = this.startPosting(client, credentialsNamespace, started);
@@ -237,41 +239,6 @@ export class Operator {
   }
 
   /**
-   * The metrics' library and instruments, if metrics are asked for: loaded only then, so that an
-   * operator without them loads none of it.
-   */
-  private async loadMetrics(): Promise<PrometheusMetrics | undefined> {
-    if (this.options.metrics === undefined) return undefined;
-    const { PrometheusMetrics } = await import('../metrics/prometheus.ts');
-    const metrics = new PrometheusMetrics();
-    metrics.observe('paused', {}, () => this.pauses.on ? 1 : 0);
-    return metrics;
-  }
-
-  /**
-   * The liveness endpoint (the probes' results while the operator runs and its watches are fresh)
-   * and the metrics, each if asked for: on one server where they name the same host and port.
-   */
-  private async serveEndpoints(env: ActivityEnv): Promise<Endpoints | undefined> {
-    const { liveness: livenessUrl, metrics: metricsUrl } = this.options;
-    const routes: Route[] = [];
-    if (livenessUrl !== undefined) {
-      const probes = this.activityHandlers('probe');
-      const liveness = { probes, running: () => this.running, freshness: this.freshness };
-      routes.push(operatorLiveness(livenessUrl, liveness, env, this.logger.child('kopf.activities.probe')));
-    }
-    if (metricsUrl !== undefined && this.metrics) {
-      const { metricsRoute } = await import('../metrics/endpoint.ts');
-      routes.push(metricsRoute(metricsUrl, this.metrics, this.logger.child('kopf.metrics')));
-    }
-    if (!routes.length) return undefined;
-    const endpoints = await Endpoints.serve(routes, this.logger.child('kopf.endpoints'));
-    if (livenessUrl !== undefined) this.operatorLogger.debug(`Serving health status at ${endpoints.url(livenessUrl)}`);
-    if (metricsUrl !== undefined) this.operatorLogger.debug(`Serving metrics at ${endpoints.url(metricsUrl)}`);
-    return endpoints;
-  }
-
-  /**
    * Kubernetes events about the objects; the objects' logger posts its messages as events too.
    * Returns what the resources' pipelines share, the poster and that logger among it.
    */
@@ -314,38 +281,12 @@ export class Operator {
       await started.peering.ready; // nothing is processed before peering has had its say
     }
     started.election = this.elect(client, credentialsNamespace);
-    started.ring = this.joinRing(client, credentialsNamespace, started);
-  }
-
-  /**
-   * Joins the ring if asked for (`runtime/sharding/`): a Lease of this replica's own, renewed until
-   * the stop (it is paused until it holds it), and a candidacy to be the ring's assigner, on a Lease
-   * of the ring's, as a leader election. The assigner does not assign while the operator is paused.
-   */
-  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, started: Started): Started['ring'] {
-    const { ring, ...settings } = this.settings.sharding;
-    if (ring === null) return undefined;
-    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
-    const logger = this.logger.child('kopf.sharding');
-    const member = memberName(ring, this.identity);
     const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };
-    const membership = new RingMembership({
-      client, settings: { ...settings, ring }, namespace, member, identity: this.identity, paused: this.pauses, logger,
-      lost,
+    started.ring = joinRing({
+      client, settings: this.settings.sharding, identity: this.identity, pauses: this.pauses, lost,
+      namespace: this.settings.sharding.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default',
+      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal,
     });
-    const standby = new ToggleSet();
-    const paused = standby.make('the operator is paused', this.pauses.on);
-    this.pauses.subscribe((on) => paused.turn(on));
-    const candidacy = new LeaderElection({
-      client, settings: { ...settings, name: `${ring}-assigner` }, namespace, identity: this.identity, paused: standby,
-      logger,
-    });
-    const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
-    membership.start();
-    candidacy.start();
-    const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
-    assigner.run(started.coordination.signal).catch(failed);
-    return { membership, candidacy, assigner, member };
   }
 
   /** The pipelines' environment of a ring's replica: they watch and handle only the objects assigned to it. */
@@ -443,29 +384,9 @@ export class Operator {
     }
     await started.admission?.done.catch(() => undefined); // its failure, if any, is what stopped the operator
     await started.poster?.close();
-    await this.cleanUp(env.client);
+    await cleanUp(this.activityHandlers('cleanup'), { ...env, indices: this.indexers.indices });
     await this.endpoints?.close();
     started.ownClient?.close();
-  }
-
-  /**
-   * Runs the cleanup handlers. They are not guaranteed to finish (as in Kopf), but they must not
-   * hold the exit forever: past the limit they are cancelled, and then left if they do not end.
-   */
-  private async cleanUp(client: ResourceClient): Promise<void> {
-    const limit = this.settings.process.ultimateExitingTimeout;
-    const signal = limit === null ? new AbortController().signal : AbortSignal.timeout(limit * 1000);
-    let ended = false;
-    const indices = this.indexers.indices;
-    const env = { settings: this.settings, logger: this.logger, memo: this.memo, client, signal, indices };
-    const cleanup = runActivity(this.activityHandlers('cleanup'), 'cleanup', env)
-      .catch((e: unknown) => this.operatorLogger.error('Cleanup failed.', e))
-      .finally(() => { ended = true; });
-    await Promise.race([cleanup, aborted(signal).then(() => exitInstantly(cleanup, this.settings.background))]);
-    if (!ended) {
-      this.operatorLogger.warning(`The cleanup handlers were still running ${limit} s after the cleanup began, `
-        + 'and did not end when cancelled: they are left as they are.');
-    }
   }
 
   private activityHandlers(activity: ActivityHandler['activity']): ActivityHandler[] {

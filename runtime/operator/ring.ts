@@ -1,0 +1,62 @@
+/**
+ * A replica's part in a ring (`runtime/sharding/`), as the operator starts it: a Lease of its own,
+ * renewed until the stop (the replica is paused until it holds it), and a candidacy to be the
+ * ring's assigner, on a Lease of the ring's, as a leader election. The assigner does not assign
+ * while the operator is paused.
+ */
+import type { ShardingSettings } from '../config/settings.ts';
+import type { KubeClient } from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { ToggleSet } from '../structs/toggles.ts';
+import { LeaderElection } from '../peering/leases.ts';
+import { RingMembership } from '../sharding/membership.ts';
+import { RingAssigner } from '../sharding/assigner.ts';
+import { memberName } from '../sharding/labels.ts';
+
+/** What a replica of a ring runs beside its pipelines, stopped after them. */
+export interface RingReplica {
+  readonly membership: RingMembership;
+  readonly candidacy: LeaderElection;
+  readonly assigner: RingAssigner;
+  /** This replica's name in the ring (its assignment label's value). */
+  readonly member: string;
+}
+
+export interface RingOptions {
+  readonly client: KubeClient;
+  readonly settings: ShardingSettings;
+  /** The operator's identity among its peers. */
+  readonly identity: string;
+  /** The operator's pauses: the membership turns one while it does not hold its Lease. */
+  readonly pauses: ToggleSet;
+  /** The Leases' namespace. */
+  readonly namespace: string;
+  /** The membership was lost: every object is let go. */
+  readonly lost: () => void;
+  readonly logger: Logger;
+  /** Ends the assigner's work (the operator's coordination). */
+  readonly signal: AbortSignal;
+}
+
+/** Joins the ring named in the settings; `undefined` when there is none. */
+export function joinRing(options: RingOptions): RingReplica | undefined {
+  const { ring, ...settings } = options.settings;
+  if (ring === null) return undefined;
+  const { client, namespace, identity, pauses, logger } = options;
+  const member = memberName(ring, identity);
+  const membership = new RingMembership({
+    client, settings: { ...settings, ring }, namespace, member, identity, paused: pauses, logger, lost: options.lost,
+  });
+  const standby = new ToggleSet();
+  const paused = standby.make('the operator is paused', pauses.on);
+  pauses.subscribe((on) => paused.turn(on));
+  const candidacy = new LeaderElection({
+    client, settings: { ...settings, name: `${ring}-assigner` }, namespace, identity, paused: standby, logger,
+  });
+  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
+  membership.start();
+  candidacy.start();
+  const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
+  assigner.run(options.signal).catch(failed);
+  return { membership, candidacy, assigner, member };
+}
