@@ -14,7 +14,7 @@ import { storableResult } from '../progress/index.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
 import type { InvocationScope, ResourceScope } from './scope.ts';
 import type { HandlerKind, HandlerReport } from '../observation/metrics.ts';
-import { resourceLabel } from '../observation/names.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 /** For scopes made without an operator's indexes (tests, benchmarks). */

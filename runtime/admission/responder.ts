@@ -28,7 +28,7 @@ import { buildResponse, refusal, statusReply, type ReviewResponse } from './resp
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
-import { resourceLabel } from '../observation/names.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 
 export interface AdmissionEnv {
   webhooks: readonly ResolvedWebhook[];

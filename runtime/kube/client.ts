@@ -19,7 +19,7 @@ import { Transport } from './transport.ts';
 import type { BufferedResponse, StreamedResponse } from './transport.ts';
 import type { RequestOptions, Verb } from './types.ts';
 import type { ApiMetrics } from '../observation/metrics.ts';
-import { pathResource } from '../observation/names.ts';
+import { pathResource } from '../observation/resource-names.ts';
 import { answered, describeRequest, startRequestSpan, within } from '../observation/tracing.ts';
 
 export interface KubeClientOptions {

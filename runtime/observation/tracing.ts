@@ -9,7 +9,7 @@ import {
   ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, trace,
   type Attributes, type Span,
 } from '@opentelemetry/api';
-import { resourceLabel } from './names.ts';
+import { resourceLabel } from './resource-names.ts';
 
 type TracedResource = Parameters<typeof resourceLabel>[0];
 

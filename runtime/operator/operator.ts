@@ -35,7 +35,7 @@ import { Pausing } from '../daemons/pausing.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
-import { isRingPeer, ringPeerIdentity } from '../sharding/labels.ts';
+import { isRingPeer, ringPeerIdentity } from '../sharding/ring-labels.ts';
 import { startAdmission, type Admission } from '../webhooks/admission-serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';

@@ -11,7 +11,7 @@ import { ToggleSet } from '../structs/toggles.ts';
 import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
 import { RingAssigner } from '../sharding/assigner.ts';
-import { memberName } from '../sharding/labels.ts';
+import { memberName } from '../sharding/ring-labels.ts';
 
 /** What a replica of a ring runs beside its pipelines, stopped after them. */
 export interface RingReplica {

@@ -38,7 +38,7 @@ import { ResourceReconciler } from '../reconciling/reconciler.ts';
 import { Relocation } from './resolution.ts';
 import { RingShare, type Membership } from './share.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
-import { resourceLabel } from '../observation/names.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 
 /** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
 export interface PipelineEnv {

@@ -27,7 +27,7 @@ import type { OperatorIndexers } from '../indices/indexers.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { Memories } from '../processing/memories.ts';
 import type { Spawner } from '../daemons/spawning.ts';
-import { acknowledgement, memberSelector, placementOf } from '../sharding/labels.ts';
+import { acknowledgement, memberSelector, placementOf } from '../sharding/ring-labels.ts';
 
 /** Which ring this replica is a member of, and under which name. */
 export interface Membership {

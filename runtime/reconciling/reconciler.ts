@@ -18,8 +18,8 @@ import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
-import { failureOf, successOf, timerDelay, type RunOutcome } from './outcomes.ts';
-import { controllerUid, nameKey, requestedNames } from './requests.ts';
+import { failureOf, successOf, timerDelay, type RunOutcome } from './run-outcomes.ts';
+import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */

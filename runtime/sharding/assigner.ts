@@ -24,7 +24,7 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { WatchTask } from '../watching/watchers.ts';
 import { decideMove, placementKey, type Placement } from './decisions.ts';
-import { DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, shardLabel } from './labels.ts';
+import { DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, shardLabel } from './ring-labels.ts';
 import { HashRing, positionOf } from './ring.ts';
 
 export interface AssignerOptions {

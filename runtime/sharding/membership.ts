@@ -16,7 +16,7 @@ import { sleep } from '../queueing/sleeping.ts';
 import { Leases, microTime, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { Toggle, ToggleSet } from '../structs/toggles.ts';
-import { RING_LABEL } from './labels.ts';
+import { RING_LABEL } from './ring-labels.ts';
 
 export interface MembershipOptions {
   client: KubeClient;

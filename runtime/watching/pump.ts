@@ -11,7 +11,7 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { IndexReadiness } from '../indices/index-readiness.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
-import { resourceLabel } from '../observation/names.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 import { watchName, watchServed, type ServedResource } from './served.ts';
 
 /** One object's event as the stream brings it: `null` for objects from a listing. */

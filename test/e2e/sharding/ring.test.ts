@@ -13,7 +13,7 @@ import { createObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { Leases, Namespaces, microTime } from '../../../runtime/structs/builtins.ts';
-import { RING_LABEL, memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
+import { RING_LABEL, memberName, shardLabel, drainLabel } from '../../../runtime/sharding/ring-labels.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type {
   GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, WatchMetrics, WatchRestartReason,
 } from '../../../runtime/observation/metrics.ts';
-import { pathResource, resourceLabel } from '../../../runtime/observation/names.ts';
+import { pathResource, resourceLabel } from '../../../runtime/observation/resource-names.ts';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
 import { executeOnce } from '../../../runtime/handling/execution.ts';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';

@@ -10,7 +10,7 @@ import { decideMove, placementKey } from '../../../runtime/sharding/decisions.ts
 import { buildEssence } from '../../../runtime/progress/essence.ts';
 import {
   DRAIN_VALUE, acknowledgement, drainLabel, memberName, memberSelector, placementOf, shardLabel,
-} from '../../../runtime/sharding/labels.ts';
+} from '../../../runtime/sharding/ring-labels.ts';
 
 const alive = new Set(['a', 'b']);
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judge } from '../../../runtime/peering/observer.ts';
-import { isRingPeer, ringPeerIdentity } from '../../../runtime/sharding/labels.ts';
+import { isRingPeer, ringPeerIdentity } from '../../../runtime/sharding/ring-labels.ts';
 
 const NOW = Date.parse('2026-11-25T14:20:00Z');
 const record = (priority: number) => ({ priority, lifetime: 60, lastseen: new Date(NOW - 1000).toISOString() });

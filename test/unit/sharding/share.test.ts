@@ -15,7 +15,7 @@ import type { Spawner } from '../../../runtime/daemons/spawning.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { RingShare } from '../../../runtime/pipeline/share.ts';
-import { DRAIN_VALUE, drainLabel, shardLabel } from '../../../runtime/sharding/labels.ts';
+import { DRAIN_VALUE, drainLabel, shardLabel } from '../../../runtime/sharding/ring-labels.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 
 const RING = 'r', MEMBER = 'r-1';
