@@ -28,7 +28,7 @@ import { isGlob } from '../watching/namespaces.ts';
 import { Serving } from '../watching/serving.ts';
 import { serveWhenCreated } from '../watching/crds.ts';
 import { runActivity, type ActivityEnv } from '../activities/activities.ts';
-import { cleanUp } from '../activities/cleanup.ts';
+import { cleanUp } from '../activities/cleanup-handlers.ts';
 import type { Endpoints } from '../servers/endpoints.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import { Pausing } from '../daemons/pausing.ts';
@@ -40,8 +40,8 @@ import { startAdmission, type Admission } from '../webhooks/admission-serving.ts
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
 import { newClient } from './client.ts';
-import { joinRing, type RingReplica } from './ring.ts';
-import { loadMetrics, serveEndpoints } from './endpoints.ts';
+import { joinRing, type RingReplica } from './ring-replica.ts';
+import { loadMetrics, serveEndpoints } from './served-endpoints.ts';
 import { applyPeeringOptions, type OperatorOptions } from './options.ts';
 
 export type { OperatorOptions } from './options.ts';
