@@ -373,7 +373,7 @@ export class Operator {
     // The ring's Lease goes only now: the others take this replica's objects once it has stopped with them.
     const ring = started.ring;
     await Promise.all([
-      started.peering?.settled(), started.election?.stop(), ring?.membership.stop(), ring?.candidacy.stop(),
+      started.peering?.settled(), started.election?.stop(), ring?.membership.stop(), ring?.stopCandidacy(),
     ]);
     started.unpausing();
     if (abandoned.length) {

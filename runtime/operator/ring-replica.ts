@@ -1,8 +1,9 @@
 /**
  * A replica's part in a ring (`runtime/sharding/`), as the operator starts it: a Lease of its own,
  * renewed until the stop (the replica is paused until it holds it), and a candidacy to be the
- * ring's assigner, on a Lease of the ring's, as a leader election. The assigner does not assign
- * while the operator is paused.
+ * ring's assigner, on a Lease of the ring's, as a leader election. A paused replica (its own Lease
+ * not renewed, or frozen) stands down from the candidacy and releases the assigner's Lease, so that
+ * a replica that works assigns; it stands again when it resumes.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -16,7 +17,8 @@ import { memberName } from '../sharding/ring-labels.ts';
 /** What a replica of a ring runs beside its pipelines, stopped after them. */
 export interface RingReplica {
   readonly membership: RingMembership;
-  readonly candidacy: LeaderElection;
+  /** Ends the candidacy, releasing the assigner's Lease if held. */
+  stopCandidacy(): Promise<void>;
   readonly assigner: RingAssigner;
   /** This replica's name in the ring (its assignment label's value). */
   readonly member: string;
@@ -49,14 +51,39 @@ export function joinRing(options: RingOptions): RingReplica | undefined {
   });
   const standby = new ToggleSet();
   const paused = standby.make('the operator is paused', pauses.on);
-  pauses.subscribe((on) => paused.turn(on));
-  const candidacy = new LeaderElection({
-    client, settings: { ...settings, name: `${ring}-assigner` }, namespace, identity, paused: standby, logger,
+  const notAssigner = standby.make('not the assigner', true);
+  let candidacy: LeaderElection | undefined;
+  let standingDown: Promise<void> = Promise.resolve();
+  const stand = (): LeaderElection => {
+    const own = new ToggleSet();
+    const election = new LeaderElection({
+      client, settings: { ...settings, name: `${ring}-assigner` }, namespace, identity, paused: own, logger,
+    });
+    own.subscribe((on) => { if (candidacy === election) notAssigner.turn(on); });
+    election.start();
+    return election;
+  };
+  const unsubscribe = pauses.subscribe((on) => {
+    paused.turn(on);
+    if (on && candidacy) {
+      const was = candidacy;
+      candidacy = undefined;
+      notAssigner.turn(true);
+      standingDown = was.stop();
+    } else if (!on && !candidacy && !options.signal.aborted) {
+      candidacy = stand();
+    }
   });
+  if (!pauses.on) candidacy = stand();
   const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
   membership.start();
-  candidacy.start();
   const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
   assigner.run(options.signal).catch(failed);
-  return { membership, candidacy, assigner, member };
+  const stopCandidacy = async () => {
+    unsubscribe();
+    const was = candidacy;
+    candidacy = undefined;
+    await Promise.all([was?.stop(), standingDown]);
+  };
+  return { membership, stopCandidacy, assigner, member };
 }

@@ -76,7 +76,10 @@ export class RingMembership {
     const signal = this.#stop.signal;
     let deadline = this.#now() + settings.renewDeadline * 1000;
     do {
-      const cut = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - this.#now()))]);
+      // Cut at the deadline while it is ahead; past it (paused), each attempt has a deadline's time of its
+      // own, or none would ever be given long enough to succeed again.
+      const left = deadline - this.#now();
+      const cut = AbortSignal.any([signal, AbortSignal.timeout(left > 0 ? left : settings.renewDeadline * 1000)]);
       const held = await this.#hold(cut).catch((error: unknown) => {
         if (!signal.aborted) logger.warning(`Could not renew the ring's lease ${this.#where()}: ${thrownText(error)}`);
         return false;
