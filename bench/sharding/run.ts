@@ -2,13 +2,17 @@
  * Sharding benchmark: replicas of one operator in a ring (`kopf run --sharding RING`) on one local
  * control plane, with handlers that wait 50 ms on an "external call" (operator.ts).
  *
- *   node bench/sharding/run.ts [--n 3000] [--replicas 1,2,3] [--moved 300] [--concurrency 32]
+ *   node bench/sharding/run.ts [--n 3000] [--replicas standalone,1,2,3] [--moved 300] [--concurrency 32]
+ *     [--settle 10]
  *
- * Scaling: for each replica count in turn (a fresh namespace and ring each), N objects created by
- * concurrent clients; the time from the first create to all handled (seen by a watch with their
- * creation result), each replica's CPU seconds (/proc utime+stime over the burst) and peak RSS
- * (VmHWM), API writes per object, and each replica's share of the objects (which replica's result
- * each object holds) against a fair share (N / replicas).
+ * Scaling: for each replica count in turn (a fresh namespace and ring each; `standalone` is one
+ * replica without a ring, `--standalone`, the baseline of what the ring adds), N objects created by
+ * concurrent clients once the ring has all its members; the time from the first create to all
+ * handled (seen by a watch with their creation result), each replica's CPU seconds (/proc
+ * utime+stime over the burst), peak RSS (VmHWM), and resident memory before the objects and
+ * `settle` seconds after (what it keeps per object it holds), API writes per object, and each
+ * replica's share of the objects (which replica's result each object holds) against a fair share
+ * (N / replicas).
  *
  * Failover, on a ring of three with `--moved` objects handled: one replica SIGKILLed and its
  * objects changed at that moment, timed until all of them are handled again (by others, after its
@@ -32,25 +36,29 @@ import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
-import { cpuSeconds, peakRssMiB } from '../burst/procstat.ts';
+import { cpuSeconds, peakRssMiB, rssMiB } from '../burst/procstat.ts';
 import { defaultSettings } from '../../runtime/config/defaults.ts';
 import { drainLabel, shardLabel } from '../../runtime/sharding/labels.ts';
 
 const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '3000' },
-    replicas: { type: 'string', default: '1,2,3' },
+    replicas: { type: 'string', default: 'standalone,1,2,3' },
     moved: { type: 'string', default: '300' },
+    settle: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '32' },
   },
 });
 const N = Number(values.n);
-const COUNTS = values.replicas.split(',').map(Number);
+/** Replica counts in rings; `standalone` is one replica without a ring (`--standalone`), the baseline. */
+const COUNTS = values.replicas.split(',').map((count) => (count === 'standalone' ? null : Number(count)));
 const MOVED = Number(values.moved);
 const CONCURRENCY = Number(values.concurrency);
+const SETTLE_MS = Number(values.settle) * 1000;
 const OPERATOR = join(import.meta.dirname, 'operator.ts');
-/** What a replica says once it is in the ring, with its member's name. */
+/** What a replica says once it is in the ring, with its member's name; and one without a ring, once it watches. */
 const IN_RING = /Joined the ring '[^']*' as ([^ ]+)\./;
+const WATCHING = /Starting the watch-stream for kopfexamples/;
 
 interface Replica { name: string; operator: RunningOperator; member?: string }
 
@@ -60,12 +68,12 @@ interface Replica { name: string; operator: RunningOperator; member?: string }
  */
 interface Handled { by: string | undefined; field: string | undefined; shard: string | undefined; draining: boolean }
 
-function handledBy(object: KopfExample, ring: string): Handled {
+function handledBy(object: KopfExample, ring: string | null): Handled {
   const status = (object.status ?? {}) as Record<string, { by?: string; field?: string } | undefined>;
   const labels = object.metadata?.labels ?? {};
   return {
     by: (status.update_fn ?? status.create_fn)?.by, field: status.update_fn?.field,
-    shard: labels[shardLabel(ring)], draining: drainLabel(ring) in labels,
+    shard: ring === null ? undefined : labels[shardLabel(ring)], draining: ring !== null && drainLabel(ring) in labels,
   };
 }
 
@@ -75,14 +83,15 @@ class Ring {
   readonly journal: string;
   readonly #cp: ControlPlane;
   readonly #namespace: string;
-  readonly #ring: string;
+  /** The ring's name; null: one replica without a ring. */
+  readonly #ring: string | null;
   #made = 0;
 
-  constructor(cp: ControlPlane, namespace: string, ring: string, dir: string) {
+  constructor(cp: ControlPlane, namespace: string, ring: string | null, dir: string) {
     this.#cp = cp;
     this.#namespace = namespace;
     this.#ring = ring;
-    this.journal = join(dir, `${ring}.journal`);
+    this.journal = join(dir, `${namespace}.journal`);
     writeFileSync(this.journal, '');
   }
 
@@ -90,7 +99,7 @@ class Ring {
     const name = `r${this.#made++}`;
     const operator = runOperator({
       files: [OPERATOR], kubeconfigPath: this.#cp.kubeconfigPath, echo: false,
-      args: ['--sharding', this.#ring, '-n', this.#namespace, '--verbose'],
+      args: [...this.#ring ? ['--sharding', this.#ring] : ['--standalone'], '-n', this.#namespace, '--verbose'],
       env: { REPLICA: name, JOURNAL: this.journal },
     });
     const replica = { name, operator };
@@ -106,7 +115,7 @@ class Ring {
     await Promise.all(this.replicas.map((r) => r.operator.stop({ timeout: 60_000 })));
   }
 
-  get ring(): string {
+  get ring(): string | null {
     return this.#ring;
   }
 
@@ -122,33 +131,38 @@ class Ring {
   }
 }
 
-async function ready(replica: Replica): Promise<void> {
-  const line = await replica.operator.waitFor(IN_RING, { timeout: 120_000 });
+async function ready(replica: Replica, inRing = true): Promise<void> {
+  const line = await replica.operator.waitFor(inRing ? IN_RING : WATCHING, { timeout: 120_000 });
   replica.member = IN_RING.exec(line)?.[1];
 }
 
 /** Resolves once the assigner has seen all these replicas (it says so in its log). */
-async function assembled(replicas: readonly Replica[], ring: string): Promise<void> {
+async function assembled(replicas: readonly Replica[], ring: string | null): Promise<void> {
+  if (ring === null) return;
   const members = replicas.map((r) => r.member).sort().join(', ');
   const line = `The ring '${ring}' has ${replicas.length} member(s): ${members}.`;
   await Promise.any(replicas.map((r) => r.operator.waitFor(line, { timeout: 120_000 })));
 }
 
 interface Scaling {
-  replicas: number;
+  /** Replicas in the ring; null: one without a ring. */
+  replicas: number | null;
   handledSeconds: number;
   cpu: number[];
   peak: number[];
+  /** Resident memory before the objects, and `settle` seconds after all were handled. */
+  idle: number[];
+  settled: number[];
   shares: number[];
   writesPerObject: number;
   twice: number;
 }
 
-async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count: number): Promise<Scaling> {
-  const namespace = `shard-${count}`;
+async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count: number | null): Promise<Scaling> {
+  const namespace = `shard-${count ?? 'standalone'}`;
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const owners = new Map<string, string>();
-  const ring = new Ring(cp, namespace, `bench-${count}`, dir);
+  const ring = new Ring(cp, namespace, count === null ? null : `bench-${count}`, dir);
   const observer = new Observer(client, KopfExample, namespace, (object) => {
     const { by } = handledBy(object, ring.ring);
     if (by) owners.set(object.metadata?.name ?? '', by);
@@ -156,10 +170,11 @@ async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count:
   });
   await observer.ready;
   try {
-    const replicas = Array.from({ length: count }, () => ring.start());
-    await Promise.all(replicas.map(ready));
+    const replicas = Array.from({ length: count ?? 1 }, () => ring.start());
+    await Promise.all(replicas.map((replica) => ready(replica, count !== null)));
     await assembled(replicas, ring.ring);
     const names = Array.from({ length: N }, (_, i) => `kex-${String(i).padStart(5, '0')}`);
+    const idle = replicas.map((r) => rssMiB(r.operator.pid));
     const writesBefore = await requestCounts(cp.credentials, 'kopfexamples');
     const cpuBefore = replicas.map((r) => cpuSeconds(r.operator.pid));
     const start = performance.now();
@@ -168,9 +183,12 @@ async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count:
     const handled = Math.max(...names.map((name) => observer.handledAt.get(name)!));
     const cpu = replicas.map((r, i) => cpuSeconds(r.operator.pid) - cpuBefore[i]!);
     const writes = delta(writesBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
+    // Quiet for a while (nothing to wait for but time): what the replicas keep for the objects they hold.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const settled = replicas.map((r) => rssMiB(r.operator.pid));
     return {
       replicas: count, handledSeconds: (handled - start) / 1000, cpu,
-      peak: replicas.map((r) => peakRssMiB(r.operator.pid)),
+      peak: replicas.map((r) => peakRssMiB(r.operator.pid)), idle, settled,
       shares: replicas.map((r) => [...owners.values()].filter((by) => by === r.name).length),
       writesPerObject: writes.total / N, twice: ring.twice().length,
     };
@@ -253,18 +271,22 @@ async function failover(cp: ControlPlane, client: KubeClient, dir: string): Prom
 function scalingTable(results: readonly Scaling[]): string {
   const base = results[0]!;
   const rows = [
-    '| replicas | first create → all handled, s | / first row | CPU s per replica | CPU s / 1k objects (all) ' +
-      '| peak RSS MiB per replica | shares (fair ±20%) | writes / object | handlers run twice |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| replicas in the ring | first create → all handled, s | / first row | CPU s per replica | CPU s / 1k objects (all) ' +
+      '| peak RSS MiB per replica | RSS idle → settled, MiB | held MiB / 1k objects | shares (fair ±20%) ' +
+        '| writes / object | handlers run twice |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    const fair = N / r.replicas;
+    const fair = N / (r.replicas ?? 1);
     const within = r.shares.every((share) => Math.abs(share - fair) <= fair * 0.2);
     const cpu = r.cpu.reduce((a, b) => a + b, 0);
     rows.push(
-      `| ${r.replicas} | ${r.handledSeconds.toFixed(1)} | ${(r.handledSeconds / base.handledSeconds).toFixed(2)} | ` +
+      `| ${r.replicas ?? '1, no ring'} | ${r.handledSeconds.toFixed(1)} | ${(r.handledSeconds / base.handledSeconds).toFixed(2)} | ` +
         `${r.cpu.map((c) => c.toFixed(1)).join(', ')} | ${(cpu / N * 1000).toFixed(2)} | ` +
-          `${r.peak.map((p) => p.toFixed(0)).join(', ')} | ${r.shares.join(', ')} ${within ? '(yes)' : '(NO)'} | ` +
+          `${r.peak.map((p) => p.toFixed(0)).join(', ')} | ` +
+            `${r.idle.map((idle, i) => `${idle.toFixed(0)} → ${r.settled[i]!.toFixed(0)}`).join(', ')} | ` +
+            `${r.settled.map((rss, i) => ((rss - r.idle[i]!) / r.shares[i]! * 1000).toFixed(1)).join(', ')} | ` +
+            `${r.shares.join(', ')} ${within ? '(yes)' : '(NO)'} | ` +
             `${r.writesPerObject.toFixed(2)} | ${r.twice} |`,
     );
   }
@@ -279,7 +301,7 @@ async function main(): Promise<void> {
     await cp.installCrds([CRD_YAML]);
     const results: Scaling[] = [];
     for (const count of COUNTS) {
-      process.stderr.write(`${count} replica(s), ${N} objects…\n`);
+      process.stderr.write(`${count ?? 'one replica without a ring'} replica(s), ${N} objects…\n`);
       results.push(await scaling(cp, client, dir, count));
       process.stderr.write(`  all handled in ${results.at(-1)!.handledSeconds.toFixed(1)} s\n`);
     }
