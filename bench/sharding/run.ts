@@ -229,7 +229,7 @@ async function failover(cp: ControlPlane, client: KubeClient, dir: string): Prom
   await observer.ready;
   try {
     const [first, second, third] = [ring.start(), ring.start(), ring.start()] as const;
-    await Promise.all([first, second, third].map(ready));
+    await Promise.all([first, second, third].map((replica) => ready(replica)));
     await assembled([first, second, third], ring.ring);
     const names = Array.from({ length: MOVED }, (_, i) => `moved-${String(i).padStart(4, '0')}`);
     await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
@@ -270,25 +270,25 @@ async function failover(cp: ControlPlane, client: KubeClient, dir: string): Prom
 
 function scalingTable(results: readonly Scaling[]): string {
   const base = results[0]!;
-  const rows = [
-    '| replicas in the ring | first create → all handled, s | / first row | CPU s per replica | CPU s / 1k objects (all) ' +
-      '| peak RSS MiB per replica | RSS idle → settled, MiB | held MiB / 1k objects | shares (fair ±20%) ' +
-        '| writes / object | handlers run twice |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+  const header = [
+    'replicas in the ring', 'first create → all handled, s', '/ first row', 'CPU s per replica',
+    'CPU s / 1k objects (all)', 'peak RSS MiB per replica', 'RSS idle → settled, MiB', 'held MiB / 1k objects',
+    'shares (fair ±20%)', 'writes / object', 'handlers run twice',
   ];
+  const rows = [`| ${header.join(' | ')} |`, `|${header.map(() => '---|').join('')}`];
   for (const r of results) {
     const fair = N / (r.replicas ?? 1);
     const within = r.shares.every((share) => Math.abs(share - fair) <= fair * 0.2);
     const cpu = r.cpu.reduce((a, b) => a + b, 0);
-    rows.push(
-      `| ${r.replicas ?? '1, no ring'} | ${r.handledSeconds.toFixed(1)} | ${(r.handledSeconds / base.handledSeconds).toFixed(2)} | ` +
-        `${r.cpu.map((c) => c.toFixed(1)).join(', ')} | ${(cpu / N * 1000).toFixed(2)} | ` +
-          `${r.peak.map((p) => p.toFixed(0)).join(', ')} | ` +
-            `${r.idle.map((idle, i) => `${idle.toFixed(0)} → ${r.settled[i]!.toFixed(0)}`).join(', ')} | ` +
-            `${r.settled.map((rss, i) => ((rss - r.idle[i]!) / r.shares[i]! * 1000).toFixed(1)).join(', ')} | ` +
-            `${r.shares.join(', ')} ${within ? '(yes)' : '(NO)'} | ` +
-            `${r.writesPerObject.toFixed(2)} | ${r.twice} |`,
-    );
+    const cells = [
+      String(r.replicas ?? '1, no ring'), r.handledSeconds.toFixed(1),
+      (r.handledSeconds / base.handledSeconds).toFixed(2), r.cpu.map((c) => c.toFixed(1)).join(', '),
+      (cpu / N * 1000).toFixed(2), r.peak.map((p) => p.toFixed(0)).join(', '),
+      r.idle.map((idle, i) => `${idle.toFixed(0)} → ${r.settled[i]!.toFixed(0)}`).join(', '),
+      r.settled.map((rss, i) => ((rss - r.idle[i]!) / r.shares[i]! * 1000).toFixed(1)).join(', '),
+      `${r.shares.join(', ')} ${within ? '(yes)' : '(NO)'}`, r.writesPerObject.toFixed(2), String(r.twice),
+    ];
+    rows.push(`| ${cells.join(' | ')} |`);
   }
   return rows.join('\n');
 }
