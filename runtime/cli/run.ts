@@ -48,6 +48,10 @@ Leader election (of several replicas, only the holder of a Lease processes; docs
       --leader-election-namespace NS   The Lease's namespace (default: POD_NAMESPACE, else the
                                        credentials' namespace, else default).
 
+Sharding (several active replicas split the objects between them; docs/peering.md, docs/scaling.md):
+      --sharding RING                  Join the ring RING (a DNS label of at most 40 characters).
+      --sharding-namespace NS          The ring's Leases' namespace (default: as --leader-election's).
+
 Admission webhooks (for on.validate/on.mutate; docs/webhooks.md):
       --webhook-port N    Serve them on this port (default: a free one).
       --webhook-addr A    Listen on this address (default: loopback only; all interfaces with
@@ -107,6 +111,8 @@ function parseOptions(argv: string[]) {
       'webhook-managed': { type: 'string' },
       'leader-election': { type: 'string' },
       'leader-election-namespace': { type: 'string' },
+      sharding: { type: 'string' },
+      'sharding-namespace': { type: 'string' },
       module: { type: 'string', short: 'm', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -206,9 +212,13 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
     name: values['leader-election'] ?? null,
     ...(values['leader-election-namespace'] !== undefined && { namespace: values['leader-election-namespace'] }),
   };
+  const sharding = {
+    ring: values.sharding ?? null,
+    ...(values['sharding-namespace'] !== undefined && { namespace: values['sharding-namespace'] }),
+  };
   const op = operator({
     settings: defaultSettings({
-      networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection, admission,
+      networking: { readCoalescing: RUN_READ_COALESCING }, leaderElection, sharding, admission,
     }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,

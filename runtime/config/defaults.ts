@@ -23,6 +23,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       mandatory: false, standalone: false, clusterwide: false,
     },
     leaderElection: { name: null, namespace: null, leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 },
+    sharding: { ring: null, namespace: null, leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 },
     watching: {
       serverTimeout: null,
       clientTimeout: null,

@@ -62,6 +62,24 @@ export interface LeaderElectionSettings {
   retryPeriod: number;
 }
 
+/**
+ * Several active replicas splitting the objects between them (`runtime/sharding/`): each holds a
+ * Lease in the ring, one of them (elected) assigns the objects by a label, and each watches only
+ * the objects assigned to it.
+ */
+export interface ShardingSettings {
+  /** The ring's name (a DNS label of at most 40 characters); `null`: no sharding, every object is served. */
+  ring: string | null;
+  /** The Leases' namespace; `null`: `POD_NAMESPACE`, else the credentials' namespace, else `default`. */
+  namespace: string | null;
+  /** Seconds a member's Lease is valid after its last renewal: after it, the member is dead for the assigner. */
+  leaseDuration: number;
+  /** Seconds a member keeps trying to renew before it pauses its processing. */
+  renewDeadline: number;
+  /** Seconds between renewals (and attempts to become the assigner). */
+  retryPeriod: number;
+}
+
 export interface WatchingSettings {
   /** `timeoutSeconds` of watch requests; `null`: the server's choice. */
   serverTimeout: number | null;
@@ -149,6 +167,7 @@ export interface OperatorSettings {
   posting: PostingSettings;
   peering: PeeringSettings;
   leaderElection: LeaderElectionSettings;
+  sharding: ShardingSettings;
   watching: WatchingSettings;
   queueing: QueueingSettings;
   scanning: ScanningSettings;

@@ -36,6 +36,11 @@ const level: Check = (v) => (
 );
 const storage: Check = (v) => (v !== null && typeof v === 'object' ? null : 'a storage object');
 const anything: Check = () => null;
+/** A ring's name: a DNS label short enough to leave room in its members' names (Lease names, label values). */
+const ringName: Check = (v) => (
+  v === null || (typeof v === 'string' && /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/.test(v)) ? null
+    : 'a lowercase DNS label of at most 40 characters (letters, digits, dashes) or null'
+);
 
 /** Arrays are checked item by item; other iterables must be re-iterable, as they are read many times. */
 const delays: Check = (v) => {
@@ -58,6 +63,10 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   },
   leaderElection: {
     name: optionalText, namespace: optionalText, leaseDuration: positiveSeconds, renewDeadline: positiveSeconds,
+    retryPeriod: positiveSeconds,
+  },
+  sharding: {
+    ring: ringName, namespace: optionalText, leaseDuration: positiveSeconds, renewDeadline: positiveSeconds,
     retryPeriod: positiveSeconds,
   },
   watching: {
@@ -112,15 +121,17 @@ export function validateSettings(settings: OperatorSettings): void {
         problems.push(`settings.${group}.${field} must be ${expected}; got ${show(record[field])}.`);
     }
   }
-  const election = settings.leaderElection as Partial<OperatorSettings['leaderElection']> | undefined;
-  if (
-    election && isNumber(
-      election.renewDeadline
-    ) && isNumber(election.leaseDuration) && election.renewDeadline >= election.leaseDuration
-  ) {
-    problems.push('settings.leaderElection.renewDeadline must be shorter than leaseDuration, so that a holder that ' +
-      'cannot renew '
-      + 'stops before its lease expires.');
+  for (const group of ['leaderElection', 'sharding'] as const) {
+    const lease = settings[group] as Partial<OperatorSettings[typeof group]> | undefined;
+    if (lease && isNumber(lease.renewDeadline) && isNumber(lease.leaseDuration)
+      && lease.renewDeadline >= lease.leaseDuration) {
+      problems.push(`settings.${group}.renewDeadline must be shorter than leaseDuration, so that a holder that `
+        + 'cannot renew stops before its lease expires.');
+    }
+  }
+  if (settings.leaderElection?.name && settings.sharding?.ring) {
+    problems.push('settings.leaderElection.name and settings.sharding.ring exclude each other: a ring\'s replicas '
+      + 'are all active, and a leader election keeps all but one standing by.');
   }
   if (problems.length) throw new SettingsError(problems.join(' '));
 }

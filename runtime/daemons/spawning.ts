@@ -80,6 +80,19 @@ export class Spawner implements Pausable {
     }
   }
 
+  /**
+   * The object is handled elsewhere from now on (another replica of a ring): its tasks are stopped
+   * as for a pause (they go on in the other replica), and it is forgotten here. Resolves once they
+   * have exited.
+   */
+  async release(key: string): Promise<void> {
+    const object = this.objects.get(key);
+    if (!object) return;
+    this.objects.delete(key);
+    const running = [...object.running.values()];
+    await Promise.all(running.map((spawned) => this.stop(spawned, 'operator pausing', stopInMemory)));
+  }
+
   /** The operator exits: every task is stopped (within its limits); none is spawned any more. */
   async stopAll(): Promise<void> {
     this.exiting = true;

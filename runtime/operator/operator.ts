@@ -35,6 +35,9 @@ import { Pausing } from '../daemons/pausing.ts';
 import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
+import { RingMembership } from '../sharding/membership.ts';
+import { RingAssigner } from '../sharding/assigner.ts';
+import { memberName } from '../sharding/labels.ts';
 import { startAdmission, type Admission } from '../webhooks/serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
@@ -66,6 +69,8 @@ interface Started {
   admission?: Admission;
   peering?: Peering;
   election?: LeaderElection;
+  /** A ring's replica: its membership, and its candidacy to assign the ring's objects. */
+  ring?: { membership: RingMembership; candidacy: LeaderElection; assigner: RingAssigner; member: string };
 }
 
 export class Operator {
@@ -164,7 +169,7 @@ export class Operator {
       await this.coordinate(client, credentialsNamespace, started);
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
-      const { late } = await this.serveResources(pipelineEnv, serving, pipelines);
+      const { late } = await this.serveResources(this.withMembership(pipelineEnv, started), serving, started);
       const observer = this.serveNamespaces(client, serving, started.peering).then(() => stopped);
       this.readiness.release(this);
       await admission.ready;
@@ -265,6 +270,43 @@ export class Operator {
       await started.peering.ready; // nothing is processed before peering has had its say
     }
     started.election = this.elect(client, credentialsNamespace);
+    started.ring = this.joinRing(client, credentialsNamespace, started.coordination.signal);
+  }
+
+  /**
+   * Joins the ring if asked for (`runtime/sharding/`): a Lease of this replica's own, renewed until
+   * the stop (it is paused until it holds it), and a candidacy to be the ring's assigner, on a Lease
+   * of the ring's, as a leader election. The assigner does not assign while the operator is paused.
+   */
+  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, signal: AbortSignal): Started['ring'] {
+    const { ring, ...settings } = this.settings.sharding;
+    if (ring === null) return undefined;
+    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
+    const logger = this.logger.child('kopf.sharding');
+    const member = memberName(ring, this.identity);
+    const membership = new RingMembership({
+      client, settings: { ...settings, ring }, namespace, member, identity: this.identity, paused: this.pauses, logger,
+    });
+    const standby = new ToggleSet();
+    const paused = standby.make('the operator is paused', this.pauses.on);
+    this.pauses.subscribe((on) => paused.turn(on));
+    const candidacy = new LeaderElection({
+      client, settings: { ...settings, name: `${ring}-assigner` }, namespace, identity: this.identity, paused: standby,
+      logger,
+    });
+    const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
+    membership.start();
+    candidacy.start();
+    assigner.run(signal).catch((error: unknown) => logger.error('Assigning the ring\'s objects failed.', error));
+    return { membership, candidacy, assigner, member };
+  }
+
+  /** The pipelines' environment of a ring's replica: they watch and handle only the objects assigned to it. */
+  private withMembership(env: PipelineEnv, started: Started): PipelineEnv {
+    const ring = this.settings.sharding.ring;
+    if (!started.ring || ring === null) return env;
+    const membership = { ring, member: started.ring.member, retryPeriod: this.settings.sharding.retryPeriod };
+    return { ...env, membership };
   }
 
   /** Starts the leader election if asked for: until this replica holds the Lease, it is paused. */
@@ -285,15 +327,18 @@ export class Operator {
    * they are (`late`: ends when none is left waiting).
    */
   private async serveResources(
-    env: PipelineEnv, serving: Serving, pipelines: ResourcePipeline[],
+    env: PipelineEnv, serving: Serving, started: Started,
   ): Promise<{ late: Promise<void> }> {
     const logger = this.operatorLogger;
     const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
       const handlers = handlersOf(this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref)));
       if (!servable(ref, resource, handlers.changing.length + handlers.spawning.length > 0, logger)) return;
       const pipeline = new ResourcePipeline(env, ref, resource, handlers);
-      pipelines.push(pipeline);
+      started.pipelines.push(pipeline);
       serving.add(resource, new WatcherSet(pipeline.watch, this.stopper.signal));
+      // The assigner's watch of the objects, in the same namespaces: it works only while elected.
+      const assigner = started.ring?.assigner;
+      if (assigner) serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
     };
     const unresolved = await resolveResources(env.client, this.registry.resources(), serve, logger);
     const late = serveWhenCreated(env.client, unresolved, (name, resource, because) => {
@@ -336,7 +381,11 @@ export class Operator {
     const cancel = () => this.canceller.abort(cancelled);
     const abandoned = await stopPipelines(started.pipelines, this.settings, cancel, logger);
     started.coordination.abort();
-    await Promise.all([started.peering?.settled(), started.election?.stop()]);
+    // The ring's Lease goes only now: the others take this replica's objects once it has stopped with them.
+    const ring = started.ring;
+    await Promise.all([
+      started.peering?.settled(), started.election?.stop(), ring?.membership.stop(), ring?.candidacy.stop(),
+    ]);
     started.unpausing();
     if (abandoned.length) {
       const timeout = this.settings.queueing.exitTimeout;

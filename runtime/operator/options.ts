@@ -26,6 +26,11 @@ export interface OperatorOptions {
   identity?: string;
   /** Elect a leader among replicas on the Lease of this name (`settings.leaderElection.name`). */
   leaderElection?: string;
+  /**
+   * Join the ring of this name (`settings.sharding.ring`): several active replicas split the objects
+   * between them, each watching and handling only its share (see docs/peering.md).
+   */
+  sharding?: string;
   logs?: LogConfig;
   memo?: Memo;
   lifecycle?: Lifecycle;
@@ -49,4 +54,5 @@ export function applyPeeringOptions(settings: OperatorSettings, options: Operato
   if (options.standalone !== undefined) settings.peering.standalone = options.standalone;
   if (options.priority !== undefined) settings.peering.priority = options.priority;
   if (options.leaderElection !== undefined) settings.leaderElection.name = options.leaderElection;
+  if (options.sharding !== undefined) settings.sharding.ring = options.sharding;
 }

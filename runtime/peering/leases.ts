@@ -16,6 +16,7 @@ import {
 } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
+import { microTime } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { Toggle, ToggleSet } from '../structs/toggles.ts';
@@ -217,9 +218,4 @@ export class LeaderElection {
   #where(): string {
     return `'${this.#options.namespace}/${this.#options.settings.name}'`;
   }
-}
-
-/** A Lease's MicroTime: RFC 3339 with microseconds, in UTC. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

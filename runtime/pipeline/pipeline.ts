@@ -35,6 +35,7 @@ import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
 import { Relocation } from './resolution.ts';
+import { RingShare, type Membership } from './share.ts';
 
 /** What every pipeline of an operator shares: the operator's client, settings, loggers, and switches. */
 export interface PipelineEnv {
@@ -56,6 +57,8 @@ export interface PipelineEnv {
   readonly pauses: ToggleSet;
   readonly pausing: Pausing;
   readonly freshness: WatchFreshness;
+  /** A member of a ring: only the objects assigned to this replica are watched and handled (`share.ts`). */
+  readonly membership?: Membership;
 }
 
 /** A served resource's handlers, by what runs them. */
@@ -78,8 +81,11 @@ export class ResourcePipeline {
   constructor(env: PipelineEnv, ref: ResourceRef, resource: ResourceDescriptor, handlers: Handlers) {
     const { settings } = env;
     const workerLimit = settings.queueing.workerLimit;
-    const process = (key: string, work: Work<RawEvent>) =>
-      processEvent(this.#processor, key, work.event, work.pressure);
+    const handle = (key: string, pressure: AbortSignal) =>
+      (event: RawEvent) => processEvent(this.#processor, key, event, pressure);
+    const process = (key: string, work: Work<RawEvent>) => share
+      ? share.process(key, work.event, handle(key, work.pressure))
+      : handle(key, work.pressure)(work.event);
     this.queue = new ObjectQueues(process, { workerLimit });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
@@ -93,6 +99,10 @@ export class ResourcePipeline {
       memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
       offer: (key, event) => this.queue.offer(key, event),
     };
+    const share = env.membership && new RingShare(env.membership, {
+      client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
+      indexers, logger: env.objectsLogger, requeue: scope.requeue,
+    });
     if (env.pauses.on) this.queue.pause();
     const patching = handlers.changing.length + handlers.spawning.length > 0;
     const relocation = typeof ref === 'string' ? new Relocation(env.client, ref, patching, env.logger) : undefined;
@@ -100,8 +110,9 @@ export class ResourcePipeline {
       current: () => this.resource,
       relocate: relocation && ((was) => this.#relocate(relocation, was)),
     };
+    const push = (key: string, event: RawEvent) => { share?.seen(key, event); this.queue.push(key, event); };
     const pump: Pump = {
-      client: env.client, served, push: (key, event) => this.queue.push(key, event), pauses: env.pauses,
+      client: env.client, served, push, pauses: env.pauses, labelSelector: share?.selector,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,
       serverTimeout: settings.watching.serverTimeout, logger: env.logger,
       gate: handlers.indexing.length ? env.readiness : undefined,

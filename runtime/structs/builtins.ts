@@ -51,6 +51,11 @@ export type ClusterRoleBinding = Wire<V1ClusterRoleBinding>;
 export type Ingress = Wire<V1Ingress>;
 export type NetworkPolicy = Wire<V1NetworkPolicy>;
 export type Lease = Wire<V1Lease>;
+
+/** A Lease's MicroTime (`renewTime`, `acquireTime`): RFC 3339 with microseconds, in UTC. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
 export type HorizontalPodAutoscaler = Wire<V1HorizontalPodAutoscaler>;
 export type PodDisruptionBudget = Wire<V1PodDisruptionBudget>;
 export type StorageClass = Wire<V1StorageClass>;

@@ -32,6 +32,8 @@ export interface Pump {
   readonly logger: Logger;
   /** For indexed resources: held until the first listing is over, and by objects seen until it opens. */
   readonly gate?: IndexReadiness;
+  /** Only the objects with these labels (a ring's replica watches its share). */
+  readonly labelSelector?: string;
 }
 
 /** Pumps the events of one namespace (or of the whole cluster) until `signal` is aborted. */
@@ -64,7 +66,7 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   // Watched until told to stop; a stream that failed for good stays stale, as it is.
   signal.addEventListener('abort', () => liveness.ended(), { once: true });
   const options = {
-    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness,
+    namespace, signal, serverTimeout: pump.serverTimeout ?? undefined, liveness, labelSelector: pump.labelSelector,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;

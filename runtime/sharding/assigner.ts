@@ -1,0 +1,216 @@
+/**
+ * The assigner of a ring: the one replica (elected on a Lease of its own) that places the objects.
+ * It watches the ring's members (their Leases) and the served objects, and puts each object where
+ * the ring wants it (`decisions.ts`), by a label. It keeps only what the placing needs per object
+ * (name, position on the ring, labels, resourceVersion), not the objects.
+ *
+ * - A member is alive while its Lease is renewed: its expiry is judged by our own clock, from when
+ *   we last saw the Lease change, as the leader election judges. A Lease deleted or without a
+ *   holder is a member gone at once.
+ * - Nothing is placed before the members are listed: a member not known yet is not a member gone.
+ * - Every write is guarded by the object's resourceVersion: a write based on an older state fails
+ *   (409) and the newer state's event decides again; nothing is decided on stale labels.
+ * - While this replica is not the elected assigner, it watches nothing and forgets what it knew.
+ */
+import type { ShardingSettings } from '../config/settings.ts';
+import { isConflict, isNotFound, keyOf, patchObject, watchStream, type KubeClient } from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { Leases, type Lease } from '../structs/builtins.ts';
+import { thrownText } from '../structs/errors.ts';
+import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { ToggleSet } from '../structs/toggles.ts';
+import type { WatchTask } from '../watching/watchers.ts';
+import { decideMove, placementKey, type Placement } from './decisions.ts';
+import { DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, shardLabel } from './labels.ts';
+import { HashRing, positionOf } from './ring.ts';
+
+export interface AssignerOptions {
+  client: KubeClient;
+  settings: ShardingSettings & { ring: string };
+  /** The Leases' namespace. */
+  namespace: string;
+  /** On while this replica is not the elected assigner. */
+  standby: ToggleSet;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** What the assigner knows of one object. */
+interface Tracked {
+  resource: ResourceDescriptor;
+  namespace: string | undefined;
+  name: string;
+  /** Its position on the ring (of its controller's uid, or its own). */
+  position: number;
+  placement: Placement;
+  version: string | undefined;
+}
+
+/** A member's Lease as last seen, and when by our clock. */
+interface Seen {
+  version: string | undefined;
+  at: number;
+  duration: number;
+}
+
+export class RingAssigner {
+  readonly #options: AssignerOptions;
+  readonly #now: () => number;
+  readonly #members = new Map<string, Seen>();
+  readonly #objects = new Map<string, Tracked>();
+  /** Objects with a write in flight, and those to decide again when it is done. */
+  readonly #writing = new Set<string>();
+  readonly #again = new Set<string>();
+  #listed = false;
+  #ring = new HashRing([]);
+  #expiry: NodeJS.Timeout | undefined;
+
+  constructor(options: AssignerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The members alive now, as this assigner sees them. */
+  get members(): ReadonlySet<string> { return this.#ring.members; }
+
+  /** Watches the ring's members whenever this replica is the assigner, until `signal` is aborted. */
+  async run(signal: AbortSignal): Promise<void> {
+    await this.#whileAssigning(signal, (until) => this.#watchMembers(until), () => this.#forgetMembers());
+  }
+
+  /** The watch of one served resource's objects in one namespace (or cluster-wide), while assigning. */
+  watcher(resource: ResourceDescriptor): WatchTask {
+    return async (namespace, signal) => {
+      const keys = new Set<string>();
+      const forget = () => { for (const key of keys) this.#objects.delete(key); keys.clear(); };
+      await this.#whileAssigning(signal, (until) => this.#watchObjects(resource, namespace, keys, until), forget);
+    };
+  }
+
+  async #whileAssigning(
+    signal: AbortSignal, watch: (until: AbortSignal) => Promise<void>, forget: () => void,
+  ): Promise<void> {
+    const { standby, logger } = this.#options;
+    while (!signal.aborted && await standby.wait(false, signal)) {
+      const untilStandby = standby.untilOn(signal);
+      try {
+        await watch(untilStandby.signal);
+      } catch (error) {
+        if (!untilStandby.signal.aborted) throw error;
+        logger.debug(`A watch of the assigner ended: ${thrownText(error)}`);
+      } finally {
+        untilStandby.dispose();
+        forget();
+      }
+    }
+  }
+
+  async #watchMembers(signal: AbortSignal): Promise<void> {
+    const { client, namespace, settings } = this.#options;
+    const options = { namespace, labelSelector: `${RING_LABEL}=${settings.ring}`, signal };
+    for await (const event of watchStream<Lease>(client, Leases, options)) {
+      if (event.type === 'LISTED_DONE') { this.#listed = true; this.#refresh(); continue; }
+      if (event.type === 'BOOKMARK') continue;
+      const name = event.object.metadata?.name ?? '';
+      if (event.type === 'DELETED' || !event.object.spec?.holderIdentity) this.#members.delete(name);
+      else this.#observe(name, event.object);
+      if (this.#listed) this.#refresh();
+    }
+  }
+
+  #observe(name: string, lease: Lease): void {
+    const version = lease.metadata?.resourceVersion;
+    const seen = this.#members.get(name);
+    if (seen && seen.version === version) return;
+    const duration = lease.spec?.leaseDurationSeconds ?? this.#options.settings.leaseDuration;
+    this.#members.set(name, { version, at: this.#now(), duration });
+  }
+
+  #forgetMembers(): void {
+    this.#listed = false;
+    this.#members.clear();
+    this.#ring = new HashRing([]);
+    clearTimeout(this.#expiry);
+  }
+
+  /** Recomputes the living members; if they changed, every object is decided again. */
+  #refresh(): void {
+    clearTimeout(this.#expiry);
+    const now = this.#now();
+    const alive: string[] = [];
+    let soonest = Infinity;
+    for (const [name, seen] of this.#members) {
+      const expires = seen.at + seen.duration * 1000;
+      if (expires > now) { alive.push(name); soonest = Math.min(soonest, expires); }
+    }
+    if (soonest !== Infinity) {
+      this.#expiry = setTimeout(() => this.#refresh(), soonest - now + 1);
+      this.#expiry.unref?.();
+    }
+    const was = this.#ring.members;
+    if (alive.length === was.size && alive.every((name) => was.has(name))) return;
+    this.#ring = new HashRing(alive);
+    const { logger, settings } = this.#options;
+    logger.info(`The ring '${settings.ring}' has ${alive.length} member(s): ${alive.sort().join(', ') || 'none'}.`);
+    for (const key of this.#objects.keys()) this.#decide(key);
+  }
+
+  async #watchObjects(
+    resource: ResourceDescriptor, namespace: string | null, keys: Set<string>, signal: AbortSignal,
+  ): Promise<void> {
+    const options = { namespace, signal };
+    for await (const event of watchStream<KubeObject>(this.#options.client, resource, options)) {
+      if (!('object' in event)) continue;
+      const key = keyOf(event.object);
+      if (event.type === 'DELETED') { keys.delete(key); this.#objects.delete(key); continue; }
+      keys.add(key);
+      this.#objects.set(key, this.#track(resource, event.object));
+      this.#decide(key);
+    }
+  }
+
+  #track(resource: ResourceDescriptor, body: KubeObject): Tracked {
+    const metadata = body.metadata ?? {};
+    return {
+      resource, namespace: metadata.namespace, name: metadata.name ?? '', position: positionOf(placementKey(body)),
+      placement: placementOf(body, this.#options.settings.ring), version: metadata.resourceVersion,
+    };
+  }
+
+  /** Decides where the object goes, and writes it (one write per object at a time). */
+  #decide(key: string): void {
+    if (!this.#listed) return;
+    if (this.#writing.has(key)) { this.#again.add(key); return; }
+    const tracked = this.#objects.get(key);
+    if (!tracked) return;
+    const move = decideMove(tracked.placement, this.#ring.ownerAt(tracked.position), this.#ring.members);
+    if (move.kind === 'stay') return;
+    const ring = this.#options.settings.ring;
+    const labels = move.kind === 'assign'
+      ? { [shardLabel(ring)]: move.to, [drainLabel(ring)]: null }
+      : { [drainLabel(ring)]: DRAIN_VALUE };
+    this.#writing.add(key);
+    void this.#write(key, tracked, labels).finally(() => {
+      this.#writing.delete(key);
+      if (this.#again.delete(key)) this.#decide(key);
+    });
+  }
+
+  async #write(key: string, tracked: Tracked, labels: Record<string, string | null>): Promise<void> {
+    const { client, logger, settings } = this.#options;
+    const where = `${tracked.namespace ? `${tracked.namespace}/` : ''}${tracked.name}`;
+    try {
+      const patch = { metadata: { resourceVersion: tracked.version, labels } };
+      const ref = { namespace: tracked.namespace, name: tracked.name };
+      const written = await patchObject(client, tracked.resource, ref, patch);
+      if (this.#objects.get(key) === tracked) this.#objects.set(key, this.#track(tracked.resource, written));
+      const what = labels[shardLabel(settings.ring)] ? `assigned to ${labels[shardLabel(settings.ring)]}` : 'drained';
+      logger.debug(`The object ${where} is ${what}.`);
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) return; // its newer state (or its deletion) decides
+      logger.warning(`Could not place the object ${where}: ${thrownText(error)}; trying again soon.`);
+      const retry = setTimeout(() => this.#decide(key), settings.retryPeriod * 1000);
+      retry.unref?.();
+    }
+  }
+}

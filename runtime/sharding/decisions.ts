@@ -1,0 +1,46 @@
+/**
+ * What the assigner does with one object, as a pure function of where the object is, where the
+ * ring wants it, and which members are alive:
+ *
+ * - not assigned, or assigned to a member that is gone (released its Lease, or let it expire):
+ *   assigned directly to where the ring wants it (nobody is handling it);
+ * - assigned to a living member that the ring no longer wants: drained (that member finishes what
+ *   it does with the object, stops its daemons and timers, and removes both labels);
+ * - draining: nothing until the member acknowledges (the labels go, and it is assigned anew) or
+ *   is gone. A drain is never withdrawn: the member may be acknowledging it at that very moment;
+ * - where the ring wants it: nothing.
+ * An empty ring assigns nothing: the objects wait for a member.
+ */
+import type { KubeObject } from '../structs/resources.ts';
+
+export interface Placement {
+  /** The member the object is assigned to, if any. */
+  shard: string | undefined;
+  draining: boolean;
+}
+
+export type Move =
+  | { kind: 'stay' }
+  | { kind: 'assign'; to: string }
+  | { kind: 'drain' };
+
+const STAY: Move = Object.freeze({ kind: 'stay' });
+const DRAIN: Move = Object.freeze({ kind: 'drain' });
+
+export function decideMove(placement: Placement, wanted: string | undefined, alive: ReadonlySet<string>): Move {
+  const { shard, draining } = placement;
+  if (shard === undefined || !alive.has(shard)) return wanted === undefined ? STAY : { kind: 'assign', to: wanted };
+  if (draining || shard === wanted || wanted === undefined) return STAY;
+  return DRAIN;
+}
+
+/**
+ * What an object is placed by: its controller's uid if it has a controller (a child goes where its
+ * parent goes), else its own uid.
+ */
+export function placementKey(body: KubeObject): string {
+  const metadata = body.metadata ?? {};
+  const owners = Array.isArray(metadata.ownerReferences) ? metadata.ownerReferences : [];
+  const controller = owners.find((owner) => owner?.controller === true && typeof owner.uid === 'string');
+  return controller?.uid ?? metadata.uid ?? `${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
+}

@@ -1,0 +1,69 @@
+/**
+ * The ring's names on the wire: the label on its members' Leases, and the two labels on the served
+ * objects that say which replica an object is assigned to and that it is asked to move away.
+ * The objects' labels are per ring (the ring's name is the key's name part), so that two operators
+ * sharding the same resource in two rings never read each other's assignments.
+ *
+ *   Lease     kopf.zalando.org/ring: RING                      a member of RING
+ *   object    shard.kopf.zalando.org/RING: MEMBER              assigned to MEMBER (its Lease's name)
+ *   object    drain.kopf.zalando.org/RING: "true"              MEMBER is asked to let it go
+ */
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '../structs/resources.ts';
+import type { JsonPatchOp } from '../structs/patches.ts';
+
+/** The label on a member's Lease: its value is the ring's name. */
+export const RING_LABEL = 'kopf.zalando.org/ring';
+/** The prefix of the assignment label's key; the ring's name completes it. */
+export const SHARD_LABEL_PREFIX = 'shard.kopf.zalando.org/';
+/** The prefix of the drain label's key; the ring's name completes it. */
+export const DRAIN_LABEL_PREFIX = 'drain.kopf.zalando.org/';
+/** The drain label's value. */
+export const DRAIN_VALUE = 'true';
+
+export function shardLabel(ring: string): string { return `${SHARD_LABEL_PREFIX}${ring}`; }
+export function drainLabel(ring: string): string { return `${DRAIN_LABEL_PREFIX}${ring}`; }
+
+/**
+ * A replica's name in the ring, and its Lease's: the ring's name and a digest of the replica's
+ * identity, since an identity (`user@host/…`) may hold characters a name or a label may not.
+ */
+export function memberName(ring: string, identity: string): string {
+  return `${ring}-${createHash('sha256').update(identity).digest('hex').slice(0, 10)}`;
+}
+
+/** The label selector of a replica's watches: the objects assigned to it. */
+export function memberSelector(ring: string, member: string): string {
+  return `${shardLabel(ring)}=${member}`;
+}
+
+function labelsOf(body: KubeObject): Record<string, string> {
+  return (body.metadata?.labels ?? {}) as Record<string, string>;
+}
+
+/** The member the object is assigned to, and whether its move away is asked for. */
+export function placementOf(body: KubeObject, ring: string): { shard: string | undefined; draining: boolean } {
+  const labels = labelsOf(body);
+  const shard = labels[shardLabel(ring)];
+  return { shard: typeof shard === 'string' && shard ? shard : undefined, draining: drainLabel(ring) in labels };
+}
+
+/** A JSON pointer's escaping of one key (RFC 6901). */
+function pointer(key: string): string {
+  return `/metadata/labels/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+/**
+ * The acknowledgement of a drain: both labels removed, only if the object is still assigned to
+ * `member` and still draining. A stale acknowledgement (the object is assigned anew since) fails
+ * its tests and changes nothing.
+ */
+export function acknowledgement(ring: string, member: string): JsonPatchOp[] {
+  const shard = pointer(shardLabel(ring)), drain = pointer(drainLabel(ring));
+  return [
+    { op: 'test', path: shard, value: member },
+    { op: 'test', path: drain, value: DRAIN_VALUE },
+    { op: 'remove', path: shard },
+    { op: 'remove', path: drain },
+  ];
+}

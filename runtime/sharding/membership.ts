@@ -1,0 +1,134 @@
+/**
+ * A replica's membership in a ring: a Lease of its own, labelled with the ring's name, created when
+ * it joins, renewed every `retryPeriod`, and deleted on a clean stop (the assigner sees it gone at
+ * once and gives its objects to the others). A replica that cannot renew for `renewDeadline`
+ * (shorter than the lease's duration) pauses itself before the assigner may judge it dead and give
+ * its objects away; it resumes once it renews again. Until the Lease is first held, the replica
+ * is paused too: it handles nothing before it is a member.
+ */
+import type { ShardingSettings } from '../config/settings.ts';
+import {
+  createObject, deleteObject, getObject, isAlreadyExists, isConflict, isNotFound, replaceObject, type KubeClient,
+} from '../kube/index.ts';
+import type { Logger } from '../logging/index.ts';
+import { sleep } from '../queueing/sleeping.ts';
+import { Leases, microTime, type Lease } from '../structs/builtins.ts';
+import { thrownText } from '../structs/errors.ts';
+import type { Toggle, ToggleSet } from '../structs/toggles.ts';
+import { RING_LABEL } from './labels.ts';
+
+export interface MembershipOptions {
+  client: KubeClient;
+  settings: ShardingSettings & { ring: string };
+  /** The Leases' namespace. */
+  namespace: string;
+  /** This replica's name in the ring: its Lease's name. */
+  member: string;
+  identity: string;
+  /** The operator's pause set: "not a member" is a reason to pause. */
+  paused: ToggleSet;
+  logger: Logger;
+  now?: () => number;
+}
+
+export class RingMembership {
+  readonly #options: MembershipOptions;
+  readonly #toggle: Toggle;
+  readonly #stop = new AbortController();
+  readonly #now: () => number;
+  #done: Promise<void> = Promise.resolve();
+  #lease: Lease | undefined;
+
+  constructor(options: MembershipOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#toggle = options.paused.make(`not a member of the ring '${options.settings.ring}'`, true);
+  }
+
+  /** Whether this replica holds its Lease (and so may handle its objects). */
+  get member(): boolean { return !this.#toggle.on; }
+
+  start(): void {
+    this.#done = this.#run().catch((error: unknown) => this.#options.logger.error('Ring membership failed.', error));
+  }
+
+  /** Leaves the ring: stops renewing and deletes the Lease, so that the objects move at once. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#done;
+    this.#toggle.turn(true);
+    if (!this.#lease) return;
+    const { client, namespace, member, logger } = this.#options;
+    try {
+      await deleteObject(client, Leases, { namespace, name: member });
+      logger.info(`Left the ring '${this.#options.settings.ring}': the lease '${namespace}/${member}' is deleted.`);
+    } catch (error) {
+      if (!isNotFound(error)) logger.warning(`Could not delete the lease ${this.#where()}: ${thrownText(error)}`);
+    }
+  }
+
+  /** Renews every `retryPeriod`; pauses after `renewDeadline` without a renewal, resumes on the next. */
+  async #run(): Promise<void> {
+    const { settings, logger } = this.#options;
+    const signal = this.#stop.signal;
+    let deadline = this.#now() + settings.renewDeadline * 1000;
+    do {
+      const cut = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - this.#now()))]);
+      const held = await this.#hold(cut).catch((error: unknown) => {
+        if (!signal.aborted) logger.warning(`Could not renew the ring's lease ${this.#where()}: ${thrownText(error)}`);
+        return false;
+      });
+      if (signal.aborted) return;
+      if (held) {
+        deadline = this.#now() + settings.renewDeadline * 1000;
+        if (this.#toggle.on) logger.info(`Joined the ring '${settings.ring}' as ${this.#options.member}.`);
+        this.#toggle.turn(false);
+      } else if (this.#now() >= deadline && !this.#toggle.on) {
+        logger.warning(`The ring's lease ${this.#where()} is not renewed: processing is paused until it is.`);
+        this.#toggle.turn(true);
+      }
+    } while (await sleep(settings.retryPeriod, signal));
+  }
+
+  /** One attempt to create or renew the Lease; false on a conflict (tried again next time). */
+  async #hold(signal: AbortSignal): Promise<boolean> {
+    const { client, namespace, member } = this.#options;
+    let lease: Lease | undefined;
+    try {
+      lease = await getObject(client, Leases, { namespace, name: member }, { signal });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    const body: Lease = {
+      metadata: { ...lease?.metadata, name: member, namespace, labels: this.#labels(lease) },
+      spec: this.#spec(lease),
+    };
+    try {
+      this.#lease = lease
+        ? await replaceObject(client, Leases, body, { signal })
+        : await createObject(client, Leases, body, { signal });
+      return true;
+    } catch (error) {
+      if (isConflict(error) || isAlreadyExists(error)) return false;
+      throw error;
+    }
+  }
+
+  #labels(lease: Lease | undefined): Record<string, string> {
+    return { ...lease?.metadata?.labels, [RING_LABEL]: this.#options.settings.ring };
+  }
+
+  #spec(lease: Lease | undefined): NonNullable<Lease['spec']> {
+    const { identity, settings } = this.#options;
+    const now = microTime(this.#now());
+    const ours = lease?.spec?.holderIdentity === identity;
+    return {
+      ...lease?.spec, holderIdentity: identity, leaseDurationSeconds: Math.ceil(settings.leaseDuration),
+      acquireTime: ours ? lease?.spec?.acquireTime ?? now : now, renewTime: now,
+    };
+  }
+
+  #where(): string {
+    return `'${this.#options.namespace}/${this.#options.member}'`;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The ring end to end, with replicas embedded in the test's process on a real control plane: two
+ * and three replicas split the objects and each handles only its own; a clean stop moves a
+ * replica's objects to the others; a joining replica takes its share through the drain, with no
+ * handler running twice and no daemon running in two replicas at once; an object that leaves a
+ * replica's watch (the server's DELETED for a label-selected watch) is not a deletion there.
+ * Everything awaited is an event (a journal entry, an object's state seen by a watch), never a time.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createObject } from '../../../runtime/kube/index.ts';
+import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import { Namespaces } from '../../../runtime/structs/builtins.ts';
+import { memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
+import { KopfExample } from '../../../examples/kopfexample.ts';
+import { Cluster } from '../cluster.ts';
+import { FINALIZER } from '../rules.ts';
+import { useCluster } from '../use-cluster.ts';
+import { startOperator } from '../engine/support.ts';
+
+const cluster = useCluster();
+
+/** What the replicas' handlers did, in order, for all replicas at once; a test awaits entries, not time. */
+class Journal {
+  readonly entries: string[] = [];
+  readonly #waiters = new Set<() => void>();
+  add(entry: string): void {
+    this.entries.push(entry);
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+  matching(pattern: RegExp): string[] { return this.entries.filter((e) => pattern.test(e)); }
+  /** Resolves when `check` holds for the entries; rejects after `timeout` seconds. */
+  until(what: string, check: (entries: readonly string[]) => boolean, timeout = 90): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const test = () => { if (check(this.entries)) { done(); resolve(); } };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`not within ${timeout} s: ${what}; journal: ${JSON.stringify(this.entries)}`));
+      }, timeout * 1000);
+      const done = () => { clearTimeout(timer); this.#waiters.delete(test); };
+      this.#waiters.add(test);
+      test();
+    });
+  }
+}
+
+/** A replica's handlers: each journals as `WHO WHAT NAME`; a handler in flight is seen between start and end. */
+function registryOf(who: string, journal: Journal, options: { daemons?: boolean } = {}): OperatorRegistry {
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function create_fn({ name }) {
+    journal.add(`${who} create-start ${name}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    journal.add(`${who} create-end ${name}`);
+    return { by: who };
+  });
+  registry.on.update(KopfExample, function update_fn({ name }) {
+    journal.add(`${who} update ${name}`);
+  });
+  registry.on.delete(KopfExample, function delete_fn({ name }) {
+    journal.add(`${who} delete ${name}`);
+  });
+  registry.on.event(KopfExample, function event_fn({ type, name }) {
+    if (type === 'DELETED') journal.add(`${who} event-deleted ${name}`);
+  });
+  if (options.daemons) {
+    registry.on.daemon(KopfExample, async function daemon_fn({ name, stopped }) {
+      journal.add(`${who} daemon-start ${name}`);
+      await stopped.wait();
+      journal.add(`${who} daemon-stop ${name} ${stopped.reason}`);
+    });
+  }
+  return registry;
+}
+
+type Replica = ReturnType<typeof startOperator> & { who: string; member: string };
+
+function replica(who: string, ring: string, namespace: string, journal: Journal, daemons = false): Replica {
+  const settings = defaultSettings({
+    posting: { enabled: false },
+    sharding: { ring, leaseDuration: 3, renewDeadline: 2, retryPeriod: 0.5 },
+  });
+  const identity = `test-${ring}-${who}`;
+  const running = startOperator(cluster, registryOf(who, journal, { daemons }), {
+    namespaces: [namespace], settings, identity, standalone: true,
+  });
+  return { ...running, who, member: memberName(ring, identity) };
+}
+
+async function namespaced(name: string): Promise<string> {
+  await createObject(cluster.client, Namespaces, { metadata: { name } });
+  return name;
+}
+
+async function createObjects(namespace: string, names: readonly string[]): Promise<void> {
+  await Promise.all(names.map((name) => createObject(cluster.client, KopfExample,
+    { metadata: { name, namespace }, spec: { field: 'a' } })));
+}
+
+const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+
+/** Waits until every object is handled by its creation handler; returns who handled each. */
+async function handledBy(watcher: Cluster, namespace: string, all: readonly string[]): Promise<Map<string, string>> {
+  const objects = await watcher.waitForList(KopfExample, { namespace }, (list) => list.length === all.length
+    && list.every((o) => Boolean((o.status as { create_fn?: unknown } | undefined)?.create_fn)), { timeout: 90_000 });
+  return new Map(objects.map((o) => [o.metadata!.name!, (o.status!.create_fn as { by: string }).by]));
+}
+
+/**
+ * The member each object is assigned to, once every object is assigned to one of `members`, each
+ * of them has some, and none drains.
+ */
+async function settled(
+  watcher: Cluster, namespace: string, ring: string, members: readonly string[], count: number,
+): Promise<Map<string, string>> {
+  const shardOf = (o: KubeObject) => o.metadata?.labels?.[shardLabel(ring)] ?? '';
+  const objects = await watcher.waitForList(KopfExample, { namespace }, (list) => list.length === count
+    && list.every((o) => members.includes(shardOf(o)) && !(drainLabel(ring) in (o.metadata?.labels ?? {})))
+    && members.every((member) => list.some((o) => shardOf(o) === member)), { timeout: 90_000 });
+  return new Map(objects.map((o) => [o.metadata!.name!, o.metadata!.labels![shardLabel(ring)]!]));
+}
+
+/** Each creation handler ran once, by the replica the object is assigned to, and never two at once. */
+function assertHandledOnceEach(journal: Journal, all: readonly string[]): void {
+  for (const name of all) {
+    const starts = journal.matching(new RegExp(`^\\S+ create-start ${name}$`));
+    assert.equal(starts.length, 1, `${name}'s creation handler ran ${starts.length} times: ${starts.join('; ')}`);
+  }
+}
+
+for (const count of [2, 3]) {
+  test(`${count} replicas split the objects; each handles only its own`, async () => {
+    const ring = `split${count}`;
+    const namespace = await namespaced(`ring-split-${count}`);
+    const journal = new Journal();
+    const replicas = ['a', 'b', 'c'].slice(0, count).map((who) => replica(who, ring, namespace, journal));
+    const watcher = new Cluster(cluster.cp.kubeconfigPath);
+    try {
+      await Promise.all(replicas.map((r) => r.op.ready));
+      const all = names('o', 30);
+      await createObjects(namespace, all);
+      const by = await handledBy(watcher, namespace, all);
+      const placed = await settled(watcher, namespace, ring, replicas.map((r) => r.member), all.length);
+      for (const r of replicas) {
+        const own = all.filter((name) => placed.get(name) === r.member);
+        assert.ok(own.length > 0, `${r.who} got no object: ${JSON.stringify([...placed])}`);
+        for (const name of own) assert.equal(by.get(name), r.who, `${name} is ${r.who}'s, handled by ${by.get(name)}`);
+      }
+      assertHandledOnceEach(journal, all);
+    } finally {
+      watcher.close();
+      await Promise.all(replicas.map((r) => r.op.stop()));
+    }
+  });
+}
+
+test('a clean stop moves the stopped replica\'s objects to the others, who handle them from then on', async () => {
+  const ring = 'stop';
+  const namespace = await namespaced('ring-stop');
+  const journal = new Journal();
+  const [a, b] = [replica('a', ring, namespace, journal), replica('b', ring, namespace, journal)];
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await Promise.all([a.op.ready, b.op.ready]);
+    const all = names('s', 20);
+    await createObjects(namespace, all);
+    await handledBy(watcher, namespace, all);
+    const before = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
+    const moving = all.filter((name) => before.get(name) === a.member);
+    assert.ok(moving.length > 0, 'a got no object');
+    const stopped = Date.now();
+    await a.op.stop();
+    await settled(watcher, namespace, ring, [b.member], all.length);
+    console.log(`From the stop's end to all objects moved: ${((Date.now() - stopped) / 1000).toFixed(2)} s`);
+    // b handles them now: a change is b's to handle.
+    const change = { spec: { field: 'b' } };
+    await Promise.all(moving.map((name) => watcher.mergePatch(KopfExample, { namespace, name }, change)));
+    await journal.until('b handles the changes of the moved objects',
+      (entries) => moving.every((name) => entries.includes(`b update ${name}`)));
+    assert.deepEqual(journal.matching(/^a (update|delete|event-deleted) /), []);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await Promise.all([a.op.stop(), b.op.stop()]);
+  }
+});
+
+test('a joining replica takes its share through the drain: no handler twice, no daemon in two replicas, '
+  + 'no deletion where an object leaves', async () => {
+  const ring = 'join';
+  const namespace = await namespaced('ring-join');
+  const journal = new Journal();
+  const a = replica('a', ring, namespace, journal, true);
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  let b: Replica | undefined;
+  try {
+    await a.op.ready;
+    const all = names('j', 20);
+    await createObjects(namespace, all);
+    await handledBy(watcher, namespace, all);
+    await journal.until('a runs every daemon', (entries) => all.every((n) => entries.includes(`a daemon-start ${n}`)));
+    b = replica('b', ring, namespace, journal, true);
+    await b.op.ready;
+    const after = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
+    const moved = all.filter((name) => after.get(name) === b!.member);
+    assert.ok(moved.length > 0, 'b took no object');
+    await journal.until('b runs the daemons of the moved objects',
+      (entries) => moved.every((n) => entries.includes(`b daemon-start ${n}`)));
+    for (const name of moved) {
+      // a's daemon had stopped (as for a pause) before b's started.
+      const stop = journal.entries.indexOf(`a daemon-stop ${name} operator pausing`);
+      const start = journal.entries.indexOf(`b daemon-start ${name}`);
+      assert.ok(stop >= 0 && stop < start, `${name}: a's daemon stopped at ${stop}, b's started at ${start}`);
+      const object = await watcher.read(KopfExample, { namespace, name });
+      assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${name} lost its finalizer`);
+    }
+    // Leaving a's watch (a DELETED there) was no deletion: no deletion handler, no DELETED event handler.
+    assert.deepEqual(journal.matching(/ (delete|event-deleted) /), []);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await Promise.all([a.op.stop(), b?.op.stop()]);
+  }
+});
