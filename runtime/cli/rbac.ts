@@ -39,6 +39,9 @@ Peering and leader election (as for kopf run; docs/peering.md):
       --leader-election           The operator is elected on a Lease (its name does not matter here).
       --leader-election-namespace NS
                                   The Lease's namespace (default: the service account's).
+      --sharding                  The operator is a ring's replica (the ring's name does not matter here):
+                                  its Leases, and patches of the served objects (their assignment labels).
+      --sharding-namespace NS     The ring's Leases' namespace (default: the service account's).
 
 Admission webhooks (docs/webhooks.md): with admission handlers, the managed webhook configurations
 are granted (the setting is made when the operator runs, out of sight here):
@@ -62,7 +65,7 @@ Only the YAML goes to stdout: what the operator's files print (console.log at im
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     // `--leader-election` takes a value only after `=`, as for `kopf run`: alone, it is on.
-    args: argv.map((arg) => (arg === '--leader-election' ? '--leader-election=' : arg)),
+    args: argv.map((arg) => (arg === '--leader-election' || arg === '--sharding' ? `${arg}=` : arg)),
     allowPositionals: true, strict: true,
     options: {
       namespace: { type: 'string', short: 'n', multiple: true },
@@ -75,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       standalone: { type: 'boolean' },
       'leader-election': { type: 'string' },
       'leader-election-namespace': { type: 'string' },
+      sharding: { type: 'string' },
+      'sharding-namespace': { type: 'string' },
       'webhook-managed': { type: 'string' },
       'no-webhook-managed': { type: 'boolean' },
       module: { type: 'string', short: 'm', multiple: true },
@@ -105,11 +110,14 @@ export async function main(argv: string[]): Promise<number> {
   const elected = values['leader-election'] !== undefined || values['leader-election-namespace'] !== undefined;
   const leaseNamespace = values['leader-election-namespace'] ?? serviceAccount.namespace;
   const leaderElection = elected ? { namespace: leaseNamespace } : undefined;
+  const sharded = values.sharding !== undefined || values['sharding-namespace'] !== undefined;
+  const sharding = sharded ? { namespace: values['sharding-namespace'] ?? serviceAccount.namespace } : undefined;
   let needs: Need[];
   try {
     const webhookManaged = values['no-webhook-managed'] ? false : values['webhook-managed'] ?? true;
     const options = {
-      namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection, webhookManaged,
+      namespaces, events: !values['no-events'], standalone: values.standalone, leaderElection, sharding,
+      webhookManaged,
     };
     const derived = operatorNeeds(getDefaultRegistry(), options);
     needs = [...derived, ...(values.rule ?? []).map(parseRule)];

@@ -4,7 +4,8 @@
  *
  * A copy of the body without `apiVersion`, `kind`, `metadata` and `status`; then labels and
  * annotations are put back, except annotations of Kopf-based operators (any prefix they manage,
- * see `markers.ts`) and kubectl's last-applied-configuration; then the extra fields handlers
+ * see `markers.ts`) and kubectl's last-applied-configuration, and labels except a ring's (`SHARDING_LABEL_PREFIXES`:
+ * an object moved between replicas has not changed); then the extra fields handlers
  * declared (e.g. `status.phase` for a field handler); empty stanzas are dropped; ignored fields
  * are removed. Keys stay in Kopf's order, so that both write the same diff-base text.
  */
@@ -15,6 +16,12 @@ import { markedPrefixes } from './markers.ts';
 export type Essence = { [key: string]: unknown };
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * The prefixes of the labels by which a ring of replicas places the objects (`runtime/sharding/`):
+ * which replica an object is assigned to, and that it is moving away.
+ */
+export const SHARDING_LABEL_PREFIXES: readonly string[] = ['shard.kopf.zalando.org/', 'drain.kopf.zalando.org/'];
 const OMITTED = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
 export interface EssenceOptions {
@@ -33,6 +40,12 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
   }
   cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
   const metadata = essence.metadata;
+  const labels = isMapping(metadata) ? metadata.labels : undefined;
+  if (isMapping(labels)) {
+    for (const key of Object.keys(labels)) {
+      if (SHARDING_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix))) delete labels[key];
+    }
+  }
   const annotations = isMapping(metadata) ? metadata.annotations : undefined;
   if (isMapping(annotations)) {
     const ignored = [...markedPrefixes(Object.keys(annotations))];

@@ -49,6 +49,11 @@ export interface NeedsOptions {
   /** The namespace of the leader-election Lease (`kopf run --leader-election`), if elected. */
   leaderElection?: { namespace: string };
   /**
+   * The namespace of a ring's Leases (`kopf run --sharding`), if the operator is a ring's replica:
+   * it also labels the served objects (their assignment), and reads them to tell a deletion from a move.
+   */
+  sharding?: { namespace: string };
+  /**
    * The webhook configurations of admission handlers, which `settings.admission.managed` (or `kopf
    * run --webhook-managed NAME`) has the operator create and keep current. They are set when the
    * operator runs, out of sight here, so they are granted whenever there are admission handlers
@@ -65,24 +70,27 @@ export class RbacError extends Error {
 
 /** Everything the operator's registry needs, in the order: served resources, framework, declared. */
 export function operatorNeeds(registry: OperatorRegistry, options: NeedsOptions = {}): Need[] {
-  return [...servedNeeds(registry), ...frameworkNeeds(registry, options), ...declaredNeeds(registry)];
+  return [
+    ...servedNeeds(registry, options.sharding !== undefined), ...frameworkNeeds(registry, options),
+    ...declaredNeeds(registry),
+  ];
 }
 
 /**
  * The served resources: listed and watched; patched (and their status, where it is a subresource)
  * when changing handlers, timers or daemons store their progress, results and diff-base on the
  * objects, and then read too (`get`: an object is read afresh when our own write does not come back
- * through the watch in time).
+ * through the watch in time); and by a ring's replicas in every case (the assignment labels).
  */
-function servedNeeds(registry: OperatorRegistry): Need[] {
+function servedNeeds(registry: OperatorRegistry, sharded: boolean): Need[] {
   const needs: Need[] = [];
   for (const ref of registry.resources()) {
     const target = rbacResource(ref);
     const handlers = registry.resourceHandlers.filter((h) => sameResource(h.resource, ref));
     const patching = handlers.some((h) => h.kind === 'changing' || h.kind === 'timer' || h.kind === 'daemon');
     const base = { group: target.group, clusterScoped: target.clusterScoped };
-    const verbs = patching ? ['get', 'list', 'watch', 'patch'] : ['list', 'watch'];
-    needs.push({ ...base, resource: target.plural, verbs, why: 'served' });
+    const verbs = patching || sharded ? ['get', 'list', 'watch', 'patch'] : ['list', 'watch'];
+    needs.push({ ...base, resource: target.plural, verbs, why: patching || !sharded ? 'served' : 'served, sharded' });
     if (patching && target.status !== false) {
       const why = 'served: results and progress in status';
       needs.push({ ...base, resource: `${target.plural}/status`, verbs: ['patch'], why });
@@ -131,8 +139,9 @@ function webhookNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[]
 
 /**
  * Peering: the operator's records in the peering object of its scope (ClusterKopfPeering when it
- * serves the whole cluster, KopfPeering in each served namespace), unless it is standalone; and
- * the Lease of leader election, in its namespace.
+ * serves the whole cluster, KopfPeering in each served namespace), unless it is standalone; the
+ * Lease of leader election, in its namespace; a ring's Leases (each replica's own, and the
+ * assigner's election), in theirs.
  */
 function peeringNeeds(options: NeedsOptions): Need[] {
   const needs: Need[] = [];
@@ -149,6 +158,13 @@ function peeringNeeds(options: NeedsOptions): Need[] {
     needs.push({
       group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'watch', 'create', 'update'],
       namespace: options.leaderElection.namespace, why: 'leader election',
+    });
+  }
+  if (options.sharding) {
+    needs.push({
+      group: 'coordination.k8s.io', resource: 'leases',
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      namespace: options.sharding.namespace, why: 'sharding: the ring\'s Leases',
     });
   }
   return needs;

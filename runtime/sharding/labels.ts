@@ -11,13 +11,15 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../structs/resources.ts';
 import type { JsonPatchOp } from '../structs/patches.ts';
+import { SHARDING_LABEL_PREFIXES } from '../progress/essence.ts';
 
 /** The label on a member's Lease: its value is the ring's name. */
 export const RING_LABEL = 'kopf.zalando.org/ring';
-/** The prefix of the assignment label's key; the ring's name completes it. */
-export const SHARD_LABEL_PREFIX = 'shard.kopf.zalando.org/';
-/** The prefix of the drain label's key; the ring's name completes it. */
-export const DRAIN_LABEL_PREFIX = 'drain.kopf.zalando.org/';
+/**
+ * The prefixes of the assignment label's key and of the drain label's; the ring's name completes
+ * them. Neither is a change of the object for its handlers (`progress/essence.ts`).
+ */
+export const [SHARD_LABEL_PREFIX, DRAIN_LABEL_PREFIX] = SHARDING_LABEL_PREFIXES as [string, string];
 /** The drain label's value. */
 export const DRAIN_VALUE = 'true';
 

@@ -178,6 +178,8 @@ test('a clean stop moves the stopped replica\'s objects to the others, who handl
     await Promise.all(moving.map((name) => watcher.mergePatch(KopfExample, { namespace, name }, change)));
     await journal.until('b handles the changes of the moved objects',
       (entries) => moving.every((name) => entries.includes(`b update ${name}`)));
+    // Once each: the move itself (a label) is no change for the handlers.
+    for (const name of moving) assert.equal(journal.matching(new RegExp(` update ${name}$`)).length, 1, name);
     assert.deepEqual(journal.matching(/^a (update|delete|event-deleted) /), []);
     assertHandledOnceEach(journal, all);
   } finally {
@@ -217,9 +219,50 @@ test('a joining replica takes its share through the drain: no handler twice, no 
     }
     // Leaving a's watch (a DELETED there) was no deletion: no deletion handler, no DELETED event handler.
     assert.deepEqual(journal.matching(/ (delete|event-deleted) /), []);
+    // The move (a label) is no change for the handlers: a change after it is handled once, by b.
+    const change = { spec: { field: 'b' } };
+    await Promise.all(moved.map((name) => watcher.mergePatch(KopfExample, { namespace, name }, change)));
+    await journal.until('b handles the changes', (entries) => moved.every((n) => entries.includes(`b update ${n}`)));
+    for (const name of moved) assert.deepEqual(journal.matching(new RegExp(` update ${name}$`)), [`b update ${name}`]);
     assertHandledOnceEach(journal, all);
   } finally {
     watcher.close();
     await Promise.all([a.op.stop(), b?.op.stop()]);
   }
 });
+
+test('an object relabelled away without a drain is only forgotten where it was; a real deletion is a deletion',
+  async () => {
+    const ring = 'relabel';
+    const namespace = await namespaced('ring-relabel');
+    const journal = new Journal();
+    const [a, b] = [replica('a', ring, namespace, journal, true), replica('b', ring, namespace, journal, true)];
+    const watcher = new Cluster(cluster.cp.kubeconfigPath);
+    try {
+      await Promise.all([a.op.ready, b.op.ready]);
+      const all = names('r', 10);
+      await createObjects(namespace, all);
+      await handledBy(watcher, namespace, all);
+      const placed = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
+      const [moved, deleted] = all.filter((name) => placed.get(name) === a.member);
+      assert.ok(moved && deleted, `a got fewer than two objects: ${JSON.stringify([...placed])}`);
+      await journal.until('a runs the daemons', (entries) => entries.includes(`a daemon-start ${moved}`)
+        && entries.includes(`a daemon-start ${deleted}`));
+      // Someone else than the assigner moves it, with no drain: a sees a DELETED in its watch.
+      const labels = { [shardLabel(ring)]: b.member };
+      await watcher.mergePatch(KopfExample, { namespace, name: moved }, { metadata: { labels } });
+      await journal.until('b runs the moved object\'s daemon', (entries) => entries.includes(`b daemon-start ${moved}`)
+        && entries.includes(`a daemon-stop ${moved} operator pausing`));
+      await watcher.delete(KopfExample, { namespace, name: deleted });
+      await watcher.waitForGone(KopfExample, { namespace, name: deleted }, { timeout: 60_000 });
+      await journal.until('a is told of the deletion', (entries) => entries.includes(`a event-deleted ${deleted}`));
+      assert.deepEqual(journal.matching(new RegExp(` (delete|event-deleted) ${moved}$`)), []);
+      assert.ok(journal.entries.includes(`a delete ${deleted}`), 'a did not run the deletion handler');
+      const object = await watcher.read(KopfExample, { namespace, name: moved });
+      assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${moved} lost its finalizer`);
+      assertHandledOnceEach(journal, all);
+    } finally {
+      watcher.close();
+      await Promise.all([a.op.stop(), b.op.stop()]);
+    }
+  });

@@ -143,3 +143,22 @@ test('nullable durations accept null; non-nullable ones do not', () => {
     /defaultBackoff must be a non-negative number of seconds; got null/,
   );
 });
+
+test('sharding: off by default; a ring\'s name must fit its members\' names; exclusive with leader election', () => {
+  assert.deepEqual(
+    defaultSettings().sharding,
+    { ring: null, namespace: null, leaseDuration: 15, renewDeadline: 10, retryPeriod: 2 },
+  );
+  assert.equal(defaultSettings({ sharding: { ring: 'shop-1' } }).sharding.ring, 'shop-1');
+  for (const ring of ['Shop', 'a_b', '-a', 'a-', '', 'x'.repeat(41), 'a.b']) {
+    assert.throws(() => defaultSettings({ sharding: { ring } }), /settings\.sharding\.ring must be a lowercase DNS/);
+  }
+  assert.throws(
+    () => defaultSettings({ sharding: { renewDeadline: 15 } }),
+    /settings\.sharding\.renewDeadline must be shorter than leaseDuration/,
+  );
+  assert.throws(
+    () => defaultSettings({ sharding: { ring: 'r' }, leaderElection: { name: 'l' } }),
+    /settings\.leaderElection\.name and settings\.sharding\.ring exclude each other/,
+  );
+});

@@ -141,6 +141,20 @@ test('peering: the peering objects of the scope unless standalone; leader electi
   ]);
 });
 
+test('a ring\'s replica: its Leases in their namespace, and get and patch on every served resource', () => {
+  const registry = new OperatorRegistry();
+  registry.on.event(builtins.Pods, function spy() { /* */ });
+  const needs = operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops' } });
+  const objects = rbacManifests(needs, { serviceAccount: ACCOUNT });
+  assert.deepEqual((objects[1] as builtins.ClusterRole).rules, [
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+  ]);
+  assert.deepEqual((objects[3] as builtins.Role).rules, [{
+    apiGroups: ['coordination.k8s.io'], resources: ['leases'],
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  }]);
+});
+
 test('requires() with a namespace: a Role there only, even for an operator that serves the whole cluster', () => {
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });
