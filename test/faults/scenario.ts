@@ -85,6 +85,11 @@ export class Scenario {
     return scenario;
   }
 
+  /** Every operator process started, in order (running or not). */
+  get operators(): readonly RunningOperator[] {
+    return this.#operators;
+  }
+
   /** The operator started last (running or not). */
   get operator(): RunningOperator {
     const last = this.#operators.at(-1);

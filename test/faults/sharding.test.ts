@@ -11,7 +11,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listObjects } from '../../runtime/kube/index.ts';
 import type { RunningOperator } from '../../runtime/testing/runner.ts';
+import { KopfExample } from '../../examples/kopfexample.ts';
 import { useCluster } from '../e2e/use-cluster.ts';
 import type { JournalEntry } from './journal.ts';
 import { SeededRandom } from './random.ts';
@@ -98,13 +100,29 @@ test('replicas in a ring, killed, joining and stopping, an apiserver restart: ne
     };
     await Promise.all([Promise.all(plans.map(lifecycle)), changing()]);
     await Promise.all(living.map((replica) => scenario.ready(replica)));
-    await scenario.verify(t, { timeout: 90_000 });
+    try {
+      await scenario.verify(t, { timeout: 90_000 });
+    } catch (error) {
+      t.diagnostic(await ringStory(scenario, names));
+      throw error;
+    }
 
     const unexplained = repeatedRuns(scenario.journal).filter((earlier) => !killed.has(earlier.pid));
     t.diagnostic(`${names.size} replicas in all, ${killed.size} of them killed`);
     const message = 'handlers that ran again though no kill cut their run short';
     assert.deepEqual(unexplained.map(describe(names)), [], message);
   });
+
+/** For a failure's message: where the ring has each object, and what each replica said of the ring. */
+async function ringStory(scenario: Scenario, names: ReadonlyMap<number, string>): Promise<string> {
+  const { items } = await listObjects(scenario.kube.client, KopfExample, { namespace: NAMESPACE });
+  const placed = items.map((o) => `${o.metadata?.name}: ${JSON.stringify(o.metadata?.labels ?? {})}`);
+  const said = scenario.operators.flatMap((operator) => [
+    `--- ${names.get(operator.pid)} (pid ${operator.pid})`,
+    ...operator.lines.filter((line) => /ring|lease|assign|drain|member/i.test(line)).slice(-20),
+  ]);
+  return [...placed, ...said].map((line) => `  | ${line.slice(0, 300)}`).join('\n');
+}
 
 /** The runs that another run of the same handler for the same change followed. */
 function repeatedRuns(journal: readonly JournalEntry[]): JournalEntry[] {
