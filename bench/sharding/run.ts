@@ -14,10 +14,11 @@
  * replica's share of the objects (which replica's result each object holds) against a fair share
  * (N / replicas).
  *
- * Failover, on a ring of three with `--moved` objects handled: one replica SIGKILLed and its
- * objects changed at that moment, timed until all of them are handled again (by others, after its
- * Lease expired); then one stopped cleanly (SIGTERM), the same; then a replica joins while every
- * object is changed, and the time until it holds its share is taken. Through all of it, the
+ * Failover, on a ring of three with `--moved` objects handled: a replica that does not assign is
+ * stopped cleanly (SIGTERM) and its objects changed at that moment, timed until all of them are
+ * handled again (by the others); a replica joins while every object is changed, timed until it
+ * holds its share; a replica that does not assign is SIGKILLed, the same as the stop (its objects
+ * move once its Lease has expired); then the assigner itself is SIGKILLed. Through all of it, the
  * journal of handler runs must show no handler run twice for one change.
  *
  * The machine is shared by the control plane, the replicas and the clients: the replicas' CPU
@@ -98,8 +99,8 @@ class Ring {
   start(): Replica {
     const name = `r${this.#made++}`;
     const operator = runOperator({
-      files: [OPERATOR], kubeconfigPath: this.#cp.kubeconfigPath, echo: false,
-      args: [...this.#ring ? ['--sharding', this.#ring] : ['--standalone'], '-n', this.#namespace, '--verbose'],
+      files: [OPERATOR], kubeconfigPath: this.#cp.kubeconfigPath,
+      args: [...this.#ring ? ['--sharding', this.#ring] : ['--standalone'], '-n', this.#namespace],
       env: { REPLICA: name, JOURNAL: this.journal },
     });
     const replica = { name, operator };
@@ -199,11 +200,19 @@ async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count:
 }
 
 interface Failover {
-  killSeconds: number;
-  stopSeconds: number;
-  joinSeconds: number;
+  /** Seconds until a stopped or killed replica's objects were handled again, by what happened. */
+  times: [string, number][];
+  /** The joining replica's share of the objects, and the fair one. */
   joinedShare: number;
+  fairShare: number;
   twice: string[];
+}
+
+/** The replica that assigns now: of the living ones, the last to say it became the leader. */
+function assignerOf(replicas: readonly Replica[]): Replica | undefined {
+  const at = (r: Replica): number => r.operator.lines.findLastIndex((line) => /Became the leader/.test(line));
+  const living = replicas.filter((r) => r.operator.lines.some((line) => /Became the leader/.test(line)));
+  return living.sort((a, b) => at(b) - at(a))[0];
 }
 
 /** Changes the objects (their `spec.field`) and resolves when each one's update is handled. */
@@ -235,33 +244,41 @@ async function failover(cp: ControlPlane, client: KubeClient, dir: string): Prom
     await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
     await observer.until(() => names.every((name) => latest.get(name)?.by), 600_000, 'all handled');
     const of = (replica: Replica): string[] => names.filter((name) => latest.get(name)?.by === replica.name);
+    const times: [string, number][] = [];
+    let living = [first, second, third];
+    /** Stops (or kills) a replica, changes its objects at once, and times until all are handled again. */
+    const away = async (what: string, replica: Replica, signal?: NodeJS.Signals): Promise<void> => {
+      const its = of(replica);
+      living = living.filter((r) => r !== replica);
+      const started = performance.now();
+      await ring.stop(replica, signal);
+      await change(client, observer, latest, namespace, its, `after-${times.length}`);
+      times.push([`${what} (${its.length} objects)`, (performance.now() - started) / 1000]);
+    };
 
-    const killed = of(first);
-    const killedAt = performance.now();
-    await ring.stop(first, 'SIGKILL');
-    await change(client, observer, latest, namespace, killed, 'after-kill');
-    const killSeconds = (performance.now() - killedAt) / 1000;
-
-    const stopped = of(second);
-    const stoppedAt = performance.now();
-    await ring.stop(second);
-    await change(client, observer, latest, namespace, stopped, 'after-stop');
-    const stopSeconds = (performance.now() - stoppedAt) / 1000;
+    const assigner = assignerOf(living)!;
+    await away('SIGTERM of a replica that does not assign', living.find((r) => r !== assigner)!);
 
     // Every object changed while the joining replica takes its share: drains meet handlers in flight.
     const joining = ring.start();
     const joinedAt = performance.now();
     const changing = change(client, observer, latest, namespace, names, 'joining');
     await ready(joining);
-    const living = new Set([third.member, joining.member]);
+    living.push(joining);
+    const members = new Set(living.map((r) => r.member));
     await observer.until(() => names.every((name) => {
       const { shard, draining } = latest.get(name)!;
-      return !draining && living.has(shard);
+      return !draining && members.has(shard);
     }) && names.some((name) => latest.get(name)!.shard === joining.member), 600_000, 'the share taken');
-    const joinSeconds = (performance.now() - joinedAt) / 1000;
+    times.push(['a replica joins, until it holds its share (every object changed meanwhile)',
+      (performance.now() - joinedAt) / 1000]);
     await changing;
     await change(client, observer, latest, namespace, names, 'joined');
-    return { killSeconds, stopSeconds, joinSeconds, joinedShare: of(joining).length, twice: ring.twice() };
+    const joinedShare = of(joining).length;
+
+    await away('SIGKILL of a replica that does not assign', living.find((r) => r !== assignerOf(living))!, 'SIGKILL');
+    await away('SIGKILL of the assigner', assignerOf(living)!, 'SIGKILL');
+    return { times, joinedShare, fairShare: MOVED / 3, twice: ring.twice() };
   } finally {
     await ring.close();
     await observer.stop();
@@ -311,13 +328,11 @@ async function main(): Promise<void> {
     const f = await failover(cp, client, dir);
     console.log(`\nFailover on a ring of three, ${MOVED} objects:\n`);
     const { leaseDuration, retryPeriod } = defaultSettings().sharding;
-    console.log('| event | seconds until its objects were handled again |\n|---|---|');
-    console.log(`| SIGKILL (aim: lease ${leaseDuration} s + renewal ${retryPeriod} s) | ${f.killSeconds.toFixed(2)} |`);
-    console.log(`| SIGTERM (clean stop; aim: 2 s) | ${f.stopSeconds.toFixed(2)} |`);
-    console.log(`| a replica joins, until it holds its share (every object changed meanwhile) | ` +
-      `${f.joinSeconds.toFixed(2)} |`);
+    console.log(`Leases of ${leaseDuration} s renewed every ${retryPeriod} s (the defaults).\n`);
+    console.log('| what happened | seconds until its objects were handled again |\n|---|---|');
+    for (const [what, seconds] of f.times) console.log(`| ${what} | ${seconds.toFixed(2)} |`);
     console.log(
-      `\nThe joining replica's share: ${f.joinedShare} of ${MOVED} (fair: ${MOVED / 2}, two replicas left); ` +
+      `\nThe joining replica's share: ${f.joinedShare} of ${MOVED} (fair: ${f.fairShare.toFixed(0)}); ` +
         `handlers run twice in all: ${f.twice.length}`,
     );
     if (f.twice.length) console.log(f.twice.slice(0, 20).join('\n'));
