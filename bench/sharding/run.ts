@@ -57,9 +57,9 @@ const MOVED = Number(values.moved);
 const CONCURRENCY = Number(values.concurrency);
 const SETTLE_MS = Number(values.settle) * 1000;
 const OPERATOR = join(import.meta.dirname, 'operator.ts');
-/** What a replica says once it is in the ring, with its member's name; and one without a ring, once it watches. */
+/** What a replica says once it is in the ring, with its member's name; and one without a ring, once started. */
 const IN_RING = /Joined the ring '[^']*' as ([^ ]+)\./;
-const WATCHING = /Starting the watch-stream for kopfexamples/;
+const STARTED = /Activity 'configure' succeeded/;
 
 interface Replica { name: string; operator: RunningOperator; member?: string }
 
@@ -133,7 +133,7 @@ class Ring {
 }
 
 async function ready(replica: Replica, inRing = true): Promise<void> {
-  const line = await replica.operator.waitFor(inRing ? IN_RING : WATCHING, { timeout: 120_000 });
+  const line = await replica.operator.waitFor(inRing ? IN_RING : STARTED, { timeout: 120_000 });
   replica.member = IN_RING.exec(line)?.[1];
 }
 
