@@ -203,7 +203,7 @@ export class KubeClient {
    */
   async openStream(
     path: string,
-    options: Pick<RequestOptions, 'query' | 'signal' | 'verb'> = {},
+    options: Pick<RequestOptions, 'query' | 'signal' | 'verb' | 'accept'> = {},
   ): Promise<StreamedResponse> {
     this.#throwIfClosed('GET', path);
     for (let refreshed = false; ; refreshed = true) {
@@ -213,7 +213,7 @@ export class KubeClient {
       const response = await this.#streams.open(credentials, {
         method: 'GET',
         path: withQuery(path, options.query),
-        headers: this.#headers(credentials),
+        headers: { ...this.#headers(credentials), ...(options.accept && { Accept: options.accept }) },
         signal: options.signal,
         connectTimeout: this.settings.connectTimeout === undefined ? undefined : this.settings.connectTimeout * 1000,
         headersTimeout: timeout,

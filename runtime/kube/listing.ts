@@ -16,6 +16,8 @@ export interface ListOptions {
   fieldSelector?: string;
   /** Objects per page; the client's `listPageSize` by default. */
   pageSize?: number;
+  /** The `Accept` header, if not plain JSON (e.g. `METADATA_ONLY`). */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -55,6 +57,7 @@ export async function* listPages<T extends KubeObject>(
           continue: token,
         },
         signal: options.signal,
+        accept: options.accept,
         verb: 'list',
       });
     } catch (e) {

@@ -150,7 +150,7 @@ function patchRequest(
 }
 
 /** What `Accept` asks for to get only an object's metadata back (else the whole object), whatever its kind. */
-const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+export const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 /** How the API server's `PartialObjectMetadata` begins; the resourceVersion follows in its metadata. */
 const PARTIAL_METADATA = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{');
 const VERSION_KEY = Buffer.from('"resourceVersion":"');

@@ -37,7 +37,7 @@ import { detectOwnIdentity } from '../peering/identity.ts';
 import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
 import { RingAssigner } from '../sharding/assigner.ts';
-import { memberName } from '../sharding/labels.ts';
+import { isRingPeer, memberName, ringPeerIdentity } from '../sharding/labels.ts';
 import { startAdmission, type Admission } from '../webhooks/serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
@@ -263,14 +263,18 @@ export class Operator {
   /** Peering and the leader election: each pauses the operator while another should serve. */
   private async coordinate(client: KubeClient, credentialsNamespace: string | undefined, started: Started) {
     if (!this.settings.peering.standalone) {
+      // A ring's replicas are peers of one priority that must not pause each other: siblings.
+      const ring = this.settings.sharding.ring;
       started.peering = new Peering({
-        client, settings: this.settings.peering, identity: this.identity, paused: this.pauses,
-        logger: this.logger.child('kopf.peering'), signal: started.coordination.signal,
+        client, settings: this.settings.peering, paused: this.pauses, logger: this.logger.child('kopf.peering'),
+        identity: ring === null ? this.identity : ringPeerIdentity(ring, this.identity),
+        siblings: ring === null ? undefined : (identity) => isRingPeer(ring, identity),
+        signal: started.coordination.signal,
       });
       await started.peering.ready; // nothing is processed before peering has had its say
     }
     started.election = this.elect(client, credentialsNamespace);
-    started.ring = this.joinRing(client, credentialsNamespace, started.coordination.signal);
+    started.ring = this.joinRing(client, credentialsNamespace, started);
   }
 
   /**
@@ -278,14 +282,16 @@ export class Operator {
    * the stop (it is paused until it holds it), and a candidacy to be the ring's assigner, on a Lease
    * of the ring's, as a leader election. The assigner does not assign while the operator is paused.
    */
-  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, signal: AbortSignal): Started['ring'] {
+  private joinRing(client: KubeClient, credentialsNamespace: string | undefined, started: Started): Started['ring'] {
     const { ring, ...settings } = this.settings.sharding;
     if (ring === null) return undefined;
     const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
     const logger = this.logger.child('kopf.sharding');
     const member = memberName(ring, this.identity);
+    const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };
     const membership = new RingMembership({
       client, settings: { ...settings, ring }, namespace, member, identity: this.identity, paused: this.pauses, logger,
+      lost,
     });
     const standby = new ToggleSet();
     const paused = standby.make('the operator is paused', this.pauses.on);
@@ -297,7 +303,8 @@ export class Operator {
     const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
     membership.start();
     candidacy.start();
-    assigner.run(signal).catch((error: unknown) => logger.error('Assigning the ring\'s objects failed.', error));
+    const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
+    assigner.run(started.coordination.signal).catch(failed);
     return { membership, candidacy, assigner, member };
   }
 

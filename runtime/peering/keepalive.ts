@@ -25,6 +25,8 @@ export interface OwnPeer {
   lifetime: number;
   /** No debug line for successful keep-alives. */
   stealth: boolean;
+  /** Peers that work beside us, not against us (replicas of one ring): they never pause us. */
+  siblings?: (identity: string) => boolean;
 }
 
 /** Writes our record (or, with a zero lifetime, removes it). True if the peering object exists. */

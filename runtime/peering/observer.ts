@@ -4,7 +4,8 @@
  * - a live peer of a higher priority pauses it;
  * - live peers of the same priority pause it too, and them (none of them can tell who should work:
  *   there are no per-object locks between operators), with a warning;
- * - when the blockers are gone (removed on their exit, or expired), it resumes.
+ * - when the blockers are gone (removed on their exit, or expired), it resumes;
+ * - siblings (the replicas of one ring, which split the objects between them) do not count.
  *
  * Dead peers are removed by whoever sees them. A blocker that expires without a word is noticed at
  * its deadline: our own record is touched, and the change brings the object back here.
@@ -22,10 +23,13 @@ export type Verdict =
   | { kind: 'conflict'; dead: Peer[]; blockers: Peer[]; all: Peer[] };
 
 /** What the records say for us: pure, for the tests and for the observer alike. */
-export function judge(status: unknown, own: { identity: string; priority: number }, now: number = Date.now()): Verdict {
+export function judge(
+  status: unknown, own: Pick<OwnPeer, 'identity' | 'priority' | 'siblings'>, now: number = Date.now(),
+): Verdict {
   const all = parsePeers(status, now);
   const dead = all.filter((peer) => isDead(peer, now));
-  const live = all.filter((peer) => !isDead(peer, now) && peer.identity !== own.identity);
+  const others = (peer: Peer) => peer.identity !== own.identity && !own.siblings?.(peer.identity);
+  const live = all.filter((peer) => !isDead(peer, now) && others(peer));
   const higher = live.filter((peer) => peer.priority > own.priority);
   const same = live.filter((peer) => peer.priority === own.priority);
   if (higher.length) return { kind: 'outranked', dead, blockers: higher };

@@ -27,6 +27,8 @@ export interface PeeringOptions {
   identity: string;
   /** The operator's pause set: the peering's toggles join it. */
   paused: ToggleSet;
+  /** Peers that never pause this operator: the other replicas of its ring, if it is in one. */
+  siblings?: (identity: string) => boolean;
   logger: Logger;
   signal: AbortSignal;
 }
@@ -55,7 +57,7 @@ export class Peering {
   constructor(options: PeeringOptions) {
     this.#options = options;
     const { priority, lifetime, stealth } = options.settings;
-    this.#own = { identity: options.identity, priority, lifetime, stealth };
+    this.#own = { identity: options.identity, priority, lifetime, stealth, siblings: options.siblings };
     if (options.settings.mandatory) this.#missing = options.paused.make('peering CRD is missing', true);
     this.ready = new Promise((resolve) => { this.#looked = resolve; });
     this.#found = this.#findResources().finally(() => this.#looked());

@@ -73,6 +73,8 @@ export class ResourcePipeline {
   readonly queue: ObjectQueues<RawEvent>;
   /** The resource's timers and daemons, if it has any. */
   readonly spawner: Spawner | undefined;
+  /** A ring replica's share of the objects (`share.ts`), if the operator is one. */
+  readonly share: RingShare | undefined;
   /** Starts and ends the streams of one namespace (`watching/watchers.ts`). */
   readonly watch: (namespace: string | null, signal: AbortSignal) => Promise<void>;
   /** Replaced, never changed, when the resource is served elsewhere. */
@@ -99,7 +101,7 @@ export class ResourcePipeline {
       memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
       offer: (key, event) => this.queue.offer(key, event),
     };
-    const share = env.membership && new RingShare(env.membership, {
+    const share = this.share = env.membership && new RingShare(env.membership, {
       client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
       indexers, logger: env.objectsLogger, requeue: scope.requeue,
     });

@@ -11,9 +11,11 @@
  *   deleted; assigned elsewhere: left; assigned here after all: its current state is processed).
  * - An object asked to move away (the drain label) is let go: the cycle in flight for it has ended
  *   (the queue runs one per object at a time), its daemons and timers are stopped and have exited,
- *   and then both labels are removed, only if they still say so (a JSON patch with tests). From
- *   then on, nothing of it runs here: what the queue still holds for it is dropped, until the
- *   object is seen again in the watch (assigned here anew).
+ *   and then both labels are removed, only if they still say so (a JSON patch with tests).
+ * - Only the objects seen in the watch and not let go since are this replica's: what the queue
+ *   still holds for another one (a wake-up of delayed handlers, a daemon's requeue) is dropped. A
+ *   replica that lost its membership (its Lease not renewed in time) lets every object go: the
+ *   assigner may give them away; the watch lists its share again when it is a member again.
  */
 import {
   getObject, isConflict, isInvalid, isNotFound, patchObject, type KubeClient,
@@ -53,8 +55,8 @@ export class RingShare {
   readonly selector: string;
   readonly #membership: Membership;
   readonly #parts: ShareParts;
-  /** Objects let go (drained or assigned elsewhere) and not seen in the watch since. */
-  readonly #gone = new Set<string>();
+  /** The objects seen in the watch and not let go since: this replica's share, as far as it knows. */
+  readonly #current = new Set<string>();
 
   constructor(membership: Membership, parts: ShareParts) {
     this.#membership = membership;
@@ -64,7 +66,14 @@ export class RingShare {
 
   /** An event from the watch: unless it is the object's departure, the object is this replica's (again). */
   seen(key: string, event: RawEvent): void {
-    if (event.type !== 'DELETED') this.#gone.delete(key);
+    if (event.type !== 'DELETED') this.#current.add(key);
+  }
+
+  /** The membership is lost: every object is let go here (the watch lists them again on rejoining). */
+  async releaseAll(): Promise<void> {
+    const keys = [...this.#current];
+    this.#current.clear();
+    await Promise.all(keys.map((key) => this.#release(key)));
   }
 
   /** Processes one event of the queue by `handle`, or lets the object go. */
@@ -75,20 +84,20 @@ export class RingShare {
       if (fate === 'deleted') return handle(event);
       if (fate !== 'departed') return handle({ type: 'MODIFIED', object: fate });
       await this.#release(key);
-      this.#gone.add(key);
+      this.#current.delete(key);
       this.#parts.logger.forObject(event.object).debug(`The object is assigned elsewhere in the ring '${ring}'.`);
       return;
     }
     const { shard, draining } = placementOf(event.object, ring);
     if (shard === member && draining) return this.#drain(key, event);
-    if (this.#gone.has(key) || shard !== member) return; // a late re-processing of an object let go
+    if (!this.#current.has(key) || shard !== member) return; // a late re-processing of an object let go
     return handle(event);
   }
 
   /** Whether a DELETED is a deletion or a departure, or (assigned here after all) the object as it is now. */
   async #fate(key: string, event: RawEvent): Promise<'deleted' | 'departed' | RawEvent['object']> {
     const { ring, member } = this.#membership;
-    if (this.#gone.has(key)) return 'departed';
+    if (!this.#current.has(key)) return 'departed'; // let go here already
     const { namespace, name, uid, deletionTimestamp, finalizers } = event.object.metadata ?? {};
     if (deletionTimestamp && !finalizers?.length) return 'deleted';
     try {
@@ -108,7 +117,7 @@ export class RingShare {
     const { ring, member, retryPeriod } = this.#membership;
     const { client, logger } = this.#parts;
     await this.#release(key);
-    this.#gone.add(key);
+    this.#current.delete(key);
     const { namespace, name } = event.object.metadata ?? {};
     const ops = acknowledgement(ring, member);
     try {

@@ -1,19 +1,22 @@
 /**
  * The assigner of a ring: the one replica (elected on a Lease of its own) that places the objects.
- * It watches the ring's members (their Leases) and the served objects, and puts each object where
- * the ring wants it (`decisions.ts`), by a label. It keeps only what the placing needs per object
- * (name, position on the ring, labels, resourceVersion), not the objects.
+ * It watches the ring's members (their Leases) and the served objects' metadata (not the objects),
+ * and puts each object where the ring wants it (`decisions.ts`), by a label. It keeps only what the
+ * placing needs per object (name, position on the ring, labels, resourceVersion).
  *
  * - A member is alive while its Lease is renewed: its expiry is judged by our own clock, from when
- *   we last saw the Lease change, as the leader election judges. A Lease deleted or without a
- *   holder is a member gone at once.
+ *   we last saw the Lease change, as the leader election judges. Before a member is judged dead,
+ *   its Lease is read afresh: a watch that has silently stopped bringing changes must not make a
+ *   living member look dead. A Lease deleted or without a holder is a member gone at once.
  * - Nothing is placed before the members are listed: a member not known yet is not a member gone.
  * - Every write is guarded by the object's resourceVersion: a write based on an older state fails
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
  * - While this replica is not the elected assigner, it watches nothing and forgets what it knew.
  */
 import type { ShardingSettings } from '../config/settings.ts';
-import { isConflict, isNotFound, keyOf, patchObject, watchStream, type KubeClient } from '../kube/index.ts';
+import {
+  getObject, isConflict, isNotFound, keyOf, patchObjectVersion, watchStream, type KubeClient,
+} from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { Leases, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
@@ -51,6 +54,10 @@ interface Seen {
   version: string | undefined;
   at: number;
   duration: number;
+  /** Expired, and read afresh unchanged: dead. */
+  confirmed?: boolean;
+  /** The fresh read is under way. */
+  confirming?: boolean;
 }
 
 export class RingAssigner {
@@ -126,6 +133,28 @@ export class RingAssigner {
     this.#members.set(name, { version, at: this.#now(), duration });
   }
 
+  /** Reads an expired member's Lease: changed since, it is alive (seen now); unchanged or absent, dead. */
+  #confirm(name: string, seen: Seen): void {
+    if (seen.confirming) return;
+    seen.confirming = true;
+    const { client, namespace, settings, logger } = this.#options;
+    const read = getObject(client, Leases, { namespace, name })
+      .then((lease) => (lease.spec?.holderIdentity ? lease.metadata?.resourceVersion : null)); // released: gone
+    read.catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error))).then((version) => {
+      seen.confirming = false;
+      if (this.#members.get(name) !== seen) return; // seen changing meanwhile, or gone
+      const changed = version && version !== seen.version;
+      if (changed) this.#members.set(name, { version, at: this.#now(), duration: seen.duration });
+      else seen.confirmed = true;
+      if (this.#listed) this.#refresh();
+    }, (error: unknown) => {
+      seen.confirming = false;
+      logger.debug(`Could not read the lease '${name}': ${thrownText(error)}; trying again soon.`);
+      const retry = setTimeout(() => { if (this.#listed) this.#refresh(); }, settings.retryPeriod * 1000);
+      retry.unref?.();
+    });
+  }
+
   #forgetMembers(): void {
     this.#listed = false;
     this.#members.clear();
@@ -142,6 +171,7 @@ export class RingAssigner {
     for (const [name, seen] of this.#members) {
       const expires = seen.at + seen.duration * 1000;
       if (expires > now) { alive.push(name); soonest = Math.min(soonest, expires); }
+      else if (!seen.confirmed) { alive.push(name); this.#confirm(name, seen); } // alive until the read says
     }
     if (soonest !== Infinity) {
       this.#expiry = setTimeout(() => this.#refresh(), soonest - now + 1);
@@ -158,7 +188,7 @@ export class RingAssigner {
   async #watchObjects(
     resource: ResourceDescriptor, namespace: string | null, keys: Set<string>, signal: AbortSignal,
   ): Promise<void> {
-    const options = { namespace, signal };
+    const options = { namespace, signal, metadataOnly: true };
     for await (const event of watchStream<KubeObject>(this.#options.client, resource, options)) {
       if (!('object' in event)) continue;
       const key = keyOf(event.object);
@@ -202,9 +232,11 @@ export class RingAssigner {
     try {
       const patch = { metadata: { resourceVersion: tracked.version, labels } };
       const ref = { namespace: tracked.namespace, name: tracked.name };
-      const written = await patchObject(client, tracked.resource, ref, patch);
-      if (this.#objects.get(key) === tracked) this.#objects.set(key, this.#track(tracked.resource, written));
-      const what = labels[shardLabel(settings.ring)] ? `assigned to ${labels[shardLabel(settings.ring)]}` : 'drained';
+      const version = await patchObjectVersion(client, tracked.resource, ref, patch);
+      const to = labels[shardLabel(settings.ring)];
+      const placement = to ? { shard: to, draining: false } : { ...tracked.placement, draining: true };
+      if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, version });
+      const what = to ? `assigned to ${to}` : 'drained';
       logger.debug(`The object ${where} is ${what}.`);
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) return; // its newer state (or its deletion) decides

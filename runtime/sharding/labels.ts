@@ -34,6 +34,19 @@ export function memberName(ring: string, identity: string): string {
   return `${ring}-${createHash('sha256').update(identity).digest('hex').slice(0, 10)}`;
 }
 
+/**
+ * A ring replica's identity in the peering records: its identity, marked with the ring, so that
+ * the ring's replicas know each other there as siblings (they split the objects, they do not
+ * compete for them) while any other peer (a `--dev` operator, `kopf freeze`) still pauses them.
+ */
+export function ringPeerIdentity(ring: string, identity: string): string {
+  return `${identity}#ring=${ring}`;
+}
+
+export function isRingPeer(ring: string, identity: string): boolean {
+  return identity.endsWith(`#ring=${ring}`);
+}
+
 /** The label selector of a replica's watches: the objects assigned to it. */
 export function memberSelector(ring: string, member: string): string {
   return `${shardLabel(ring)}=${member}`;

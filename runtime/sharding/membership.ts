@@ -3,8 +3,9 @@
  * it joins, renewed every `retryPeriod`, and deleted on a clean stop (the assigner sees it gone at
  * once and gives its objects to the others). A replica that cannot renew for `renewDeadline`
  * (shorter than the lease's duration) pauses itself before the assigner may judge it dead and give
- * its objects away; it resumes once it renews again. Until the Lease is first held, the replica
- * is paused too: it handles nothing before it is a member.
+ * its objects away, and lets them all go (`lost`): they may be given away meanwhile. It resumes
+ * once it renews again, and lists its share afresh. Until the Lease is first held, the replica is
+ * paused too: it handles nothing before it is a member.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import {
@@ -27,6 +28,8 @@ export interface MembershipOptions {
   identity: string;
   /** The operator's pause set: "not a member" is a reason to pause. */
   paused: ToggleSet;
+  /** Told when the membership is lost (not renewed in time): the replica must let its objects go. */
+  lost?: () => void;
   logger: Logger;
   now?: () => number;
 }
@@ -86,6 +89,7 @@ export class RingMembership {
       } else if (this.#now() >= deadline && !this.#toggle.on) {
         logger.warning(`The ring's lease ${this.#where()} is not renewed: processing is paused until it is.`);
         this.#toggle.turn(true);
+        this.#options.lost?.();
       }
     } while (await sleep(settings.retryPeriod, signal));
   }

@@ -26,6 +26,7 @@ import type { KubeClient } from '../client.ts';
 import { ApiError, WatchError, isGone, isRetryable } from '../errors.ts';
 import type { ApiStatus } from '../errors.ts';
 import { listPages } from '../listing.ts';
+import { METADATA_ONLY } from '../objects.ts';
 import type { StreamEvent, WatchEventType } from '../types.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
@@ -51,6 +52,11 @@ export interface WatchOptions {
   pageSize?: number;
   /** Yield synthetic `DELETED` events after re-lists (default true). */
   synthesizeDeletions?: boolean;
+  /**
+   * The objects' metadata only (`PartialObjectMetadata`, whatever their kind), in listings and
+   * events: less to send, parse and hold, for consumers that need no more.
+   */
+  metadataOnly?: boolean;
   /** Start watching from this resourceVersion instead of listing first. */
   resourceVersion?: string;
   /** Told of each event of a type this stream does not know (it is skipped), for a warning. */
@@ -60,6 +66,9 @@ export interface WatchOptions {
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
+
+/** The `Accept` of a listing of metadata only (a watch's events take `METADATA_ONLY`, as single objects do). */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 type RawEvent = { type: string; object: unknown };
 
@@ -156,6 +165,7 @@ async function* relist<T extends KubeObject>(
       fieldSelector: options.fieldSelector,
       pageSize: options.pageSize,
       signal: options.signal,
+      accept: options.metadataOnly ? METADATA_LIST : undefined,
     },
   );
   for await (const page of pages) {
@@ -198,6 +208,7 @@ async function* readOneStream<T extends KubeObject>(
       timeoutSeconds: options.serverTimeout,
     },
     signal,
+    accept: options.metadataOnly ? METADATA_ONLY : undefined,
   });
   liveness?.alive();
   const reader = readJsonLines(

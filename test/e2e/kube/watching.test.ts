@@ -73,6 +73,29 @@ test('a watch sees ADDED, MODIFIED and DELETED in order, and bookmarks arrive', 
   assert.deepEqual(await it.next(), { value: undefined, done: true });
 });
 
+test('metadata only: listed and watched objects carry their metadata, not their spec', {
+  timeout: 60_000,
+}, async () => {
+  const ns = await namespace('watch-metadata');
+  const create = (name: string) => createObject(cluster.client, KopfExample,
+    { metadata: { name, namespace: ns, labels: { a: '1' } }, spec: { field: 'a' } });
+  await create('kex-listed');
+  const controller = new AbortController();
+  const options = { namespace: ns, signal: controller.signal, metadataOnly: true };
+  const it = watchStream(cluster.client, KopfExample, options)[Symbol.asyncIterator]();
+  const listed = await until(it, (e) => e.type === 'LISTED_DONE');
+  await create('kex-watched');
+  const added = (await until(it, (e) => e.type === 'ADDED')).at(-1);
+  controller.abort();
+  for (const event of [listed[0], added]) {
+    assert.ok(event && 'object' in event, JSON.stringify(event));
+    assert.equal(event.object.kind, 'PartialObjectMetadata');
+    assert.deepEqual(event.object.metadata?.labels, { a: '1' });
+    assert.ok(event.object.metadata?.uid);
+    assert.equal(event.object.spec, undefined);
+  }
+});
+
 test('the initial listing is paginated and complete; so is listObjects', { timeout: 60_000 }, async () => {
   const ns = await namespace('paging');
   const names = Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);

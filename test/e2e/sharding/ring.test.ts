@@ -11,16 +11,18 @@ import assert from 'node:assert/strict';
 import { createObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
-import { Namespaces } from '../../../runtime/structs/builtins.ts';
-import { memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
+import { Leases, Namespaces, microTime } from '../../../runtime/structs/builtins.ts';
+import { RING_LABEL, memberName, shardLabel, drainLabel } from '../../../runtime/sharding/labels.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { Cluster } from '../cluster.ts';
 import { FINALIZER } from '../rules.ts';
+import { CRD_YAML } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
 import { startOperator } from '../engine/support.ts';
+import { peeringManifests, peeringResources } from '../../../runtime/peering/resources.ts';
 
-const cluster = useCluster();
+const cluster = useCluster({ crds: [CRD_YAML, ...peeringManifests().slice(0, 2)] });
 
 /** What the replicas' handlers did, in order, for all replicas at once; a test awaits entries, not time. */
 class Journal {
@@ -76,14 +78,16 @@ function registryOf(who: string, journal: Journal, options: { daemons?: boolean 
 
 type Replica = ReturnType<typeof startOperator> & { who: string; member: string };
 
-function replica(who: string, ring: string, namespace: string, journal: Journal, daemons = false): Replica {
+function replica(
+  who: string, ring: string, namespace: string, journal: Journal, daemons = false, standalone = true,
+): Replica {
   const settings = defaultSettings({
     posting: { enabled: false },
-    sharding: { ring, leaseDuration: 3, renewDeadline: 2, retryPeriod: 0.5 },
+    sharding: { ring, namespace: 'default', leaseDuration: 3, renewDeadline: 2, retryPeriod: 0.5 },
   });
   const identity = `test-${ring}-${who}`;
   const running = startOperator(cluster, registryOf(who, journal, { daemons }), {
-    namespaces: [namespace], settings, identity, standalone: true,
+    namespaces: [namespace], settings, identity, standalone,
   });
   return { ...running, who, member: memberName(ring, identity) };
 }
@@ -266,3 +270,59 @@ test('an object relabelled away without a drain is only forgotten where it was; 
       await Promise.all([a.op.stop(), b.op.stop()]);
     }
   });
+
+test('with peering, a ring\'s replicas do not pause each other; a peer of a higher priority pauses them', async () => {
+  const ring = 'peers';
+  const namespace = await namespaced('ring-peers');
+  const [peering] = peeringResources(false);
+  const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name: 'default', namespace } };
+  await createObject(cluster.client, peering!, object);
+  const journal = new Journal();
+  const [a, b] = ['a', 'b'].map((who) => replica(who, ring, namespace, journal, false, false)) as [Replica, Replica];
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await Promise.all([a.op.ready, b.op.ready]);
+    const all = names('p', 10);
+    await createObjects(namespace, all);
+    const by = await handledBy(watcher, namespace, all);
+    assert.deepEqual(new Set(by.values()), new Set(['a', 'b']), 'both replicas work');
+    const lastseen = new Date().toISOString();
+    const freezer = { status: { freezer: { priority: 100, lifetime: 60, lastseen } } };
+    await watcher.mergePatch(peering!, { namespace, name: 'default' }, freezer);
+    await Promise.all([a, b].map((r) => r.capture.waitFor(/^Pausing operations in favour of/, { timeout: 60 })));
+    await watcher.mergePatch(peering!, { namespace, name: 'default' }, { status: { freezer: null } });
+    await Promise.all([a, b].map((r) => r.capture.waitFor(/^Resuming operations after the pause/, { timeout: 60 })));
+    const conflicts = [a, b].flatMap((r) => r.capture.messages().filter((m) => /^Possibly conflicting/.test(m)));
+    assert.deepEqual(conflicts, []);
+  } finally {
+    watcher.close();
+    await Promise.all([a.op.stop(), b.op.stop()]);
+  }
+});
+
+test('the objects of a member whose Lease is not renewed are assigned directly, without a drain', async () => {
+  const ring = 'dead';
+  const namespace = await namespaced('ring-dead');
+  // A member that died: its Lease is there, labelled for the ring, and never renewed again.
+  const ghost = memberName(ring, 'ghost');
+  const spec = { holderIdentity: 'ghost', leaseDurationSeconds: 3, renewTime: microTime(Date.now()) };
+  await createObject(cluster.client, Leases, {
+    metadata: { name: ghost, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
+  });
+  const all = names('d', 6);
+  await Promise.all(all.map((name) => createObject(cluster.client, KopfExample,
+    { metadata: { name, namespace, labels: { [shardLabel(ring)]: ghost } }, spec: { field: 'a' } })));
+  const journal = new Journal();
+  const a = replica('a', ring, namespace, journal);
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await a.op.ready;
+    const by = await handledBy(watcher, namespace, all);
+    assert.deepEqual(new Set(by.values()), new Set(['a']));
+    await settled(watcher, namespace, ring, [a.member], all.length);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await a.op.stop();
+  }
+});
