@@ -289,7 +289,8 @@ function scalingTable(results: readonly Scaling[]): string {
   const base = results[0]!;
   const header = [
     'replicas in the ring', 'first create → all handled, s', '/ first row', 'CPU s per replica',
-    'CPU s / 1k objects (all)', 'peak RSS MiB per replica', 'RSS idle → settled, MiB', 'held MiB / 1k objects',
+    'CPU s / 1k objects (all)', 'peak RSS MiB per replica', 'RSS idle → settled, MiB',
+    'RSS growth MiB / 1k objects held',
     'shares (fair ±20%)', 'writes / object', 'handlers run twice',
   ];
   const rows = [`| ${header.join(' | ')} |`, `|${header.map(() => '---|').join('')}`];
