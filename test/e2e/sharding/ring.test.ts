@@ -7,6 +7,7 @@
  * Everything awaited is an event (a journal entry, an object's state seen by a watch), never a time.
  */
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { createObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -70,6 +71,8 @@ function registryOf(who: string, journal: Journal, options: { daemons?: boolean 
     registry.on.daemon(KopfExample, async function daemon_fn({ name, stopped }) {
       journal.add(`${who} daemon-start ${name}`);
       await stopped.wait();
+      // A daemon that takes its time to wind down: an object must not move before it has exited.
+      await sleep(1000);
       journal.add(`${who} daemon-stop ${name} ${stopped.reason}`);
     });
   }
