@@ -9,6 +9,9 @@
  * ended); for the update handler, a diff-base whose `spec.step` is the step being handled.
  * A handler's result in `status` alone is not a record: a crash between the result and the
  * record may legitimately lead to a re-run (at least once).
+ *
+ * A run that returns writes a second line, its end: with the starts, the journal says which
+ * processes were in one object's handlers at the same time (`overlaps`), which must never happen.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { DIFF_BASE, KOPF_PREFIX } from '../e2e/rules.ts';
@@ -27,6 +30,21 @@ export interface JournalEntry {
   retry: number;
   /** The object's marks as the apiserver had them when the run started; null if it could not be read. */
   seen: ObjectMarks | null;
+}
+
+/** The end of a run: written when its handler returns, keyed by the run's pid, uid, handler and start. */
+export interface RunEnd {
+  ended: number;
+  pid: number;
+  handler: HandlerId;
+  uid: string;
+  t: number;
+}
+
+/** A run from its start to its end; a run with no end (its process died in it) ends when its process was gone. */
+export interface Run {
+  entry: JournalEntry;
+  end: number;
 }
 
 /** What the framework keeps on an object: its annotations and `status.kopf`. */
@@ -58,9 +76,44 @@ function progressSucceeded(annotation: string | undefined): boolean {
   }
 }
 
+/** The journal's runs as they started (the end lines left out). */
 export function readJournal(path: string): JournalEntry[] {
+  return readLines(path).filter((line): line is JournalEntry => !('ended' in line));
+}
+
+function readLines(path: string): (JournalEntry | RunEnd)[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as JournalEntry);
+  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  return lines.map((line) => JSON.parse(line) as JournalEntry | RunEnd);
+}
+
+/**
+ * The journal's runs with their ends; a run without an end line ends when its process was gone
+ * (`gone`: pid → ms since the epoch), or never if it was not (it overlaps everything after it).
+ */
+export function readRuns(path: string, gone: ReadonlyMap<number, number>): Run[] {
+  const lines = readLines(path);
+  const key = (line: JournalEntry | RunEnd): string => `${line.pid} ${line.uid} ${line.handler} ${line.t}`;
+  const ends = new Map(lines.filter((line): line is RunEnd => 'ended' in line).map((end) => [key(end), end.ended]));
+  return lines.filter((line): line is JournalEntry => !('ended' in line)).map((entry) => ({
+    entry, end: ends.get(key(entry)) ?? gone.get(entry.pid) ?? Infinity,
+  }));
+}
+
+/** Pairs of runs of one object by two processes at the same time, described. */
+export function overlaps(runs: readonly Run[]): string[] {
+  const found: string[] = [];
+  const sorted = [...runs].sort((a, b) => a.entry.t - b.entry.t);
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i]!;
+    for (let j = i + 1; j < sorted.length && sorted[j]!.entry.t < a.end; j++) {
+      const b = sorted[j]!.entry;
+      if (b.uid === a.entry.uid && b.pid !== a.entry.pid) {
+        found.push(`${a.entry.name}: ${a.entry.handler} in pid ${a.entry.pid} and ${b.handler} in pid ${b.pid}`);
+      }
+    }
+  }
+  return found;
 }
 
 /** Runs that started although their success had been recorded already. */

@@ -3,7 +3,9 @@
  * as a child process (killed and restarted as the test says), the objects the test creates,
  * changes and deletes, and the verdict at the end: every object reached its final state (its
  * handlers' results in status for the latest step; gone after deletion, its delete handler run
- * if it had our finalizer), and no handler ran again after its success had been recorded.
+ * if it had our finalizer), no handler ran again after its success had been recorded, and no two
+ * operator processes were ever in one object's handlers at the same time. A scenario may run
+ * several operators at once (replicas of one operator, `args` say how they coordinate).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +19,9 @@ import { KopfExample } from '../../examples/kopfexample.ts';
 import { Cluster } from '../e2e/cluster.ts';
 import { FINALIZER } from '../e2e/rules.ts';
 import type { TestCluster } from '../e2e/use-cluster.ts';
-import { readJournal, rerunsAfterRecording, runsOf, type JournalEntry } from './journal.ts';
+import {
+  overlaps, readJournal, readRuns, rerunsAfterRecording, runsOf, type JournalEntry, type Run,
+} from './journal.ts';
 import { describeRow, recordRow, type SummaryRow } from './summary.ts';
 
 const OPERATOR = join(import.meta.dirname, 'operator', 'journaled.ts');
@@ -43,6 +47,10 @@ export interface ScenarioOptions {
   seed?: number;
   /** The operator names its resource by this string (resolved through discovery), not by a descriptor. */
   resourceName?: string;
+  /** How the operators coordinate (`kopf run` options); `['--standalone']` if not given. */
+  args?: readonly string[];
+  /** The least time a handler run takes, in ms (10 if not given). */
+  workMs?: number;
 }
 
 export class Scenario {
@@ -57,6 +65,8 @@ export class Scenario {
   #dir: string;
   #journal: string;
   #started = Date.now();
+  /** When each stopped operator process was gone (pid → ms since the epoch): its unfinished runs end there. */
+  #gone = new Map<number, number>();
 
   constructor(cluster: TestCluster, options: ScenarioOptions) {
     this.cluster = cluster;
@@ -75,6 +85,11 @@ export class Scenario {
     return scenario;
   }
 
+  /** Every operator process started, in order (running or not). */
+  get operators(): readonly RunningOperator[] {
+    return this.#operators;
+  }
+
   /** The operator started last (running or not). */
   get operator(): RunningOperator {
     const last = this.#operators.at(-1);
@@ -86,17 +101,23 @@ export class Scenario {
     return readJournal(this.#journal);
   }
 
+  /** The journal's runs, each with its end (for a process that died in it, when it was gone). */
+  get runs(): Run[] {
+    return readRuns(this.#journal, this.#gone);
+  }
+
   /** Starts an operator process (through a proxy if its kubeconfig is given); does not wait for it. */
   start(kubeconfigPath: string = this.cluster.cp.kubeconfigPath): RunningOperator {
     const operator = runOperator({
       files: [OPERATOR],
-      args: ['--standalone', '-n', this.options.namespace, '--verbose'],
+      args: [...this.options.args ?? ['--standalone'], '-n', this.options.namespace, '--verbose'],
       kubeconfigPath,
       env: {
         FAULTS_JOURNAL: this.#journal,
         FAULTS_KUBECONFIG: this.cluster.cp.kubeconfigPath,
         FAULTS_SETTINGS: JSON.stringify(this.options.settings ?? {}),
         FAULTS_RESOURCE: this.options.resourceName,
+        FAULTS_WORK_MS: this.options.workMs === undefined ? undefined : String(this.options.workMs),
       },
     });
     this.#operators.push(operator);
@@ -118,10 +139,16 @@ export class Scenario {
     await operator.waitFor(line, { since, timeout: 60_000 });
   }
 
-  /** SIGKILLs the running operator (a fault) and waits for it to be gone. */
-  async kill(): Promise<void> {
-    await this.operator.stop({ signal: 'SIGKILL' });
+  /** SIGKILLs the running operator, or the given one (a fault), and waits for it to be gone. */
+  async kill(operator: RunningOperator = this.operator): Promise<void> {
+    await this.stop(operator, 'SIGKILL');
     this.faults++;
+  }
+
+  /** Stops an operator (cleanly, unless a signal is given) and notes when it was gone. */
+  async stop(operator: RunningOperator, signal?: NodeJS.Signals): Promise<void> {
+    await operator.stop(signal ? { signal } : {});
+    this.#gone.set(operator.pid, Date.now());
   }
 
   async create(name: string, step = 1): Promise<void> {
@@ -184,6 +211,8 @@ export class Scenario {
     assert.deepEqual(lost, [], `lost objects (${describeRow(row)}); their story:\n${lostStory}`);
     const rerunStory = this.#story(reruns.map((entry) => entry.name), journal);
     assert.deepEqual(reruns, [], `re-runs after recorded success (${describeRow(row)}); their story:\n${rerunStory}`);
+    const together = overlaps(this.runs.filter((run) => uids.has(run.entry.uid)));
+    assert.deepEqual(together, [], `two processes in one object's handlers at once (${describeRow(row)})`);
     return row;
   }
 

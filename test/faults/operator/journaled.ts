@@ -13,7 +13,11 @@
  * Environment: FAULTS_JOURNAL (the journal file), FAULTS_KUBECONFIG (the apiserver itself, not a
  * fault proxy: the record check must see the truth), FAULTS_SETTINGS (JSON merged into the
  * operator's settings at startup, e.g. shorter watch inactivity for a silenced stream),
- * FAULTS_RESOURCE (below).
+ * FAULTS_RESOURCE (below), FAULTS_WORK_MS (the least a run takes, 10 ms by default: longer runs
+ * make two processes' runs of one object likelier to meet, if anything lets them).
+ *
+ * When a run returns, a second line says so (its end): a run cut short by its process's death
+ * has none.
  */
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,9 +25,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { on, type ChangingContext } from 'kopf';
 import { KubeClient, getObject } from '../../../runtime/kube/index.ts';
 import { KopfExample, type KopfExampleFields } from '../../../examples/kopfexample.ts';
-import type { HandlerId, JournalEntry, ObjectMarks } from '../journal.ts';
+import type { HandlerId, JournalEntry, ObjectMarks, RunEnd } from '../journal.ts';
 
 const JOURNAL = required('FAULTS_JOURNAL');
+const WORK_MS = Number(process.env.FAULTS_WORK_MS ?? 10);
 const config = new KubeConfig();
 config.loadFromFile(required('FAULTS_KUBECONFIG'));
 const direct = KubeClient.fromKubeConfig(config, { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8, 13] });
@@ -64,7 +69,9 @@ async function journaled(handler: HandlerId, context: Context): Promise<{ step: 
   };
   appendFileSync(JOURNAL, `${JSON.stringify(entry)}\n`);
   // A little work, so that kills at random moments land inside handlers too.
-  await sleep(10 + (entry.t % 40));
+  await sleep(WORK_MS + (entry.t % 40));
+  const end: RunEnd = { ended: Date.now(), pid: entry.pid, handler, uid: entry.uid, t: entry.t };
+  appendFileSync(JOURNAL, `${JSON.stringify(end)}\n`);
   return { step: entry.step };
 }
 
