@@ -189,7 +189,7 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
   assert.deepEqual(asRecord(kopf.exports)['./testing'], { types: './testing.d.ts', default: './testing.js' });
   assert.deepEqual(
     Object.keys(asRecord(kopf.dependencies)).sort(),
-    ['@kubernetes/client-node', '@noble/hashes', 'yaml'],
+    ['@kubernetes/client-node', '@noble/hashes', '@opentelemetry/api', 'prom-client', 'yaml'],
   );
   assert.ok(!existsSync(join(project, 'node_modules', 'kopf', 'node_modules')));
   const create = join(project, 'node_modules', 'create-kopf-operator');

@@ -24,9 +24,9 @@ const PACKAGES = ['kopf', 'kopf-gen', 'create-kopf-operator'];
  * package that outgrows this has taken in something it should not ship (tests, sources, fixtures).
  */
 const BUDGETS: Record<string, { packed: number; unpacked: number }> = {
-  kopf: { packed: 850, unpacked: 3000 },
+  kopf: { packed: 1000, unpacked: 3500 },
   'kopf-gen': { packed: 75, unpacked: 250 },
-  'create-kopf-operator': { packed: 25, unpacked: 70 },
+  'create-kopf-operator': { packed: 30, unpacked: 100 },
 };
 /** For each step that installs from the registry or starts a control plane, on a busy machine. */
 const LONG = { timeout: 10 * 60_000 };
