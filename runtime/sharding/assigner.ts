@@ -11,13 +11,15 @@
  * - Nothing is placed before the members are listed: a member not known yet is not a member gone.
  * - Every write is guarded by the object's resourceVersion: a write based on an older state fails
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
- * - While this replica is not the elected assigner, it watches nothing and forgets what it knew.
+ * - While this replica is not the elected assigner, it follows the members only (their Leases), not
+ *   the objects, and places nothing.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import {
   getObject, isConflict, isNotFound, keyOf, patchObjectVersion, watchStream, type KubeClient,
 } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
+import { sleep } from '../queueing/sleeping.ts';
 import { Leases, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
@@ -80,9 +82,22 @@ export class RingAssigner {
   /** The members alive now, as this assigner sees them. */
   get members(): ReadonlySet<string> { return this.#ring.members; }
 
-  /** Watches the ring's members whenever this replica is the assigner, until `signal` is aborted. */
+  /**
+   * Watches the ring's members until `signal` is aborted — as a standby too: one elected after the
+   * assigner died knows already how long each Lease has gone unrenewed by its own clock, rather than
+   * starting to count at its election (which would add a lease's duration to every failover).
+   */
   async run(signal: AbortSignal): Promise<void> {
-    await this.#whileAssigning(signal, (until) => this.#watchMembers(until), () => this.#forgetMembers());
+    const { logger, settings } = this.#options;
+    while (!signal.aborted) {
+      try {
+        await this.#watchMembers(signal);
+      } catch (error) {
+        if (!signal.aborted) logger.debug(`The watch of the ring's members ended: ${thrownText(error)}`);
+      }
+      this.#forgetMembers();
+      await sleep(settings.retryPeriod, signal);
+    }
   }
 
   /** The watch of one served resource's objects in one namespace (or cluster-wide), while assigning. */
