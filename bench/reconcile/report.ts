@@ -1,4 +1,5 @@
 /** The reconcile benchmark's figures: one table row per run, and the ratios to the baseline. */
+import { markdownTable, mean } from '../lib/tables.ts';
 
 export interface Measurement {
   contestant: string;
@@ -19,19 +20,15 @@ export interface Measurement {
 }
 
 export function table(results: readonly Measurement[], labels: ReadonlyMap<string, string>): string {
-  const rows = [
-    '| contestant | run | N | created → all children, s | deleted → all back, s | reconciles | ' +
-      'CPU ms / reconcile | CPU ms / child | idle RSS MiB | peak RSS MiB | exit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+  const header = [
+    'contestant', 'run', 'N', 'created → all children, s', 'deleted → all back, s', 'reconciles',
+    'CPU ms / reconcile', 'CPU ms / child', 'idle RSS MiB', 'peak RSS MiB', 'exit',
   ];
-  for (const r of results) {
-    rows.push(
-      `| ${labels.get(r.contestant) ?? r.contestant} | ${r.run} | ${r.n} | ${r.madeSeconds.toFixed(2)} | ` +
-        `${r.backSeconds.toFixed(2)} | ${r.reconciles} | ${r.cpuMsPerReconcile.toFixed(3)} | ` +
-          `${r.cpuMsPerChild.toFixed(3)} | ${r.idleRssMiB.toFixed(0)} | ${r.peakRssMiB.toFixed(0)} | ${r.exitCode} |`
-    );
-  }
-  return rows.join('\n');
+  return markdownTable(header, results.map((r) => [
+    labels.get(r.contestant) ?? r.contestant, String(r.run), String(r.n), r.madeSeconds.toFixed(2),
+    r.backSeconds.toFixed(2), String(r.reconciles), r.cpuMsPerReconcile.toFixed(3), r.cpuMsPerChild.toFixed(3),
+    r.idleRssMiB.toFixed(0), r.peakRssMiB.toFixed(0), String(r.exitCode),
+  ]));
 }
 
 /**
@@ -44,7 +41,7 @@ export function ratios(
   const ours = results.filter((r) => r.contestant === contestant);
   const theirs = results.filter((r) => r.contestant === baseline);
   if (!ours.length || !theirs.length) return null;
-  const ratio = (figure: (r: Measurement) => number): number => average(ours.map(figure)) / average(theirs.map(figure));
+  const ratio = (figure: (r: Measurement) => number): number => mean(ours.map(figure)) / mean(theirs.map(figure));
   return {
     back: ratio((r) => r.backSeconds),
     cpuPerReconcile: ratio((r) => r.cpuMsPerReconcile),
@@ -62,6 +59,3 @@ export function ratiosLine(results: readonly Measurement[], contestant: string, 
     `(aim < 1), peak RSS ${r.peakRss.toFixed(2)}× (aim < 1), peak above idle ${r.growth.toFixed(2)}×.`;
 }
 
-function average(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
-}

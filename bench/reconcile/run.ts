@@ -31,7 +31,6 @@ import { stripTypeScriptTypes } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { createObject, deleteObject, isNotFound, KubeClient } from '../../runtime/kube/index.ts';
 import { ConfigMaps, Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane, runOperator, type RunningOperator } from '../../runtime/testing.ts';
@@ -44,22 +43,17 @@ import { Children } from './children.ts';
 import { reconcileCount } from './counting.ts';
 import { buildControllerRuntime } from './gobuild.ts';
 import { ratiosLine, table, type Measurement } from './report.ts';
+import { benchOptions } from '../lib/options.ts';
 
 interface Contestant { name: string; label: string; command: string[]; files: string[]; args: string[] }
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '300' },
-    contestants: { type: 'string', default: 'built,controller-runtime' },
-    repeat: { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: '32' },
-    workers: { type: 'string', default: '1' },
-  },
+const values = benchOptions({
+  n: 300, contestants: 'built,controller-runtime', repeat: 1, concurrency: 32, workers: 1,
 });
-const N = Number(values.n);
-const REPEAT = Number(values.repeat);
-const CONCURRENCY = Number(values.concurrency);
-const WORKERS = Number(values.workers);
+const N = values.n;
+const REPEAT = values.repeat;
+const CONCURRENCY = values.concurrency;
+const WORKERS = values.workers;
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 const READY = 'Configured for the reconcile benchmark.';
 const WARMUP = 'warmup';

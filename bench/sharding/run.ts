@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchOptions } from '../lib/options.ts';
 import { createObject, KubeClient, patchObject } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { startControlPlane, runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
@@ -41,21 +41,13 @@ import { cpuSeconds, peakRssMiB, rssMiB } from '../burst/procstat.ts';
 import { defaultSettings } from '../../runtime/config/defaults.ts';
 import { drainLabel, shardLabel } from '../../runtime/sharding/ring-labels.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '3000' },
-    replicas: { type: 'string', default: 'standalone,1,2,3' },
-    moved: { type: 'string', default: '300' },
-    settle: { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '32' },
-  },
-});
-const N = Number(values.n);
+const values = benchOptions({ n: 3000, replicas: 'standalone,1,2,3', moved: 300, settle: 10, concurrency: 32 });
+const N = values.n;
 /** Replica counts in rings; `standalone` is one replica without a ring (`--standalone`), the baseline. */
 const COUNTS = values.replicas.split(',').map((count) => (count === 'standalone' ? null : Number(count)));
-const MOVED = Number(values.moved);
-const CONCURRENCY = Number(values.concurrency);
-const SETTLE_MS = Number(values.settle) * 1000;
+const MOVED = values.moved;
+const CONCURRENCY = values.concurrency;
+const SETTLE_MS = values.settle * 1000;
 const OPERATOR = join(import.meta.dirname, 'operator.ts');
 /** What a replica says once it is in the ring, with its member's name; and one without a ring, once started. */
 const IN_RING = /Joined the ring '[^']*' as ([^ ]+)\./;
