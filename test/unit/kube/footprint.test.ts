@@ -19,7 +19,12 @@ test('the runtime and `kopf run` do not load Node\'s HTTP client, fetch or HTTP/
     assert.ok(!loaded.includes(name), `${name} is loaded`);
 });
 
-test('the runtime and `kopf run` load neither the YAML parser nor the hash of long keys until they are needed', () => {
+/**
+ * The module URLs resolved while the runtime and `kopf run` are imported, and then while `later`
+ * (files of the repository) are: what an operator loads before it asks for more.
+ */
+function resolvedUrls(later: string[] = []): { first: string[]; later: string[] } {
+  const imports = (paths: string[]) => paths.map((path) => `await import(${JSON.stringify(join(root, path))});`);
   const script = `
     const { registerHooks } = await import('node:module');
     const resolved = [];
@@ -28,13 +33,28 @@ test('the runtime and `kopf run` load neither the YAML parser nor the hash of lo
       resolved.push(found.url);
       return found;
     } });
-    await import(${JSON.stringify(join(root, 'runtime/index.ts'))});
-    await import(${JSON.stringify(join(root, 'runtime/cli/run.ts'))});
-    console.log(JSON.stringify(resolved));`;
+    ${imports(['runtime/index.ts', 'runtime/cli/run.ts']).join('\n')}
+    const before = resolved.length;
+    ${imports(later).join('\n')}
+    console.log(JSON.stringify({ first: resolved.slice(0, before), later: resolved.slice(before) }));`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  const resolved: string[] = JSON.parse(output);
+  return JSON.parse(output) as { first: string[]; later: string[] };
+}
+
+test('the runtime and `kopf run` load neither the YAML parser nor the hash of long keys until they are needed', () => {
+  const resolved = resolvedUrls().first;
   const seesLoaded = resolved.some((url) => url.endsWith('/runtime/kube/credentials/kubeconfig.ts'));
   assert.ok(seesLoaded, 'the probe sees the modules that are loaded');
   const unneeded = ['/node_modules/yaml/', '/kubeconfig-checks.ts', '/node_modules/@noble/hashes/'];
   for (const url of resolved) assert.ok(!unneeded.some((part) => url.includes(part)), `${url} is loaded`);
+});
+
+test('the runtime and `kopf run` do not load prom-client or the metrics layer until metrics are asked for', () => {
+  const { first, later } = resolvedUrls(['runtime/metrics/prometheus.ts']);
+  const seen = first.some((url) => url.endsWith('/runtime/observation/resource-names.ts'));
+  assert.ok(seen, 'the probe sees what is loaded');
+  for (const url of first) {
+    assert.ok(!url.includes('/node_modules/prom-client/') && !url.includes('/runtime/metrics/'), `${url} is loaded`);
+  }
+  assert.ok(later.some((url) => url.includes('/node_modules/prom-client/')), 'the probe sees prom-client when asked');
 });
