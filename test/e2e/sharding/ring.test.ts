@@ -145,6 +145,10 @@ for (const count of [2, 3]) {
     const watcher = new Cluster(cluster.cp.kubeconfigPath);
     try {
       await Promise.all(replicas.map((r) => r.op.ready));
+      // Every replica follows the ring's members; once each has seen them all, so has the assigner,
+      // and no object is placed on a smaller ring first (and moved, legitimately, later).
+      const full = new RegExp(`^The ring '${ring}' has ${count} member\\(s\\)`);
+      await Promise.all(replicas.map((r) => r.capture.waitFor(full, { timeout: 60 })));
       const all = names('o', 30);
       await createObjects(namespace, all);
       const by = await handledBy(watcher, namespace, all);
