@@ -179,7 +179,7 @@ function withMetrics(contestant: Contestant): Contestant {
 }
 
 /** The condition, unless the operator exits first (then its last lines explain why). */
-function guarded(operator: RunningOperator, wait: Promise<void>): Promise<void> {
+function guarded<T>(operator: RunningOperator, wait: Promise<T>): Promise<T> {
   const died = operator.exited.then((exit) => {
     throw new Error(
       `The operator exited (code ${exit.exitCode}, signal ${exit.signal}) during the ` +

@@ -17,6 +17,10 @@ export type Options<D extends Defaults> = {
 
 /** Reads `--name value` and `--flag` options as `defaults` describes them; an unknown option is an error. */
 export function benchOptions<const D extends Defaults>(defaults: D, args = process.argv.slice(2)): Options<D> {
+  if (args.includes('--help')) {
+    process.stdout.write(optionsHelp(defaults));
+    process.exit(0);
+  }
   const spec: Record<string, { type: 'string' | 'boolean'; default?: string | boolean }> = {};
   for (const [name, value] of Object.entries(defaults)) {
     if (typeof value === 'boolean') spec[name] = { type: 'boolean', default: value };
@@ -28,6 +32,16 @@ export function benchOptions<const D extends Defaults>(defaults: D, args = proce
     options[name] = typeof defaults[name] === 'number' ? numberOption(name, value as string) : value;
   }
   return options as Options<D>;
+}
+
+/** The options with their defaults, one a line; what a benchmark measures is said at the top of its file. */
+export function optionsHelp(defaults: Defaults): string {
+  const lines = Object.entries(defaults).map(([name, value]) => {
+    if (typeof value === 'boolean') return `  --${name}`;
+    if (value === undefined || value === '') return `  --${name} TEXT (none by default)`;
+    return `  --${name} ${value}`;
+  });
+  return `Options, with their defaults:\n${lines.join('\n')}\n`;
 }
 
 function numberOption(name: string, text: string): number {

@@ -39,7 +39,7 @@ import { CRD_YAML } from '../../test/e2e/rules.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { cpuSeconds, peakRssMiB, rssMiB } from '../burst/procstat.ts';
 import { buildOperator } from '../burst/built.ts';
-import { Children } from './children.ts';
+import { watchChildren } from './children.ts';
 import { reconcileCount } from './counting.ts';
 import { buildControllerRuntime } from './gobuild.ts';
 import { ratiosLine, table, type Measurement } from './report.ts';
@@ -107,7 +107,7 @@ async function measure(
   const namespace = `reconcile-${contestant.name}-${run}`;
   await createObject(client, Namespaces, { metadata: { name: namespace } });
   const names = Array.from({ length: N }, (_, i) => `kex-${String(i).padStart(5, '0')}`);
-  const children = new Children(client, namespace);
+  const { present, observer: children } = watchChildren(client, namespace);
   const operator = runOperator({
     command: contestant.command, files: contestant.files, args: [...contestant.args, namespace], kubeconfigPath,
   });
@@ -118,21 +118,21 @@ async function measure(
     // One object served before the measured ones: both operators are watching by then (this
     // runtime says it is ready before its watches have started, controller-runtime after).
     await createObject(client, KopfExample, exampleObject(WARMUP), { namespace });
-    await children.until(() => children.present.has(WARMUP), 60_000, 'the warm-up object served');
+    await children.until(() => present.has(WARMUP), 60_000, 'the warm-up object served');
     const timeout = 120_000 + N * 100;
 
     const creating = performance.now();
     await pool(names, CONCURRENCY, (name) => createObject(client, KopfExample, exampleObject(name), { namespace }));
-    const created = await children.until(() => names.every((name) => children.present.has(name)), timeout, 'all made');
+    const created = await children.until(() => names.every((name) => present.has(name)), timeout, 'all made');
 
-    const originals = new Map(children.present);
+    const originals = new Map(present);
     // The creation's last runs (for the children's own events) are not the deletion's.
     const reconcilesBefore = await stillCount(operator);
     const cpuBefore = cpuSeconds(operator.pid);
     const deleting = performance.now();
     await pool(names, CONCURRENCY, (name) => deleteObject(client, ConfigMaps, { namespace, name }).catch(ignoreGone));
     const back = await children.until(
-      () => names.every((name) => children.present.has(name) && children.present.get(name) !== originals.get(name)),
+      () => names.every((name) => present.has(name) && present.get(name) !== originals.get(name)),
       timeout,
       'all back',
     );

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { benchOptions, chosen, words } from '../../../bench/lib/options.ts';
+import { benchOptions, chosen, optionsHelp, words } from '../../../bench/lib/options.ts';
 
 test('options are read by the types of their defaults: numbers, flags, text, text that may be left out', () => {
   const defaults = { n: 1000, callgrind: false, contestants: 'ts,kopf', events: undefined };
@@ -15,6 +15,14 @@ test('a number option that is not a number, and an unknown option, are refused b
   assert.throws(() => benchOptions({ n: 1000 }, ['--n', 'many']), /--n takes a number, not 'many'/);
   assert.throws(() => benchOptions({ n: 1000 }, ['--n', '']), /--n takes a number/);
   assert.throws(() => benchOptions({ n: 1000 }, ['--objects', '3']), /Unknown option/);
+});
+
+test('the help lists every option with its default', () => {
+  assert.equal(
+    optionsHelp({ n: 300, contestants: 'built,controller-runtime', callgrind: false, events: undefined }),
+    'Options, with their defaults:\n  --n 300\n  --contestants built,controller-runtime\n  --callgrind\n'
+      + '  --events TEXT (none by default)\n',
+  );
 });
 
 test('contestants are taken in the order named; an unknown one is refused with the known ones', () => {
