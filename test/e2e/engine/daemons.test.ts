@@ -8,51 +8,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createObject, deleteObject, patchObject } from '../../../runtime/kube/index.ts';
+import { deleteObject, patchObject } from '../../../runtime/kube/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { TemporaryError } from '../../../runtime/structs/errors.ts';
 import type { StopReason } from '../../../runtime/registry/contexts.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { Cluster } from '../cluster.ts';
 import { FINALIZER } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
+import { examplesOf } from './examples.ts';
+import { Journal, gate } from './journal.ts';
 import { withOperator } from './support.ts';
 
 const cluster = useCluster();
-
-/** What handlers did, in order; a test awaits entries instead of time. */
-class Journal {
-  readonly entries: string[] = [];
-  private readonly waiters = new Set<() => void>();
-  add(entry: string): void {
-    this.entries.push(entry);
-    for (const waiter of [...this.waiters]) waiter();
-  }
-  count(entry: string): number { return this.entries.filter((e) => e === entry).length; }
-  /** Resolves when `entry` has been added `count` times; rejects after `timeout` seconds. */
-  until(entry: string, count = 1, timeout = 60): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = () => { if (this.count(entry) >= count) { done(); resolve(); } };
-      const timer = setTimeout(
-        () => {
-          done();
-          reject(new Error(`no ${count}× '${entry}' within ${timeout} s; journal: ${JSON.stringify(this.entries)}`));
-        },
-        timeout * 1000,
-      );
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-/** A gate a handler waits at until the test opens it. */
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => { open = resolve; });
-  return { wait, open };
-}
 
 /** Registers a daemon that notes its start, waits until it is stopped, and notes why. */
 function journaling(
@@ -68,16 +35,7 @@ function journaling(
   }, { id, ...options });
 }
 
-const ref = (name: string) => ({ namespace: 'default', name });
-const watcher = () => new Cluster(cluster.cp.kubeconfigPath);
-
-async function create(name: string, extra: { labels?: Record<string, string>; field?: string } = {}): Promise<void> {
-  await createObject(
-    cluster.client,
-    KopfExample,
-    { metadata: { name, namespace: 'default', labels: extra.labels }, spec: { field: extra.field ?? 'a' } },
-  );
-}
+const { ref, create, setField, cleanup, watcher } = examplesOf(cluster);
 
 test('a deleted object keeps its finalizer until its daemon has exited; the daemon is told why', async (t) => {
   const journal = new Journal();
@@ -89,8 +47,7 @@ test('a deleted object keeps its finalizer until its daemon has exited; the daem
     journal.add(`stopped: ${stopped.reason satisfies StopReason | undefined}`);
     await release.wait;
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async ({ capture }) => {
     await create('d1');
     await journal.until('started');
@@ -118,8 +75,7 @@ test('the delete handlers of an object run once, after its daemon has exited', a
     journal.add('exited');
   });
   registry.on.delete(KopfExample, function cleanup() { journal.add('delete handler'); });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async ({ capture }) => {
     await create('d4');
     await journal.until('started');
@@ -134,7 +90,7 @@ test('the delete handlers of an object run once, after its daemon has exited', a
 });
 
 test('a daemon whose object no longer matches is stopped, and spawned again when it matches again', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('d2')).catch(() => undefined));
+  cleanup(t, 'd2');
   const journal = new Journal();
   const registry = new OperatorRegistry();
   journaling(registry, journal, 'follower', { labels: { follow: 'yes' } });
@@ -152,7 +108,7 @@ test('a daemon whose object no longer matches is stopped, and spawned again when
 
 test('a pause of the operator (its pause toggles, as peering turns them) stops a daemon with its reason and its ' +
   'timers; the resume spawns it again', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('d5')).catch(() => undefined));
+  cleanup(t, 'd5');
   const journal = new Journal();
   const registry = new OperatorRegistry();
   journaling(registry, journal, 'pausable');
@@ -180,7 +136,7 @@ test('a pause of the operator (its pause toggles, as peering turns them) stops a
 });
 
 test('a daemon that returns writes its result and is not spawned again for its object', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('d3')).catch(() => undefined));
+  cleanup(t, 'd3');
   const journal = new Journal();
   const registry = new OperatorRegistry();
   registry.on.daemon(KopfExample, function once({ patch }) {
@@ -191,8 +147,7 @@ test('a daemon that returns writes its result and is not spawned again for its o
     // Filters are evaluated on every event just before spawning: they show each event was seen.
     when: ({ spec }) => { journal.add(`seen ${spec.field}`); return true; },
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async ({ capture }) => {
     await create('d3');
     await journal.until('ran');
@@ -202,7 +157,7 @@ test('a daemon that returns writes its result and is not spawned again for its o
     await capture.waitFor("Daemon 'once' has exited on its own and will not be retried or restarted.");
     // It no longer needs the finalizer: it goes, and a change later spawns nothing.
     await observer.waitFor(KopfExample, ref('d3'), (o) => !o?.metadata?.finalizers?.length);
-    await patchObject(cluster.client, KopfExample, ref('d3'), { spec: { field: 'b' } });
+    await setField('d3', 'b');
     await journal.until('seen b');
     await new Promise((resolve) => setImmediate(resolve)); // the spawning follows the filters in the same turn
     assert.equal(journal.count('ran'), 1);
@@ -211,7 +166,7 @@ test('a daemon that returns writes its result and is not spawned again for its o
 
 test('a daemon that took spec out of its context sees the object as it is when it reads it, not as it was when it ' +
   'started', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('d6')).catch(() => undefined));
+  cleanup(t, 'd6');
   const journal = new Journal();
   const changed = gate();
   const registry = new OperatorRegistry();
@@ -223,8 +178,7 @@ test('a daemon that took spec out of its context sees the object as it is when i
     // The spawner evaluates the filters on every event, and takes the event's body in the same turn.
     when: ({ spec }) => { journal.add(`seen ${spec.field}`); return true; },
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('d6', { field: 'a' });
     await journal.until('started with a');
@@ -242,7 +196,7 @@ test('a daemon that took spec out of its context sees the object as it is when i
 });
 
 test('a timer never runs twice at once, and writes each result to status.<id>', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('t1')).catch(() => undefined));
+  cleanup(t, 't1');
   const journal = new Journal();
   let running = false;
   let calls = 0;
@@ -256,8 +210,7 @@ test('a timer never runs twice at once, and writes each result to status.<id>', 
     running = false;
     return { calls };
   }, { interval: 0.1 });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('t1');
     await journal.until('call', 3);
@@ -274,7 +227,7 @@ test('a timer never runs twice at once, and writes each result to status.<id>', 
 test('an idle timer runs when the object has not changed for a while, and again only after the next change', async (
   t
 ) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('t2')).catch(() => undefined));
+  cleanup(t, 't2');
   const journal = new Journal();
   const registry = new OperatorRegistry();
   registry.on.timer(KopfExample, function idler({ spec }) {
@@ -283,9 +236,9 @@ test('an idle timer runs when the object has not changed for a while, and again 
   await withOperator(cluster, registry, async () => {
     await create('t2', { field: 'a' });
     await journal.until('idle call: a');
-    await patchObject(cluster.client, KopfExample, ref('t2'), { spec: { field: 'b' } });
+    await setField('t2', 'b');
     await journal.until('idle call: b');
-    await patchObject(cluster.client, KopfExample, ref('t2'), { spec: { field: 'c' } });
+    await setField('t2', 'c');
     await journal.until('idle call: c');
   });
   const calls = journal.entries.filter((e) => e.startsWith('idle call'));
@@ -300,7 +253,7 @@ test('an idle timer runs when the object has not changed for a while, and again 
 });
 
 test('a timer retries its errors with their delays, and starts the retries anew after a success', async (t) => {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref('t3')).catch(() => undefined));
+  cleanup(t, 't3');
   const journal = new Journal();
   const registry = new OperatorRegistry();
   let attempts = 0;

@@ -14,60 +14,16 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { ConfigMaps, Secrets } from '../../../runtime/structs/builtins.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
-import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { Cluster } from '../cluster.ts';
 import { FINALIZER } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
+import { examplesOf } from './examples.ts';
+import { Journal, gate } from './journal.ts';
 import { withOperator } from './support.ts';
 
 const cluster = useCluster();
 
-/** What reconcilers and handlers did, in order; a test awaits entries instead of time. */
-class Journal {
-  readonly entries: string[] = [];
-  private readonly waiters = new Set<() => void>();
-  add(entry: string): void {
-    this.entries.push(entry);
-    for (const waiter of [...this.waiters]) waiter();
-  }
-  count(entry: string): number { return this.entries.filter((e) => e === entry).length; }
-  /** Resolves when `entry` has been added `count` times; rejects after `timeout` seconds. */
-  until(entry: string, count = 1, timeout = 60): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = () => { if (this.count(entry) >= count) { done(); resolve(); } };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no ${count}× '${entry}' within ${timeout} s; journal: ${JSON.stringify(this.entries)}`));
-      }, timeout * 1000);
-      const done = () => { clearTimeout(timer); this.waiters.delete(check); };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-/** A gate a reconciler waits at until the test opens it. */
-function gate(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => { open = resolve; });
-  return { wait, open };
-}
-
-const ref = (name: string) => ({ namespace: 'default', name });
-const watcher = () => new Cluster(cluster.cp.kubeconfigPath);
-
-async function create(name: string, field = 'a'): Promise<KubeObject> {
-  return createObject(cluster.client, KopfExample, { metadata: { name, namespace: 'default' }, spec: { field } });
-}
-
-async function setField(name: string, field: string): Promise<void> {
-  await patchObject(cluster.client, KopfExample, ref(name), { spec: { field } });
-}
-
-function cleanup(t: { after: (fn: () => Promise<unknown>) => void }, name: string): void {
-  t.after(() => deleteObject(cluster.client, KopfExample, ref(name)).catch(() => undefined));
-}
+const { ref, create, setField, cleanup, watcher } = examplesOf(cluster);
 
 test('a change of the object reconciles it with its latest state; its patch is applied', async (t) => {
   cleanup(t, 'r1');
@@ -77,8 +33,7 @@ test('a change of the object reconciles it with its latest state; its patch is a
     journal.add(`field=${spec.field}`);
     patch.status.seen = spec.field;
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('r1');
     await journal.until('field=a');
@@ -106,8 +61,7 @@ test('a change of an owned child (its controller owner reference) reconciles its
   const journal = new Journal();
   const registry = new OperatorRegistry();
   keepingChild(registry, journal);
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('r2');
     await journal.until('kept r2');
@@ -267,7 +221,7 @@ test('many changes during a run lead to one more run, with the latest state', as
     for (const field of ['b', 'c', 'd', 'e']) await setField('r10', field);
     // The marker comes by the same watch stream, after those changes: once it is reconciled (by
     // another worker), the operator has seen them all.
-    await create('r10-marker', 'x');
+    await create('r10-marker', { field: 'x' });
     await journal.until('r10-marker x');
     first.open();
     await journal.until('r10 e');
@@ -292,8 +246,7 @@ test('a reconciler coexists with Kopf\'s handlers and their stored progress, and
     patch.status.reconciled = true;
     return { requeueAfter: 0.02 }; // runs often meanwhile, writing nothing new
   }, { when: ({ name }) => name === 'r11' });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async ({ capture }) => {
     await create('r11');
     const done = await observer.waitFor(KopfExample, ref('r11'), (o) => Boolean(o?.status?.created));
@@ -321,8 +274,7 @@ test('with `finalizer: true`, a deleted object goes once its reconciler and dele
   registry.on.delete(KopfExample, function removed() { journal.add('delete handler'); }, {
     when: ({ name }) => name === 'r12',
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('r12');
     await journal.until('reconciled');
@@ -340,8 +292,7 @@ test('with `finalizer: true` alone, the finalizer goes once the reconciler has r
   registry.on.reconcile(KopfExample, function alone({ deleting }) { journal.add(deleting ? 'deleting' : 'living'); }, {
     finalizer: true, when: ({ name }) => name === 'r13',
   });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('r13');
     await observer.waitFor(KopfExample, ref('r13'), (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)));
@@ -401,8 +352,7 @@ test('with `finalizer: true`, a PermanentError while deleting lets the object go
     journal.add('deleting');
     throw new PermanentError('cannot clean up');
   }, { finalizer: true, when: ({ name }) => name === 'r16' });
-  const observer = watcher();
-  t.after(() => observer.client.close());
+  const observer = watcher(t);
   await withOperator(cluster, registry, async () => {
     await create('r16');
     await observer.waitFor(KopfExample, ref('r16'), (o) => Boolean(o?.metadata?.finalizers?.includes(FINALIZER)));
