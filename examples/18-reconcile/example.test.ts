@@ -5,32 +5,21 @@
  * left with their owner, as it would. There is no Kopf twin to run: Kopf has no reconcilers.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { join } from 'node:path';
 import { builtins } from 'kopf';
-import { runOperator, startControlPlane, type ControlPlane } from 'kopf/testing';
-import { Cluster } from '../../test/e2e/cluster.ts';
-import { CRD_YAML, tracebackIn } from '../../test/e2e/rules.ts';
+import { runOperator } from 'kopf/testing';
+import { tracebackIn, useExamplePlane } from '../../test/e2e/rules.ts';
 import { KopfExample } from '../kopfexample.ts';
 
-let cp: ControlPlane;
-let cluster: Cluster;
-before(async () => {
-  cp = await startControlPlane();
-  await cp.installCrds([CRD_YAML]);
-  cluster = new Cluster(cp.kubeconfigPath);
-});
-after(async () => {
-  cluster?.close();
-  await cp?.stop();
-});
+const plane = useExamplePlane();
 
 const ref = { namespace: 'default', name: 'kopf-example-18' };
 const selection = { namespace: 'default', labelSelector: `kopf.dev/set=${ref.name}` };
 
 /** Waits until the children are exactly those named, each holding `field`; returns them. */
 function childrenBecome(names: string[], field: string): Promise<builtins.ConfigMap[]> {
-  return cluster.waitForList(builtins.ConfigMaps, selection, (children) => {
+  return plane.cluster.waitForList(builtins.ConfigMaps, selection, (children) => {
     const found = children.map((child) => child.metadata?.name).sort();
     return JSON.stringify(found) === JSON.stringify([...names].sort()) &&
       children.every((child) => child.data?.field === field);
@@ -40,6 +29,7 @@ function childrenBecome(names: string[], field: string): Promise<builtins.Config
 const named = (count: number): string[] => Array.from({ length: count }, (_, index) => `${ref.name}-${index}`);
 
 test('18-reconcile: the children follow the spec, and come back when deleted or edited by hand', async () => {
+  const { cp, cluster } = plane;
   const operator = runOperator({
     files: [join(import.meta.dirname, 'example.ts')],
     args: ['--standalone', '--namespace', 'default', '--verbose'],

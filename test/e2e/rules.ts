@@ -173,6 +173,30 @@ export type ExampleTestOptions = Omit<ExampleRules, 'handlers'> &
     check?: (result: ScenarioResult) => void;
   };
 
+/** An example's control plane and the test's hands on it (`Cluster`, as a user with kubectl). */
+export interface ExamplePlane {
+  readonly cp: ControlPlane;
+  readonly cluster: Cluster;
+}
+
+/**
+ * A local control plane with the KopfExample CRD, started before the file's tests and stopped after
+ * them; its fields are there once the tests run.
+ */
+export function useExamplePlane(): ExamplePlane {
+  const plane = {} as { cp: ControlPlane; cluster: Cluster };
+  before(async () => {
+    plane.cp = await startControlPlane();
+    await plane.cp.installCrds([CRD_YAML]);
+    plane.cluster = new Cluster(plane.cp.kubeconfigPath);
+  });
+  after(async () => {
+    plane.cluster?.close();
+    await plane.cp?.stop();
+  });
+  return plane;
+}
+
 /**
  * The tests of an example folder: on one local control plane, the scenario and the rules for
  * its `example.ts` on this runtime, then for its `kopf_twin.py` on Python Kopf 1.44 — the same
@@ -183,21 +207,11 @@ export function testExample(dir: string, options: ExampleTestOptions = {}): void
     options;
   const rules: ExampleRules = { ...counts, handlers: exampleHandlers(dir) };
   const name = basename(dir);
-  let cp: ControlPlane | undefined;
-  let cluster: Cluster;
-  before(async () => {
-    cp = await startControlPlane();
-    await cp.installCrds([CRD_YAML]);
-    cluster = new Cluster(cp.kubeconfigPath);
-  });
-  after(async () => {
-    cluster?.close();
-    await cp?.stop();
-  });
+  const plane = useExamplePlane();
   const scenario = async (files: string[], command?: string[]): Promise<void> => {
     const result = await runExampleScenario({
-      cluster,
-      kubeconfigPath: cp!.kubeconfigPath,
+      cluster: plane.cluster,
+      kubeconfigPath: plane.cp.kubeconfigPath,
       files,
       command,
       rules,
