@@ -11,6 +11,7 @@ import { useCluster } from '../e2e/use-cluster.ts';
 import { useFaultProxy } from '../e2e/faults/use-proxy.ts';
 import { SeededRandom } from './random.ts';
 import { Scenario } from './scenario.ts';
+import { liveThrough, planLifecycles } from './workload.ts';
 
 const cluster = useCluster();
 const faultProxy = useFaultProxy(cluster);
@@ -29,24 +30,12 @@ test(TITLE, { timeout: 300_000 }, async (t) => {
   const title = 'SIGKILL at random moments';
   const scenario = await Scenario.open(t, cluster, { title, namespace: NAMESPACE, seed: random.seed });
   // Decided up front, so that the seed alone fixes them whatever the processes' timing.
-  const plans = Array.from({ length: OBJECTS }, (_, i) => ({
-    name: `o${i}`, createAfter: random.between(0, 25_000), updateAfter: random.between(0, 3000),
-    deleteAfter: random.chance(0.5) ? random.between(0, 3000) : null,
-  }));
+  const plans = planLifecycles(random, OBJECTS, 0.5);
   const kills = Array.from({ length: KILL_PLANS }, () => ({
     waitReady: random.chance(0.5), afterWrite: random.chance(0.5) ? random.between(1, 6) : null,
     after: random.between(0, 1000), jitter: random.between(0, 20),
   }));
 
-  const lifecycle = async (plan: (typeof plans)[number]): Promise<void> => {
-    await sleep(plan.createAfter);
-    await scenario.create(plan.name, 1);
-    await sleep(plan.updateAfter);
-    await scenario.update(plan.name, 2);
-    if (plan.deleteAfter === null) return;
-    await sleep(plan.deleteAfter);
-    await scenario.delete(plan.name);
-  };
   const writes = { method: 'PATCH', path: new RegExp(`/namespaces/${NAMESPACE}/kopfexamples/`) };
   let living = true;
   const killing = async (): Promise<void> => {
@@ -64,7 +53,7 @@ test(TITLE, { timeout: 300_000 }, async (t) => {
       await scenario.kill();
     }
   };
-  const lifecycles = Promise.all(plans.map(lifecycle)).finally(() => { living = false; });
+  const lifecycles = liveThrough(scenario, plans).finally(() => { living = false; });
   await Promise.all([lifecycles, killing()]);
   scenario.start(proxy.kubeconfigPath);
   await scenario.verify(t, { timeout: 45_000 });

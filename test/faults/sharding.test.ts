@@ -18,6 +18,7 @@ import { useCluster } from '../e2e/use-cluster.ts';
 import type { JournalEntry } from './journal.ts';
 import { SeededRandom } from './random.ts';
 import { Scenario } from './scenario.ts';
+import { liveThrough, planLifecycles } from './workload.ts';
 
 const cluster = useCluster();
 
@@ -43,10 +44,7 @@ test('replicas in a ring, killed, joining and stopping, an apiserver restart: ne
       title, namespace: NAMESPACE, seed: random.seed, args: ['--sharding', RING], settings: SETTINGS, workMs: WORK_MS,
     });
     // Decided up front, so that the seed alone fixes them whatever the processes' timing.
-    const plans = Array.from({ length: OBJECTS }, (_, i) => ({
-      name: `o${i}`, createAfter: random.between(0, 25_000), updateAfter: random.between(0, 3000),
-      deleteAfter: random.chance(0.3) ? random.between(0, 3000) : null,
-    }));
+    const plans = planLifecycles(random, OBJECTS, 0.3);
     const changes = Array.from({ length: CHANGES }, () => ({
       after: random.between(1500, 4000), kind: (['kill', 'kill', 'stop', 'join'] as const)[random.between(0, 3)]!,
       which: random.next(),
@@ -75,15 +73,6 @@ test('replicas in a ring, killed, joining and stopping, an apiserver restart: ne
     };
 
     await Promise.all(Array.from({ length: REPLICAS }, () => scenario.ready(join())));
-    const lifecycle = async (plan: (typeof plans)[number]): Promise<void> => {
-      await sleep(plan.createAfter);
-      await scenario.create(plan.name, 1);
-      await sleep(plan.updateAfter);
-      await scenario.update(plan.name, 2);
-      if (plan.deleteAfter === null) return;
-      await sleep(plan.deleteAfter);
-      await scenario.delete(plan.name);
-    };
     const changing = async (): Promise<void> => {
       for (const [index, change] of changes.entries()) {
         await sleep(change.after);
@@ -98,7 +87,7 @@ test('replicas in a ring, killed, joining and stopping, an apiserver restart: ne
         if (kind === 'join' || living.length < REPLICAS) join();
       }
     };
-    await Promise.all([Promise.all(plans.map(lifecycle)), changing()]);
+    await Promise.all([liveThrough(scenario, plans), changing()]);
     await Promise.all(living.map((replica) => scenario.ready(replica)));
     try {
       await scenario.verify(t, { timeout: 90_000 });
