@@ -17,9 +17,7 @@
  * client certificate; the proxy talks to kube-apiserver as the control plane's admin.
  */
 import { Agent, createServer, request as upstreamRequest, type Server } from 'node:https';
-import type {
-  ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse,
-} from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +28,7 @@ import { kubeconfigText } from '../../../runtime/testing/controlplane/admin-kube
 import type { ApiCredentials } from '../../../runtime/testing.ts';
 import { discoveryAction, rewriteDiscovery, type Hidden } from './discovery.ts';
 import { CUT, Hiding, Injection, type Fault, type InjectOptions, type Passage } from './faults.ts';
+import { forwardedHeaders, relayedHeaders, statusBody } from './headers.ts';
 import { describeMatch, describeRequest, matches, type Match, type RequestInfo } from './matching.ts';
 import { within } from './waiting.ts';
 
@@ -55,10 +54,6 @@ interface Exchange {
 }
 
 const RECENT = 64 * 1024;
-
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te', 'trailer',
-]);
 
 export class FaultProxy implements AsyncDisposable {
   /** `https://127.0.0.1:<port>` */
@@ -273,11 +268,7 @@ export class FaultProxy implements AsyncDisposable {
 
   #answer(exchange: Exchange, status: number, retryAfter?: number, outcome: Passage['outcome'] = 'answered'): void {
     this.#note(exchange, outcome, status);
-    const message = `injected by the fault proxy: ${describeRequest(exchange.request)}`;
-    const reason = status === 429 ? 'TooManyRequests' : status === 404 ? 'NotFound' : 'InternalError';
-    const body = JSON.stringify({
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code: status,
-    });
+    const body = statusBody(status, `injected by the fault proxy: ${describeRequest(exchange.request)}`);
     exchange.clientReq.resume();
     exchange.clientRes.writeHead(status, {
       'content-type': 'application/json', 'content-length': Buffer.byteLength(body),
@@ -355,27 +346,6 @@ export class FaultProxy implements AsyncDisposable {
       this.#note(exchange, 'passed', response.statusCode);
     });
   }
-}
-
-function forwardedHeaders(headers: IncomingHttpHeaders, plainDiscovery: boolean): OutgoingHttpHeaders {
-  const forwarded: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined) forwarded[name] = value;
-  }
-  // A discovery answer to rewrite must be plain JSON: no compression, no aggregated discovery.
-  if (plainDiscovery) {
-    delete forwarded['accept-encoding'];
-    forwarded.accept = 'application/json';
-  }
-  return forwarded;
-}
-
-function relayedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const relayed: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined) relayed[name] = value;
-  }
-  return relayed;
 }
 
 /** Starts a proxy on a free loopback port in front of the apiserver these credentials reach. */
