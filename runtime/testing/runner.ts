@@ -14,9 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../kube/index.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import { onPath } from './executables.ts';
 import { waitForObject } from './waiting.ts';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface OperatorRunOptions {
@@ -299,15 +298,6 @@ let guardPath: string | null | undefined;
 /** `setpriv` (util-linux) when present: it sets the parent-death signal and execs the command. */
 function deathSignalGuard(): string | null {
   if (guardPath !== undefined) return guardPath;
-  guardPath = null;
-  if (process.platform !== 'linux') return guardPath;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'setpriv');
-    try {
-      accessSync(candidate, constants.X_OK);
-      guardPath = candidate;
-      break;
-    } catch { /* not in this directory */ }
-  }
+  guardPath = process.platform === 'linux' ? onPath('setpriv') ?? null : null;
   return guardPath;
 }

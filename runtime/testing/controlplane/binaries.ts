@@ -6,8 +6,8 @@
  * else the error says what to install.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
+import { isExecutable } from '../executables.ts';
 import { buildBinaries } from './building.ts';
 import { binaryCacheDir, controlPlaneCacheDir } from './cache.ts';
 import { downloadBinaries } from './downloading.ts';
@@ -44,15 +44,6 @@ export class BinariesNotFoundError extends Error {
 /** envtest's variable name: `TEST_ASSET_` + the name upper-cased, non-alphanumerics as `_`. */
 export function testAssetVariable(name: BinaryName): string {
   return `TEST_ASSET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function lookUpBinaries(env: NodeJS.ProcessEnv = process.env): BinaryLookup {

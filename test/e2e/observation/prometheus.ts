@@ -6,11 +6,12 @@
  * works, the reason is returned, for the test to be skipped with it.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { cacheRoot } from '../../../runtime/testing/controlplane/cache.ts';
+import { isExecutable, onPath } from '../../../runtime/testing/executables.ts';
 import { acquireLock } from '../../../runtime/testing/controlplane/locks.ts';
 import { freePort } from '../ports.ts';
 
@@ -28,23 +29,10 @@ export function prometheusCacheDir(env: NodeJS.ProcessEnv = process.env): string
   return join(cacheRoot(env), 'prometheus');
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  return (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name)).find(executable);
-}
-
 function inCache(env: NodeJS.ProcessEnv): Omit<PrometheusTools, 'source'> | undefined {
   const bin = join(prometheusCacheDir(env), 'usr', 'bin');
   const tools = { prometheus: join(bin, 'prometheus'), promtool: join(bin, 'promtool') };
-  return executable(tools.prometheus) && executable(tools.promtool) ? tools : undefined;
+  return isExecutable(tools.prometheus) && isExecutable(tools.promtool) ? tools : undefined;
 }
 
 /** The binaries, found or installed; a string saying why not otherwise. */
