@@ -20,6 +20,7 @@ import {
   keyOf,
   patchObjectVersion,
   watchStream,
+  type JsonPatchOp,
 } from '../../runtime/kube/index.ts';
 import { ObjectQueues } from '../../runtime/queueing/workers.ts';
 import { defaultSettings } from '../../runtime/config/defaults.ts';
@@ -47,23 +48,12 @@ async function serve(body: KopfExample): Promise<void> {
   const ref = { namespace, name: body.metadata?.name ?? '' };
   const finalizers = new Finalizers(persistence.finalizer, body);
   const version = body.metadata?.resourceVersion;
+  const patchFinalizers = (ops: JsonPatchOp[]): Promise<unknown> =>
+    patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(ops, version), { type: 'json' });
   if (finalizers.deleting) {
-    if (finalizers.present)
-      await patchObjectVersion(
-        client,
-        KopfExample,
-        ref,
-        guardedJsonPatch(finalizers.removeOps(), version),
-        { type: 'json' },
-      );
+    if (finalizers.present) await patchFinalizers(finalizers.removeOps());
   } else if (!finalizers.present) {
-    await patchObjectVersion(
-      client,
-      KopfExample,
-      ref,
-      guardedJsonPatch(finalizers.addOps(), version),
-      { type: 'json' },
-    );
+    await patchFinalizers(finalizers.addOps());
   } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
     await patchObjectVersion(
       client,
