@@ -11,7 +11,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 import { useFaultProxy } from '../faults/use-proxy.ts';
-import { withOperator } from './support.ts';
+import { about, withOperator } from './support.ts';
 
 const cluster = useCluster();
 const faultProxy = useFaultProxy(cluster);
@@ -40,10 +40,7 @@ test('an operator started during a discovery gap serves its resource once discov
       { timeout: 60 },
     );
     for (const name of names) {
-      await capture.waitFor(
-        (r) => r.ref?.name === name && r.message === 'Handling cycle is finished, waiting for new changes.',
-        { timeout: 60 },
-      );
+      await capture.waitFor(about(name, 'Handling cycle is finished, waiting for new changes.'), { timeout: 60 });
     }
   });
   for (const name of names) {

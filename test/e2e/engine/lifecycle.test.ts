@@ -14,7 +14,7 @@ import { WARNING } from '../../../runtime/logging/index.ts';
 import { STOP_ANNOUNCED } from '../../../runtime/operator/operator.ts';
 import type { ResourceDescriptor } from '../../../runtime/structs/resources.ts';
 import { useCluster } from '../use-cluster.ts';
-import { startOperator, withOperator } from './support.ts';
+import { about, startOperator, withOperator } from './support.ts';
 
 const cluster = useCluster();
 
@@ -77,10 +77,7 @@ test('a sleep for a delayed handler is cut short by a new change, as Kopf says',
   registry.on.create(KopfExample, async function slow() { throw new TemporaryError('later', { delay: 60 }); });
   await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e8', namespace: 'default' }, spec: {} });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e8' && /^Sleeping for [\d.]+ seconds for the delayed handlers\.$/.test(r.message),
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e8', /^Sleeping for [\d.]+ seconds for the delayed handlers\.$/), { timeout: 30 });
     await patchObject(
       cluster.client,
       KopfExample,
@@ -88,8 +85,7 @@ test('a sleep for a delayed handler is cut short by a new change, as Kopf says',
       { spec: { field: 'changed' } },
     );
     const interrupted = await capture.waitFor(
-      (r) => r.ref?.name === 'e8' && r.message.startsWith('Sleeping was interrupted by new changes, '),
-      { timeout: 30 },
+      about('e8', /^Sleeping was interrupted by new changes, /), { timeout: 30 },
     );
     const left = Number(/, ([\d.]+) seconds left\.$/.exec(interrupted.message)?.[1]);
     assert.ok(left > 30 && left < 60, interrupted.message);
@@ -112,15 +108,9 @@ test('the deletion of an object without our finalizer is noted and left alone', 
       KopfExample,
       { metadata: { ...ref, finalizers: ['example.com/other'] }, spec: {} },
     );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e9' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e9', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     await deleteObject(cluster.client, KopfExample, ref);
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e9' && r.message === 'Deletion, but we are done with it, and we do not care.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e9', 'Deletion, but we are done with it, and we do not care.'), { timeout: 30 });
     assert.deepEqual(calls, ['create']);
   });
 });
@@ -164,14 +154,8 @@ test('patch transformations (patch.fns) are applied as a JSON patch against the 
       { metadata: { name: 'e4', namespace: 'default', labels: { kept: 'too' } }, spec: {} },
     );
     await capture.waitFor('Creation is processed: 1 succeeded; 0 failed.', { timeout: 30 });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e4' && r.message.startsWith('JSON-patching the resource with:'),
-      { timeout: 30 },
-    );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e4' && r.message === 'Handling cycle is finished, waiting for new changes.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e4', /^JSON-patching the resource with:/), { timeout: 30 });
+    await capture.waitFor(about('e4', 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
     const obj = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'e4' });
     assert.deepEqual(obj.metadata?.labels, { kept: 'too', transformed: 'yes' });
   });
@@ -208,10 +192,7 @@ test('a resource named by a string is resolved by discovery (a short name here) 
   );
   await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e5', namespace: 'default' }, spec: {} });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e5' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e5', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(seen, ['e5 kopfexamples.kopf.dev/v1']);
   });
 });
@@ -228,10 +209,7 @@ test('a name that nothing serves is reported, and the operator serves the rest',
       capture.messages().join('\n'),
     );
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e6', namespace: 'default' }, spec: {} });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e6' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e6', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
   });
 });
 
@@ -248,10 +226,7 @@ test('a resource that cannot be watched (componentstatuses: get and list only) i
       capture.messages().join('\n'),
     );
     await createObject(cluster.client, KopfExample, { metadata: { name: 'e7', namespace: 'default' }, spec: {} });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'e7' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('e7', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.ok(
       !capture.messages().some((m) => m.includes('watch-stream for componentstatuses')),
       capture.messages().join('\n'),
@@ -297,14 +272,8 @@ test('a handler result that the schema prunes from the status is reported as Kop
   registry.on.create(PrunedExample, async function pruned_fn() { return { message: 'lost' }; });
   await withOperator(cluster, registry, async ({ capture }) => {
     await createObject(cluster.client, PrunedExample, { metadata: { name: 'p1', namespace: 'default' } });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'p1' && r.message === 'Creation is processed: 2 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'p1' && r.message === 'Handling cycle is finished, waiting for new changes.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('p1', 'Creation is processed: 2 succeeded; 0 failed.'), { timeout: 30 });
+    await capture.waitFor(about('p1', 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
     const warnings = capture.records.filter(
       (r) => r.message.startsWith('Merge-patching finished with inconsistencies')
     );

@@ -15,7 +15,7 @@ import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
-import { withOperator } from './support.ts';
+import { about, withOperator } from './support.ts';
 
 const cluster = useCluster();
 
@@ -40,14 +40,8 @@ test('a restarted operator resumes what it handled, and updates what changed whi
       KopfExample,
       { metadata: { name: 'r2', namespace: 'default' }, spec: { field: 'a' } },
     );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'r1' && r.message === 'Handling cycle is finished, waiting for new changes.',
-      { timeout: 30 },
-    );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'r2' && r.message === 'Handling cycle is finished, waiting for new changes.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('r1', 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
+    await capture.waitFor(about('r2', 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
   });
   assert.deepEqual(calls, ['create', 'create']);
 
@@ -55,14 +49,8 @@ test('a restarted operator resumes what it handled, and updates what changed whi
   await patchObject(cluster.client, KopfExample, { namespace: 'default', name: 'r2' }, { spec: { field: 'b' } });
   const r1Before = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
   await withOperator(cluster, registryWith(calls), async ({ capture }) => {
-    await capture.waitFor(
-      (r) => r.ref?.name === 'r1' && r.message === 'Resuming is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'r2' && r.message === 'Updating is processed: 2 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('r1', 'Resuming is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
+    await capture.waitFor(about('r2', 'Updating is processed: 2 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(calls.sort(), ['resume:resume', 'resume:update', 'update:update']);
     const r1After = await getObject(cluster.client, KopfExample, { namespace: 'default', name: 'r1' });
     assert.equal(
@@ -89,10 +77,7 @@ test('namespace globs serve matching namespaces that appear after the start, and
     );
     // One more object in a served namespace, created last: once it is handled, the others had their chance.
     await createObject(cluster.client, KopfExample, { metadata: { name: 'g2', namespace: 'team-a' }, spec: {} });
-    await capture.waitFor(
-      (r) => r.ref?.name === 'g2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('g2', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(calls, ['team-a', 'team-a']);
   });
 });
@@ -140,10 +125,7 @@ test('a resource whose CRD is missing is waited for, served once the CRD is ther
       (r) => r.message === "The resource gizmos.v1.served.kopf.dev in 'default' is served again.",
       { timeout: 30 },
     );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'z1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('z1', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(calls, ['z1']);
 
     const before = capture.records.filter((r) => r.message === missing).length;
@@ -200,10 +182,7 @@ test('a resource named by a string is served once its CRD is created', async () 
       Widgets,
       { apiVersion: 'late.kopf.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' } },
     );
-    await capture.waitFor(
-      (r) => r.ref?.name === 'w1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('w1', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(calls, ['w1']);
   });
 });
@@ -229,10 +208,7 @@ test('a resource named by a string follows its name when its CRD is re-created i
   await cluster.cp.installCrds([thingsIn('first.kopf.dev')]);
   await withOperator(cluster, registry, { settings }, async ({ capture }) => {
     await thingIn('first.kopf.dev', 't1');
-    await capture.waitFor(
-      (r) => r.ref?.name === 't1' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('t1', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     await deleteObject(cluster.client, CustomResourceDefinitions, { name: 'things.first.kopf.dev' });
     await capture.waitFor(
       "The resource things.v1.first.kopf.dev in 'default' is not served (404): waiting until it is. Was its CRD " +
@@ -245,10 +221,7 @@ test('a resource named by a string follows its name when its CRD is re-created i
       { timeout: 30 },
     );
     await thingIn('second.kopf.dev', 't2');
-    await capture.waitFor(
-      (r) => r.ref?.name === 't2' && r.message === 'Creation is processed: 1 succeeded; 0 failed.',
-      { timeout: 30 },
-    );
+    await capture.waitFor(about('t2', 'Creation is processed: 1 succeeded; 0 failed.'), { timeout: 30 });
     assert.deepEqual(calls, ['t1 first.kopf.dev', 't2 second.kopf.dev']);
     assert.ok(
       !capture.records.some((r) => r.level >= 40),

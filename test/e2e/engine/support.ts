@@ -5,7 +5,7 @@
 import type { TestCluster } from '../use-cluster.ts';
 import type { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { operator, type OperatorOptions } from '../../../runtime/operator/operator.ts';
-import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
+import { LogConfig, captureLogs, type LogRecord } from '../../../runtime/logging/index.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 
 /** An embedded operator with events off and every log record captured. */
@@ -47,4 +47,13 @@ export async function withOperator<R>(
   } finally {
     await running.op.stop();
   }
+}
+
+/**
+ * Matches a record the operator logged about the object named `name`: the whole message when a
+ * string is given, a search when a RegExp is.
+ */
+export function about(name: string, message: string | RegExp): (record: LogRecord) => boolean {
+  const says = typeof message === 'string' ? (m: string) => m === message : (m: string) => message.test(m);
+  return (record) => record.ref?.name === name && says(record.message);
 }
