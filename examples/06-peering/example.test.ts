@@ -6,10 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../runtime/testing.ts';
 import { runOperator } from '../../runtime/testing/runner.ts';
 import { peeringManifests, peeringResources } from '../../runtime/peering/peering-resources.ts';
@@ -22,15 +19,11 @@ testExample(import.meta.dirname);
 
 let cp: ControlPlane;
 let cluster: Cluster;
-let dir: string;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kopf-06-'));
   cp = await startControlPlane();
-  const manifests = join(dir, 'peering.yaml');
   const [crds, objects] = [peeringManifests().slice(0, 2), peeringManifests().slice(2)];
-  writeFileSync(manifests, crds.map((d) => stringify(d)).join('---\n'));
-  await cp.installCrds([CRD_YAML, manifests]);
+  await cp.installCrds([CRD_YAML, ...crds]);
   cluster = new Cluster(cp.kubeconfigPath);
   for (const object of objects)
     await cluster.create(peeringResources(object.kind === 'ClusterKopfPeering')[0]!, object);
@@ -39,7 +32,6 @@ before(async () => {
 after(async () => {
   cluster?.close();
   await cp?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 for (const twin of [false, true]) {

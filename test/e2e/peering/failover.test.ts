@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { peeringManifests, peeringResources } from '../../../runtime/peering/peering-resources.ts';
@@ -31,9 +30,7 @@ let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kopf-failover-'));
   cp = await startControlPlane();
-  const crds = join(dir, 'peering-crds.yaml');
-  writeFileSync(crds, peeringManifests(NAMESPACE).slice(0, 2).map((d) => stringify(d)).join('---\n'));
-  await cp.installCrds([CRD_YAML, crds]);
+  await cp.installCrds([CRD_YAML, ...peeringManifests(NAMESPACE).slice(0, 2)]);
   cluster = new Cluster(cp.kubeconfigPath);
 });
 

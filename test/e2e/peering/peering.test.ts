@@ -7,11 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { peeringManifests, peeringResources, type PeeringObject } from '../../../runtime/peering/peering-resources.ts';
@@ -29,18 +26,13 @@ interface Side { name: string; command?: string[]; files: string[]; cli: string[
 
 let cp: ControlPlane;
 let cluster: Cluster;
-let dir: string;
 let ours: Side;
 let kopf: Side;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kopf-peering-'));
   const [plane, python] = await Promise.all([startControlPlane(), kopfPython()]);
   cp = plane;
-  const [clusterCrd, namespacedCrd] = peeringManifests(NAMESPACE);
-  const crds = join(dir, 'peering-crds.yaml');
-  writeFileSync(crds, [clusterCrd, namespacedCrd].map((d) => stringify(d)).join('---\n'));
-  await cp.installCrds([CRD_YAML, crds]);
+  await cp.installCrds([CRD_YAML, ...peeringManifests(NAMESPACE).slice(0, 2)]);
   cluster = new Cluster(cp.kubeconfigPath);
   ours = { name: 'ours', files: [join(import.meta.dirname, 'peering.ts')], cli: [process.execPath, CLI] };
   kopf = {
@@ -52,7 +44,6 @@ before(async () => {
 after(async () => {
   cluster?.close();
   await cp?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const peeringRef = (name: string): ObjectRef => ({ namespace: NAMESPACE, name });
