@@ -22,6 +22,11 @@ export interface BuiltOperator {
   minimal: string;
   /** The benchmark's floor (floor.ts) as JavaScript, on the built runtime's modules. */
   floor: string;
+  /**
+   * Another benchmark's operator (`from`, a path from the repository's root, importing the examples'
+   * resource as bench/ does) as JavaScript named `to` beside the others; returns its path.
+   */
+  add(from: string, to: string): string;
   /** Removes the temporary project. */
   remove(): void;
 }
@@ -52,9 +57,10 @@ export function buildOperator(): BuiltOperator {
     code = code.replaceAll(/'\.\.\/\.\.\/runtime\/([\w/.-]+)\.ts'/g, "'./node_modules/kopf/$1.js'");
     writeFileSync(join(dir, to), code);
   };
+  const fromBench = { '../../examples/kopfexample.ts': './kopfexample.js' };
   strip('examples/kopfexample.ts', 'kopfexample.js');
-  strip('bench/burst/operator.ts', 'operator.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
-  strip('bench/burst/floor.ts', 'floor.js', { '../../examples/kopfexample.ts': './kopfexample.js' });
+  strip('bench/burst/operator.ts', 'operator.js', fromBench);
+  strip('bench/burst/floor.ts', 'floor.js', fromBench);
   strip('examples/01-minimal/example.ts', 'minimal.js', { '../kopfexample.ts': './kopfexample.js' });
   return {
     cli: join(pkg, 'cli', 'main.js'),
@@ -62,6 +68,10 @@ export function buildOperator(): BuiltOperator {
     file: join(dir, 'operator.js'),
     minimal: join(dir, 'minimal.js'),
     floor: join(dir, 'floor.js'),
+    add: (from, to) => {
+      strip(from, to, fromBench);
+      return join(dir, to);
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
