@@ -15,7 +15,7 @@ import type { StopReason } from '../../../runtime/registry/contexts.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { FINALIZER } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
-import { examplesOf } from './examples.ts';
+import { examplesOf } from './kopfexamples.ts';
 import { Journal, gate } from './journal.ts';
 import { withOperator } from './support.ts';
 

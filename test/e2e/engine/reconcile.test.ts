@@ -17,7 +17,7 @@ import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { FINALIZER } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
-import { examplesOf } from './examples.ts';
+import { examplesOf } from './kopfexamples.ts';
 import { Journal, gate } from './journal.ts';
 import { withOperator } from './support.ts';
 
