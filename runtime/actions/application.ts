@@ -58,15 +58,15 @@ export async function applyPlan(
   const hasStatus = scope.resource.subresources?.includes('status') ?? false;
   const writes = planWrites(contents[0]!, work.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
-  // than a part (say, the records of a handler's success without its result).
-  for (const write of writes.length > 1 ? writes : []) {
-    if (write.kind === 'merge') jsonText(write.content, `The patch of the ${write.endpoint} cannot be sent as JSON`);
-  }
+  // than a part (say, the records of a handler's success without its result). Its text is sent as it is.
+  const texts = writes.map((write) => write.kind === 'merge'
+    ? jsonText(write.content, `The patch of the ${write.endpoint} cannot be sent as JSON`)
+    : undefined);
   // Only while some of the patch's fields were not seen kept before does a merge patch ask for the
   // whole object back: the last one before each look at the object (a check, the transformations).
   const unconfirmed = scope.kept.unconfirmed(contents.reduce(composeMergePatches));
   const requests = new Requests(scope, body, logger);
-  const sent = await sendWrites(requests, writes, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
+  const sent = await sendWrites(requests, writes, texts, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
   if (sent.consistent && unconfirmed.length) scope.kept.confirm(unconfirmed);
   if (sent.finalizing.length && (await requests.json(sent.finalizing))) requests.outcome.jsonApplied = true;
   return requests.outcome;
@@ -77,8 +77,8 @@ export async function applyPlan(
  * the transformations when those come last (no record in between), else after all (`finalizing`).
  */
 async function sendWrites(
-  requests: Requests, writes: readonly Write[], fns: Patch<KubeObject>['fns'], finalizer: readonly JsonPatchOp[],
-  checked: boolean, hasStatus: boolean,
+  requests: Requests, writes: readonly Write[], texts: readonly (string | undefined)[], fns: Patch<KubeObject>['fns'],
+  finalizer: readonly JsonPatchOp[], checked: boolean, hasStatus: boolean,
 ): Promise<{ consistent: boolean; finalizing: readonly JsonPatchOp[] }> {
   let sent: Fields = {};
   let consistent = true;
@@ -98,7 +98,8 @@ async function sendWrites(
     }
     const next = writes[index + 1];
     const whole = next?.kind === 'transform' || (checked && !next);
-    if (!(await requests.merge(write.content, write.endpoint, whole))) return { consistent: false, finalizing: [] };
+    const text = texts[index] ?? JSON.stringify(write.content);
+    if (!(await requests.merge(write.content, text, write.endpoint, whole))) return { consistent: false, finalizing: [] };
     sent = composeMergePatches(sent, write.content);
     if (whole && checked) {
       consistent = checkKept(sent, requests.fresh, requests.logger) && consistent;
@@ -130,10 +131,11 @@ class Requests {
     this.#ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
   }
 
-  merge(content: Fields, endpoint: Endpoint, whole: boolean): Promise<boolean> {
+  /** A merge patch, sent as its JSON text (`text`, encoded once). */
+  merge(content: Fields, text: string, endpoint: Endpoint, whole: boolean): Promise<boolean> {
     const subresource = endpoint === 'status' ? 'status' : undefined;
-    this.logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(content)}`);
-    return this.#send('merge', content, subresource, whole);
+    this.logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${text}`);
+    return this.#send('merge', content, subresource, whole, text);
   }
 
   json(ops: readonly JsonPatchOp[], subresource?: 'status'): Promise<boolean> {
@@ -145,6 +147,7 @@ class Requests {
 
   async #send(
     kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource: 'status' | undefined, whole: boolean,
+    text?: string,
   ): Promise<boolean> {
     const { client, resource } = this.#scope;
     try {
@@ -153,7 +156,7 @@ class Requests {
         this.#version = this.fresh.metadata?.resourceVersion ?? this.#version;
       } else {
         const options = { type: kind, subresource };
-        this.#version = (await patchObjectVersion(client, resource, this.#ref, content, options)) ?? this.#version;
+        this.#version = (await patchObjectVersion(client, resource, this.#ref, text ?? content, options)) ?? this.#version;
       }
       this.outcome.patched = true;
       this.outcome.resourceVersion = this.#version;

@@ -7,7 +7,7 @@
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Patch } from '../structs/patches.ts';
-import { jsonEqual } from '../structs/diffs.ts';
+import type { Diff } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
@@ -27,8 +27,6 @@ export class ObjectState {
   private readonly extra: string[][];
 
   private readonly now: Timestamp;
-  /** The fetched diff-base, parsed once per cycle: the cause's detection and its storing both read it. */
-  private stored: { essence: Essence | undefined } | undefined;
 
   constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][], now: Timestamp) {
     this.now = now;
@@ -43,8 +41,7 @@ export class ObjectState {
 
   /** The last handled essence; `undefined` if the object was never handled. */
   diffBase(): Essence | undefined {
-    this.stored ??= { essence: this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined };
-    return this.stored.essence;
+    return this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined;
   }
 
   /** The essence of the object now: what handlers react to. */
@@ -53,11 +50,13 @@ export class ObjectState {
     return this.settings.persistence.progressStorage.clear(essence);
   }
 
-  /** Stores the essence as the new diff-base, only if it differs: a resume must write nothing. */
-  storeDiffBase(essence: Essence, patch: Patch<KubeObject>): void {
-    const stored = this.diffBase();
-    if (stored !== undefined && jsonEqual(stored, essence)) return;
-    this.settings.persistence.diffbaseStorage.store(this.body, patch, essence);
+  /**
+   * Stores the essence as the new diff-base, only if it differs from the stored one (a resume must
+   * write nothing): as Kopf's `old != new`, where the diff that the cause was detected by has no item.
+   */
+  storeDiffBase(change: { old: Essence | undefined; current: Essence; diff: Diff }, patch: Patch<KubeObject>): void {
+    if (change.old !== undefined && !change.diff.length) return;
+    this.settings.persistence.diffbaseStorage.store(this.body, patch, change.current);
   }
 
   /** States left from another cause (e.g. creation interrupted by an update) are purged. */

@@ -93,11 +93,22 @@ export function removeAnnotations(essence: Essence, keys: Iterable<string>): voi
 export function removeEmptyStanzas(essence: Essence): void {
   const metadata = essence.metadata;
   if (isMapping(metadata)) {
-    if ('annotations' in metadata && isFalsy(metadata.annotations)) delete metadata.annotations;
-    if ('labels' in metadata && isFalsy(metadata.labels)) delete metadata.labels;
+    if (emptyAt(metadata, 'annotations')) delete metadata.annotations;
+    if (emptyAt(metadata, 'labels')) delete metadata.labels;
   }
-  if ('metadata' in essence && isFalsy(essence.metadata)) delete essence.metadata;
-  if ('status' in essence && isFalsy(essence.status)) delete essence.status;
+  if (emptyAt(essence, 'metadata')) delete essence.metadata;
+  if (emptyAt(essence, 'status')) delete essence.status;
+}
+
+/** Whether `removeEmptyStanzas` would change the essence: storages copy it only then. */
+export function hasEmptyStanzas(essence: Essence): boolean {
+  const metadata = essence.metadata;
+  if (isMapping(metadata) && (emptyAt(metadata, 'annotations') || emptyAt(metadata, 'labels'))) return true;
+  return emptyAt(essence, 'metadata') || emptyAt(essence, 'status');
+}
+
+function emptyAt(mapping: Essence, key: string): boolean {
+  return key in mapping && isFalsy(mapping[key]);
 }
 
 /** Python's falsiness, which Kopf's emptiness checks use: `null`, `false`, `0`, `''`, `[]`, `{}`. */
