@@ -98,8 +98,10 @@ async function sendWrites(
     }
     const next = writes[index + 1];
     const whole = next?.kind === 'transform' || (checked && !next);
-    const text = texts[index] ?? JSON.stringify(write.content);
-    if (!(await requests.merge(write.content, text, write.endpoint, whole))) return { consistent: false, finalizing: [] };
+    const text = texts[index]!; // made for every merge patch before the first request
+    if (!(await requests.merge(write.content, text, write.endpoint, whole))) {
+      return { consistent: false, finalizing: [] };
+    }
     sent = composeMergePatches(sent, write.content);
     if (whole && checked) {
       consistent = checkKept(sent, requests.fresh, requests.logger) && consistent;
@@ -156,7 +158,8 @@ class Requests {
         this.#version = this.fresh.metadata?.resourceVersion ?? this.#version;
       } else {
         const options = { type: kind, subresource };
-        this.#version = (await patchObjectVersion(client, resource, this.#ref, text ?? content, options)) ?? this.#version;
+        const version = await patchObjectVersion(client, resource, this.#ref, text ?? content, options);
+        this.#version = version ?? this.#version;
       }
       this.outcome.patched = true;
       this.outcome.resourceVersion = this.#version;

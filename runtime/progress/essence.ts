@@ -58,7 +58,9 @@ function essentialMetadata(metadata: unknown): Essence | undefined {
     essential.labels = isMapping(labels) ? copyKept(labels, (key) => !isShardingLabel(key)) : copyJson(labels);
   }
   if (annotations !== undefined) {
-    essential.annotations = isMapping(annotations) ? copyKept(annotations, unmanaged(annotations)) : copyJson(annotations);
+    essential.annotations = isMapping(annotations)
+      ? copyKept(annotations, unmanaged(annotations))
+      : copyJson(annotations);
   }
   return 'labels' in essential || 'annotations' in essential ? essential : undefined;
 }
