@@ -53,8 +53,7 @@ export async function applyPlan(
 ): Promise<PatchOutcome> {
   const { work, records = [], finalizer = [] } = plan;
   const contents = [patchContent(work), ...records.map((r) => patchContent(r))];
-  const empty = contents.every((content) => !Object.keys(content).length);
-  if (empty && !work.fns.length && !finalizer.length) return { patched: false };
+  if (!contents.some(hasFields) && !work.fns.length && !finalizer.length) return { patched: false };
   const hasStatus = scope.resource.subresources?.includes('status') ?? false;
   const writes = planWrites(contents[0]!, work.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
@@ -64,12 +63,18 @@ export async function applyPlan(
     : undefined);
   // Only while some of the patch's fields were not seen kept before does a merge patch ask for the
   // whole object back: the last one before each look at the object (a check, the transformations).
-  const unconfirmed = scope.kept.unconfirmed(contents.reduce(composeMergePatches));
+  const written = contents.filter(hasFields);
+  const unconfirmed = written.length ? scope.kept.unconfirmed(written.reduce(composeMergePatches)) : [];
   const requests = new Requests(scope, body, logger);
   const sent = await sendWrites(requests, writes, texts, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
   if (sent.consistent && unconfirmed.length) scope.kept.confirm(unconfirmed);
   if (sent.finalizing.length && (await requests.json(sent.finalizing))) requests.outcome.jsonApplied = true;
   return requests.outcome;
+}
+
+function hasFields(content: Fields): boolean {
+  for (const _ in content) return true;
+  return false;
 }
 
 /**
@@ -82,7 +87,8 @@ async function sendWrites(
 ): Promise<{ consistent: boolean; finalizing: readonly JsonPatchOp[] }> {
   let sent: Fields = {};
   let consistent = true;
-  for (const [index, write] of writes.entries()) {
+  for (let index = 0; index < writes.length; index++) {
+    const write = writes[index]!;
     const last = index === writes.length - 1;
     if (write.kind === 'transform') {
       // Transformations, computed against the freshest body we have.
@@ -102,8 +108,9 @@ async function sendWrites(
     if (!(await requests.merge(write.content, text, write.endpoint, whole))) {
       return { consistent: false, finalizing: [] };
     }
+    if (!checked) continue; // nothing of what was sent is compared
     sent = composeMergePatches(sent, write.content);
-    if (whole && checked) {
+    if (whole) {
       consistent = checkKept(sent, requests.fresh, requests.logger) && consistent;
       sent = {};
     }

@@ -72,19 +72,17 @@ export async function processEvent(
 }
 
 /** The cycle in a span of its own, with the object's identity and the cause it was handled for. */
-async function traced(
+function traced(
   proc: ResourceProcessor, event: RawEvent, cycle: () => Promise<CauseKind | undefined>,
-): Promise<void> {
+): Promise<unknown> {
   const span = startCycleSpan();
-  if (!span.isRecording()) { // no tracing SDK: no span to describe, and no frame around the cycle
-    await cycle();
-    return;
-  }
+  // No tracing SDK: no span to describe, and no frame around the cycle.
+  if (!span.isRecording()) return cycle();
   const meta = event.object.metadata;
   describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
     proc.resource);
   span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
-  await within(span, async () => {
+  return within(span, async () => {
     const cause = await cycle();
     if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
   });
