@@ -66,7 +66,7 @@ export function detectChange(
   proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers,
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | null,
 ): Change {
-  const state = new ObjectState(proc.settings, body, extraFields(proc.changing), Timestamp.now());
+  const state = new ObjectState(proc.settings, body, extraFields(proc.changing));
   const old = state.diffBase();
   const current = state.essence();
   // Never handled: everything is new, as Kopf reports it (one `add` of the whole essence).

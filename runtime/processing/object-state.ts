@@ -14,7 +14,7 @@ import type { Reason } from '../registry/contexts.ts';
 import type { StateBook } from '../handling/running.ts';
 import {
   hasChanged, isFinished, recordOf, stateFromRecord, storePurged,
-  type Essence, type HandlerState, type Timestamp,
+  type Essence, type HandlerState, Timestamp,
 } from '../progress/index.ts';
 import { TITLES } from './causes.ts';
 
@@ -26,10 +26,10 @@ export class ObjectState {
   private readonly body: KubeObject;
   private readonly extra: string[][];
 
-  private readonly now: Timestamp;
+  /** When the records were read: taken at the first read (most events read none). */
+  private now: Timestamp | undefined;
 
-  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][], now: Timestamp) {
-    this.now = now;
+  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][]) {
     this.settings = settings;
     this.body = body;
     this.extra = extraFields;
@@ -132,7 +132,7 @@ export class ObjectState {
   private load(id: string): HandlerState | undefined {
     if (!this.states.has(id)) {
       const record = this.settings.persistence.progressStorage.fetch(id, this.body);
-      this.states.set(id, record ? stateFromRecord(record, this.now) : undefined);
+      this.states.set(id, record ? stateFromRecord(record, this.now ??= Timestamp.now()) : undefined);
     }
     return this.states.get(id);
   }

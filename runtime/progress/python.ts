@@ -96,10 +96,14 @@ export function pythonNumber(value: number): string {
   return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
 }
 
+const PLAIN_REPR = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
 /** Python's `repr()` of a string: `'id'`, or `"it's"` when only single quotes occur. */
 export function pythonRepr(text: string): string {
+  // Most texts (handler ids) are printable ASCII without quotes or backslashes: quoted as they are.
+  if (PLAIN_REPR.test(text)) return `'${text}'`;
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of text) {
