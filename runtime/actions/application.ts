@@ -53,23 +53,28 @@ export async function applyPlan(
 ): Promise<PatchOutcome> {
   const { work, records = [], finalizer = [] } = plan;
   const contents = [patchContent(work), ...records.map((r) => patchContent(r))];
-  const empty = contents.every((content) => !Object.keys(content).length);
-  if (empty && !work.fns.length && !finalizer.length) return { patched: false };
+  if (!contents.some(hasFields) && !work.fns.length && !finalizer.length) return { patched: false };
   const hasStatus = scope.resource.subresources?.includes('status') ?? false;
   const writes = planWrites(contents[0]!, work.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
-  // than a part (say, the records of a handler's success without its result).
-  for (const write of writes.length > 1 ? writes : []) {
-    if (write.kind === 'merge') jsonText(write.content, `The patch of the ${write.endpoint} cannot be sent as JSON`);
-  }
+  // than a part (say, the records of a handler's success without its result). Its text is sent as it is.
+  const texts = writes.map((write) => write.kind === 'merge'
+    ? jsonText(write.content, `The patch of the ${write.endpoint} cannot be sent as JSON`)
+    : undefined);
   // Only while some of the patch's fields were not seen kept before does a merge patch ask for the
   // whole object back: the last one before each look at the object (a check, the transformations).
-  const unconfirmed = scope.kept.unconfirmed(contents.reduce(composeMergePatches));
+  const written = contents.filter(hasFields);
+  const unconfirmed = written.length ? scope.kept.unconfirmed(written.reduce(composeMergePatches)) : [];
   const requests = new Requests(scope, body, logger);
-  const sent = await sendWrites(requests, writes, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
+  const sent = await sendWrites(requests, writes, texts, work.fns, finalizer, unconfirmed.length > 0, hasStatus);
   if (sent.consistent && unconfirmed.length) scope.kept.confirm(unconfirmed);
   if (sent.finalizing.length && (await requests.json(sent.finalizing))) requests.outcome.jsonApplied = true;
   return requests.outcome;
+}
+
+function hasFields(content: Fields): boolean {
+  for (const _ in content) return true;
+  return false;
 }
 
 /**
@@ -77,12 +82,13 @@ export async function applyPlan(
  * the transformations when those come last (no record in between), else after all (`finalizing`).
  */
 async function sendWrites(
-  requests: Requests, writes: readonly Write[], fns: Patch<KubeObject>['fns'], finalizer: readonly JsonPatchOp[],
-  checked: boolean, hasStatus: boolean,
+  requests: Requests, writes: readonly Write[], texts: readonly (string | undefined)[], fns: Patch<KubeObject>['fns'],
+  finalizer: readonly JsonPatchOp[], checked: boolean, hasStatus: boolean,
 ): Promise<{ consistent: boolean; finalizing: readonly JsonPatchOp[] }> {
   let sent: Fields = {};
   let consistent = true;
-  for (const [index, write] of writes.entries()) {
+  for (let index = 0; index < writes.length; index++) {
+    const write = writes[index]!;
     const last = index === writes.length - 1;
     if (write.kind === 'transform') {
       // Transformations, computed against the freshest body we have.
@@ -98,9 +104,13 @@ async function sendWrites(
     }
     const next = writes[index + 1];
     const whole = next?.kind === 'transform' || (checked && !next);
-    if (!(await requests.merge(write.content, write.endpoint, whole))) return { consistent: false, finalizing: [] };
+    const text = texts[index]!; // made for every merge patch before the first request
+    if (!(await requests.merge(write.content, text, write.endpoint, whole))) {
+      return { consistent: false, finalizing: [] };
+    }
+    if (!checked) continue; // nothing of what was sent is compared
     sent = composeMergePatches(sent, write.content);
-    if (whole && checked) {
+    if (whole) {
       consistent = checkKept(sent, requests.fresh, requests.logger) && consistent;
       sent = {};
     }
@@ -130,10 +140,11 @@ class Requests {
     this.#ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
   }
 
-  merge(content: Fields, endpoint: Endpoint, whole: boolean): Promise<boolean> {
+  /** A merge patch, sent as its JSON text (`text`, encoded once). */
+  merge(content: Fields, text: string, endpoint: Endpoint, whole: boolean): Promise<boolean> {
     const subresource = endpoint === 'status' ? 'status' : undefined;
-    this.logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${JSON.stringify(content)}`);
-    return this.#send('merge', content, subresource, whole);
+    this.logger.debug(() => `Merge-patching the ${subresource ?? 'resource'} with: ${text}`);
+    return this.#send('merge', content, subresource, whole, text);
   }
 
   json(ops: readonly JsonPatchOp[], subresource?: 'status'): Promise<boolean> {
@@ -145,6 +156,7 @@ class Requests {
 
   async #send(
     kind: 'merge' | 'json', content: Fields | JsonPatchOp[], subresource: 'status' | undefined, whole: boolean,
+    text?: string,
   ): Promise<boolean> {
     const { client, resource } = this.#scope;
     try {
@@ -153,7 +165,8 @@ class Requests {
         this.#version = this.fresh.metadata?.resourceVersion ?? this.#version;
       } else {
         const options = { type: kind, subresource };
-        this.#version = (await patchObjectVersion(client, resource, this.#ref, content, options)) ?? this.#version;
+        const version = await patchObjectVersion(client, resource, this.#ref, text ?? content, options);
+        this.#version = version ?? this.#version;
       }
       this.outcome.patched = true;
       this.outcome.resourceVersion = this.#version;

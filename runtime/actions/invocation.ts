@@ -73,7 +73,16 @@ export function invokeHandler<C>(
   scope: InvocationScope, logger: Logger, body: KubeObject, fn: Function, ctx: C,
 ): Promise<unknown> {
   const context = { settings: scope.settings, poster: scope.poster, logger, body };
-  return runWithOperatorContext(context, async () => (fn as (c: C) => unknown)(ctx));
+  return runWithOperatorContext(context, () => called(fn as (c: C) => unknown, ctx));
+}
+
+/** The function's result as a promise, and what it throws as a rejection: an async wrapper without its frame. */
+function called<C>(fn: (c: C) => unknown, ctx: C): Promise<unknown> {
+  try {
+    return Promise.resolve(fn(ctx));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 /** The same, for handlers whose result is stored on the object: the result as it can be stored. */

@@ -49,13 +49,18 @@ export function annotationsAfter(
  * most cycles are cleared by the strings' lengths, without measuring their bytes.
  */
 function nearLimit(body: KubeObject, contents: readonly Fields[]): boolean {
-  let units = 0;
-  for (const annotations of [body.metadata?.annotations ?? {}, ...contents.map(annotationsOf)]) {
-    for (const [key, value] of Object.entries(annotations)) {
-      units += key.length + (typeof value === 'string' ? value.length : 0);
-    }
-  }
+  let units = unitsOf(body.metadata?.annotations ?? {});
+  for (const content of contents) units += unitsOf(annotationsOf(content));
   return units * 3 > ANNOTATIONS_LIMIT;
+}
+
+function unitsOf(annotations: { [key: string]: unknown }): number {
+  let units = 0;
+  for (const key in annotations) {
+    const value = annotations[key];
+    units += key.length + (typeof value === 'string' ? value.length : 0);
+  }
+  return units;
 }
 
 /** What a diff-base write would take over the annotations' limit, and the annotation that makes it. */
@@ -72,8 +77,9 @@ export interface Overflow {
  * when, without it, they stay within: then it is the diff-base that does not fit.
  */
 export function diffBaseOverflow(body: KubeObject, before: readonly Fields[], diffBase: Fields): Overflow | undefined {
+  if (!nearLimit(body, [...before, diffBase])) return undefined;
   const written = Object.entries(annotationsOf(diffBase)).filter(([, value]) => typeof value === 'string');
-  if (!written.length || !nearLimit(body, [...before, diffBase])) return undefined;
+  if (!written.length) return undefined;
   const { sizes, total } = annotationsAfter(body, [...before, diffBase]);
   if (total <= ANNOTATIONS_LIMIT || annotationsAfter(body, before).total > ANNOTATIONS_LIMIT) return undefined;
   const [annotation] = written.map(([key]) => key).sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));

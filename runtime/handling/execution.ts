@@ -68,7 +68,7 @@ export async function executeOnce(
   let started: number | undefined;
   if (!outcome) {
     if (report) started = performance.now();
-    logger.debug(`${title} is invoked.`);
+    logger.debug(() => `${title} is invoked.`);
     const attempt: Attempt = {
       retry: state.retries,
       started: state.started.toDate(),

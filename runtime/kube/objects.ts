@@ -155,7 +155,8 @@ const PARTIAL_METADATA = Buffer.from('{"kind":"PartialObjectMetadata","apiVersio
 const VERSION_KEY = Buffer.from('"resourceVersion":"');
 
 /**
- * Patches an object as `patchObject` does and returns only its new resourceVersion, for writers
+ * Patches an object as `patchObject` does (the patch may be given as its JSON text, sent as it
+ * is) and returns only its new resourceVersion, for writers
  * that need nothing else of the result (the engine's own patches: four per handled object). The
  * server sends the object's metadata only, and only the version is read from it: parsing the
  * whole object back on every write was a visible share of the instructions of a burst.
@@ -164,7 +165,7 @@ export async function patchObjectVersion<T extends KubeObject>(
   client: KubeClient,
   resource: Resource<T>,
   ref: ObjectRef,
-  patch: MergePatch<T> | readonly JsonPatchOp[],
+  patch: MergePatch<T> | readonly JsonPatchOp[] | string,
   options: PatchOptions & { type?: 'merge' | 'json' } = {},
 ): Promise<string | undefined> {
   const { path, request } = patchRequest(resource, ref, patch, options);

@@ -75,12 +75,13 @@ export class Logger {
    */
   log(level: number, message: Message, error?: unknown): void {
     if (!this.isEnabledFor(level)) return;
-    const record: LogRecord = {
+    const record: { -readonly [K in keyof LogRecord]: LogRecord[K] } = {
       time: this.config.clock(), level, name: this.name, message: typeof message === 'function' ? message() : message,
-      ...(this.ref && { ref: this.ref }),
-      ...(error !== undefined && { error }),
-      ...(this.local && { local: true }),
     };
+    // Set only when there: records are compared and serialised with their fields as given.
+    if (this.ref) record.ref = this.ref;
+    if (error !== undefined) record.error = error;
+    if (this.local) record.local = true;
     this.config.emit(record);
     for (const tap of this.taps) {
       try {

@@ -105,9 +105,14 @@ export function answered(span: Span, status: number): void {
  * by `fn` is recorded on it and thrown on. A span that does not record is not made active: its
  * children would not record either.
  */
-export async function within<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+export function within<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+  // Without a tracing SDK (the usual case), every span is a no-op: no frame of our own around `fn`.
+  return span.isRecording() ? recording(span, fn) : fn();
+}
+
+async function recording<T>(span: Span, fn: () => Promise<T>): Promise<T> {
   try {
-    return span.isRecording() ? await context.with(trace.setSpan(context.active(), span), fn) : await fn();
+    return await context.with(trace.setSpan(context.active(), span), fn);
   } catch (error) {
     failed(span, error);
     throw error;

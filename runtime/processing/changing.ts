@@ -66,7 +66,7 @@ export function detectChange(
   proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers,
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | null,
 ): Change {
-  const state = new ObjectState(proc.settings, body, extraFields(proc.changing), Timestamp.now());
+  const state = new ObjectState(proc.settings, body, extraFields(proc.changing));
   const old = state.diffBase();
   const current = state.essence();
   // Never handled: everything is new, as Kopf reports it (one `add` of the whole essence).
@@ -96,7 +96,7 @@ export interface CycleResult {
 export async function handleCause(proc: ResourceProcessor, input: CycleInput): Promise<CycleResult> {
   const { memory, context } = input;
   const { body, logger, patch } = context;
-  const { kind, state, old, current, diff } = input.change;
+  const { kind, state, old, diff } = input.change;
   if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
   const now = Timestamp.now();
   const superseded = new Patch<KubeObject>({}, { body });
@@ -108,7 +108,7 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
 
   state.supersede(reason, proc.changing, logger, superseded);
   if (!selected.length) {
-    state.storeDiffBase(current, diffBase);
+    state.storeDiffBase(input.change, diffBase);
     memory.initial = false;
     const records = fitting(proc, input, superseded, progress, diffBase);
     return { kind, patch, records, done: true, delay: undefined };
@@ -127,7 +127,7 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
   if (!summary.done) return { kind, patch, records: [superseded, progress], done: false, delay: summary.delay };
   logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
-  state.storeDiffBase(current, diffBase);
+  state.storeDiffBase(input.change, diffBase);
   memory.initial = false;
   const records = fitting(proc, input, superseded, progress, diffBase, () => {
     const kept = new Patch<KubeObject>({}, { body });
@@ -204,7 +204,7 @@ export interface ChangingInvocation {
 }
 
 /** Invokes a changing handler with its change, and with `register`/`execute` for its sub-handlers. */
-export async function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
+export function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
   const { handler, children, context } = inv;
   const field = handler.filters.field;
   const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {

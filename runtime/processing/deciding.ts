@@ -71,7 +71,10 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const early = finalizing(interested, spawning, finalizers, work, logger);
   if (early) return early;
 
-  if (!(await consistent(proc, key, memory, body, input.pressure))) return undefined;
+  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo.
+  if (!echoed(memory, body, input.pressure) && !(await consistent(proc, key, memory, body, input.pressure))) {
+    return undefined;
+  }
   const current = changeNow();
   if (refusedBefore(memory, current, logger)) return undefined;
 
@@ -150,8 +153,22 @@ function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): bo
 }
 
 /**
+ * Whether no write of ours is awaited any more: none was made, or the watch shows it now (our
+ * version; or it was seen and replaced by a newer event: this one, unless an event came after it,
+ * which goes instead).
+ */
+function echoed(memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): boolean {
+  const expected = memory.expected;
+  if (expected && body.metadata?.resourceVersion !== expected.version && !(expected.seen && !pressure.aborted)) {
+    return false;
+  }
+  memory.expected = undefined;
+  return true;
+}
+
+/**
  * After our own patch, hold state-dependent handling until the watch shows our version (as Kopf's
- * kopf/_core/reactor/queueing.py waits for it).
+ * kopf/_core/reactor/queueing.py waits for it; `echoed` says when it does).
  * If it does not come in time (a silent or broken stream), the object is read afresh instead of
  * handled as this event shows it: the event may predate our last write, which records what is
  * done (a handler's result comes before its record), and handling it would run that handler again.
@@ -159,13 +176,7 @@ function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): bo
 async function consistent(
   proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal,
 ): Promise<boolean> {
-  const expected = memory.expected;
-  if (!expected) return true;
-  // Seen and replaced by a newer event: this one, unless an event came after it (it goes instead).
-  if (body.metadata?.resourceVersion === expected.version || (expected.seen && !pressure.aborted)) {
-    memory.expected = undefined;
-    return true;
-  }
+  const expected = memory.expected!;
   const left = (expected.deadline - Date.now()) / 1000;
   // A newer event cuts the wait short: it will be processed instead of this one.
   if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;

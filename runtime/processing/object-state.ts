@@ -7,14 +7,14 @@
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { Patch } from '../structs/patches.ts';
-import { jsonEqual } from '../structs/diffs.ts';
+import type { Diff } from '../structs/diffs.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import type { Reason } from '../registry/contexts.ts';
 import type { StateBook } from '../handling/running.ts';
 import {
   hasChanged, isFinished, recordOf, stateFromRecord, storePurged,
-  type Essence, type HandlerState, type Timestamp,
+  type Essence, type HandlerState, Timestamp,
 } from '../progress/index.ts';
 import { TITLES } from './causes.ts';
 
@@ -26,12 +26,10 @@ export class ObjectState {
   private readonly body: KubeObject;
   private readonly extra: string[][];
 
-  private readonly now: Timestamp;
-  /** The fetched diff-base, parsed once per cycle: the cause's detection and its storing both read it. */
-  private stored: { essence: Essence | undefined } | undefined;
+  /** When the records were read: taken at the first read (most events read none). */
+  private now: Timestamp | undefined;
 
-  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][], now: Timestamp) {
-    this.now = now;
+  constructor(settings: OperatorSettings, body: KubeObject, extraFields: string[][]) {
     this.settings = settings;
     this.body = body;
     this.extra = extraFields;
@@ -43,8 +41,7 @@ export class ObjectState {
 
   /** The last handled essence; `undefined` if the object was never handled. */
   diffBase(): Essence | undefined {
-    this.stored ??= { essence: this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined };
-    return this.stored.essence;
+    return this.settings.persistence.diffbaseStorage.fetch(this.body) ?? undefined;
   }
 
   /** The essence of the object now: what handlers react to. */
@@ -53,11 +50,13 @@ export class ObjectState {
     return this.settings.persistence.progressStorage.clear(essence);
   }
 
-  /** Stores the essence as the new diff-base, only if it differs: a resume must write nothing. */
-  storeDiffBase(essence: Essence, patch: Patch<KubeObject>): void {
-    const stored = this.diffBase();
-    if (stored !== undefined && jsonEqual(stored, essence)) return;
-    this.settings.persistence.diffbaseStorage.store(this.body, patch, essence);
+  /**
+   * Stores the essence as the new diff-base, only if it differs from the stored one (a resume must
+   * write nothing): as Kopf's `old != new`, where the diff that the cause was detected by has no item.
+   */
+  storeDiffBase(change: { old: Essence | undefined; current: Essence; diff: Diff }, patch: Patch<KubeObject>): void {
+    if (change.old !== undefined && !change.diff.length) return;
+    this.settings.persistence.diffbaseStorage.store(this.body, patch, change.current);
   }
 
   /** States left from another cause (e.g. creation interrupted by an update) are purged. */
@@ -133,7 +132,7 @@ export class ObjectState {
   private load(id: string): HandlerState | undefined {
     if (!this.states.has(id)) {
       const record = this.settings.persistence.progressStorage.fetch(id, this.body);
-      this.states.set(id, record ? stateFromRecord(record, this.now) : undefined);
+      this.states.set(id, record ? stateFromRecord(record, this.now ??= Timestamp.now()) : undefined);
     }
     return this.states.get(id);
   }

@@ -28,6 +28,7 @@ import { objectContext } from '../actions/invocation.ts';
 import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
+import type { EventIndexing, ObjectReconciling } from '../actions/engines.ts';
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
 export async function processEvent(
@@ -71,17 +72,17 @@ export async function processEvent(
 }
 
 /** The cycle in a span of its own, with the object's identity and the cause it was handled for. */
-async function traced(
+function traced(
   proc: ResourceProcessor, event: RawEvent, cycle: () => Promise<CauseKind | undefined>,
-): Promise<void> {
+): Promise<unknown> {
   const span = startCycleSpan();
-  if (span.isRecording()) {
-    const meta = event.object.metadata;
-    describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
-      proc.resource);
-    span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
-  }
-  await within(span, async () => {
+  // No tracing SDK: no span to describe, and no frame around the cycle.
+  if (!span.isRecording()) return cycle();
+  const meta = event.object.metadata;
+  describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
+    proc.resource);
+  span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
+  return within(span, async () => {
     const cause = await cycle();
     if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
   });
@@ -95,7 +96,8 @@ async function processObject(
   // The event's context, built once: its index functions, event handlers, filters and changing
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
-  if (!(await indexed(proc, key, event, memory, context))) return undefined;
+  // Each step that an operator may not use is not even awaited then: an await is a turn of the loop.
+  if (proc.indexing && !(await indexed(proc, proc.indexing, key, event, memory, context))) return undefined;
   if (proc.watching.length && !event.reconcile) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
@@ -105,7 +107,9 @@ async function processObject(
     proc.memories.forget(key);
     return undefined;
   }
-  const reconciliation = await reconciled(proc, key, event, memory, logger, pressure, context);
+  const reconciliation = proc.reconciling && !memory.released
+    ? await reconciled(proc, proc.reconciling, key, event, logger, pressure, context)
+    : NOT_RECONCILED;
   if (reconciliation.end) return undefined;
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
@@ -169,23 +173,27 @@ function afterCycle(
  * goes on to them as any event does: it may have been queued instead of their wake-up.
  */
 async function reconciled(
-  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
-  context: ResourceContext<KubeObject>,
-): Promise<{ end: boolean; written?: string }> {
-  if (!proc.reconciling || memory.released) return { end: false };
+  proc: ResourceProcessor, reconciling: ObjectReconciling, key: string, event: RawEvent, logger: Logger,
+  pressure: AbortSignal, context: ResourceContext<KubeObject>,
+): Promise<Reconciliation> {
   if (pressure.aborted) return { end: true };
-  return { end: false, written: await proc.reconciling.reconcile({ key, body: event.object, context, logger }) };
+  return { end: false, written: await reconciling.reconcile({ key, body: event.object, context, logger }) };
 }
+
+/** What the reconciler's run means for the cycle: whether it ends here, and the version it wrote. */
+interface Reconciliation { end: boolean; written?: string }
+
+/** No reconciler (or the object is let go of): the cycle goes on, nothing written. */
+const NOT_RECONCILED: Reconciliation = { end: false };
 
 /**
  * Index functions first; then Kopf's gate: no other handler runs before every index is complete.
  * An event that must wait is processed again, without indexing, when the gate opens.
  */
 async function indexed(
-  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, context: ResourceContext<KubeObject>,
+  proc: ResourceProcessor, indexing: EventIndexing, key: string, event: RawEvent, memory: ObjectMemory,
+  context: ResourceContext<KubeObject>,
 ): Promise<boolean> {
-  const indexing = proc.indexing;
-  if (!indexing) return true;
   if (!event.indexed && indexing.handlers.length) {
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });

@@ -38,25 +38,48 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
   for (const key in body) {
     if (Object.hasOwn(body, key) && !OMITTED.has(key)) setKey(essence, key, copyJson((body as Essence)[key]));
   }
-  cherrypick(body, essence, ['metadata.labels', 'metadata.annotations']);
-  const metadata = essence.metadata;
-  const labels = isMapping(metadata) ? metadata.labels : undefined;
-  if (isMapping(labels)) {
-    for (const key of Object.keys(labels)) {
-      if (SHARDING_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix))) delete labels[key];
-    }
-  }
-  const annotations = isMapping(metadata) ? metadata.annotations : undefined;
-  if (isMapping(annotations)) {
-    const ignored = [...markedPrefixes(Object.keys(annotations))];
-    for (const key of Object.keys(annotations)) {
-      if (key === LAST_APPLIED || ignored.some((prefix) => key.startsWith(`${prefix}/`))) delete annotations[key];
-    }
-  }
+  const metadata = essentialMetadata(body.metadata);
+  if (metadata) essence.metadata = metadata;
   cherrypick(body, essence, options.extraFields);
   removeEmptyStanzas(essence);
   for (const field of options.ignoredFields ?? []) removeField(essence, field);
   return essence;
+}
+
+/**
+ * The labels and the annotations of the metadata, copied without those that are no change (a
+ * ring's labels, the annotations of Kopf-based operators and kubectl's copy of the object).
+ */
+function essentialMetadata(metadata: unknown): Essence | undefined {
+  if (!isMapping(metadata)) return undefined;
+  const essential: Essence = {};
+  const { labels, annotations } = metadata;
+  if (labels !== undefined) {
+    essential.labels = isMapping(labels) ? copyKept(labels, (key) => !isShardingLabel(key)) : copyJson(labels);
+  }
+  if (annotations !== undefined) {
+    essential.annotations = isMapping(annotations)
+      ? copyKept(annotations, unmanaged(annotations))
+      : copyJson(annotations);
+  }
+  return 'labels' in essential || 'annotations' in essential ? essential : undefined;
+}
+
+function isShardingLabel(key: string): boolean {
+  return SHARDING_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
+/** Which of these annotations are not some Kopf-based operator's, nor kubectl's copy of the object. */
+function unmanaged(annotations: Essence): (key: string) => boolean {
+  const ignored = [...markedPrefixes(Object.keys(annotations))].map((prefix) => `${prefix}/`);
+  return (key) => key !== LAST_APPLIED && !ignored.some((prefix) => key.startsWith(prefix));
+}
+
+/** A copy of the mapping with only the keys that `kept` keeps (filtered while copied, not deleted after). */
+function copyKept(mapping: Essence, kept: (key: string) => boolean): Essence {
+  const copy: Essence = {};
+  for (const key of Object.keys(mapping)) if (kept(key)) setKey(copy, key, copyJson(mapping[key]));
+  return copy;
 }
 
 /**
@@ -80,24 +103,34 @@ export function copyAlong(essence: Essence, ...paths: (readonly string[])[]): Es
 }
 
 /** Removes these annotations in place (rebuilding the mapping, as Kopf does, only if one is there). */
-export function removeAnnotations(essence: Essence, keys: Iterable<string>): void {
+export function removeAnnotations(essence: Essence, keys: readonly string[]): void {
   const metadata = essence.metadata;
   const annotations = isMapping(metadata) ? metadata.annotations : undefined;
   if (!isMapping(metadata) || !isMapping(annotations)) return;
-  const unwanted = new Set(keys);
-  if (!Object.keys(annotations).some((key) => unwanted.has(key))) return;
-  metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([key]) => !unwanted.has(key)));
+  if (!keys.some((key) => Object.hasOwn(annotations, key))) return;
+  metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([key]) => !keys.includes(key)));
 }
 
 /** Drops (in place) empty `metadata.annotations`, `metadata.labels`, `metadata` and `status`. */
 export function removeEmptyStanzas(essence: Essence): void {
   const metadata = essence.metadata;
   if (isMapping(metadata)) {
-    if ('annotations' in metadata && isFalsy(metadata.annotations)) delete metadata.annotations;
-    if ('labels' in metadata && isFalsy(metadata.labels)) delete metadata.labels;
+    if (emptyAt(metadata, 'annotations')) delete metadata.annotations;
+    if (emptyAt(metadata, 'labels')) delete metadata.labels;
   }
-  if ('metadata' in essence && isFalsy(essence.metadata)) delete essence.metadata;
-  if ('status' in essence && isFalsy(essence.status)) delete essence.status;
+  if (emptyAt(essence, 'metadata')) delete essence.metadata;
+  if (emptyAt(essence, 'status')) delete essence.status;
+}
+
+/** Whether `removeEmptyStanzas` would change the essence: storages copy it only then. */
+export function hasEmptyStanzas(essence: Essence): boolean {
+  const metadata = essence.metadata;
+  if (isMapping(metadata) && (emptyAt(metadata, 'annotations') || emptyAt(metadata, 'labels'))) return true;
+  return emptyAt(essence, 'metadata') || emptyAt(essence, 'status');
+}
+
+function emptyAt(mapping: Essence, key: string): boolean {
+  return key in mapping && isFalsy(mapping[key]);
 }
 
 /** Python's falsiness, which Kopf's emptiness checks use: `null`, `false`, `0`, `''`, `[]`, `{}`. */

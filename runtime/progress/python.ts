@@ -14,21 +14,46 @@ const SHORT_ESCAPES: Record<string, string> = {
   '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f',
 };
 
-/** Python's compact `json.dumps`. `undefined` inside objects is skipped, as `JSON.stringify` does. */
+/**
+ * Python's compact `json.dumps`. `undefined` inside objects is skipped, as `JSON.stringify` does.
+ * Values are plain data (a `toJSON` method is not looked at).
+ */
 export function pythonJson(value: unknown): string {
+  return sameAsJavaScript(value) ?? pythonValue(value);
+}
+
+/**
+ * `JSON.stringify`'s text where it is Python's too: printable ASCII, and no number or `null` that
+ * either might write otherwise (exponents, tiny fractions; `NaN` and `undefined` come out as `null`).
+ * Most values written (records, diff-bases) are so, and the native encoder is much faster.
+ */
+function sameAsJavaScript(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined; // a BigInt, or a cycle: the walk below says which
+  }
+  return PRINTABLE_ASCII.test(text) && !UNLIKE_PYTHON.test(text) ? text : undefined;
+}
+
+const UNLIKE_PYTHON = /null|e[-+]|0\.0000/;
+
+function pythonValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (value === true) return 'true';
   if (value === false) return 'false';
   if (typeof value === 'number') return pythonNumber(value);
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string') return pythonString(value);
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map(pythonValue).join(',')}]`;
   if (typeof value === 'object') {
     const parts: string[] = [];
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const item = (value as Record<string, unknown>)[key];
-      if (item !== undefined) parts.push(`${pythonString(key)}:${pythonJson(item)}`);
+      if (item !== undefined) parts.push(`${pythonString(key)}:${pythonValue(item)}`);
     }
     return `{${parts.join(',')}}`;
   }
@@ -71,10 +96,14 @@ export function pythonNumber(value: number): string {
   return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
 }
 
+const PLAIN_REPR = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
 /** Python's `repr()` of a string: `'id'`, or `"it's"` when only single quotes occur. */
 export function pythonRepr(text: string): string {
+  // Most texts (handler ids) are printable ASCII without quotes or backslashes: quoted as they are.
+  if (PLAIN_REPR.test(text)) return `'${text}'`;
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of text) {

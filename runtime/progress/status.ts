@@ -15,7 +15,7 @@ import {
 } from '../structs/diffs.ts';
 import { patchContent, type Patch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { copyAlong, removeEmptyStanzas, type Essence } from './essence.ts';
+import { copyAlong, hasEmptyStanzas, removeEmptyStanzas, type Essence } from './essence.ts';
 import { checkedRecord, type ProgressRecord } from './records.ts';
 import type { ProgressStorage } from './storage.ts';
 
@@ -73,6 +73,8 @@ export class StatusProgressStorage implements ProgressStorage {
   }
 
   clear(essence: Essence): Essence {
+    // The essence holds no status unless a handler's field filter keeps a part of it.
+    if (!hasField(essence, this.field) && !hasEmptyStanzas(essence)) return essence;
     const cleared: Essence = copyAlong(essence, ['metadata'], this.field);
     removeField(cleared, this.field);
     removeEmptyStanzas(cleared);

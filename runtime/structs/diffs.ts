@@ -186,27 +186,37 @@ function isNumeric(value: unknown): value is number | boolean {
 /** Kopf's diff of two values (usually essences): see the module's notes for the rules. */
 export function diff(a: unknown, b: unknown, options: { scope?: DiffScope; path?: FieldPath } = {}): Diff {
   const items: DiffItem[] = [];
-  collect(a, b, options.path ?? [], options.scope ?? 'full', items);
+  collect(a, b, [...(options.path ?? [])], options.scope ?? 'full', items);
   return items;
 }
 
-function collect(a: unknown, b: unknown, path: FieldPath, scope: DiffScope, into: DiffItem[]): void {
+/**
+ * Adds the items of the values at `path` to `into`. The path is one stack, extended and restored
+ * along the walk, and copied only into an item: most walks (an unchanged object) make none.
+ */
+function collect(a: unknown, b: unknown, path: string[], scope: DiffScope, into: DiffItem[]): void {
   const absentA = a === null || a === undefined;
   const absentB = b === null || b === undefined;
   if (absentA && absentB) return;
-  if (absentA) { into.push(['add', path, a ?? null, b]); return; }
-  if (absentB) { into.push(['remove', path, a, b ?? null]); return; }
+  if (absentA) { into.push(['add', [...path], a ?? null, b]); return; }
+  if (absentB) { into.push(['remove', [...path], a, b ?? null]); return; }
   if (isMapping(a) && isMapping(b)) {
     if (scope !== 'left') {
-      for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) collect(null, b[key], [...path, key], scope, into);
+      for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) collectAt(null, b[key], key, path, scope, into);
     }
     if (scope !== 'right') {
-      for (const key of Object.keys(a)) if (!Object.hasOwn(b, key)) collect(a[key], null, [...path, key], scope, into);
+      for (const key of Object.keys(a)) if (!Object.hasOwn(b, key)) collectAt(a[key], null, key, path, scope, into);
     }
-    for (const key of Object.keys(a)) if (Object.hasOwn(b, key)) collect(a[key], b[key], [...path, key], scope, into);
+    for (const key of Object.keys(a)) if (Object.hasOwn(b, key)) collectAt(a[key], b[key], key, path, scope, into);
     return;
   }
-  if (!equal(a, b, true)) into.push(['change', path, a, b]);
+  if (!equal(a, b, true)) into.push(['change', [...path], a, b]);
+}
+
+function collectAt(a: unknown, b: unknown, key: string, path: string[], scope: DiffScope, into: DiffItem[]): void {
+  path.push(key);
+  collect(a, b, path, scope, into);
+  path.pop();
 }
 
 /**

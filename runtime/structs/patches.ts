@@ -321,12 +321,14 @@ export function splitMergePatch(content: Fields, statusSubresource: boolean): {
   body: Fields | null;
   status: Fields | null
 } {
-  const body = { ...content };
-  let status: Fields | null = null;
-  if (statusSubresource && Object.hasOwn(body, 'status')) {
-    const value = body.status;
-    delete body.status;
-    if (value !== null && value !== undefined) status = { status: value };
+  if (!statusSubresource || !Object.hasOwn(content, 'status')) {
+    return { body: Object.keys(content).length > 0 ? { ...content } : null, status: null };
   }
+  // Copied key by key rather than copied whole and deleted from: an object with a deleted key is
+  // slower to read and to encode.
+  const body: Fields = {};
+  for (const key of Object.keys(content)) if (key !== 'status') setKey(body, key, content[key]);
+  const value = content.status;
+  const status = value !== null && value !== undefined ? { status: value } : null;
   return { body: Object.keys(body).length > 0 ? body : null, status };
 }

@@ -28,3 +28,11 @@ test('string reprs are Python’s', () => {
   assert.equal(pythonRepr('é🎉 ключ'), "'é🎉 ключ'");
   assert.equal(pythonRepr('\u00a0\u200b\u2028'), "'\\xa0\\u200b\\u2028'");
 });
+
+test('inside mappings too, numbers, non-ASCII text and non-finite values are written as Python writes them', () => {
+  const value = { a: 1e-5, b: [1e-7, 1e21, 0.00001234], c: Number.NaN, d: 'ü', e: -Infinity, f: { g: null } };
+  const text = '{"a":1e-05,"b":[1e-07,1000000000000000000000,1.234e-05],"c":NaN,"d":"\\u00fc","e":-Infinity,'
+    + '"f":{"g":null}}';
+  assert.equal(pythonJson(value), text);
+  assert.equal(pythonJson({ a: 'plain', b: [1, 2.5, true] }), '{"a":"plain","b":[1,2.5,true]}');
+});
