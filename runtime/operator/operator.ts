@@ -386,6 +386,7 @@ export class Operator {
     await started.poster?.close();
     await cleanUp(this.activityHandlers('cleanup'), { ...env, indices: this.indexers.indices });
     await this.endpoints?.close();
+    this.metrics?.close();
     started.ownClient?.close();
   }
 
