@@ -13,19 +13,23 @@ import { LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { kubeconfigOf, sendJson, startServer, status } from '../kube/fake-server.ts';
 
+type Hooks = { -readonly [K in 'monitorEventLoopDelay' | 'PerformanceObserver']: typeof perfHooks[K] };
+
 /** The monitors enabled and the observers observing, as Node's perf_hooks hand them out from now on. */
 function trackPerfHooks(t: TestContext): { monitors: Set<object>; observers: Set<object> } {
   const monitors = new Set<object>();
   const observers = new Set<object>();
-  const monitor = perfHooks.monitorEventLoopDelay;
-  t.mock.method(perfHooks, 'monitorEventLoopDelay', (options?: perfHooks.EventLoopMonitorOptions) => {
-    const histogram = monitor(options);
+  const hooks: Hooks = perfHooks;
+  const { monitorEventLoopDelay, PerformanceObserver } = hooks;
+  t.after(() => { Object.assign(hooks, { monitorEventLoopDelay, PerformanceObserver }); });
+  hooks.monitorEventLoopDelay = (options) => {
+    const histogram = monitorEventLoopDelay(options);
     const { enable, disable } = histogram;
     histogram.enable = () => { monitors.add(histogram); return enable.call(histogram); };
     histogram.disable = () => { monitors.delete(histogram); return disable.call(histogram); };
     return histogram;
-  });
-  class TrackedObserver extends perfHooks.PerformanceObserver {
+  };
+  hooks.PerformanceObserver = class extends PerformanceObserver {
     override observe(options: Parameters<perfHooks.PerformanceObserver['observe']>[0]): void {
       observers.add(this);
       super.observe(options);
@@ -35,8 +39,7 @@ function trackPerfHooks(t: TestContext): { monitors: Set<object>; observers: Set
       observers.delete(this);
       super.disconnect();
     }
-  }
-  t.mock.property(perfHooks, 'PerformanceObserver', TrackedObserver);
+  };
   return { monitors, observers };
 }
 
