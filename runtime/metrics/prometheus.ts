@@ -6,16 +6,12 @@
  * The counters and histograms are kept as plain numbers (`cells.ts`), so that a report costs a few
  * map lookups and an addition; the gauges are read only when scraped.
  */
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { CellCounter, CellHistogram, asMetric } from './cells.ts';
+import { collectProcessMetrics } from './process-metrics.ts';
 import type {
   GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, WatchMetrics, WatchRestartReason,
 } from '../observation/metrics.ts';
-
-/** Node's default metrics that are gauges named as counters. */
-const MISNAMED_DEFAULTS = [
-  'nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total',
-];
 
 interface Reader {
   labels: GaugeLabels;
@@ -76,11 +72,10 @@ export class PrometheusMetrics implements OperatorMetrics {
     'kopf_webhook_duration_seconds', 'Seconds an admission review took to answer.', ['webhook'],
   );
 
+  /** Stops what Node's process metrics keep running (`close()`). */
+  readonly #stopProcessMetrics = collectProcessMetrics(this.registry);
+
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
-    // Gauges whose names end in `_total`, which the exposition format keeps for counters: promtool
-    // (and so a scrape's linting) refuses them.
-    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
     const cells = [
       this.#handlerRuns, this.#handlerDurations, this.#queueWaits, this.#watchEvents, this.#watchRestarts,
       this.#apiRequests, this.#apiDurations, this.#apiThrottled, this.#webhookRequests, this.#webhookDurations,
@@ -132,6 +127,14 @@ export class PrometheusMetrics implements OperatorMetrics {
     const readers = this.#readers.get(gauge)!;
     readers.add(reader);
     return () => { readers.delete(reader); };
+  }
+
+  /**
+   * Stops what the process metrics keep running between scrapes, when the operator stops; their
+   * values are frozen from then on.
+   */
+  close(): void {
+    this.#stopProcessMetrics();
   }
 
   /** The exposition in Prometheus's text format, and its content type. */

@@ -324,7 +324,7 @@ export class Operator {
       if (!servable(ref, resource, handlers.changing.length + handlers.spawning.length > 0, logger)) return;
       const pipeline = new ResourcePipeline(env, ref, resource, handlers);
       started.pipelines.push(pipeline);
-      serving.add(resource, new WatcherSet(pipeline.watch, this.stopper.signal));
+      for (const { scope, task } of pipeline.watches) serving.add({ scope }, new WatcherSet(task, this.stopper.signal));
       // The assigner's watch of the objects, in the same namespaces: it works only while elected.
       const assigner = started.ring?.assigner;
       if (assigner) serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
@@ -386,6 +386,7 @@ export class Operator {
     await started.poster?.close();
     await cleanUp(this.activityHandlers('cleanup'), { ...env, indices: this.indexers.indices });
     await this.endpoints?.close();
+    this.metrics?.close();
     started.ownClient?.close();
   }
 

@@ -26,6 +26,7 @@ import { ObjectQueues, type Work } from '../queueing/workers.ts';
 import { exitInstantly } from '../queueing/sleeping.ts';
 import { pumpEvents, type Pump } from '../watching/pump.ts';
 import type { ServedResource } from '../watching/served.ts';
+import type { WatchTask } from '../watching/watchers.ts';
 import { KeptFields } from '../actions/inconsistencies.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { Memories } from '../processing/memories.ts';
@@ -66,6 +67,12 @@ export interface PipelineEnv {
   readonly metrics?: OperatorMetrics;
 }
 
+/** A stream of the pipeline, and the scope it is served by: once, or per served namespace. */
+export interface ServedWatch {
+  readonly scope: ResourceDescriptor['scope'];
+  readonly task: WatchTask;
+}
+
 /** A served resource's handlers, by what runs them. */
 interface Handlers {
   readonly changing: ChangingHandler[];
@@ -83,8 +90,12 @@ export class ResourcePipeline {
   readonly share: RingShare | undefined;
   /** The resource's reconciler, if it has one. */
   readonly reconciler: ResourceReconciler | undefined;
-  /** Starts and ends the streams of one namespace (`watching/watchers.ts`). */
-  readonly watch: (namespace: string | null, signal: AbortSignal) => Promise<void>;
+  /**
+   * The streams to serve: the resource's own, and its reconciler's related resources', each with
+   * the scope it is served by (`watching/serving.ts`): per namespace only where both the resource
+   * and the related one are namespaced, so that a cluster-scoped one is watched once.
+   */
+  readonly watches: readonly ServedWatch[];
   /** Replaced, never changed, when the resource is served elsewhere. */
   #processor: ResourceProcessor;
 
@@ -136,11 +147,10 @@ export class ResourcePipeline {
       gate: handlers.indexing.length ? env.readiness : undefined, metrics,
     };
     const related = this.reconciler ? relatedPumps(pump, this.reconciler) : [];
-    this.watch = related.length
-      ? async (namespace, signal) => {
-        await Promise.all([pump, ...related].map((each) => pumpEvents(each, namespace, signal)));
-      }
-      : (namespace, signal) => pumpEvents(pump, namespace, signal);
+    this.watches = [pump, ...related].map((each) => ({
+      scope: resource.scope === 'Cluster' ? 'Cluster' : each.served.current().scope,
+      task: (namespace, signal) => pumpEvents(each, namespace, signal),
+    }));
     if (metrics) this.#observe(metrics, label);
   }
 

@@ -7,7 +7,10 @@
  * - A member is alive while its Lease is renewed: its expiry is judged by our own clock, from when
  *   we last saw the Lease change, as the leader election judges. Before a member is judged dead,
  *   its Lease is read afresh: a watch that has silently stopped bringing changes must not make a
- *   living member look dead. A Lease deleted or without a holder is a member gone at once.
+ *   living member look dead. A Lease without a holder (released: a clean stop, which then deletes
+ *   it) is a member gone at once. A Lease deleted while it has a holder (by hand, not by its member,
+ *   which creates it again at its next renewal) is judged as one not renewed: gone only once it
+ *   would have expired.
  * - Nothing is placed before the members are listed: a member not known yet is not a member gone.
  * - Every write is guarded by the object's resourceVersion: a write based on an older state fails
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
@@ -134,7 +137,10 @@ export class RingAssigner {
       if (event.type === 'LISTED_DONE') { this.#listed = true; this.#refresh(); continue; }
       if (event.type === 'BOOKMARK') continue;
       const name = event.object.metadata?.name ?? '';
-      if (event.type === 'DELETED' || !event.object.spec?.holderIdentity) this.#members.delete(name);
+      const held = Boolean(event.object.spec?.holderIdentity);
+      // A synthetic deletion (missed while the watch was broken) carries no spec: not known to be released.
+      if (event.type === 'DELETED') { if (!held && !event.synthetic) this.#members.delete(name); }
+      else if (!held) this.#members.delete(name);
       else this.#observe(name, event.object);
       if (this.#listed) this.#refresh();
     }

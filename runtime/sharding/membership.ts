@@ -1,11 +1,13 @@
 /**
  * A replica's membership in a ring: a Lease of its own, labelled with the ring's name, created when
- * it joins, renewed every `retryPeriod`, and deleted on a clean stop (the assigner sees it gone at
- * once and gives its objects to the others). A replica that cannot renew for `renewDeadline`
- * (shorter than the lease's duration) pauses itself before the assigner may judge it dead and give
- * its objects away, and lets them all go (`lost`): they may be given away meanwhile. It resumes
- * once it renews again, and lists its share afresh. Until the Lease is first held, the replica is
- * paused too: it handles nothing before it is a member.
+ * it joins, renewed every `retryPeriod`, and released (no holder) then deleted on a clean stop: the
+ * assigner sees it released, so gone at once, and gives its objects to the others. A Lease deleted
+ * by someone else is created again at the next renewal; meanwhile the assigner judges the vanished
+ * Lease as one not renewed, so the objects stay where they are unless it is not back in time.
+ * A replica that cannot renew for `renewDeadline` (shorter than the lease's duration) pauses itself
+ * before the assigner may judge it dead and give its objects away, and lets them all go (`lost`):
+ * they may be given away meanwhile. It resumes once it renews again, and lists its share afresh.
+ * Until the Lease is first held, the replica is paused too: it handles nothing before it is a member.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import {
@@ -55,14 +57,24 @@ export class RingMembership {
     this.#done = this.#run().catch((error: unknown) => this.#options.logger.error('Ring membership failed.', error));
   }
 
-  /** Leaves the ring: stops renewing and deletes the Lease, so that the objects move at once. */
+  /** Leaves the ring: stops renewing, releases the Lease and deletes it, so that the objects move at once. */
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#done;
     this.#toggle.turn(true);
-    if (!this.#lease) return;
+    const lease = this.#lease;
+    this.#lease = undefined; // left once
+    if (!lease) return;
     const { client, namespace, member, logger } = this.#options;
     try {
+      // Released first: its deletion then carries no holder, which tells the assigner it is a clean
+      // stop, not a Lease deleted by someone else while its replica lives on.
+      await replaceObject(client, Leases, { ...lease, spec: { ...lease.spec, holderIdentity: undefined } })
+        .catch((error: unknown) => {
+          if (isNotFound(error)) throw error;
+          logger.warning(`Could not release the lease ${this.#where()}: ${thrownText(error)}; `
+            + 'its objects move to the others once it would have expired.');
+        });
       await deleteObject(client, Leases, { namespace, name: member });
       logger.info(`Left the ring '${this.#options.settings.ring}': the lease '${namespace}/${member}' is deleted.`);
     } catch (error) {
@@ -105,6 +117,10 @@ export class RingMembership {
       lease = await getObject(client, Leases, { namespace, name: member }, { signal });
     } catch (error) {
       if (!isNotFound(error)) throw error;
+    }
+    if (!lease && this.#lease) {
+      this.#options.logger.warning(`The ring's lease ${this.#where()} was deleted, not by this replica: `
+        + 'it is created again.');
     }
     const body: Lease = {
       metadata: { ...lease?.metadata, name: member, namespace, labels: this.#labels(lease) },

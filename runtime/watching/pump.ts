@@ -67,7 +67,6 @@ export async function pumpEvents(pump: Pump, namespace: string | null, signal: A
 async function stream(pump: Pump, namespace: string | null, where: string, listing: object, signal: AbortSignal) {
   const { served, logger, gate } = pump;
   const name = `${watchName(served.current())} ${where}`;
-  logger.debug(`Starting the watch-stream for ${name}.`);
   const liveness = pump.freshness.track(name, pump.inactivityTimeout);
   const metrics = watchMetrics(pump, namespace, liveness.fresh);
   // Watched until told to stop; a stream that failed for good stays stale, as it is.
@@ -80,12 +79,17 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;
   let streaming = false;
+  let started = false;
   for await (const event of watchServed<KubeObject>(pump.client, served, options, logger, what)) {
     const listed = event.type === 'LISTED' || event.type === 'LISTED_DONE';
     // A listing after the stream has begun is a restart (410 Gone, or the resource served again).
     if (streaming && listed) logger.debug(`Restarting the watch-stream for ${watchName(served.current())} ${where}.`);
     if (event.type === 'LISTED') streaming = false;
     else if (event.type === 'LISTED_DONE') streaming = true;
+    // Said once the first listing is over, not before it: whoever waits for the line to create an
+    // object then sees it come as an event of the stream, which goes on from the listing's version.
+    if (streaming && !started) logger.debug(`Starting the watch-stream for ${name}.`);
+    started ||= streaming;
     if (event.type === 'LISTED_DONE') gate?.release(listing);
     // Listed objects are events of type `null`, as in Kopf; bookmarks and list ends carry no object.
     if (!('object' in event)) continue;

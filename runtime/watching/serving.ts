@@ -26,8 +26,8 @@ export class Serving {
     this.failed.catch(() => undefined); // observed by the operator
   }
 
-  /** Serves a resource through its set of streams, in the namespaces served so far. */
-  add(resource: ResourceDescriptor, watchers: WatcherSet): void {
+  /** Serves a resource (of this scope) through its set of streams, in the namespaces served so far. */
+  add(resource: Pick<ResourceDescriptor, 'scope'>, watchers: WatcherSet): void {
     const entry = { scope: resource.scope, watchers };
     this.#entries.push(entry);
     watchers.failed.catch((error: unknown) => this.#fail(error));

@@ -12,8 +12,8 @@
  *   A clean end of a stream (server timeout) resumes after `reconnectBackoff`, without a re-list.
  * - 410 Gone (as an HTTP status or an in-stream `ERROR`) re-lists.
  * - Network errors, 5xx, 429 (honouring `Retry-After`), malformed or oversized lines and silence beyond
- *   `inactivityTimeout` are failures: each is retried after the next delay of `errorBackoffs`;
- *   any event received resets the count. When the budget is spent, the iterator throws a
+ *   `inactivityTimeout` (a response that does not come, too) are failures: each is retried after the
+ *   next delay of `errorBackoffs`; any event received resets the count. When the budget is spent, the iterator throws a
  *   `WatchError` with the last cause: a watch never ends silently.
  * - Other HTTP errors (403, 404, …) are thrown at once, as are failures of a LIST after the
  *   client's own retries.
@@ -26,7 +26,8 @@ import type { KubeClient } from '../client.ts';
 import { ApiError, WatchError, isGone, isRetryable, isTooManyRequests } from '../api-errors.ts';
 import type { ApiStatus } from '../api-errors.ts';
 import { listPages, METADATA_ITEM } from '../listing.ts';
-import type { StreamEvent, WatchEventType } from '../types.ts';
+import type { RequestOptions, StreamEvent, WatchEventType } from '../types.ts';
+import type { StreamedResponse } from '../transport.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
 import type { WatchMetrics, WatchRestartReason } from '../../observation/metrics.ts';
@@ -195,20 +196,16 @@ async function* readOneStream<T extends KubeObject>(
   context: WatchContext<T>,
   state: WatchState<T>,
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
-  const { client, options, path } = context;
+  const { options, path } = context;
   const signal = options.signal;
   const liveness = options.liveness;
-  const response = await client.openStream(path, {
-    query: {
-      watch: 'true',
-      allowWatchBookmarks: 'true',
-      resourceVersion: state.resourceVersion,
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      timeoutSeconds: options.serverTimeout,
-    },
-    signal,
-    accept: options.metadataOnly ? METADATA_ITEM : undefined,
+  const response = await openWithinInactivity(context, {
+    watch: 'true',
+    allowWatchBookmarks: 'true',
+    resourceVersion: state.resourceVersion,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+    timeoutSeconds: options.serverTimeout,
   });
   liveness?.alive();
   const reader = readJsonLines(
@@ -230,6 +227,29 @@ async function* readOneStream<T extends KubeObject>(
       else if (known) known.set(keyOf(event.object), identityOf(event.object));
     }
     yield event;
+  }
+}
+
+/**
+ * Opens the WATCH request. A server that accepts it and never answers is as silent as a stream that
+ * stops talking: it is given up after the inactivity timeout (`InactivityError`), not after the
+ * client's request timeout, which is minutes.
+ */
+async function openWithinInactivity<T extends KubeObject>(
+  context: WatchContext<T>,
+  query: RequestOptions['query'],
+): Promise<StreamedResponse> {
+  const { client, options, path, inactivityMs } = context;
+  const silence = new AbortController();
+  const timer = setTimeout(() => silence.abort(new InactivityError(inactivityMs)), inactivityMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, silence.signal]) : silence.signal;
+  try {
+    return await client.openStream(path, { query, signal, accept: options.metadataOnly ? METADATA_ITEM : undefined });
+  } catch (e) {
+    if (silence.signal.aborted && !options.signal?.aborted) throw silence.signal.reason;
+    throw e;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -267,7 +287,9 @@ function waitAfterError<T extends KubeObject>(
       error: e,
     }
   );
-  context.options.liveness?.retrying(wait / 1000);
+  // A stream given up for its silence is stale already, and stays so until the server is heard
+  // from again: a retry is no sign of life. Other failures wait on purpose, outside the allowance.
+  if (!(e instanceof InactivityError)) context.options.liveness?.retrying(wait / 1000);
   return wait;
 }
 

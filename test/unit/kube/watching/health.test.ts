@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError, WatchError, watchStream } from '../../../../runtime/kube/index.ts';
 import type { RetryNotice } from '../../../../runtime/kube/index.ts';
+import { WatchFreshness } from '../../../../runtime/kube/watching/freshness.ts';
 import { clientOf, sendJson, startServer, status } from '../fake-server.ts';
 import { Things, obj, listOf, line, startWatch, watchServer, take, describeEvent } from './streams.ts';
 
@@ -36,14 +37,25 @@ test('the stream tells its liveness: each listing page, opened stream and event;
   assert.deepEqual(await added, ['ADDED b']);
   assert.deepEqual(told, ['alive', 'alive', 'alive'], 'the page, the stream opened, the event');
 
-  // Silent past the inactivity timeout: the retry's wait is told before the stream is opened again.
+  // Silent past the inactivity timeout: stale, and a retry is no sign of life; only the server's is.
   const modified = take(it, 1);
   const next = await watches.next();
-  assert.match(told.at(-1) ?? '', /^retrying 0\.\d+$/);
+  assert.deepEqual(told, ['alive', 'alive', 'alive']);
   startWatch(next.res);
   next.res.write(line('MODIFIED', obj('b', '12')));
   assert.deepEqual(await modified, ['MODIFIED b']);
   assert.deepEqual(told.slice(-2), ['alive', 'alive']);
+
+  // Ended, and answered 503 when opened again: the retry's wait is told before the next one.
+  const deleted = take(it, 1);
+  next.res.end();
+  const refused = await watches.next();
+  sendJson(refused.res, 503, status(503, 'ServiceUnavailable', 'busy'));
+  const last = await watches.next();
+  assert.match(told.at(-1) ?? '', /^retrying 0\.\d+$/);
+  startWatch(last.res);
+  last.res.write(line('DELETED', obj('b', '13')));
+  assert.deepEqual(await deleted, ['DELETED b']);
 });
 
 test('a watch that keeps failing throws WatchError with the cause after its retry budget', async (t) => {
@@ -112,4 +124,33 @@ test('a watch request that gets no response headers in time counts as a failure'
   assert.ok(error instanceof WatchError, String(error));
   assert.equal((error.cause as Error).name, 'TimeoutError');
   assert.equal(server.received.filter((r) => r.query.get('watch')).length, 2);
+});
+
+test('a watch whose response never comes is given up after the inactivity timeout, as a silent one', {
+  timeout: 30_000, // without it, the client's request timeout (minutes) would hold the watch
+}, async (t) => {
+  const { server, watches, signal, client } = await watchServer(t, (_req, res) => sendJson(res, 200, listOf([], '10')));
+  const freshness = new WatchFreshness();
+  const liveness = freshness.track('things', 0.2);
+  const restarts: string[] = [];
+  const metrics = { event: () => {}, restart: (reason: string) => { restarts.push(reason); } };
+  const options = { inactivityTimeout: 0.2, errorBackoffs: [0.01, 0.01, 0.01], liveness, metrics, signal };
+  const it = watchStream(client, Things, options)[Symbol.asyncIterator]();
+  assert.deepEqual(await take(it, 1), ['LISTED_DONE 10']);
+
+  const added = take(it, 1);
+  // Accepted and never answered, twice: each is given up for its silence, and the stream is stale.
+  for (let stalled = 0; stalled < 2; stalled++) {
+    const unanswered = await watches.next();
+    await new Promise((resolve) => unanswered.res.once('close', resolve));
+  }
+  const next = await watches.next();
+  assert.deepEqual(restarts, ['inactivity', 'inactivity']);
+  assert.equal(liveness.fresh(), false, 'silent past its inactivity timeout, and not re-established');
+  assert.equal(next.req.query.get('resourceVersion'), '10');
+  assert.equal(server.received.filter((r) => !r.query.get('watch')).length, 1, 'no re-list');
+  startWatch(next.res);
+  next.res.write(line('ADDED', obj('a', '11')));
+  assert.deepEqual(await added, ['ADDED a']);
+  assert.equal(liveness.fresh(), true);
 });
