@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LogConfig, Logger, type LogFormat, type Verbosity } from '../logging/index.ts';
-import { KubeConfigError } from '../kube/index.ts';
+import { AuthorizationError, KubeConfigError, isOrWraps } from '../kube/index.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { AdmissionSettings } from '../config/settings.ts';
 import type { WebhookServerOptions } from '../webhooks/server.ts';
@@ -253,11 +253,9 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
   try {
     await op.done;
   } catch (error) {
-    // A configuration the user must fix needs its message, not a trace through our code.
-    logger.critical(
-      `The operator has failed: ${(error as Error).message}`,
-      error instanceof KubeConfigError ? undefined : error,
-    );
+    // A configuration the user must fix (the kubeconfig, the RBAC) needs its message, not a trace through our code.
+    const configuration = error instanceof KubeConfigError || isOrWraps(error, (e) => e instanceof AuthorizationError);
+    logger.critical(`The operator has failed: ${(error as Error).message}`, configuration ? undefined : error);
     code = 1;
   }
   // The operator has stopped. A handler still running past the exit timeout (its timers, its
