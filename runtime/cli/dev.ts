@@ -14,7 +14,9 @@ import { KubeClient } from '../kube/index.ts';
 import { LogConfig, streamSink } from '../logging/index.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { KubeObject } from '../structs/resources.ts';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
+import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
@@ -64,11 +66,30 @@ export async function main(argv: string[]): Promise<number> {
       [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
     );
   }
+  // Read before anything starts: a wrong path, or a file that is not what the option wants, is said at once.
+  const manifests = readManifests(values.crd ?? [], values.object ?? []);
+  if (typeof manifests === 'string') {
+    process.stderr.write(`kopf dev: ${manifests}\n`);
+    return 2;
+  }
   note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
-  return runLocally({
-    files: positionals, crds: values.crd ?? [], objects: values.object ?? [], namespaces,
-    verbose: values.verbose ?? false,
-  });
+  return runLocally({ files: positionals, ...manifests, namespaces, verbose: values.verbose ?? false });
+}
+
+/** The CRD files and the sample objects of the options, or what is wrong with them, naming the option. */
+function readManifests(crdPaths: readonly string[], objectFiles: readonly string[]): LocalManifests | string {
+  let crds: string[];
+  try {
+    crds = crdFiles(crdPaths);
+    readCrds(crds);
+  } catch (error) {
+    return `--crd: ${thrownText(error)}`;
+  }
+  try {
+    return { crds, samples: objectFiles.flatMap((file) => readObjects(file)) };
+  } catch (error) {
+    return `--object: ${thrownText(error)}`;
+  }
 }
 
 /** `undefined` when the current context's server answers; else why it is not used, for the user. */
@@ -84,16 +105,20 @@ async function whyUnreachable(): Promise<string | undefined> {
   }
 }
 
-interface LocalRun {
-  files: readonly string[];
+interface LocalManifests {
+  /** The CRD files, folders expanded. */
   crds: readonly string[];
-  objects: readonly string[];
+  samples: readonly KubeObject[];
+}
+
+interface LocalRun extends LocalManifests {
+  files: readonly string[];
   namespaces: readonly string[];
   verbose: boolean;
 }
 
 async function runLocally(options: LocalRun): Promise<number> {
-  const samples = options.objects.flatMap((file) => readObjects(file));
+  const samples = options.samples;
   const started = Date.now();
   const cp = await startControlPlane();
   // Registered first thing: a Ctrl-C during the set-up must still stop the control plane. Kept for
@@ -108,7 +133,7 @@ async function runLocally(options: LocalRun): Promise<number> {
   let code = 0;
   try {
     note(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}.`);
-    if (options.crds.length) await cp.installCrds(crdFiles(options.crds));
+    if (options.crds.length) await cp.installCrds(options.crds);
     for (const file of options.files) await import(pathToFileURL(resolve(file)).href);
     const op = operator({
       kubeconfig: cp.kubeconfig, namespaces: options.namespaces, clusterwide: !options.namespaces.length,
