@@ -58,10 +58,14 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const namespaces = values.namespace ?? [];
-  const unreachable = values.local ? 'asked for (--local)' : await whyUnreachable();
-  if (unreachable === undefined) {
+  const reached = values.local ? 'asked for (--local)' : await reachCluster();
+  if (typeof reached !== 'string') {
     const scope = namespaces.length ? namespaces.flatMap((ns) => ['-n', ns]) : ['-A'];
-    // A developer's operator: it pauses the deployed ones that peer with it, until it exits.
+    // A developer's operator: it pauses the deployed ones that peer with it, until it exits. Said
+    // first, with the cluster's address, since nothing else in its output tells one cluster from another.
+    note(`The current kubeconfig context answers: Kubernetes ${reached.version} at ${reached.server}.\n`
+      + `    The operator runs there as \`kopf run --dev ${scope.join(' ')}\`: the deployed operators that peer `
+      + 'with it pause until it exits (Ctrl-C).');
     return (await import('./run.ts')).main(
       [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
     );
@@ -72,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf dev: ${manifests}\n`);
     return 2;
   }
-  note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
+  note(`A local control plane: ${reached}. Starting etcd and kube-apiserver…`);
   return runLocally({ files: positionals, ...manifests, namespaces, verbose: values.verbose ?? false });
 }
 
@@ -92,12 +96,12 @@ function readManifests(crdPaths: readonly string[], objectFiles: readonly string
   }
 }
 
-/** `undefined` when the current context's server answers; else why it is not used, for the user. */
-async function whyUnreachable(): Promise<string | undefined> {
+/** The current context's server and its version when it answers; else why it is not used, for the user. */
+async function reachCluster(): Promise<{ server: string; version: string } | string> {
   const client = KubeClient.fromDefault({ requestTimeout: REACH_TIMEOUT, errorBackoffs: [] });
   try {
-    await client.request('GET', '/version', { retries: 0 });
-    return undefined;
+    const { gitVersion } = await client.request<{ gitVersion?: string }>('GET', '/version', { retries: 0 });
+    return { server: await client.serverUrl(), version: gitVersion ?? '(version unknown)' };
   } catch (error) {
     return `the current kubeconfig context cannot be used (${thrownText(error).split('\n')[0]})`;
   } finally {

@@ -1,6 +1,7 @@
 /**
- * `kopf dev` where the current kubeconfig context answers: it is `kopf run` there, on the whole
- * cluster, and it changes nothing in that cluster by itself (no CRD installed, no sample created).
+ * `kopf dev` where the current kubeconfig context answers: it says which cluster that is, it is
+ * `kopf run` there, on the whole cluster, and it changes nothing in that cluster by itself (no CRD
+ * installed, no sample created).
  * Where none answers, it starts a local control plane: the scaffold's tests cover that.
  */
 import { test } from 'node:test';
@@ -24,6 +25,11 @@ test('kopf dev runs the operator on the cluster that answers, and applies no sam
   t.after(() => operator.stop());
   await operator.waitFor('Starting the watch-stream for kopfexamples', { timeout: 60_000 });
   assert.doesNotMatch(operator.output, /local control plane/);
+  // Which cluster it is, said before anything else: a developer's operator pauses the deployed ones there.
+  const first = operator.lines.find((line) => line.trim()) ?? '';
+  assert.match(first, /^==> The current kubeconfig context answers: Kubernetes v\S+ at /);
+  assert.ok(first.endsWith(`at ${cluster.cp.server}.`), first);
+  assert.match(operator.output, /The operator runs there as `kopf run --dev -A`/);
   const { items } = await listObjects(cluster.client, KopfExample, {});
   assert.deepEqual(items, []);
   const exit = await operator.stop();
