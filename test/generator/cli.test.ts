@@ -48,6 +48,16 @@ test('--help documents the options and exit codes', () => {
   ) assert.ok(stdout.includes(text), text);
 });
 
+test('a misspelt option or a missing value is a usage error: exit 2, named after kopf-gen, the nearest option', () => {
+  const misspelt = kopfGen('--ouut', 'x');
+  assert.equal(misspelt.code, 2);
+  assert.equal(misspelt.stderr, "kopf-gen: unknown option '--ouut'\n(Did you mean --out?)\nSee `kopf-gen --help`.\n");
+  const missing = kopfGen('--out');
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stderr, "kopf-gen: option '--out <dir>' argument missing\nSee `kopf-gen --help`.\n");
+  assert.ok(!existsSync(join(dir, 'src')), 'nothing is written');
+});
+
 test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second run changes nothing', () => {
   const first = kopfGen();
   assert.equal(first.code, 0, first.stderr);
