@@ -162,7 +162,9 @@ function printStubs(report: StubsReport): void {
   ];
   out.write(`kopf-gen: handler files: ${counts.join(', ')}\n`);
   // New files run nothing until the operator imports them; each is named so that none goes unnoticed.
-  for (const file of report.created) out.write(`kopf-gen: created ${displayDir(file)}\n`);
+  for (const file of report.created) {
+    out.write(`kopf-gen: created ${displayDir(file)} (it runs nothing until the operator imports it)\n`);
+  }
   // Added code runs when the operator starts: each addition is named.
   for (const entry of report.extended) {
     for (const what of entry.added) out.write(`kopf-gen: added to ${displayDir(entry.file)}: ${what}\n`);

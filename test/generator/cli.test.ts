@@ -65,6 +65,10 @@ test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second 
   assert.ok(existsSync(join(dir, 'src/generated/test.kopf.dev/v1.ts')));
   assert.match(read('src/generated/index.ts'), /export \{ Thing \} from '\.\/test\.kopf\.dev\/v1\.ts';/);
   assert.ok(existsSync(join(dir, 'src/handlers/test.kopf.dev/things.ts')), first.stdout);
+  // A new handler file is not loaded by anything yet: the line that names it says so.
+  const created = 'kopf-gen: created src/handlers/test.kopf.dev/things.ts '
+    + '(it runs nothing until the operator imports it)';
+  assert.ok(first.stdout.split('\n').includes(created), first.stdout);
   const written = statSync(join(dir, 'src/generated/index.ts')).mtimeMs;
   const second = kopfGen();
   assert.equal(second.code, 0);
