@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LogConfig, Logger, type LogFormat, type Verbosity } from '../logging/index.ts';
 import { AuthorizationError, KubeConfigError, isOrWraps } from '../kube/index.ts';
@@ -325,7 +325,9 @@ export function resolveFromCwd(name: string): string {
 function describeLoadError(error: unknown): string {
   if (!(error instanceof Error)) return thrownText(error);
   // A file imported by the operator's file is not there: the message names it; the trace is Node's.
-  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return error.message;
+  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+    return error.message + extensionHint((error as { url?: unknown }).url);
+  }
   const lines = (error.stack ?? `${error.name}: ${error.message}`).split('\n');
   if (error instanceof SyntaxError) {
     // The location (file:line, the source line, a caret) and the message; no frames below them.
@@ -337,3 +339,15 @@ function describeLoadError(error: unknown): string {
 }
 
 const FRAME = /^\s+at /;
+
+/**
+ * Node resolves a relative import as it is written, so one without its extension is "not found"
+ * beside the very file it means: then the message says which file that is.
+ */
+function extensionHint(url: unknown): string {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return '';
+  const path = fileURLToPath(url);
+  const meant = ['.ts', '.mts', '.js', '.mjs'].map((extension) => path + extension).find((file) => existsSync(file));
+  if (!meant) return '';
+  return `\n(relative imports name the file with its extension: ${basename(meant)}, not ${basename(path)})`;
+}

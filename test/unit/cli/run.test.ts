@@ -117,6 +117,14 @@ test('an error thrown while a file loads comes with the file’s frames only', (
   assert.ok(!run.stderr.includes('node:internal'), run.stderr);
 });
 
+test('a relative import without its extension names the file it means', () => {
+  const dir = project({ 'handlers.ts': "import './lib/children';\n", 'lib/children.ts': '' });
+  const run = kopfRun(dir, 'handlers.ts');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^kopf run: cannot load handlers\.ts:\nCannot find module '\S+children' imported from /);
+  assert.match(run.stderr, /\n\(relative imports name the file with its extension: children\.ts, not children\)\n$/);
+});
+
 test('modules are resolved from the current directory; no configuration ends the run with a message', () => {
   const dir = project({
     'handlers.ts': '',
