@@ -20,6 +20,7 @@ import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
+import { load, main as run } from './run.ts';
 
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
 
@@ -66,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     note(`The current kubeconfig context answers: Kubernetes ${reached.version} at ${reached.server}.\n`
       + `    The operator runs there as \`kopf run --dev ${scope.join(' ')}\`: the deployed operators that peer `
       + 'with it pause until it exits (Ctrl-C).');
-    return (await import('./run.ts')).main(
+    return run(
       [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
     );
   }
@@ -76,8 +77,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf dev: ${manifests}\n`);
     return 2;
   }
+  // Loaded before anything starts too: a file that cannot be loaded is said at once, as by kopf run.
+  for (const file of positionals) {
+    if (!(await load('dev', file, () => pathToFileURL(resolve(file)).href))) return 1;
+  }
   note(`A local control plane: ${reached}. Starting etcd and kube-apiserver…`);
-  return runLocally({ files: positionals, ...manifests, namespaces, verbose: values.verbose ?? false });
+  return runLocally({ ...manifests, namespaces, verbose: values.verbose ?? false });
 }
 
 /** The CRD files and the sample objects of the options, or what is wrong with them, naming the option. */
@@ -116,7 +121,6 @@ interface LocalManifests {
 }
 
 interface LocalRun extends LocalManifests {
-  files: readonly string[];
   namespaces: readonly string[];
   verbose: boolean;
 }
@@ -138,7 +142,6 @@ async function runLocally(options: LocalRun): Promise<number> {
   try {
     note(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}.`);
     if (options.crds.length) await cp.installCrds(options.crds);
-    for (const file of options.files) await import(pathToFileURL(resolve(file)).href);
     const op = operator({
       kubeconfig: cp.kubeconfig, namespaces: options.namespaces, clusterwide: !options.namespaces.length,
       logs: new LogConfig({ verbosity: options.verbose ? 'verbose' : 'normal', sinks: [streamSink(process.stdout)] }),

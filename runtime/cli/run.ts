@@ -206,12 +206,12 @@ async function loadOperatorCode(values: RunValues, positionals: string[]): Promi
     return 2;
   }
   for (const file of positionals) {
-    if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
+    if (!(await load('run', file, () => pathToFileURL(resolve(file)).href))) return 1;
   }
   // Module names are resolved from the current directory, as a user expects from a CLI.
   for (const name of values.module ?? []) {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load(`module ${name}`, url))) return 1;
+    if (!(await load('run', `module ${name}`, url))) return 1;
   }
   return 0;
 }
@@ -294,16 +294,16 @@ async function admissionOptions(
 }
 
 /**
- * Imports an operator's file or module; says what broke if it cannot: where a syntax error is
- * (Node puts the line and a caret above the message in the stack), or the trace of an error
- * thrown while the file ran.
+ * Imports an operator's file or module for a command (`run`, `dev`, `rbac`); says what broke if it
+ * cannot: where a syntax error is (Node puts the line and a caret above the message in the stack),
+ * or the trace of an error thrown while the file ran.
  */
-export async function load(what: string, url: () => string): Promise<boolean> {
+export async function load(command: string, what: string, url: () => string): Promise<boolean> {
   try {
     await import(url());
     return true;
   } catch (error) {
-    process.stderr.write(`kopf run: cannot load ${what}:\n${describeLoadError(error)}\n`);
+    process.stderr.write(`kopf ${command}: cannot load ${what}:\n${describeLoadError(error)}\n`);
     return false;
   }
 }

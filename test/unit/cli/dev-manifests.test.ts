@@ -1,7 +1,8 @@
 /**
  * The CRDs and sample objects that `kopf control-plane`, `kopf demo` and `kopf dev` read: folders
  * stand for the CRD files in them, and a path that cannot be read is named in the error. Nothing
- * here starts a control plane: `kopf control-plane` and `kopf dev` read them before they start one.
+ * here starts a control plane: `kopf control-plane` and `kopf dev` read them (and `kopf dev` loads the
+ * operator's files) before they start one.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -76,4 +77,16 @@ test('kopf dev refuses a missing --crd, a file that is not a CRD, or a sample th
   assert.equal(sample.status, 2, sample.stderr);
   assert.equal(sample.stderr, 'kopf dev: --object: empty.yaml holds no objects, or one without apiVersion, kind and ' +
     'metadata.name\n');
+});
+
+test('kopf dev loads the operator\'s files before it starts a control plane: one that cannot be loaded is said at ' +
+  'once, as kopf run says it', (t) => {
+  const dir = folder(t);
+  writeFileSync(join(dir, 'handlers.ts'), 'const ok = 1;\nconst broken: number = ;\n');
+  const run = spawnSync(
+    process.execPath, [CLI, 'dev', '--local', 'handlers.ts'], { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /^kopf dev: cannot load handlers\.ts:\n\S+handlers\.ts:2\n/);
+  assert.doesNotMatch(run.stdout, /Starting etcd/, 'nothing is started for an operator that cannot be loaded');
 });
