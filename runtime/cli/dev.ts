@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { KubeClient } from '../kube/index.ts';
 import { LogConfig, streamSink } from '../logging/index.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { parseEndpoint } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
@@ -37,6 +38,8 @@ Options:
       --object FILE       Sample objects to create on the local control plane; repeatable.
       --local             Use a local control plane even when a cluster answers.
   -n, --namespace NS      Serve this namespace; repeatable (default: the whole cluster).
+      --metrics URL       Serve the operator's metrics for Prometheus, as kopf run --metrics
+                          does: e.g. http://127.0.0.1:8080/metrics.
   -v, --verbose           Debug messages too.
   -h, --help              This help.
 `;
@@ -50,13 +53,22 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       crd: { type: 'string', multiple: true }, object: { type: 'string', multiple: true }, local: { type: 'boolean' },
       namespace: { type: 'string', short: 'n', multiple: true }, verbose: { type: 'boolean', short: 'v' },
-      help: { type: 'boolean', short: 'h' },
+      metrics: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
   if (!positionals.length) {
     process.stderr.write(`kopf dev: at least one operator file is required.\n\n${HELP}`);
     return 2;
+  }
+  const metrics = values.metrics;
+  if (metrics !== undefined) {
+    try {
+      parseEndpoint(metrics, 'metrics endpoint');
+    } catch (error) {
+      process.stderr.write(`kopf dev: --metrics: ${thrownText(error)}\n`);
+      return 2;
+    }
   }
   const namespaces = values.namespace ?? [];
   const reached = values.local ? 'asked for (--local)' : await reachCluster();
@@ -67,9 +79,8 @@ export async function main(argv: string[]): Promise<number> {
     note(`The current kubeconfig context answers: Kubernetes ${reached.version} at ${reached.server}.\n`
       + `    The operator runs there as \`kopf run --dev ${scope.join(' ')}\`: the deployed operators that peer `
       + 'with it pause until it exits (Ctrl-C).');
-    return run(
-      [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
-    );
+    const extra = [...(values.verbose ? ['--verbose'] : []), ...(metrics === undefined ? [] : ['--metrics', metrics])];
+    return run([...scope, '--dev', ...extra, ...positionals]);
   }
   // Read before anything starts: a wrong path, or a file that is not what the option wants, is said at once.
   const manifests = readManifests(values.crd ?? [], values.object ?? []);
@@ -82,7 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!(await load('dev', file, () => pathToFileURL(resolve(file)).href))) return 1;
   }
   note(`A local control plane: ${reached}. Starting etcd and kube-apiserver…`);
-  return runLocally({ ...manifests, namespaces, verbose: values.verbose ?? false });
+  return runLocally({ ...manifests, namespaces, metrics, verbose: values.verbose ?? false });
 }
 
 /** The CRD files and the sample objects of the options, or what is wrong with them, naming the option. */
@@ -122,6 +133,7 @@ interface LocalManifests {
 
 interface LocalRun extends LocalManifests {
   namespaces: readonly string[];
+  metrics: string | undefined;
   verbose: boolean;
 }
 
@@ -145,13 +157,13 @@ async function runLocally(options: LocalRun): Promise<number> {
     const op = operator({
       kubeconfig: cp.kubeconfig, namespaces: options.namespaces, clusterwide: !options.namespaces.length,
       logs: new LogConfig({ verbosity: options.verbose ? 'verbose' : 'normal', sinks: [streamSink(process.stdout)] }),
-      signal: stop.signal,
+      signal: stop.signal, metrics: options.metrics,
     });
     const stopped = op.done.then(() => 'stopped');
     const outcome = await Promise.race([op.ready.then(() => 'ready'), interrupted, cp.crash, stopped]);
     if (outcome === 'ready') {
       for (const object of samples) await createSample(client, object);
-      printHowTo(cp, samples.map((o) => o.kind ?? '').filter(Boolean));
+      printHowTo(cp, samples.map((o) => o.kind ?? '').filter(Boolean), options.metrics);
     }
     const end = outcome === 'ready' ? await Promise.race([interrupted, cp.crash, stopped]) : outcome;
     if (typeof end === 'string' && end.startsWith('SIG')) note(`${end}: stopping the operator and the control plane.`);
@@ -173,12 +185,13 @@ async function runLocally(options: LocalRun): Promise<number> {
   return code;
 }
 
-function printHowTo(cp: ControlPlane, kinds: readonly string[]): void {
+function printHowTo(cp: ControlPlane, kinds: readonly string[], metrics: string | undefined): void {
   const kubectl = cp.binaries.kubectl ?? 'kubectl';
   const lines = [
     'The operator is running on the local control plane. In another terminal:',
     `    export KUBECONFIG=${cp.kubeconfigPath}`,
     ...[...new Set(kinds)].map((kind) => `    ${kubectl} get ${kind.toLowerCase()} -A -o yaml`),
+    ...(metrics === undefined ? [] : [`    curl ${metrics}`]),
     'Press Ctrl-C to stop.',
   ];
   note(lines.join('\n'));
