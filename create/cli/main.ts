@@ -39,12 +39,22 @@ const OPTIONS = {
   from: { type: 'string' }, version: { type: 'boolean', short: 'V' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
+/**
+ * What `parseArgs` refused, said for a command line. Its message for an unknown option goes on about
+ * positional arguments after `--`, which a misspelt option never is: only the option is kept.
+ */
+function refusedArgsMessage(error: Error): string {
+  const unknown = /^(Unknown option '[^']*')\. To specify a positional argument/.exec(error.message);
+  return unknown ? `${unknown[1]}.` : error.message;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
   } catch (error) {
-    process.stderr.write(`create-kopf-operator: ${(error as Error).message}\nSee create-kopf-operator --help.\n`);
+    const message = refusedArgsMessage(error as Error);
+    process.stderr.write(`create-kopf-operator: ${message}\nSee create-kopf-operator --help.\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -122,3 +132,4 @@ export function start(): void {
 }
 
 if (import.meta.main) start();
+

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--add-stubs] [--check] [--force]`: typed resources from CRDs.
- * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused.
+ * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused; 2 a
+ * command line that cannot be parsed.
  */
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { formatDiagnostic, InputError } from '../diagnostics/diagnostic.ts';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { UnsafePathError } from '../paths.ts';
@@ -32,6 +33,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     .name('kopf-gen')
     .description('Generate typed resources for kopf operators from CustomResourceDefinitions.')
     .version(GENERATOR_VERSION, '-V, --version')
+    // A wrong command line is a usage error (exit 2, as kopf's), said as kopf says it: the command's
+    // name first, then where to read more. --help and --version still exit at once, with 0.
+    .exitOverride((error) => { if (error.exitCode !== 0) throw error; })
+    .configureOutput({ outputError: (text, write) => write(`kopf-gen: ${text.replace(/^error: /, '')}`) })
+    .showHelpAfterError('See `kopf-gen --help`.')
     .argument('[paths...]', 'CRD files or folders (searched for .yaml, .yml, .json)', ['crds/'])
     .option('--out <dir>', 'where generated modules go (owned by kopf-gen)', 'src/generated')
     .option('--stubs <dir>', 'where handler files go (yours: created when missing, never changed)', 'src/handlers')
@@ -62,7 +68,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       '',
       'Exit codes: 0 done or up to date; 1 invalid input (messages name the file, document and JSON path),',
       '            no CRD in the input without --allow-empty,',
-      '            stale output with --check, or generated files edited by hand without --force.',
+      '            stale output with --check, or generated files edited by hand without --force;',
+      '            2 an unknown option or a missing value.',
       '',
       'Examples:',
       '  kopf-gen                              # crds/ -> src/generated, stubs in src/handlers',
@@ -72,7 +79,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     .action(async (paths: string[], options: CliOptions) => {
       exitCode = await run(paths, options);
     });
-  await program.parseAsync([...argv], { from: 'user' });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    return 2;
+  }
   return exitCode;
 }
 
@@ -150,7 +162,9 @@ function printStubs(report: StubsReport): void {
   ];
   out.write(`kopf-gen: handler files: ${counts.join(', ')}\n`);
   // New files run nothing until the operator imports them; each is named so that none goes unnoticed.
-  for (const file of report.created) out.write(`kopf-gen: created ${displayDir(file)}\n`);
+  for (const file of report.created) {
+    out.write(`kopf-gen: created ${displayDir(file)} (it runs nothing until the operator imports it)\n`);
+  }
   // Added code runs when the operator starts: each addition is named.
   for (const entry of report.extended) {
     for (const what of entry.added) out.write(`kopf-gen: added to ${displayDir(entry.file)}: ${what}\n`);

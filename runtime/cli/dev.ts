@@ -13,11 +13,15 @@ import { parseArgs } from 'node:util';
 import { KubeClient } from '../kube/index.ts';
 import { LogConfig, streamSink } from '../logging/index.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
+import { parseEndpoint } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
+import type { KubeObject } from '../structs/resources.ts';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
+import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
+import { load, main as run } from './run.ts';
 
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
 
@@ -34,6 +38,8 @@ Options:
       --object FILE       Sample objects to create on the local control plane; repeatable.
       --local             Use a local control plane even when a cluster answers.
   -n, --namespace NS      Serve this namespace; repeatable (default: the whole cluster).
+      --metrics URL       Serve the operator's metrics for Prometheus, as kopf run --metrics
+                          does: e.g. http://127.0.0.1:8080/metrics.
   -v, --verbose           Debug messages too.
   -h, --help              This help.
 `;
@@ -47,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       crd: { type: 'string', multiple: true }, object: { type: 'string', multiple: true }, local: { type: 'boolean' },
       namespace: { type: 'string', short: 'n', multiple: true }, verbose: { type: 'boolean', short: 'v' },
-      help: { type: 'boolean', short: 'h' },
+      metrics: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
@@ -55,28 +61,63 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf dev: at least one operator file is required.\n\n${HELP}`);
     return 2;
   }
-  const namespaces = values.namespace ?? [];
-  const unreachable = values.local ? 'asked for (--local)' : await whyUnreachable();
-  if (unreachable === undefined) {
-    const scope = namespaces.length ? namespaces.flatMap((ns) => ['-n', ns]) : ['-A'];
-    // A developer's operator: it pauses the deployed ones that peer with it, until it exits.
-    return (await import('./run.ts')).main(
-      [...scope, '--dev', ...(values.verbose ? ['--verbose'] : []), ...positionals]
-    );
+  const metrics = values.metrics;
+  if (metrics !== undefined) {
+    try {
+      parseEndpoint(metrics, 'metrics endpoint');
+    } catch (error) {
+      process.stderr.write(`kopf dev: --metrics: ${thrownText(error)}\n`);
+      return 2;
+    }
   }
-  note(`A local control plane: ${unreachable}. Starting etcd and kube-apiserver…`);
-  return runLocally({
-    files: positionals, crds: values.crd ?? [], objects: values.object ?? [], namespaces,
-    verbose: values.verbose ?? false,
-  });
+  const namespaces = values.namespace ?? [];
+  const reached = values.local ? 'asked for (--local)' : await reachCluster();
+  if (typeof reached !== 'string') {
+    const scope = namespaces.length ? namespaces.flatMap((ns) => ['-n', ns]) : ['-A'];
+    // A developer's operator: it pauses the deployed ones that peer with it, until it exits. Said
+    // first, with the cluster's address, since nothing else in its output tells one cluster from another.
+    note(`The current kubeconfig context answers: Kubernetes ${reached.version} at ${reached.server}.\n`
+      + `    The operator runs there as \`kopf run --dev ${scope.join(' ')}\`: the deployed operators that peer `
+      + 'with it pause until it exits (Ctrl-C).');
+    const extra = [...(values.verbose ? ['--verbose'] : []), ...(metrics === undefined ? [] : ['--metrics', metrics])];
+    return run([...scope, '--dev', ...extra, ...positionals]);
+  }
+  // Read before anything starts: a wrong path, or a file that is not what the option wants, is said at once.
+  const manifests = readManifests(values.crd ?? [], values.object ?? []);
+  if (typeof manifests === 'string') {
+    process.stderr.write(`kopf dev: ${manifests}\n`);
+    return 2;
+  }
+  // Loaded before anything starts too: a file that cannot be loaded is said at once, as by kopf run.
+  for (const file of positionals) {
+    if (!(await load('dev', file, () => pathToFileURL(resolve(file)).href))) return 1;
+  }
+  note(`A local control plane: ${reached}. Starting etcd and kube-apiserver…`);
+  return runLocally({ ...manifests, namespaces, metrics, verbose: values.verbose ?? false });
 }
 
-/** `undefined` when the current context's server answers; else why it is not used, for the user. */
-async function whyUnreachable(): Promise<string | undefined> {
+/** The CRD files and the sample objects of the options, or what is wrong with them, naming the option. */
+function readManifests(crdPaths: readonly string[], objectFiles: readonly string[]): LocalManifests | string {
+  let crds: string[];
+  try {
+    crds = crdFiles(crdPaths);
+    readCrds(crds);
+  } catch (error) {
+    return `--crd: ${thrownText(error)}`;
+  }
+  try {
+    return { crds, samples: objectFiles.flatMap((file) => readObjects(file)) };
+  } catch (error) {
+    return `--object: ${thrownText(error)}`;
+  }
+}
+
+/** The current context's server and its version when it answers; else why it is not used, for the user. */
+async function reachCluster(): Promise<{ server: string; version: string } | string> {
   const client = KubeClient.fromDefault({ requestTimeout: REACH_TIMEOUT, errorBackoffs: [] });
   try {
-    await client.request('GET', '/version', { retries: 0 });
-    return undefined;
+    const { gitVersion } = await client.request<{ gitVersion?: string }>('GET', '/version', { retries: 0 });
+    return { server: await client.serverUrl(), version: gitVersion ?? '(version unknown)' };
   } catch (error) {
     return `the current kubeconfig context cannot be used (${thrownText(error).split('\n')[0]})`;
   } finally {
@@ -84,16 +125,20 @@ async function whyUnreachable(): Promise<string | undefined> {
   }
 }
 
-interface LocalRun {
-  files: readonly string[];
+interface LocalManifests {
+  /** The CRD files, folders expanded. */
   crds: readonly string[];
-  objects: readonly string[];
+  samples: readonly KubeObject[];
+}
+
+interface LocalRun extends LocalManifests {
   namespaces: readonly string[];
+  metrics: string | undefined;
   verbose: boolean;
 }
 
 async function runLocally(options: LocalRun): Promise<number> {
-  const samples = options.objects.flatMap((file) => readObjects(file));
+  const samples = options.samples;
   const started = Date.now();
   const cp = await startControlPlane();
   // Registered first thing: a Ctrl-C during the set-up must still stop the control plane. Kept for
@@ -108,18 +153,17 @@ async function runLocally(options: LocalRun): Promise<number> {
   let code = 0;
   try {
     note(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}.`);
-    if (options.crds.length) await cp.installCrds(crdFiles(options.crds));
-    for (const file of options.files) await import(pathToFileURL(resolve(file)).href);
+    if (options.crds.length) await cp.installCrds(options.crds);
     const op = operator({
       kubeconfig: cp.kubeconfig, namespaces: options.namespaces, clusterwide: !options.namespaces.length,
       logs: new LogConfig({ verbosity: options.verbose ? 'verbose' : 'normal', sinks: [streamSink(process.stdout)] }),
-      signal: stop.signal,
+      signal: stop.signal, metrics: options.metrics,
     });
     const stopped = op.done.then(() => 'stopped');
     const outcome = await Promise.race([op.ready.then(() => 'ready'), interrupted, cp.crash, stopped]);
     if (outcome === 'ready') {
       for (const object of samples) await createSample(client, object);
-      printHowTo(cp, samples.map((o) => o.kind ?? '').filter(Boolean));
+      printHowTo(cp, samples.map((o) => o.kind ?? '').filter(Boolean), options.metrics);
     }
     const end = outcome === 'ready' ? await Promise.race([interrupted, cp.crash, stopped]) : outcome;
     if (typeof end === 'string' && end.startsWith('SIG')) note(`${end}: stopping the operator and the control plane.`);
@@ -141,12 +185,13 @@ async function runLocally(options: LocalRun): Promise<number> {
   return code;
 }
 
-function printHowTo(cp: ControlPlane, kinds: readonly string[]): void {
+function printHowTo(cp: ControlPlane, kinds: readonly string[], metrics: string | undefined): void {
   const kubectl = cp.binaries.kubectl ?? 'kubectl';
   const lines = [
     'The operator is running on the local control plane. In another terminal:',
     `    export KUBECONFIG=${cp.kubeconfigPath}`,
     ...[...new Set(kinds)].map((kind) => `    ${kubectl} get ${kind.toLowerCase()} -A -o yaml`),
+    ...(metrics === undefined ? [] : [`    curl ${metrics}`]),
     'Press Ctrl-C to stop.',
   ];
   note(lines.join('\n'));

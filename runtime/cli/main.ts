@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { enableCompileCache } from './compile-cache.ts';
 import { tuneHeap } from './heap.ts';
 import { returnMemoryWhenIdle } from './idle-memory.ts';
-import { usageError } from './usage.ts';
+import { refusedArgsMessage, usageError } from './usage.ts';
 
 interface Subcommand {
   summary: string;
@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Options that `parseArgs` refuses are usage errors, as the commands' own checks of them.
     if (!USAGE_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    return usageError(name, (error as Error).message);
+    return usageError(name, refusedArgsMessage(error as Error));
   }
 }
 

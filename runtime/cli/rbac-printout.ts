@@ -30,11 +30,11 @@ export type Printout = { yaml: string } | { code: number };
 
 export async function printout(request: PrintoutRequest): Promise<Printout> {
   for (const file of request.files) {
-    if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return { code: 1 };
+    if (!(await load('rbac', file, () => pathToFileURL(resolve(file)).href))) return { code: 1 };
   }
   for (const name of request.modules) {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load(`module ${name}`, url))) return { code: 1 };
+    if (!(await load('rbac', `module ${name}`, url))) return { code: 1 };
   }
   const { namespaces, serviceAccount, name, events, standalone, leaderElection, sharding, webhookManaged } = request;
   let needs: Need[];

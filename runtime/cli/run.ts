@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LogConfig, Logger, type LogFormat, type Verbosity } from '../logging/index.ts';
-import { KubeConfigError } from '../kube/index.ts';
+import { AuthorizationError, KubeConfigError, isOrWraps } from '../kube/index.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { AdmissionSettings } from '../config/settings.ts';
 import type { WebhookServerOptions } from '../webhooks/server.ts';
@@ -206,12 +206,12 @@ async function loadOperatorCode(values: RunValues, positionals: string[]): Promi
     return 2;
   }
   for (const file of positionals) {
-    if (!(await load(file, () => pathToFileURL(resolve(file)).href))) return 1;
+    if (!(await load('run', file, () => pathToFileURL(resolve(file)).href))) return 1;
   }
   // Module names are resolved from the current directory, as a user expects from a CLI.
   for (const name of values.module ?? []) {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load(`module ${name}`, url))) return 1;
+    if (!(await load('run', `module ${name}`, url))) return 1;
   }
   return 0;
 }
@@ -253,11 +253,9 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
   try {
     await op.done;
   } catch (error) {
-    // A configuration the user must fix needs its message, not a trace through our code.
-    logger.critical(
-      `The operator has failed: ${(error as Error).message}`,
-      error instanceof KubeConfigError ? undefined : error,
-    );
+    // A configuration the user must fix (the kubeconfig, the RBAC) needs its message, not a trace through our code.
+    const configuration = error instanceof KubeConfigError || isOrWraps(error, (e) => e instanceof AuthorizationError);
+    logger.critical(`The operator has failed: ${(error as Error).message}`, configuration ? undefined : error);
     code = 1;
   }
   // The operator has stopped. A handler still running past the exit timeout (its timers, its
@@ -296,16 +294,16 @@ async function admissionOptions(
 }
 
 /**
- * Imports an operator's file or module; says what broke if it cannot: where a syntax error is
- * (Node puts the line and a caret above the message in the stack), or the trace of an error
- * thrown while the file ran.
+ * Imports an operator's file or module for a command (`run`, `dev`, `rbac`); says what broke if it
+ * cannot: where a syntax error is (Node puts the line and a caret above the message in the stack),
+ * or the trace of an error thrown while the file ran.
  */
-export async function load(what: string, url: () => string): Promise<boolean> {
+export async function load(command: string, what: string, url: () => string): Promise<boolean> {
   try {
     await import(url());
     return true;
   } catch (error) {
-    process.stderr.write(`kopf run: cannot load ${what}:\n${describeLoadError(error)}\n`);
+    process.stderr.write(`kopf ${command}: cannot load ${what}:\n${describeLoadError(error)}\n`);
     return false;
   }
 }
@@ -327,7 +325,9 @@ export function resolveFromCwd(name: string): string {
 function describeLoadError(error: unknown): string {
   if (!(error instanceof Error)) return thrownText(error);
   // A file imported by the operator's file is not there: the message names it; the trace is Node's.
-  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return error.message;
+  if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+    return error.message + extensionHint((error as { url?: unknown }).url);
+  }
   const lines = (error.stack ?? `${error.name}: ${error.message}`).split('\n');
   if (error instanceof SyntaxError) {
     // The location (file:line, the source line, a caret) and the message; no frames below them.
@@ -339,3 +339,15 @@ function describeLoadError(error: unknown): string {
 }
 
 const FRAME = /^\s+at /;
+
+/**
+ * Node resolves a relative import as it is written, so one without its extension is "not found"
+ * beside the very file it means: then the message says which file that is.
+ */
+function extensionHint(url: unknown): string {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return '';
+  const path = fileURLToPath(url);
+  const meant = ['.ts', '.mts', '.js', '.mjs'].map((extension) => path + extension).find((file) => existsSync(file));
+  if (!meant) return '';
+  return `\n(relative imports name the file with its extension: ${basename(meant)}, not ${basename(path)})`;
+}

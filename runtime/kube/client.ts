@@ -161,6 +161,11 @@ export class KubeClient {
     return (await this.#credentials.get()).namespace;
   }
 
+  /** The API server's URL, as the credentials give it: for telling a user which cluster this is. */
+  async serverUrl(): Promise<string> {
+    return (await this.#credentials.get()).server;
+  }
+
   /** Sends a request with retries and returns the parsed JSON body (`undefined` if empty). */
   async request<R = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<R> {
     return jsonBody(await this.requestBytes(method, path, options)) as R;

@@ -13,7 +13,7 @@ import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { KubeClient, ResourceClient, WatchFreshness } from '../kube/index.ts';
 import { ToggleSet } from '../structs/toggles.ts';
-import { aborted } from '../structs/aborts.ts';
+import { aborted, unlessAborted } from '../structs/aborts.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
@@ -179,6 +179,7 @@ export class Operator {
       const pipelineEnv = this.startPosting(client, credentialsNamespace, started);
       const admission = this.admit(client, pipelineEnv.poster, started);
       await this.coordinate(client, credentialsNamespace, started);
+      if (this.stoppedWhileStarting()) return;
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
       const { late } = await this.serveResources(this.withMembership(pipelineEnv, started), serving, started);
@@ -228,13 +229,15 @@ export class Operator {
   /** Runs the startup handlers; false if the operator was stopped meanwhile. */
   private async startUp(env: ActivityEnv): Promise<boolean> {
     await runActivity(this.activityHandlers('startup'), 'startup', env);
-    // Stopped while starting (say, a startup handler waited for something that never came): the
-    // stop ends here, before the first request, which might only retry against an absent server.
-    if (this.stopper.signal.aborted) {
-      this.readyReject(new Error('The operator was stopped while it was starting.'));
-      return false;
-    }
+    if (this.stoppedWhileStarting()) return false; // before the first request, which might only retry
     validateSettings(this.settings); // startup handlers may have changed them
+    return true;
+  }
+
+  /** Stopped while starting (a startup handler waiting for ever, a server that does not answer): never ready. */
+  private stoppedWhileStarting(): boolean {
+    if (!this.stopper.signal.aborted) return false;
+    this.readyReject(new Error('The operator was stopped while it was starting.'));
     return true;
   }
 
@@ -278,7 +281,8 @@ export class Operator {
         siblings: ring === null ? undefined : (identity) => isRingPeer(ring, identity),
         signal: started.coordination.signal,
       });
-      await started.peering.ready; // nothing is processed before peering has had its say
+      // Nothing is processed before peering has had its say; but a stop does not wait for its retries.
+      await unlessAborted(started.peering.ready, this.stopper.signal);
     }
     started.election = this.elect(client, credentialsNamespace);
     const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };

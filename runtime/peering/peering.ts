@@ -17,6 +17,7 @@ import { sleep } from '../queueing/sleeping.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import type { Toggle, ToggleSet } from '../structs/toggles.ts';
 import { thrownText } from '../structs/errors.ts';
+import { unlessAborted } from '../structs/aborts.ts';
 import { keepAlive, where, type OwnPeer, type PeeringPlace } from './keepalive.ts';
 import { observePeering } from './observer.ts';
 import { servedPeeringResources, type PeeringObject } from './peering-resources.ts';
@@ -85,10 +86,13 @@ export class Peering {
     const { client, settings, logger, signal } = this.#options;
     for (let attempt = 0; !signal.aborted; attempt++) {
       if (attempt) client.discovery.invalidate();
-      const found = await servedPeeringResources(client, settings.clusterwide).catch((error: unknown) => {
-        logger.error(`Looking for the peering resources failed: ${thrownText(error)}`);
+      const lookup = servedPeeringResources(client, settings.clusterwide).catch((error: unknown) => {
+        if (!signal.aborted) logger.error(`Looking for the peering resources failed: ${thrownText(error)}`);
         return undefined;
       });
+      // Discovery retries an unreachable server for about a minute: a stop must not wait for that.
+      const found = await unlessAborted(lookup, signal);
+      if (signal.aborted) return;
       if (found?.length) return this.#serve(found);
       if (found && !settings.mandatory) return; // auto-detection: no CRD, no peering
       if (found && !attempt) logger.warning(missingMessage(settings));

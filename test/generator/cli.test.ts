@@ -48,6 +48,16 @@ test('--help documents the options and exit codes', () => {
   ) assert.ok(stdout.includes(text), text);
 });
 
+test('a misspelt option or a missing value is a usage error: exit 2, named after kopf-gen, the nearest option', () => {
+  const misspelt = kopfGen('--ouut', 'x');
+  assert.equal(misspelt.code, 2);
+  assert.equal(misspelt.stderr, "kopf-gen: unknown option '--ouut'\n(Did you mean --out?)\nSee `kopf-gen --help`.\n");
+  const missing = kopfGen('--out');
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stderr, "kopf-gen: option '--out <dir>' argument missing\nSee `kopf-gen --help`.\n");
+  assert.ok(!existsSync(join(dir, 'src')), 'nothing is written');
+});
+
 test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second run changes nothing', () => {
   const first = kopfGen();
   assert.equal(first.code, 0, first.stderr);
@@ -55,6 +65,10 @@ test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second 
   assert.ok(existsSync(join(dir, 'src/generated/test.kopf.dev/v1.ts')));
   assert.match(read('src/generated/index.ts'), /export \{ Thing \} from '\.\/test\.kopf\.dev\/v1\.ts';/);
   assert.ok(existsSync(join(dir, 'src/handlers/test.kopf.dev/things.ts')), first.stdout);
+  // A new handler file is not loaded by anything yet: the line that names it says so.
+  const created = 'kopf-gen: created src/handlers/test.kopf.dev/things.ts '
+    + '(it runs nothing until the operator imports it)';
+  assert.ok(first.stdout.split('\n').includes(created), first.stdout);
   const written = statSync(join(dir, 'src/generated/index.ts')).mtimeMs;
   const second = kopfGen();
   assert.equal(second.code, 0);

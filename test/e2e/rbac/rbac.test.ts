@@ -157,6 +157,23 @@ test('a handler that needs one verb more than declared fails with a 403 naming t
   assert.match(line, /cannot delete resource "configmaps"/, "the API server's own words");
 });
 
+test('an operator whose RBAC does not let it watch its resource stops with the 403 in one line, not a trace', async (
+  t
+) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(import.meta.dirname, 'fixtures', 'undeclared.ts');
+  // A service account that nothing is granted to: `kopf rbac` was never applied for it.
+  const kubeconfigPath = kubeconfigOfServiceAccount(dir, 'default', 'ungranted');
+  const operator = runOperator({ files: [file], args: ['-n', 'default', '--standalone'], kubeconfigPath });
+  t.after(() => operator.stop());
+  const exit = await operator.exited;
+  assert.equal(exit.exitCode, 1, exit.output);
+  assert.match(exit.output, /The operator has failed: .*403 Forbidden/);
+  assert.match(exit.output, /the operator is not allowed to 'list' kopfexamples in the API group 'kopf\.dev'/);
+  assert.doesNotMatch(exit.output, /^\s+at /m, 'a missing grant is the user\'s to fix: its message, not our frames');
+});
+
 test('an operator of managed admission webhooks (examples/17-admission), bound to the printed RBAC, writes its ' +
   'configurations', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));

@@ -1,7 +1,8 @@
 /**
  * The CRDs and sample objects that `kopf control-plane`, `kopf demo` and `kopf dev` read: folders
  * stand for the CRD files in them, and a path that cannot be read is named in the error. Nothing
- * here starts a control plane: `kopf control-plane` reads its CRDs before it starts one.
+ * here starts a control plane: `kopf control-plane` and `kopf dev` read them (and `kopf dev` loads the
+ * operator's files) before they start one.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -54,4 +55,38 @@ test('kopf control-plane --crd refuses a missing path or a file that is not a CR
   assert.equal(mixed.status, 2, mixed.stderr);
   const what = 'expected a CustomResourceDefinition, got ConfigMap';
   assert.equal(mixed.stderr, `kopf control-plane: --crd: ${join(dir, 'sample.yaml')}: ${what}\n`);
+});
+
+test('kopf dev refuses a missing --crd, a file that is not a CRD, or a sample that is not an object before it starts ' +
+  'a control plane', (t) => {
+  const dir = folder(t);
+  writeFileSync(join(dir, 'handlers.ts'), '');
+  writeFileSync(join(dir, 'not-yaml.yaml'), 'not: [valid\n');
+  writeFileSync(join(dir, 'empty.yaml'), '# nothing\n');
+  const run = (...args: string[]) => spawnSync(
+    process.execPath, [CLI, 'dev', '--local', ...args, 'handlers.ts'], { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+  );
+  const missing = run('--crd', 'missing');
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.equal(missing.stderr, 'kopf dev: --crd: cannot read missing: there is no such file or folder\n');
+  assert.doesNotMatch(missing.stdout, /Starting etcd/, 'nothing is started for a command line that cannot work');
+  const broken = run('--crd', 'not-yaml.yaml');
+  assert.equal(broken.status, 2, broken.stderr);
+  assert.match(broken.stderr, /^kopf dev: --crd: \S*not-yaml\.yaml: /);
+  const sample = run('--crd', join(ROOT, 'examples', 'crd.yaml'), '--object', 'empty.yaml');
+  assert.equal(sample.status, 2, sample.stderr);
+  assert.equal(sample.stderr, 'kopf dev: --object: empty.yaml holds no objects, or one without apiVersion, kind and ' +
+    'metadata.name\n');
+});
+
+test('kopf dev loads the operator\'s files before it starts a control plane: one that cannot be loaded is said at ' +
+  'once, as kopf run says it', (t) => {
+  const dir = folder(t);
+  writeFileSync(join(dir, 'handlers.ts'), 'const ok = 1;\nconst broken: number = ;\n');
+  const run = spawnSync(
+    process.execPath, [CLI, 'dev', '--local', 'handlers.ts'], { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /^kopf dev: cannot load handlers\.ts:\n\S+handlers\.ts:2\n/);
+  assert.doesNotMatch(run.stdout, /Starting etcd/, 'nothing is started for an operator that cannot be loaded');
 });

@@ -100,6 +100,14 @@ test('a resource named without its group, a malformed rule, and conflicting scop
   assert.match(both.stderr, /--namespace and --all-namespaces exclude each other/);
 });
 
+test('a file that cannot be loaded is named by kopf rbac, not by another command', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const broken = kopfRbac(dir, operatorFile(dir, 'const broken: number = ;\n'));
+  assert.equal(broken.status, 1);
+  assert.match(broken.stderr, /^kopf rbac: cannot load \S+handlers\.ts:\n/);
+});
+
 test('handlers registered through another copy of kopf (a global command, a linked package) are found', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kopf-rbac-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

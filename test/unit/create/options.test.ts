@@ -1,4 +1,5 @@
 /** create-kopf-operator's names and checks, and where the new project's kopf comes from. */
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,13 @@ test('each wrong value is named by the option that sets it', () => {
   const wrong = { dir: 'x', name: 'My Op', kind: 'widget', group: 'example', version: '1', scope };
   const problems = validate(wrong);
   assert.deepEqual(problems.map((p) => p.split(':')[0]), ['--kind', '--group', '--api-version', '--scope', '--name']);
+});
+
+test('a misspelt option is named, without advice on positional arguments', () => {
+  const entry = join(ROOT, 'create/bin/create-kopf-operator.js');
+  const run = spawnSync(process.execPath, [entry, 'my-op', '--kindd', 'Foo'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 2);
+  assert.equal(run.stderr, "create-kopf-operator: Unknown option '--kindd'.\nSee create-kopf-operator --help.\n");
 });
 
 test('a package name from the folder', () => {
