@@ -87,10 +87,7 @@ export class Operator {
    * object, a missing peering CRD). While any is on, no watch stream runs and no cycle starts.
    */
   readonly pauses = new ToggleSet();
-  /**
-   * Stops and respawns this operator's timers and daemons: paused while `pauses` is on (peering),
-   * with the reason 'operator pausing' (see docs/architecture.md).
-   */
+  /** Stops this operator's timers and daemons while `pauses` is on (peering), and respawns them after. */
   readonly pausing = new Pausing();
 
   private readonly stopper = new AbortController();
@@ -103,7 +100,6 @@ export class Operator {
   private readonly readiness = new IndexReadiness();
   private readyResolve!: () => void;
   private readyReject!: (error: unknown) => void;
-
   private readonly options: OperatorOptions;
   /** When each watch stream last heard from the server, for the liveness endpoint. */
   private readonly freshness = new WatchFreshness();
@@ -171,8 +167,7 @@ export class Operator {
     try {
       if (!(await this.startUp(env))) return;
       const client = connect();
-      const probes = this.activityHandlers('probe');
-      const liveness = { probes, running: () => this.running, freshness: this.freshness };
+      const liveness = { probes: this.activityHandlers('probe'), running: () => this.running, freshness: this.freshness };
       this.endpoints = await serveEndpoints(this.options, liveness, this.metrics, env, this.logger);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const credentialsNamespace = await client.credentialsNamespace();
@@ -202,8 +197,7 @@ export class Operator {
   private followPauses(pipelines: readonly ResourcePipeline[]): () => void {
     const unsubscribe = this.pauses.subscribe((on) => {
       for (const { queue } of pipelines) if (on) queue.pause(); else queue.resume();
-      if (on) void this.pausing.pause();
-      else this.pausing.resume();
+      if (on) void this.pausing.pause(); else this.pausing.resume();
     });
     if (this.pauses.on) void this.pausing.pause();
     return unsubscribe;
