@@ -167,7 +167,8 @@ export class Operator {
     try {
       if (!(await this.startUp(env))) return;
       const client = connect();
-      const liveness = { probes: this.activityHandlers('probe'), running: () => this.running, freshness: this.freshness };
+      const { freshness } = this;
+      const liveness = { probes: this.activityHandlers('probe'), running: () => this.running, freshness };
       this.endpoints = await serveEndpoints(this.options, liveness, this.metrics, env, this.logger);
       // Events about cluster-scoped objects go to the credentials' namespace, else `default` (as in Kopf).
       const credentialsNamespace = await client.credentialsNamespace();
