@@ -46,8 +46,8 @@ export class AnnotationsDiffBaseStorage implements DiffBaseStorage {
 
   build(body: KubeObject, extraFields?: Iterable<FieldSpec> | null): Essence {
     const essence = buildEssence(body, { extraFields, ignoredFields: this.ignoredFields });
-    removeAnnotations(essence, this.keys(body));
-    removeEmptyStanzas(essence);
+    // The essence comes without empty stanzas; removing the ignored fields or our keys may leave some.
+    if (removeAnnotations(essence, this.keys(body)) || this.ignoredFields.length) removeEmptyStanzas(essence);
     return essence;
   }
 

@@ -48,21 +48,20 @@ export function buildEssence(body: KubeObject | Essence, options: EssenceOptions
 
 /**
  * The labels and the annotations of the metadata, copied without those that are no change (a
- * ring's labels, the annotations of Kopf-based operators and kubectl's copy of the object).
+ * ring's labels, the annotations of Kopf-based operators and kubectl's copy of the object). Empty
+ * stanzas are not made at all: deleting them after would slow down every later read of the essence.
  */
 function essentialMetadata(metadata: unknown): Essence | undefined {
   if (!isMapping(metadata)) return undefined;
-  const essential: Essence = {};
   const { labels, annotations } = metadata;
-  if (labels !== undefined) {
-    essential.labels = isMapping(labels) ? copyKept(labels, (key) => !isShardingLabel(key)) : copyJson(labels);
-  }
-  if (annotations !== undefined) {
-    essential.annotations = isMapping(annotations)
-      ? copyKept(annotations, unmanaged(annotations))
-      : copyJson(annotations);
-  }
-  return 'labels' in essential || 'annotations' in essential ? essential : undefined;
+  const kept = {
+    labels: isMapping(labels) ? copyKept(labels, (key) => !isShardingLabel(key)) : copyJson(labels),
+    annotations: isMapping(annotations) ? copyKept(annotations, unmanaged(annotations)) : copyJson(annotations),
+  };
+  const essential: Essence = {};
+  if (!isFalsy(kept.labels)) essential.labels = kept.labels;
+  if (!isFalsy(kept.annotations)) essential.annotations = kept.annotations;
+  return isFalsy(essential) ? undefined : essential;
 }
 
 function isShardingLabel(key: string): boolean {
@@ -102,13 +101,17 @@ export function copyAlong(essence: Essence, ...paths: (readonly string[])[]): Es
   return copy;
 }
 
-/** Removes these annotations in place (rebuilding the mapping, as Kopf does, only if one is there). */
-export function removeAnnotations(essence: Essence, keys: readonly string[]): void {
+/**
+ * Removes these annotations in place (rebuilding the mapping, as Kopf does, only if one is there);
+ * true if one was there.
+ */
+export function removeAnnotations(essence: Essence, keys: readonly string[]): boolean {
   const metadata = essence.metadata;
   const annotations = isMapping(metadata) ? metadata.annotations : undefined;
-  if (!isMapping(metadata) || !isMapping(annotations)) return;
-  if (!keys.some((key) => Object.hasOwn(annotations, key))) return;
+  if (!isMapping(metadata) || !isMapping(annotations)) return false;
+  if (!keys.some((key) => Object.hasOwn(annotations, key))) return false;
   metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([key]) => !keys.includes(key)));
+  return true;
 }
 
 /** Drops (in place) empty `metadata.annotations`, `metadata.labels`, `metadata` and `status`. */
