@@ -15,7 +15,8 @@ import { defaultSettings } from '../config/defaults.ts';
 import { operator } from '../operator/operator.ts';
 import * as builtins from '../structs/builtins.ts';
 import type { KubeObject } from '../structs/resources.ts';
-import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
+import { createSample, readManifests } from './dev-manifests.ts';
+import { load } from './run.ts';
 
 const HELP = `Usage: kopf demo --crd FILE --object FILE OPERATOR_FILE…
 
@@ -43,7 +44,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf demo: --crd, --object and at least one operator file are required.\n\n${HELP}`);
     return 2;
   }
-  const object = readObjects(values.object)[0];
+  // Read and loaded before anything starts: what cannot be used is said at once, as kopf dev says it.
+  const manifests = readManifests(values.crd, [values.object]);
+  if (typeof manifests === 'string') {
+    process.stderr.write(`kopf demo: ${manifests}\n`);
+    return 2;
+  }
+  for (const file of positionals) {
+    if (!(await load('demo', file, () => pathToFileURL(resolve(file)).href))) return 1;
+  }
+  const object = manifests.samples[0]!;
   step('Starting the local control plane (etcd + kube-apiserver)…');
   const started = Date.now();
   const cp = await startControlPlane();
@@ -51,10 +61,9 @@ export async function main(argv: string[]): Promise<number> {
   const capture = captureLogs();
   try {
     step(`Serving at ${cp.server} after ${formatDuration(Date.now() - started)}; kubeconfig: ${cp.kubeconfigPath}`);
-    await cp.installCrds(crdFiles(values.crd));
+    await cp.installCrds(manifests.crds);
     step(`Installed the CRDs of ${values.crd.join(', ')}.`);
 
-    for (const file of positionals) await import(pathToFileURL(resolve(file)).href);
     const op = operator({
       kubeconfig: cp.kubeconfig, clusterwide: true,
       settings: defaultSettings({ posting: { enabled: false } }),

@@ -6,7 +6,34 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KubeClient, createObject, resolveResource } from '../kube/index.ts';
+import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import { readCrds } from '../testing/controlplane/crd-installation.ts';
+
+/** What a local control plane is given: CRD files (folders expanded) and sample objects. */
+export interface LocalManifests {
+  crds: readonly string[];
+  samples: readonly KubeObject[];
+}
+
+/**
+ * The CRD files and the sample objects of the options, read before anything is started; or what
+ * is wrong with them, naming the option.
+ */
+export function readManifests(crdPaths: readonly string[], objectFiles: readonly string[]): LocalManifests | string {
+  let crds: string[];
+  try {
+    crds = crdFiles(crdPaths);
+    readCrds(crds);
+  } catch (error) {
+    return `--crd: ${thrownText(error)}`;
+  }
+  try {
+    return { crds, samples: objectFiles.flatMap((file) => readObjects(file)) };
+  } catch (error) {
+    return `--object: ${thrownText(error)}`;
+  }
+}
 
 /**
  * CRD files: files as given, folders searched (not recursively) for `.yaml`/`.yml`/`.json`, in name

@@ -15,12 +15,10 @@ import { LogConfig, streamSink } from '../logging/index.ts';
 import { STOP_ANNOUNCED, operator } from '../operator/operator.ts';
 import { parseEndpoint } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
-import type { KubeObject } from '../structs/resources.ts';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
-import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
-import { crdFiles, createSample, readObjects } from './dev-manifests.ts';
+import { createSample, readManifests, type LocalManifests } from './dev-manifests.ts';
 import { load, main as run } from './run.ts';
 
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
@@ -96,22 +94,6 @@ export async function main(argv: string[]): Promise<number> {
   return runLocally({ ...manifests, namespaces, metrics, verbose: values.verbose ?? false });
 }
 
-/** The CRD files and the sample objects of the options, or what is wrong with them, naming the option. */
-function readManifests(crdPaths: readonly string[], objectFiles: readonly string[]): LocalManifests | string {
-  let crds: string[];
-  try {
-    crds = crdFiles(crdPaths);
-    readCrds(crds);
-  } catch (error) {
-    return `--crd: ${thrownText(error)}`;
-  }
-  try {
-    return { crds, samples: objectFiles.flatMap((file) => readObjects(file)) };
-  } catch (error) {
-    return `--object: ${thrownText(error)}`;
-  }
-}
-
 /** The current context's server and its version when it answers; else why it is not used, for the user. */
 async function reachCluster(): Promise<{ server: string; version: string } | string> {
   const client = KubeClient.fromDefault({ requestTimeout: REACH_TIMEOUT, errorBackoffs: [] });
@@ -123,12 +105,6 @@ async function reachCluster(): Promise<{ server: string; version: string } | str
   } finally {
     client.close();
   }
-}
-
-interface LocalManifests {
-  /** The CRD files, folders expanded. */
-  crds: readonly string[];
-  samples: readonly KubeObject[];
 }
 
 interface LocalRun extends LocalManifests {

@@ -1,7 +1,7 @@
 /**
  * The CRDs and sample objects that `kopf control-plane`, `kopf demo` and `kopf dev` read: folders
  * stand for the CRD files in them, and a path that cannot be read is named in the error. Nothing
- * here starts a control plane: `kopf control-plane` and `kopf dev` read them (and `kopf dev` loads the
+ * here starts a control plane: `kopf control-plane`, `kopf demo` and `kopf dev` read them (and the last two load the
  * operator's files) before they start one.
  */
 import assert from 'node:assert/strict';
@@ -89,4 +89,28 @@ test('kopf dev loads the operator\'s files before it starts a control plane: one
   assert.equal(run.status, 1, run.stderr);
   assert.match(run.stderr, /^kopf dev: cannot load handlers\.ts:\n\S+handlers\.ts:2\n/);
   assert.doesNotMatch(run.stdout, /Starting etcd/, 'nothing is started for an operator that cannot be loaded');
+});
+
+test('kopf demo reads its CRDs and its object, and loads the operator\'s files, before it starts a control ' +
+  'plane', (t) => {
+  const dir = folder(t);
+  writeFileSync(join(dir, 'handlers.ts'), 'const ok = 1;\nconst broken: number = ;\n');
+  writeFileSync(join(dir, 'empty.yaml'), '# nothing\n');
+  const crd = join(ROOT, 'examples', 'crd.yaml');
+  const object = join(ROOT, 'examples', 'obj.yaml');
+  const run = (...args: string[]) => spawnSync(
+    process.execPath, [CLI, 'demo', ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+  );
+  const missing = run('--crd', 'missing', '--object', object, 'handlers.ts');
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.equal(missing.stderr, 'kopf demo: --crd: cannot read missing: there is no such file or folder\n');
+  const sample = run('--crd', crd, '--object', 'empty.yaml', 'handlers.ts');
+  assert.equal(sample.status, 2, sample.stderr);
+  assert.match(sample.stderr, /^kopf demo: --object: empty\.yaml holds no objects/);
+  const unloadable = run('--crd', crd, '--object', object, 'handlers.ts');
+  assert.equal(unloadable.status, 1, unloadable.stderr);
+  assert.match(unloadable.stderr, /^kopf demo: cannot load handlers\.ts:\n\S+handlers\.ts:2\n/);
+  for (const { stdout } of [missing, sample, unloadable]) {
+    assert.doesNotMatch(stdout, /Starting the local control plane/, 'nothing is started for what cannot work');
+  }
 });
