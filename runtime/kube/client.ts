@@ -7,16 +7,16 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isolatedDefaultCredentials } from './credentials/isolated.ts';
-import { parseRetryAfter, retryDelay, sleep } from './backoff.ts';
+import { retryDelay, sleep } from './backoff.ts';
 import type { CredentialSource, Credentials } from './credentials/credentials.ts';
 import { kubeConfigCredentials } from './credentials/kubeconfig.ts';
 import { Discovery } from './discovery/discovery.ts';
 import {
-  ApiConnectionError, ApiError, apiErrorOf, certificateProblem, isRetryable, isTooManyRequests, isUnauthorized,
+  ApiConnectionError, ApiError, certificateProblem, isRetryable, isTooManyRequests, isUnauthorized,
 } from './api-errors.ts';
-import type { ApiStatus } from './api-errors.ts';
+import { errorOf, isSuccess, jsonBody, readAll } from './responses.ts';
 import { Transport } from './transport.ts';
-import type { BufferedResponse, StreamedResponse } from './transport.ts';
+import type { StreamedResponse } from './transport.ts';
 import type { RequestOptions, Verb } from './types.ts';
 import type { ApiMetrics } from '../observation/metrics.ts';
 import { pathResource } from '../observation/resource-names.ts';
@@ -111,11 +111,6 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
 };
 
 const DEFAULT_MAX_SOCKETS = 32;
-
-/** A response body as JSON; `undefined` if it is empty. */
-export function jsonBody(body: Buffer): unknown {
-  return body.length ? JSON.parse(body.toString('utf8')) : undefined;
-}
 
 const VERB_OF_METHOD: Record<string, Verb> = {
   GET: 'get',
@@ -338,38 +333,6 @@ async function measured(
   } finally {
     metrics.apiRequest(verb, pathResource(path), status, (performance.now() - started) / 1000);
   }
-}
-
-function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
-/** A failed response as an `ApiError` with the fields of its `v1.Status`, if it sent one. */
-function errorOf(response: BufferedResponse, method: string, path: string, verb: Verb): ApiError {
-  const retryAfter = parseRetryAfter(response.headers['retry-after']);
-  const text = response.body.toString('utf8');
-  return apiErrorOf({ status: response.status, method, path, body: parseStatus(text), text, retryAfter, verb });
-}
-
-/** The rest of a streamed response, for its error; a body cut short adds nothing reliable. */
-async function readAll(response: StreamedResponse): Promise<BufferedResponse> {
-  let body = Buffer.alloc(0);
-  try {
-    body = Buffer.concat(await response.body.toArray() as Buffer[]);
-  } catch {
-    // The status line says enough.
-  }
-  return { status: response.status, headers: response.headers, body };
-}
-
-export function parseStatus(text: string): ApiStatus | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object' && (parsed as ApiStatus).kind === 'Status') return parsed as ApiStatus;
-  } catch {
-    // Not JSON (a proxy's HTML page, plain text from the server): the raw text goes into the message.
-  }
-  return undefined;
 }
 
 /** The path with the query's defined parameters. */

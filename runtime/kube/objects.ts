@@ -4,7 +4,8 @@
  */
 import { apiVersionOf, resourceName, resourcePath } from '../structs/resources.ts';
 import type { FieldMap, KubeObject, MergePatch, ResourceDescriptor } from '../structs/resources.ts';
-import { jsonBody, type KubeClient } from './client.ts';
+import type { KubeClient } from './client.ts';
+import { jsonBody } from './responses.ts';
 import type { ApiStatus } from './api-errors.ts';
 import { METADATA_ITEM } from './listing.ts';
 import type { ApplyPatch, JsonPatchOp, ObjectRef, PatchType, RequestOptions } from './types.ts';
