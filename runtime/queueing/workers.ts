@@ -74,8 +74,7 @@ export class ObjectQueues<E> {
     if (this.stopped) return;
     const slot = this.slots.get(key);
     if (slot) {
-      if (this.waited && slot.pending === undefined) slot.since = performance.now();
-      slot.pending = event;
+      this.wait(slot, event);
       slot.current?.abort(NEWER_EVENT);
       return;
     }
@@ -98,7 +97,13 @@ export class ObjectQueues<E> {
   request(key: string, event: E): void {
     const slot = this.slots.get(key);
     if (!slot) this.push(key, event);
-    else if (slot.pending === undefined && !this.stopped) slot.pending = event;
+    else if (slot.pending === undefined && !this.stopped) this.wait(slot, event);
+  }
+
+  /** The event waits in the object's slot; its wait is timed from now unless another one waited already. */
+  private wait(slot: Slot<E>, event: E): void {
+    if (this.waited && slot.pending === undefined) slot.since = performance.now();
+    slot.pending = event;
   }
 
   /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */

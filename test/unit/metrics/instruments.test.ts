@@ -122,6 +122,25 @@ test('the queue reports each event\'s wait, and counts the objects waiting and i
   assert.equal(queue.waiting + queue.processing, 0);
 });
 
+test('a request queued while its object\'s cycle runs is timed from its own arrival, not the last event\'s', async () => {
+  const waits: number[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  const queue = new ObjectQueues<string>(async (_key, { event }) => {
+    if (event === 'event') await held;
+  }, { waited: (seconds) => waits.push(seconds) });
+  queue.push('a', 'event');
+  const pushed = performance.now();
+  // Time passes while the event's cycle runs: that is what the request must not be charged with.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const sinceEvent = (performance.now() - pushed) / 1000;
+  queue.request('a', 'request');
+  release();
+  await queue.settle((running) => running.then(() => undefined));
+  assert.equal(waits.length, 2);
+  assert.ok(waits[1]! < sinceEvent, `the request waited ${waits[1]} s, not the ${sinceEvent} s since the event`);
+});
+
 function line(type: string, object: object): string {
   return JSON.stringify({ type, object }) + '\n';
 }
