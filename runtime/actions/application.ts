@@ -53,7 +53,8 @@ export async function applyPlan(
 ): Promise<PatchOutcome> {
   const { work, records = [], finalizer = [] } = plan;
   const contents = [patchContent(work), ...records.map((r) => patchContent(r))];
-  if (!contents.some(hasFields) && !work.fns.length && !finalizer.length) return { patched: false };
+  const written = contents.filter(hasFields);
+  if (!written.length && !work.fns.length && !finalizer.length) return { patched: false };
   const hasStatus = scope.resource.subresources?.includes('status') ?? false;
   const writes = planWrites(contents[0]!, work.fns.length > 0, contents.slice(1), hasStatus);
   // A merge patch that cannot be sent fails before the first request: nothing is written, rather
@@ -63,7 +64,6 @@ export async function applyPlan(
     : undefined);
   // Only while some of the patch's fields were not seen kept before does a merge patch ask for the
   // whole object back: the last one before each look at the object (a check, the transformations).
-  const written = contents.filter(hasFields);
   const unconfirmed = written.length ? scope.kept.unconfirmed(written.reduce(composeMergePatches)) : [];
   const requests = new Requests(scope, body, logger);
   const sent = await sendWrites(requests, writes, texts, work.fns, finalizer, unconfirmed.length > 0, hasStatus);

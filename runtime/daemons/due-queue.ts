@@ -4,6 +4,7 @@
  * heap, not a suspended `async` frame with a promise, closures and a Node timer of its own, which
  * every timer of every object held for as long as it waited.
  */
+import { LONGEST_TIMER_MS as LONGEST } from '../queueing/sleeping.ts';
 
 /** An entry: when it is due (`performance.now()` milliseconds), and what to do then. */
 export interface Due {
@@ -14,8 +15,6 @@ export interface Due {
   fire(): void;
 }
 
-/** The longest delay Node's timers take (about 24.8 days); the queue wakes then and sets it again. */
-const LONGEST = 2_147_483_647;
 /** Node's timers count whole milliseconds: an entry due within one is due now. */
 const TOLERANCE = 1;
 

@@ -7,9 +7,8 @@
  * more to add and remove than the sleep's own timer. The signal is made when someone asks for it.
  */
 import type { Stopped, StopReason } from '../registry/contexts.ts';
+import { LONGEST_TIMER_MS as LONGEST } from '../queueing/sleeping.ts';
 
-/** The longest delay Node's timers take (about 24.8 days); longer sleeps are cut there and go on. */
-const LONGEST = 2_147_483_647;
 
 export class Stopper implements Stopped {
   private controller: AbortController | undefined;

@@ -22,7 +22,7 @@ export interface ListOptions {
 }
 
 /** What `Accept` asks for to list objects, or to get or watch one, as metadata only, whatever their kind. */
-export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 export const METADATA_ITEM = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export interface ListPage<T extends KubeObject> {

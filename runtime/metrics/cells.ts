@@ -107,7 +107,7 @@ export class CellCounter extends CellMetric<CounterCell> {
 }
 
 /** Prometheus's default buckets, in seconds. */
-export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class CellHistogram extends CellMetric<HistogramCell> {
   readonly type = 'histogram' as const;

@@ -14,10 +14,10 @@ import { resourceLabel } from './resource-names.ts';
 type TracedResource = Parameters<typeof resourceLabel>[0];
 
 /** The name of the runtime's tracer, under which its spans are reported. */
-export const TRACER_NAME = 'kopf';
+const TRACER_NAME = 'kopf';
 
 /** The spans' names; their attributes are listed in docs/observability.md. */
-export const SPANS = {
+const SPANS = {
   cycle: 'kopf.cycle',
   handler: 'kopf.handler',
   request: 'kopf.request',
@@ -148,4 +148,3 @@ export function detached<T>(fn: () => T): T {
   return context.with(ROOT_CONTEXT, fn);
 }
 
-export type { Span };

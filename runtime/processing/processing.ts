@@ -28,7 +28,7 @@ import { objectContext } from '../actions/invocation.ts';
 import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
-import type { EventIndexing, ObjectReconciling } from '../actions/engines.ts';
+import type { EventIndexing } from '../actions/engines.ts';
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
 export async function processEvent(
@@ -107,16 +107,21 @@ async function processObject(
     proc.memories.forget(key);
     return undefined;
   }
-  const reconciliation = proc.reconciling && !memory.released
-    ? await reconciled(proc, proc.reconciling, key, event, logger, pressure, context)
-    : NOT_RECONCILED;
-  if (reconciliation.end) return undefined;
+  // The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's removal
+  // come after its last run. The cycle ends here if a newer event waits (it reconciles instead).
+  // Otherwise Kopf's handlers follow, also after a write of the reconciler: it does not touch their
+  // records, and a reconciler that writes on every run must not keep them from ever running.
+  let written: string | undefined;
+  if (proc.reconciling && !memory.released) {
+    if (pressure.aborted) return undefined;
+    written = await proc.reconciling.reconcile({ key, body, context, logger });
+  }
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
   // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
   // state-dependent handling waits for the reconciler's when they wrote nothing themselves.
-  if (reconciliation.written && !memory.expected) {
-    remember(proc, memory, { patched: true, resourceVersion: reconciliation.written });
+  if (written && !memory.expected) {
+    remember(proc, memory, { patched: true, resourceVersion: written });
   }
   return decision?.cycle?.kind;
 }
@@ -163,28 +168,6 @@ function afterCycle(
     memory.sleepingUntil = Date.now() + seconds * 1000;
   }
 }
-
-/**
- * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
- * removal come after its last run. The cycle ends here if a newer event waits (it reconciles
- * instead). Otherwise Kopf's
- * handlers follow, also after a write of the reconciler: it does not touch their records, and a
- * reconciler that writes on every run must not keep them from ever running. A reconcile request
- * goes on to them as any event does: it may have been queued instead of their wake-up.
- */
-async function reconciled(
-  proc: ResourceProcessor, reconciling: ObjectReconciling, key: string, event: RawEvent, logger: Logger,
-  pressure: AbortSignal, context: ResourceContext<KubeObject>,
-): Promise<Reconciliation> {
-  if (pressure.aborted) return { end: true };
-  return { end: false, written: await reconciling.reconcile({ key, body: event.object, context, logger }) };
-}
-
-/** What the reconciler's run means for the cycle: whether it ends here, and the version it wrote. */
-interface Reconciliation { end: boolean; written?: string }
-
-/** No reconciler (or the object is let go of): the cycle goes on, nothing written. */
-const NOT_RECONCILED: Reconciliation = { end: false };
 
 /**
  * Index functions first; then Kopf's gate: no other handler runs before every index is complete.

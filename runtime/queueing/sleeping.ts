@@ -6,6 +6,14 @@
 
 import type { BackgroundSettings } from '../config/settings.ts';
 
+/** The longest delay Node's timers take (about 24.8 days): beyond it they fire at once, with a warning. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** The milliseconds of a timer for `seconds`, within what Node's timers can wait. */
+export function timerDelay(seconds: number): number {
+  return Math.min(Math.max(0, seconds * 1000), LONGEST_TIMER_MS);
+}
+
 /** Sleeps `seconds`; resolves `true` if the full time passed, `false` if a signal interrupted it. */
 export function sleep(seconds: number, ...signals: (AbortSignal | undefined)[]): Promise<boolean> {
   const active = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -18,7 +26,7 @@ export function sleep(seconds: number, ...signals: (AbortSignal | undefined)[]):
       resolve(full);
     };
     const interrupt = () => done(false);
-    const timer = setTimeout(() => done(true), Math.min(seconds, 2_147_483) * 1000);
+    const timer = setTimeout(() => done(true), timerDelay(seconds));
     for (const s of active) s.addEventListener('abort', interrupt, { once: true });
   });
 }
@@ -26,7 +34,7 @@ export function sleep(seconds: number, ...signals: (AbortSignal | undefined)[]):
 /** Waits for `promise`, but no longer than `seconds`; resolves either way (and leaves no timer behind). */
 export async function within(promise: Promise<unknown>, seconds: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, Math.min(seconds, 2_147_483) * 1000); });
+  const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, timerDelay(seconds)); });
   try {
     await Promise.race([promise.then(undefined, () => undefined), timeout]);
   } finally {

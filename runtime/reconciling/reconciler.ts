@@ -18,7 +18,8 @@ import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
-import { failureOf, successOf, timerDelay, type RunOutcome } from './run-outcomes.ts';
+import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
+import { timerDelay } from '../queueing/sleeping.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 
 export interface ReconcilerEnv {

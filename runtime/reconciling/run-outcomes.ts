@@ -43,10 +43,3 @@ export function successOf(result: unknown, logger: Logger, title: string): RunOu
   return { kind: 'success', requeueAfter };
 }
 
-/** Node's timers fire at once beyond this (with a warning): a longer delay waits this long instead. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
-
-/** The milliseconds of a timer for `seconds`, within what Node's timers can wait. */
-export function timerDelay(seconds: number): number {
-  return Math.min(Math.max(0, seconds * 1000), LONGEST_TIMER_MS);
-}

@@ -122,7 +122,7 @@ test('the queue reports each event\'s wait, and counts the objects waiting and i
   assert.equal(queue.waiting + queue.processing, 0);
 });
 
-test('a request queued while its object\'s cycle runs is timed from its own arrival, not the last event\'s', async () => {
+test('a request queued during its object\'s cycle is timed from its own arrival, not the last event\'s', async () => {
   const waits: number[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });
