@@ -13,12 +13,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/index.ts';
-import { answer, type RequestHandler, type ServerLimits } from '../servers/http.ts';
-import { Endpoints, parseEndpoint, type Route } from '../servers/endpoints.ts';
+import { answer, type RequestHandler } from '../servers/http.ts';
+import { parseEndpoint, type Route } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
 import { ActivityError } from './activities.ts';
-
-export { parseEndpoint };
 
 /** Kopf's caching period of the probes' results. */
 const PROBING_MAX_AGE_MS = 10_000;
@@ -34,35 +32,6 @@ export interface LivenessSource {
 export function livenessRoute(url: string, source: LivenessSource, logger: Logger): Route {
   parseEndpoint(url); // a bad URL is refused before anything is served
   return { url, handle: responder(source, logger) };
-}
-
-/** The liveness endpoint on a server of its own. */
-export class LivenessEndpoint {
-  readonly url: string;
-  readonly #endpoints: Endpoints;
-
-  private constructor(endpoints: Endpoints, url: string) {
-    this.#endpoints = endpoints;
-    this.url = url;
-  }
-
-  /**
-   * Listens at the endpoint's host and port (port 0: a free one, which `url` then names).
-   * `limits`: how long a client may take to send its request (servers/http.ts's defaults).
-   */
-  static async start(
-    endpoint: string, source: LivenessSource, logger: Logger, limits?: Partial<ServerLimits>,
-  ): Promise<LivenessEndpoint> {
-    const endpoints = await Endpoints.serve([livenessRoute(endpoint, source, logger)], logger, limits);
-    const url = endpoints.url(endpoint)!;
-    logger.debug(`Serving health status at ${url}`);
-    return new LivenessEndpoint(endpoints, url);
-  }
-
-  /** Stops listening; open connections are closed. */
-  async close(): Promise<void> {
-    await this.#endpoints.close();
-  }
 }
 
 function responder(source: LivenessSource, logger: Logger): RequestHandler {

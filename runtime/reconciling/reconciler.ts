@@ -71,9 +71,9 @@ export class ResourceReconciler implements ObjectReconciling {
       this.#cancel(record);
       return undefined;
     }
-    const version = body.metadata?.resourceVersion;
-    if (record.failedFor !== undefined && record.failedFor === version) return undefined;
+    if (failedForGood(record)) return undefined;
     record.failedFor = undefined;
+    const version = body.metadata?.resourceVersion;
     this.#cancel(record);
     const patch = newPatch(body);
     const ctx: ReconcileContext<KubeObject> = {
@@ -128,9 +128,7 @@ export class ResourceReconciler implements ObjectReconciling {
   /** Queues a request for the object of `key`, if it is known and not failed for good in its current state. */
   request(key: string): void {
     const record = this.#records.get(key);
-    if (!record || (record.failedFor !== undefined && record.failedFor === record.body.metadata?.resourceVersion)) {
-      return;
-    }
+    if (!record || failedForGood(record)) return;
     this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
   }
 
@@ -218,4 +216,9 @@ export class ResourceReconciler implements ObjectReconciling {
     if (record.timer) clearTimeout(record.timer);
     record.timer = undefined;
   }
+}
+
+/** Whether the reconciler failed for good on the object as it is now (its version unchanged since). */
+function failedForGood(record: ObjectRecord): boolean {
+  return record.failedFor !== undefined && record.failedFor === record.body.metadata?.resourceVersion;
 }

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LivenessEndpoint, parseEndpoint, type LivenessSource } from '../../../runtime/activities/probing.ts';
+import { livenessRoute, type LivenessSource } from '../../../runtime/activities/probing.ts';
+import { Endpoints, parseEndpoint } from '../../../runtime/servers/endpoints.ts';
 import { runActivity } from '../../../runtime/activities/activities.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
@@ -16,7 +17,7 @@ import { PermanentError } from '../../../runtime/structs/errors.ts';
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
 
 async function withEndpoint(source: LivenessSource, fn: (url: string) => Promise<void>): Promise<void> {
-  const endpoint = await LivenessEndpoint.start('http://127.0.0.1:0/healthz', source, logger);
+  const endpoint = await serveLiveness(source, logger);
   try {
     await fn(endpoint.url);
   } finally {
@@ -84,7 +85,7 @@ test('a failed probe is named to the caller; its message, which may hold a secre
   const client = new ResourceClient(() => { throw new Error('no API in this test'); });
   const env = { settings: defaultSettings(), logger: logged, memo: {}, client, signal: new AbortController().signal };
   const source = { probe: () => runActivity(registry.activityHandlers, 'probe', env), problem: () => null };
-  const endpoint = await LivenessEndpoint.start('http://127.0.0.1:0/healthz', source, logged);
+  const endpoint = await serveLiveness(source, logged);
   try {
     const failed = await fetch(endpoint.url);
     assert.equal(failed.status, 500);
@@ -122,3 +123,10 @@ test('the endpoint is an http URL; its host and port are where it listens', () =
   assert.throws(() => parseEndpoint('https://0.0.0.0:8080/healthz'), /Unsupported scheme/);
   assert.throws(() => parseEndpoint('0.0.0.0:8080'), /Unsupported scheme|must be a URL/);
 });
+
+/** The liveness route alone on a server of its own, at a free port, as the operator serves it. */
+async function serveLiveness(source: LivenessSource, logger: Logger): Promise<{ url: string; close(): Promise<void> }> {
+  const asked = 'http://127.0.0.1:0/healthz';
+  const endpoints = await Endpoints.serve([livenessRoute(asked, source, logger)], logger);
+  return { url: endpoints.url(asked)!, close: () => endpoints.close() };
+}
