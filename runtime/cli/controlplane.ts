@@ -6,10 +6,9 @@ import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureBinaries, lookUpBinaries } from '../testing/controlplane/binaries.ts';
-import { readCrds } from '../testing/controlplane/crd-installation.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { ETCD_VERSION, KUBERNETES_VERSION } from '../testing/controlplane/versions.ts';
-import { crdFiles } from './dev-manifests.ts';
+import { readManifests } from './dev-manifests.ts';
 
 const HELP = `Usage: kopf control-plane [options]
 
@@ -58,17 +57,14 @@ export async function main(argv: string[]): Promise<number> {
   if (verbosity !== undefined && !Number.isInteger(verbosity))
     throw new Error(`--verbosity wants an integer, got ${values.verbosity}`);
   // Read before anything starts: a wrong path or a file that is not a CRD is said at once.
-  let crds: string[];
-  try {
-    crds = crdFiles(values.crd ?? []);
-    readCrds(crds);
-  } catch (error) {
-    process.stderr.write(`kopf control-plane: --crd: ${(error as Error).message}\n`);
+  const manifests = readManifests(values.crd ?? [], []);
+  if (typeof manifests === 'string') {
+    process.stderr.write(`kopf control-plane: ${manifests}\n`);
     return 2;
   }
   return serve({
     kubeconfig: values.kubeconfig,
-    crds,
+    crds: manifests.crds,
     apiServerArgs: values['apiserver-arg'] ?? [],
     logDir: values['log-dir'],
     verbosity,

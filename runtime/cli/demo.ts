@@ -4,8 +4,6 @@
  * (their log lines, the object's status and Kopf's annotations), deletes the object, and stops
  * everything cleanly.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
@@ -16,7 +14,7 @@ import { operator } from '../operator/operator.ts';
 import * as builtins from '../structs/builtins.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { createSample, readManifests } from './dev-manifests.ts';
-import { load } from './run.ts';
+import { loadOperator } from './run.ts';
 
 const HELP = `Usage: kopf demo --crd FILE --object FILE OPERATOR_FILE…
 
@@ -50,9 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kopf demo: ${manifests}\n`);
     return 2;
   }
-  for (const file of positionals) {
-    if (!(await load('demo', file, () => pathToFileURL(resolve(file)).href))) return 1;
-  }
+  if (!(await loadOperator('demo', positionals))) return 1;
   const object = manifests.samples[0]!;
   step('Starting the local control plane (etcd + kube-apiserver)…');
   const started = Date.now();

@@ -7,8 +7,6 @@
  * sample objects created, the operator run in this process, and the kubeconfig printed for
  * `kubectl`. Ctrl-C stops the operator and the control plane, which removes all its state.
  */
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeClient } from '../kube/index.ts';
 import { LogConfig, streamSink } from '../logging/index.ts';
@@ -19,7 +17,7 @@ import { startControlPlane } from '../testing/controlplane/controlplane.ts';
 import type { ControlPlane } from '../testing/controlplane/controlplane.ts';
 import { formatDuration } from '../testing/controlplane/text.ts';
 import { createSample, readManifests, type LocalManifests } from './dev-manifests.ts';
-import { load, main as run } from './run.ts';
+import { loadOperator, main as run } from './run.ts';
 
 const HELP = `Usage: kopf dev [options] OPERATOR_FILE…
 
@@ -87,9 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // Loaded before anything starts too: a file that cannot be loaded is said at once, as by kopf run.
-  for (const file of positionals) {
-    if (!(await load('dev', file, () => pathToFileURL(resolve(file)).href))) return 1;
-  }
+  if (!(await loadOperator('dev', positionals))) return 1;
   note(`A local control plane: ${reached}. Starting etcd and kube-apiserver…`);
   return runLocally({ ...manifests, namespaces, metrics, verbose: values.verbose ?? false });
 }

@@ -3,12 +3,10 @@
  * handlers need, and sends the YAML back; its stdout is the command's stderr, so that whatever the
  * files print stays out of the YAML. Usage errors are said on stderr and sent back as exit codes.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { getDefaultRegistry } from '../registry/registry.ts';
 import { RbacError, operatorNeeds, rbacManifests, rbacResource, scopeNotes, type Need } from '../rbac/index.ts';
-import { load, resolveFromCwd } from './run.ts';
+import { loadOperator } from './run.ts';
 
 /** What `kopf rbac` was asked for, as plain data. */
 export interface PrintoutRequest {
@@ -29,13 +27,7 @@ export interface PrintoutRequest {
 export type Printout = { yaml: string } | { code: number };
 
 export async function printout(request: PrintoutRequest): Promise<Printout> {
-  for (const file of request.files) {
-    if (!(await load('rbac', file, () => pathToFileURL(resolve(file)).href))) return { code: 1 };
-  }
-  for (const name of request.modules) {
-    const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load('rbac', `module ${name}`, url))) return { code: 1 };
-  }
+  if (!(await loadOperator('rbac', request.files, request.modules))) return { code: 1 };
   const { namespaces, serviceAccount, name, events, standalone, leaderElection, sharding, webhookManaged } = request;
   let needs: Need[];
   try {

@@ -205,15 +205,25 @@ async function loadOperatorCode(values: RunValues, positionals: string[]): Promi
     process.stderr.write(`kopf run: no such file: ${missing.join(', ')}\n`);
     return 2;
   }
-  for (const file of positionals) {
-    if (!(await load('run', file, () => pathToFileURL(resolve(file)).href))) return 1;
+  return (await loadOperator('run', positionals, values.module)) ? 0 : 1;
+}
+
+/**
+ * Imports the operator's files, then its modules, as `kopf <command>` (run, dev, demo, rbac) does; false
+ * if one cannot be loaded, which is said on stderr.
+ */
+export async function loadOperator(
+  command: string, files: readonly string[], modules: readonly string[] = [],
+): Promise<boolean> {
+  for (const file of files) {
+    if (!(await load(command, file, () => pathToFileURL(resolve(file)).href))) return false;
   }
   // Module names are resolved from the current directory, as a user expects from a CLI.
-  for (const name of values.module ?? []) {
+  for (const name of modules) {
     const url = () => (name.startsWith('.') ? pathToFileURL(resolve(name)).href : resolveFromCwd(name));
-    if (!(await load('run', `module ${name}`, url))) return 1;
+    if (!(await load(command, `module ${name}`, url))) return false;
   }
-  return 0;
+  return true;
 }
 
 /** Runs the operator until a signal stops it or it fails; the process's exit code. */
@@ -298,7 +308,7 @@ async function admissionOptions(
  * cannot: where a syntax error is (Node puts the line and a caret above the message in the stack),
  * or the trace of an error thrown while the file ran.
  */
-export async function load(command: string, what: string, url: () => string): Promise<boolean> {
+async function load(command: string, what: string, url: () => string): Promise<boolean> {
   try {
     await import(url());
     return true;
