@@ -88,7 +88,7 @@ async function buildOnly(): Promise<number> {
 
 interface ServeOptions {
   kubeconfig: string | undefined;
-  crds: string[];
+  crds: readonly string[];
   apiServerArgs: string[];
   logDir: string | undefined;
   verbosity: number | undefined;
