@@ -2,7 +2,7 @@
  * Reconcile benchmark: N KopfExample objects, each owning one ConfigMap of its name (a controller
  * owner reference) kept by a level-triggered reconciler — this runtime's `on.reconcile`
  * (operator.ts) and controller-runtime's (controller-runtime/main.go, built by gobuild.ts) — one
- * after the other on one local control plane, each in a fresh namespace, contestants alternating.
+ * after the other on one local control plane, each in a fresh namespace.
  *
  *   node bench/reconcile/run.ts [--n 300] [--contestants built,controller-runtime] [--repeat 1]
  *     [--concurrency 32] [--workers 1]

@@ -25,6 +25,7 @@
  * figures are their own, the times are the machine's.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +45,11 @@ import { drainLabel, shardLabel } from '../../runtime/sharding/ring-labels.ts';
 const values = benchOptions({ n: 3000, replicas: 'standalone,1,2,3', moved: 300, settle: 10, concurrency: 32 });
 const N = values.n;
 /** Replica counts in rings; `standalone` is one replica without a ring (`--standalone`), the baseline. */
-const COUNTS = values.replicas.split(',').map((count) => (count === 'standalone' ? null : Number(count)));
+const COUNTS = values.replicas.split(',').map((count) => {
+  if (count === 'standalone') return null;
+  if (!/^[1-9]\d*$/.test(count)) throw new Error(`--replicas wants standalone or counts of replicas, got ${count}`);
+  return Number(count);
+});
 const MOVED = values.moved;
 const CONCURRENCY = values.concurrency;
 const SETTLE_MS = values.settle * 1000;
@@ -177,7 +182,7 @@ async function scaling(cp: ControlPlane, client: KubeClient, dir: string, count:
     const cpu = replicas.map((r, i) => cpuSeconds(r.operator.pid) - cpuBefore[i]!);
     const writes = delta(writesBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
     // Quiet for a while (nothing to wait for but time): what the replicas keep for the objects they hold.
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await sleep(SETTLE_MS);
     const settled = replicas.map((r) => rssMiB(r.operator.pid));
     return {
       replicas: count, handledSeconds: (handled - start) / 1000, cpu,
