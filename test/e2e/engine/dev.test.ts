@@ -11,6 +11,7 @@ import { listObjects } from '../../../runtime/kube/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { CRD_YAML, EXAMPLES_DIR, OBJECT_YAML } from '../rules.ts';
 import { freePort } from '../ports.ts';
+import { scrape } from '../metrics/exposition.ts';
 import { useCluster } from '../use-cluster.ts';
 
 const CLI = new URL('../../../runtime/cli/main.ts', import.meta.url).pathname;
@@ -36,13 +37,6 @@ test('kopf dev runs the operator on the cluster that answers, and applies no sam
   const exit = await operator.stop();
   assert.equal(exit.exitCode, 0, exit.output);
 });
-
-/** The metrics' exposition, asserting that it answers as Prometheus reads it. */
-async function scrape(url: string): Promise<string> {
-  const response = await fetch(url);
-  assert.equal(response.status, 200);
-  return response.text();
-}
 
 test('kopf dev --metrics serves the operator\'s metrics, on the cluster that answers and on a local one', async (t) => {
   const onCluster = `http://127.0.0.1:${await freePort()}/metrics`;

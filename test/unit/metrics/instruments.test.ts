@@ -5,7 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import type {
   GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, WatchMetrics, WatchRestartReason,
 } from '../../../runtime/observation/metrics.ts';
@@ -18,8 +17,9 @@ import { Timestamp, freshState } from '../../../runtime/progress/index.ts';
 import { PermanentError, TemporaryError } from '../../../runtime/structs/errors.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import type { HandlerBase } from '../../../runtime/registry/handlers.ts';
-import type { KubeObject, ResourceDescriptor } from '../../../runtime/structs/resources.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { clientOf, sendJson, startServer, status } from '../kube/fake-server.ts';
+import { Things, line, obj, startWatch } from '../kube/watching/streams.ts';
 import { value } from '../../e2e/metrics/exposition.ts';
 import { admissionResponder } from '../../../runtime/admission/responder.ts';
 import { AdmissionError } from '../../../runtime/admission/admission-errors.ts';
@@ -48,9 +48,6 @@ class Recorded implements OperatorMetrics {
   observe(_gauge: GaugeName, _labels: GaugeLabels, _read: () => number) { return () => undefined; }
 }
 
-const Things: ResourceDescriptor = {
-  group: 'example.com', version: 'v1', plural: 'things', kind: 'Thing', scope: 'Namespaced',
-};
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
 
 test('resources are named plural.version.group, the core group\'s plural.version; paths name theirs or none', () => {
@@ -140,19 +137,6 @@ test('a request queued during its object\'s cycle is timed from its own arrival,
   assert.equal(waits.length, 2);
   assert.ok(waits[1]! < sinceEvent, `the request waited ${waits[1]} s, not the ${sinceEvent} s since the event`);
 });
-
-function line(type: string, object: object): string {
-  return JSON.stringify({ type, object }) + '\n';
-}
-
-function obj(name: string, rv: string): KubeObject {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv } };
-}
-
-function startWatch(res: ServerResponse): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-  res.flushHeaders();
-}
 
 test('a watch stream reports its events, and each restart with why; its requests are reported as WATCH', async (t) => {
   const metrics = new Recorded();
