@@ -91,7 +91,7 @@ test('a change of a watched object reconciles the objects its mapping names', as
   await withOperator(cluster, registry, async () => {
     await create('r3');
     await journal.until('run r3');
-    // A secret that names no object, and one that names another: nothing for r3.
+    // A secret that names no object maps to none; once labelled for r3, its change runs r3 again.
     await createObject(cluster.client, Secrets, { metadata: { name: 'r3-secret', namespace: 'default' } });
     await patchObject(cluster.client, Secrets, ref('r3-secret'), { metadata: { labels: { widget: 'r3' } } });
     await journal.until('run r3', 2);
