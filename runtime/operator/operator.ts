@@ -281,10 +281,10 @@ export class Operator {
     }
     started.election = this.elect(client, credentialsNamespace);
     const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };
-    started.ring = joinRing({
+    started.ring = await joinRing({
       client, settings: this.settings.sharding, identity: this.identity, pauses: this.pauses, lost,
       namespace: this.settings.sharding.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default',
-      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal,
+      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal, stop: this.stopper.signal,
     });
   }
 
@@ -292,7 +292,7 @@ export class Operator {
   private withMembership(env: PipelineEnv, started: Started): PipelineEnv {
     const ring = this.settings.sharding.ring;
     if (!started.ring || ring === null) return env;
-    const membership = { ring, member: started.ring.member, retryPeriod: this.settings.sharding.retryPeriod };
+    const membership = { ...started.ring.tenure, retryPeriod: this.settings.sharding.retryPeriod };
     return { ...env, membership };
   }
 

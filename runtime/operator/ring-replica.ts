@@ -3,7 +3,8 @@
  * renewed until the stop (the replica is paused until it holds it), and a candidacy to be the
  * ring's assigner, on a Lease of the ring's, as a leader election. A paused replica (its own Lease
  * not renewed, or frozen) stands down from the candidacy and releases the assigner's Lease, so that
- * a replica that works assigns; it stands again when it resumes.
+ * a replica that works assigns; it stands again when it resumes. Before all this, the ring's key
+ * is read (or created, by the first replica): what the ring writes is sealed with it.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import type { KubeClient } from '../kube/index.ts';
@@ -13,6 +14,10 @@ import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
 import { RingAssigner } from '../sharding/assigner.ts';
 import { memberName } from '../sharding/ring-labels.ts';
+import { loadRingKey, type RingSeals } from '../sharding/seals.ts';
+import type { Tenure } from '../sharding/tenure.ts';
+import { sleep } from '../queueing/sleeping.ts';
+import { thrownText } from '../structs/errors.ts';
 
 /** What a replica of a ring runs beside its pipelines, stopped after them. */
 export interface RingReplica {
@@ -22,6 +27,8 @@ export interface RingReplica {
   readonly assigner: RingAssigner;
   /** This replica's name in the ring (its assignment label's value). */
   readonly member: string;
+  /** What its share of the objects needs: its name, incarnation, and the ring's key. */
+  readonly tenure: Tenure;
 }
 
 export interface RingOptions {
@@ -38,16 +45,21 @@ export interface RingOptions {
   readonly logger: Logger;
   /** Ends the assigner's work (the operator's coordination). */
   readonly signal: AbortSignal;
+  /** Ends the wait for the ring's key (the operator's stop while it starts). */
+  readonly stop: AbortSignal;
 }
 
-/** Joins the ring named in the settings; `undefined` when there is none. */
-export function joinRing(options: RingOptions): RingReplica | undefined {
+/** Joins the ring named in the settings; `undefined` when there is none, or when stopped before the key is read. */
+export async function joinRing(options: RingOptions): Promise<RingReplica | undefined> {
   const { ring, ...settings } = options.settings;
   if (ring === null) return undefined;
   const { client, namespace, identity, pauses, logger } = options;
+  const seals = await readKey(options, ring);
+  if (!seals) return undefined;
   const member = memberName(ring, identity);
   const membership = new RingMembership({
     client, settings: { ...settings, ring }, namespace, member, identity, paused: pauses, logger, lost: options.lost,
+    seals,
   });
   const standby = new ToggleSet();
   const paused = standby.make('the operator is paused', pauses.on);
@@ -75,7 +87,7 @@ export function joinRing(options: RingOptions): RingReplica | undefined {
     }
   });
   if (!pauses.on) candidacy = stand();
-  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
+  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger, seals });
   membership.start();
   const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
   assigner.run(options.signal).catch(failed);
@@ -85,5 +97,19 @@ export function joinRing(options: RingOptions): RingReplica | undefined {
     candidacy = undefined;
     await Promise.all([was?.stop(), standingDown]);
   };
-  return { membership, stopCandidacy, assigner, member };
+  const tenure = { ring, member, incarnation: membership.incarnation, seals };
+  return { membership, stopCandidacy, assigner, member, tenure };
+}
+
+/** The ring's key, tried again every `retryPeriod` until read (or created); undefined if stopped first. */
+async function readKey(options: RingOptions, ring: string): Promise<RingSeals | undefined> {
+  const { client, namespace, logger, settings, stop } = options;
+  do {
+    try {
+      return await loadRingKey(client, namespace, ring, stop);
+    } catch (error) {
+      if (!stop.aborted) logger.warning(`Could not read the ring's key in '${namespace}': ${thrownText(error)}`);
+    }
+  } while (await sleep(settings.retryPeriod, stop));
+  return undefined;
 }

@@ -4,7 +4,7 @@
  *
  * A copy of the body without `apiVersion`, `kind`, `metadata` and `status`; then labels and
  * annotations are put back, except annotations of Kopf-based operators (any prefix they manage,
- * see `managed-prefixes.ts`) and kubectl's last-applied-configuration, and labels except a ring's
+ * see `managed-prefixes.ts`), kubectl's last-applied-configuration and a ring's seals, and labels except a ring's
  * (`SHARDING_LABEL_PREFIXES`: an object moved between replicas has not changed); then the extra fields handlers
  * declared (e.g. `status.phase` for a field handler); empty stanzas are dropped; ignored fields
  * are removed. Keys stay in Kopf's order, so that both write the same diff-base text.
@@ -19,7 +19,8 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
  * The prefixes of the labels by which a ring of replicas places the objects (`runtime/sharding/`):
- * which replica an object is assigned to, and that it is moving away.
+ * which replica an object is assigned to, and that it is moving away; the first is also the
+ * prefix of the annotation that seals the assignment.
  */
 export const SHARDING_LABEL_PREFIXES: readonly string[] = ['shard.kopf.zalando.org/', 'drain.kopf.zalando.org/'];
 const OMITTED = new Set(['apiVersion', 'kind', 'metadata', 'status']);
@@ -71,7 +72,7 @@ function isShardingLabel(key: string): boolean {
 /** Which of these annotations are not some Kopf-based operator's, nor kubectl's copy of the object. */
 function unmanaged(annotations: Essence): (key: string) => boolean {
   const ignored = [...markedPrefixes(Object.keys(annotations))].map((prefix) => `${prefix}/`);
-  return (key) => key !== LAST_APPLIED && !ignored.some((prefix) => key.startsWith(prefix));
+  return (key) => key !== LAST_APPLIED && !isShardingLabel(key) && !ignored.some((prefix) => key.startsWith(prefix));
 }
 
 /** A copy of the mapping with only the keys that `kept` keeps (filtered while copied, not deleted after). */

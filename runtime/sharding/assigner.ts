@@ -1,16 +1,23 @@
 /**
  * The assigner of a ring: the one replica (elected on a Lease of its own) that places the objects.
  * It watches the ring's members (their Leases) and the served objects' metadata (not the objects),
- * and puts each object where the ring wants it (`decisions.ts`), by a label. It keeps only what the
- * placing needs per object (name, position on the ring, labels, resourceVersion).
+ * and puts each object where the ring wants it (`decisions.ts`), by a label and the ring's seal of
+ * it (`seals.ts`). It keeps only what the placing needs per object (name, position on the ring,
+ * labels, the last seal of the ring seen on it, resourceVersion).
  *
- * - A member is alive while its Lease is renewed: its expiry is judged by our own clock, from when
- *   we last saw the Lease change, as the leader election judges. Before a member is judged dead,
- *   its Lease is read afresh: a watch that has silently stopped bringing changes must not make a
- *   living member look dead. A Lease without a holder (released: a clean stop, which then deletes
- *   it) is a member gone at once. A Lease deleted while it has a holder (by hand, not by its member,
- *   which creates it again at its next renewal) is judged as one not renewed: gone only once it
- *   would have expired.
+ * - A member is a Lease with the ring's label and the ring's seal over its holder and renewal: a
+ *   Lease without a valid seal (written by anyone but a replica of the ring) is no member, and
+ *   logged. A member is alive while its sealed renewal advances: its expiry is judged by our own
+ *   clock and `settings.sharding.leaseDuration`, never by the Lease's own fields, from when we last
+ *   saw a newer sealed renewal. Before a member is judged dead, its Lease is read afresh: a watch
+ *   that has silently stopped bringing changes must not make a living member look dead.
+ * - A Lease released by its own process (no holder, sealed: a clean stop, which then deletes it)
+ *   is a member gone at once. A Lease deleted otherwise leaves the ring at once (nothing more is
+ *   placed on it); its objects are drained, and moved directly once its last renewal is older than
+ *   `leaseDuration` (its process, if alive, creates its Lease again and is a member again).
+ * - An object's placement is what the ring sealed, never the label alone: a label that disagrees
+ *   with the seal is put back; a label without a seal (or an older seal put back) is drained, so
+ *   that its member seals a release before the object is assigned anew.
  * - Nothing is placed before the members are listed: a member not known yet is not a member gone.
  * - Every write is guarded by the object's resourceVersion: a write based on an older state fails
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
@@ -28,9 +35,12 @@ import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { WatchTask } from '../watching/watchers.ts';
-import { decideMove, placementKey, type Placement } from './decisions.ts';
-import { DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, shardLabel } from './ring-labels.ts';
+import { decideMove, placementKey, type Move, type Placement } from './decisions.ts';
+import {
+  DRAIN_VALUE, LEASE_SEAL_ANNOTATION, RING_LABEL, drainLabel, placementOf, sealAnnotation, sealOf, shardLabel,
+} from './ring-labels.ts';
 import { HashRing, positionOf } from './ring.ts';
+import type { Assignment, RingSeals } from './seals.ts';
 
 export interface AssignerOptions {
   client: KubeClient;
@@ -39,6 +49,8 @@ export interface AssignerOptions {
   namespace: string;
   /** On while this replica is not the elected assigner. */
   standby: ToggleSet;
+  /** The ring's key: what it seals is the ring's; nothing else is believed. */
+  seals: RingSeals;
   logger: Logger;
   now?: () => number;
 }
@@ -48,18 +60,23 @@ interface Tracked {
   resource: ResourceDescriptor;
   namespace: string | undefined;
   name: string;
+  uid: string | undefined;
   /** Its position on the ring (of its controller's uid, or its own). */
   position: number;
   placement: Placement;
+  /** The newest assignment or release of it sealed by the ring, as seen by this assigner. */
+  sealed: Assignment | undefined;
   version: string | undefined;
 }
 
-/** A member's Lease as last seen, and when by our clock. */
+/** A member's last sealed renewal, and when we saw it by our clock. */
 interface Seen {
-  version: string | undefined;
   at: number;
-  duration: number;
-  /** Expired, and read afresh unchanged: dead. */
+  renewTime: string;
+  incarnation: string;
+  /** Its Lease was deleted: out of the ring; its objects are drained, or moved once it has expired. */
+  left?: boolean;
+  /** Expired, and read afresh without a newer renewal: dead. */
   confirmed?: boolean;
   /** The fresh read is under way. */
   confirming?: boolean;
@@ -73,6 +90,10 @@ export class RingAssigner {
   /** Objects with a write in flight, and those to decide again when it is done. */
   readonly #writing = new Set<string>();
   readonly #again = new Set<string>();
+  /** The members whose objects are drained before they move: the ring's, and those that left but may live. */
+  #alive: ReadonlySet<string> = new Set();
+  /** The Leases logged as not sealed by the ring, by their version: each logged once. */
+  readonly #warned = new Map<string, string | undefined>();
   #listed = false;
   #ring = new HashRing([]);
   #expiry: NodeJS.Timeout | undefined;
@@ -137,35 +158,62 @@ export class RingAssigner {
       if (event.type === 'LISTED_DONE') { this.#listed = true; this.#refresh(); continue; }
       if (event.type === 'BOOKMARK') continue;
       const name = event.object.metadata?.name ?? '';
-      const held = Boolean(event.object.spec?.holderIdentity);
-      // A synthetic deletion (missed while the watch was broken) carries no spec: not known to be released.
-      if (event.type === 'DELETED') { if (!held && !event.synthetic) this.#members.delete(name); }
-      else if (!held) this.#members.delete(name);
+      if (event.type === 'DELETED') this.#leave(name);
       else this.#observe(name, event.object);
       if (this.#listed) this.#refresh();
     }
   }
 
-  #observe(name: string, lease: Lease): void {
-    const version = lease.metadata?.resourceVersion;
+  /** A member's Lease is deleted: out of the ring at once, its objects drained (or moved once it expires). */
+  #leave(name: string): void {
     const seen = this.#members.get(name);
-    if (seen && seen.version === version) return;
-    const duration = lease.spec?.leaseDurationSeconds ?? this.#options.settings.leaseDuration;
-    this.#members.set(name, { version, at: this.#now(), duration });
+    if (seen) seen.left = true;
   }
 
-  /** Reads an expired member's Lease: changed since, it is alive (seen now); unchanged or absent, dead. */
+  #observe(name: string, lease: Lease): void {
+    const renewal = this.#renewal(name, lease);
+    if (renewal === 'released') this.#members.delete(name);
+    else if (renewal) this.#members.set(name, renewal);
+  }
+
+  /**
+   * What a Lease says of its member: a renewal newer than the last seen, its release by its own
+   * process, or nothing (not sealed by the ring, or no newer renewal: a replayed or touched Lease).
+   */
+  #renewal(name: string, lease: Lease): Seen | 'released' | undefined {
+    const holder = lease.spec?.holderIdentity ?? '', renewTime = lease.spec?.renewTime ?? '';
+    const incarnation = this.#options.seals.openLease(
+      { member: name, holder, renewTime }, lease.metadata?.annotations?.[LEASE_SEAL_ANNOTATION],
+    );
+    if (incarnation === undefined) { this.#warnUnsealed(name, lease); return undefined; }
+    this.#warned.delete(name);
+    if (!holder) return 'released';
+    const seen = this.#members.get(name);
+    // The renewal times of one incarnation only advance (its microseconds' text sorts as its time).
+    if (seen && seen.incarnation === incarnation && renewTime <= seen.renewTime) return undefined;
+    return { at: this.#now(), renewTime, incarnation };
+  }
+
+  #warnUnsealed(name: string, lease: Lease): void {
+    const version = lease.metadata?.resourceVersion;
+    if (this.#warned.has(name) && this.#warned.get(name) === version) return;
+    this.#warned.set(name, version);
+    const { logger, namespace } = this.#options;
+    logger.warning(`The lease '${namespace}/${name}' has the ring's label but not the ring's seal: `
+      + 'it is not a member (written by someone other than a replica of the ring).');
+  }
+
+  /** Reads an expired member's Lease: renewed since, it is alive (seen now); else (or absent) dead. */
   #confirm(name: string, seen: Seen): void {
     if (seen.confirming) return;
     seen.confirming = true;
     const { client, namespace, settings, logger } = this.#options;
-    const read = getObject(client, Leases, { namespace, name })
-      .then((lease) => (lease.spec?.holderIdentity ? lease.metadata?.resourceVersion : null)); // released: gone
-    read.catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error))).then((version) => {
+    const read = getObject(client, Leases, { namespace, name }).then((lease) => this.#renewal(name, lease));
+    read.catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error))).then((renewal) => {
       seen.confirming = false;
       if (this.#members.get(name) !== seen) return; // seen changing meanwhile, or gone
-      const changed = version && version !== seen.version;
-      if (changed) this.#members.set(name, { version, at: this.#now(), duration: seen.duration });
+      if (renewal === 'released') this.#members.delete(name);
+      else if (renewal) this.#members.set(name, renewal);
       else seen.confirmed = true;
       if (this.#listed) this.#refresh();
     }, (error: unknown) => {
@@ -179,30 +227,46 @@ export class RingAssigner {
   #forgetMembers(): void {
     this.#listed = false;
     this.#members.clear();
+    this.#alive = new Set();
     this.#ring = new HashRing([]);
     clearTimeout(this.#expiry);
   }
 
-  /** Recomputes the living members; if they changed, every object is decided again. */
+  /**
+   * Recomputes the members: those placed on (alive, in the ring), and those whose objects are
+   * drained before they move (alive, in the ring or left it); if either changed, every object is
+   * decided again.
+   */
   #refresh(): void {
     clearTimeout(this.#expiry);
     const now = this.#now();
-    const alive: string[] = [];
+    const duration = this.#options.settings.leaseDuration * 1000;
+    const placing: string[] = [], alive = new Set<string>();
     let soonest = Infinity;
     for (const [name, seen] of this.#members) {
-      const expires = seen.at + seen.duration * 1000;
-      if (expires > now) { alive.push(name); soonest = Math.min(soonest, expires); }
-      else if (!seen.confirmed) { alive.push(name); this.#confirm(name, seen); } // alive until the read says
+      const expires = seen.at + duration;
+      if (expires > now) soonest = Math.min(soonest, expires);
+      else if (seen.left || seen.confirmed) { this.#members.delete(name); continue; }
+      else this.#confirm(name, seen); // alive until the read says
+      alive.add(name);
+      if (!seen.left) placing.push(name);
     }
     if (soonest !== Infinity) {
       this.#expiry = setTimeout(() => this.#refresh(), soonest - now + 1);
       this.#expiry.unref?.();
     }
-    const was = this.#ring.members;
-    if (alive.length === was.size && alive.every((name) => was.has(name))) return;
-    this.#ring = new HashRing(alive);
-    const { logger, settings } = this.#options;
-    logger.info(`The ring '${settings.ring}' has ${alive.length} member(s): ${alive.sort().join(', ') || 'none'}.`);
+    const was = this.#ring.members, wasAlive = this.#alive;
+    this.#alive = alive;
+    const same = (a: ReadonlySet<string>, b: Iterable<string>, size: number) => {
+      return a.size === size && [...b].every((name) => a.has(name));
+    };
+    if (same(was, placing, placing.length) && same(wasAlive, alive, alive.size)) return;
+    if (!same(was, placing, placing.length)) {
+      this.#ring = new HashRing(placing);
+      const { logger, settings } = this.#options;
+      const names = placing.sort().join(', ') || 'none';
+      logger.info(`The ring '${settings.ring}' has ${placing.length} member(s): ${names}.`);
+    }
     for (const key of this.#objects.keys()) this.#decide(key);
   }
 
@@ -215,17 +279,40 @@ export class RingAssigner {
       const key = keyOf(event.object);
       if (event.type === 'DELETED') { keys.delete(key); this.#objects.delete(key); continue; }
       keys.add(key);
-      this.#objects.set(key, this.#track(resource, event.object));
+      this.#objects.set(key, this.#track(resource, event.object, this.#objects.get(key)));
       this.#decide(key);
     }
   }
 
-  #track(resource: ResourceDescriptor, body: KubeObject): Tracked {
+  #track(resource: ResourceDescriptor, body: KubeObject, previous: Tracked | undefined): Tracked {
     const metadata = body.metadata ?? {};
+    const { ring } = this.#options.settings;
+    const opened = this.#options.seals.openAssignment(metadata.uid, sealOf(body, ring));
+    const known = previous?.uid === metadata.uid ? previous?.sealed : undefined;
+    const accepted = opened && follows(opened, known) ? opened : undefined;
+    const sealed = accepted ?? known;
+    const labelled = placementOf(body, ring);
+    let placement: Placement;
+    if (!sealed) placement = { ...labelled, verified: labelled.shard === undefined };
+    else if (sealed.state === 'released') placement = { shard: undefined, draining: false };
+    else placement = { ...labelled, shard: sealed.member, intact: !!accepted && labelled.shard === sealed.member };
+    if (!accepted && labelled.shard !== undefined && labelled.shard !== placement.shard) {
+      const where = `${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name ?? ''}`;
+      this.#options.logger.warning(`The object ${where} is labelled for '${labelled.shard}' without the ring's seal: `
+        + 'the label is not the ring\'s, and no replica runs the object for it.');
+    }
     return {
-      resource, namespace: metadata.namespace, name: metadata.name ?? '', position: positionOf(placementKey(body)),
-      placement: placementOf(body, this.#options.settings.ring), version: metadata.resourceVersion,
+      resource, namespace: metadata.namespace, name: metadata.name ?? '', uid: metadata.uid,
+      position: positionOf(placementKey(body)), placement, sealed, version: metadata.resourceVersion,
     };
+  }
+
+  /** The placement as the assigner decides on it: sealed for a former incarnation of its member, it is nobody's. */
+  #current(tracked: Tracked): Placement {
+    const { placement, sealed } = tracked;
+    if (sealed?.state !== 'assigned' || placement.shard === undefined) return placement;
+    const seen = this.#members.get(sealed.member);
+    return seen && seen.incarnation !== sealed.incarnation ? { shard: undefined, draining: false } : placement;
   }
 
   /** Decides where the object goes, and writes it (one write per object at a time). */
@@ -234,31 +321,55 @@ export class RingAssigner {
     if (this.#writing.has(key)) { this.#again.add(key); return; }
     const tracked = this.#objects.get(key);
     if (!tracked) return;
-    const move = decideMove(tracked.placement, this.#ring.ownerAt(tracked.position), this.#ring.members);
+    const move = decideMove(this.#current(tracked), this.#ring.ownerAt(tracked.position), this.#alive);
     if (move.kind === 'stay') return;
-    const ring = this.#options.settings.ring;
-    const labels = move.kind === 'assign'
-      ? { [shardLabel(ring)]: move.to, [drainLabel(ring)]: null }
-      : { [drainLabel(ring)]: DRAIN_VALUE };
+    const write = this.#writeOf(tracked, move);
+    if (!write) return;
     this.#writing.add(key);
-    void this.#write(key, tracked, labels).finally(() => {
+    void this.#write(key, tracked, write).finally(() => {
       this.#writing.delete(key);
       if (this.#again.delete(key)) this.#decide(key);
     });
   }
 
-  async #write(key: string, tracked: Tracked, labels: Record<string, string | null>): Promise<void> {
+  /** The labels and the seal that a move writes, and the object as it is once written. */
+  #writeOf(tracked: Tracked, move: Exclude<Move, { kind: 'stay' }>): Write | undefined {
+    const { seals, settings: { ring } } = this.#options;
+    if (move.kind === 'drain') {
+      const placement = { ...tracked.placement, draining: true };
+      return { labels: { [drainLabel(ring)]: DRAIN_VALUE }, placement, sealed: tracked.sealed, what: 'drained' };
+    }
+    const sealed = move.kind === 'assign' ? this.#assignment(tracked, move.to) : tracked.sealed;
+    if (!sealed || !tracked.uid) return undefined;
+    const labels = move.kind === 'assign'
+      ? { [shardLabel(ring)]: sealed.member, [drainLabel(ring)]: null }
+      : { [shardLabel(ring)]: sealed.member };
+    const annotations = { [sealAnnotation(ring)]: seals.sealAssignment(tracked.uid, sealed) };
+    const draining = move.kind === 'restore' && tracked.placement.draining;
+    const placement = { shard: sealed.member, draining, verified: true, intact: true };
+    const what = move.kind === 'assign' ? `assigned to ${sealed.member}` : `put back on ${sealed.member}`;
+    return { labels, annotations, placement, sealed, what };
+  }
+
+  /** A new assignment to `to`, for its current incarnation, with a sequence newer than any before it. */
+  #assignment(tracked: Tracked, to: string): Assignment | undefined {
+    const incarnation = this.#members.get(to)?.incarnation;
+    if (incarnation === undefined) return undefined;
+    const sequence = Math.max((tracked.sealed?.sequence ?? 0) + 1, this.#now());
+    return { state: 'assigned', member: to, incarnation, sequence };
+  }
+
+  async #write(key: string, tracked: Tracked, write: Write): Promise<void> {
     const { client, logger, settings } = this.#options;
     const where = `${tracked.namespace ? `${tracked.namespace}/` : ''}${tracked.name}`;
     try {
-      const patch = { metadata: { resourceVersion: tracked.version, labels } };
+      const { labels, annotations } = write;
+      const patch = { metadata: { resourceVersion: tracked.version, labels, ...(annotations ? { annotations } : {}) } };
       const ref = { namespace: tracked.namespace, name: tracked.name };
       const version = await patchObjectVersion(client, tracked.resource, ref, patch);
-      const to = labels[shardLabel(settings.ring)];
-      const placement = to ? { shard: to, draining: false } : { ...tracked.placement, draining: true };
-      if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, version });
-      const what = to ? `assigned to ${to}` : 'drained';
-      logger.debug(`The object ${where} is ${what}.`);
+      const { placement, sealed } = write;
+      if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, sealed, version });
+      logger.debug(`The object ${where} is ${write.what}.`);
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) return; // its newer state (or its deletion) decides
       logger.warning(`Could not place the object ${where}: ${thrownText(error)}; trying again soon.`);
@@ -266,4 +377,24 @@ export class RingAssigner {
       retry.unref?.();
     }
   }
+}
+
+/** What one move writes. */
+interface Write {
+  labels: Record<string, string | null>;
+  annotations?: Record<string, string>;
+  placement: Placement;
+  sealed: Assignment | undefined;
+  what: string;
+}
+
+/**
+ * Whether a sealed record seen on an object follows the last one this assigner knows of it: a newer
+ * assignment, the same one, or its release by its member. An older one put back is not the ring's now.
+ */
+function follows(opened: Assignment, known: Assignment | undefined): boolean {
+  if (!known || opened.sequence > known.sequence) return true;
+  if (opened.sequence < known.sequence) return false;
+  if (opened.state === 'released') return opened.member === known.member;
+  return known.state === 'assigned' && opened.member === known.member && opened.incarnation === known.incarnation;
 }

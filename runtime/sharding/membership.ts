@@ -18,7 +18,8 @@ import { sleep } from '../queueing/sleeping.ts';
 import { Leases, microTime, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { Toggle, ToggleSet } from '../structs/toggles.ts';
-import { RING_LABEL } from './ring-labels.ts';
+import { LEASE_SEAL_ANNOTATION, RING_LABEL } from './ring-labels.ts';
+import { newIncarnation, type RingSeals } from './seals.ts';
 
 export interface MembershipOptions {
   client: KubeClient;
@@ -28,6 +29,8 @@ export interface MembershipOptions {
   /** This replica's name in the ring: its Lease's name. */
   member: string;
   identity: string;
+  /** The ring's key: each renewal is sealed, so that the assigner knows it from a Lease written by anyone else. */
+  seals: RingSeals;
   /** The operator's pause set: "not a member" is a reason to pause. */
   paused: ToggleSet;
   /** Told when the membership is lost (not renewed in time): the replica must let its objects go. */
@@ -43,6 +46,8 @@ export class RingMembership {
   readonly #now: () => number;
   #done: Promise<void> = Promise.resolve();
   #lease: Lease | undefined;
+  /** This process's incarnation: the assignments sealed for it are void for any other process of the same name. */
+  readonly incarnation = newIncarnation();
 
   constructor(options: MembershipOptions) {
     this.#options = options;
@@ -69,7 +74,8 @@ export class RingMembership {
     try {
       // Released first: its deletion then carries no holder, which tells the assigner it is a clean
       // stop, not a Lease deleted by someone else while its replica lives on.
-      await replaceObject(client, Leases, { ...lease, spec: { ...lease.spec, holderIdentity: undefined } })
+      const spec = { ...lease.spec, holderIdentity: undefined };
+      await replaceObject(client, Leases, { ...lease, metadata: this.#sealed(lease.metadata, spec), spec })
         .catch((error: unknown) => {
           if (isNotFound(error)) throw error;
           logger.warning(`Could not release the lease ${this.#where()}: ${thrownText(error)}; `
@@ -122,9 +128,10 @@ export class RingMembership {
       this.#options.logger.warning(`The ring's lease ${this.#where()} was deleted, not by this replica: `
         + 'it is created again.');
     }
+    const spec = this.#spec(lease);
     const body: Lease = {
-      metadata: { ...lease?.metadata, name: member, namespace, labels: this.#labels(lease) },
-      spec: this.#spec(lease),
+      metadata: this.#sealed({ ...lease?.metadata, name: member, namespace, labels: this.#labels(lease) }, spec),
+      spec,
     };
     try {
       this.#lease = lease
@@ -137,6 +144,15 @@ export class RingMembership {
     }
   }
 
+  /** The metadata with the seal of this state of the Lease (its holder and renewal, by this incarnation). */
+  #sealed(metadata: Lease['metadata'], spec: NonNullable<Lease['spec']>): Lease['metadata'] {
+    const { member, seals } = this.#options;
+    const seal = seals.sealLease({
+      member, holder: spec.holderIdentity ?? '', renewTime: spec.renewTime ?? '', incarnation: this.incarnation,
+    });
+    return { ...metadata, annotations: { ...metadata?.annotations, [LEASE_SEAL_ANNOTATION]: seal } };
+  }
+
   #labels(lease: Lease | undefined): Record<string, string> {
     return { ...lease?.metadata?.labels, [RING_LABEL]: this.#options.settings.ring };
   }
@@ -144,7 +160,7 @@ export class RingMembership {
   #spec(lease: Lease | undefined): NonNullable<Lease['spec']> {
     const { identity, settings } = this.#options;
     const now = microTime(this.#now());
-    const ours = lease?.spec?.holderIdentity === identity;
+    const ours = lease?.spec?.holderIdentity === identity && this.#lease !== undefined;
     return {
       ...lease?.spec, holderIdentity: identity, leaseDurationSeconds: Math.ceil(settings.leaseDuration),
       acquireTime: ours ? lease?.spec?.acquireTime ?? now : now, renewTime: now,

@@ -6,11 +6,12 @@
  *
  *   Lease     kopf.zalando.org/ring: RING                      a member of RING
  *   object    shard.kopf.zalando.org/RING: MEMBER              assigned to MEMBER (its Lease's name)
- *   object    drain.kopf.zalando.org/RING: "true"              MEMBER is asked to let it go
+ *   object    drain.kopf.zalando.org/RING: "true"              MEMBER is asked to let it go (any value asks)
+ *   object    annotation shard.kopf.zalando.org/RING: SEAL     the ring's seal of the assignment (`seals.ts`)
+ *   Lease     annotation kopf.zalando.org/ring-seal: SEAL      the ring's seal of the member's renewal
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../structs/resources.ts';
-import type { JsonPatchOp } from '../structs/patches.ts';
 import { SHARDING_LABEL_PREFIXES } from '../progress/essence.ts';
 
 /** The label on a member's Lease: its value is the ring's name. */
@@ -20,11 +21,15 @@ export const RING_LABEL = 'kopf.zalando.org/ring';
  * them. Neither is a change of the object for its handlers (`progress/essence.ts`).
  */
 export const [SHARD_LABEL_PREFIX, DRAIN_LABEL_PREFIX] = SHARDING_LABEL_PREFIXES as [string, string];
-/** The drain label's value. */
+/** The drain label's value, as the assigner writes it; any value asks for the drain. */
 export const DRAIN_VALUE = 'true';
+/** The annotation on a member's Lease that seals its renewal. */
+export const LEASE_SEAL_ANNOTATION = 'kopf.zalando.org/ring-seal';
 
 export function shardLabel(ring: string): string { return `${SHARD_LABEL_PREFIX}${ring}`; }
 export function drainLabel(ring: string): string { return `${DRAIN_LABEL_PREFIX}${ring}`; }
+/** The annotation that seals the assignment: the assignment label's key, among the annotations. */
+export function sealAnnotation(ring: string): string { return shardLabel(ring); }
 
 /**
  * A replica's name in the ring, and its Lease's: the ring's name and a digest of the replica's
@@ -63,22 +68,8 @@ export function placementOf(body: KubeObject, ring: string): { shard: string | u
   return { shard: typeof shard === 'string' && shard ? shard : undefined, draining: drainLabel(ring) in labels };
 }
 
-/** A JSON pointer's escaping of one key (RFC 6901). */
-function pointer(key: string): string {
-  return `/metadata/labels/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-}
-
-/**
- * The acknowledgement of a drain: both labels removed, only if the object is still assigned to
- * `member` and still draining. A stale acknowledgement (the object is assigned anew since) fails
- * its tests and changes nothing.
- */
-export function acknowledgement(ring: string, member: string): JsonPatchOp[] {
-  const shard = pointer(shardLabel(ring)), drain = pointer(drainLabel(ring));
-  return [
-    { op: 'test', path: shard, value: member },
-    { op: 'test', path: drain, value: DRAIN_VALUE },
-    { op: 'remove', path: shard },
-    { op: 'remove', path: drain },
-  ];
+/** The object's seal of its assignment, as written (to be opened by `RingSeals.openAssignment`). */
+export function sealOf(body: KubeObject, ring: string): unknown {
+  const annotations = body.metadata?.annotations;
+  return annotations ? (annotations as Record<string, unknown>)[sealAnnotation(ring)] : undefined;
 }
