@@ -1,15 +1,15 @@
 /**
  * The assigner's decisions, as pure functions: where an object goes given its labels, the ring's
  * wish and the living members; what an object is placed by (a child by its controller); the labels
- * read from an object; the acknowledgement of a drain, which only applies while the labels still
- * say what the replica saw.
+ * read from an object; a label that the ring did not seal is drained (never run, never moved
+ * directly from a living member), and a sealed one whose label or seal was changed is put back.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideMove, placementKey } from '../../../runtime/sharding/decisions.ts';
 import { buildEssence } from '../../../runtime/progress/essence.ts';
 import {
-  DRAIN_VALUE, acknowledgement, drainLabel, memberName, memberSelector, placementOf, shardLabel,
+  DRAIN_VALUE, drainLabel, memberName, memberSelector, placementOf, sealAnnotation, shardLabel,
 } from '../../../runtime/sharding/ring-labels.ts';
 
 const alive = new Set(['a', 'b']);
@@ -64,13 +64,20 @@ test('the labels and names on the wire', () => {
   assert.equal(memberSelector('r', 'r-1'), 'shard.kopf.zalando.org/r=r-1');
 });
 
-test('the acknowledgement tests both labels before removing them (a stale one fails, changing nothing)', () => {
-  assert.deepEqual(acknowledgement('r', 'r-1'), [
-    { op: 'test', path: '/metadata/labels/shard.kopf.zalando.org~1r', value: 'r-1' },
-    { op: 'test', path: '/metadata/labels/drain.kopf.zalando.org~1r', value: DRAIN_VALUE },
-    { op: 'remove', path: '/metadata/labels/shard.kopf.zalando.org~1r' },
-    { op: 'remove', path: '/metadata/labels/drain.kopf.zalando.org~1r' },
-  ]);
+test('a label the ring did not seal, on a living member, is drained (its member seals a release); never moved '
+  + 'directly', () => {
+  const unsealed = { shard: 'a', draining: false, verified: false };
+  assert.deepEqual(decideMove(unsealed, 'a', alive), { kind: 'drain' });
+  assert.deepEqual(decideMove(unsealed, 'b', alive), { kind: 'drain' });
+  assert.deepEqual(decideMove({ ...unsealed, draining: true }, 'b', alive), { kind: 'stay' });
+  // A label naming no living member: nobody runs the object (no seal), so it is assigned.
+  assert.deepEqual(decideMove({ ...unsealed, shard: 'fake' }, 'b', alive), { kind: 'assign', to: 'b' });
+});
+
+test('a sealed placement whose label or seal was changed by someone else is put back, not moved', () => {
+  const changed = { shard: 'a', draining: false, verified: true, intact: false };
+  assert.deepEqual(decideMove(changed, 'a', alive), { kind: 'restore' });
+  assert.deepEqual(decideMove(changed, 'b', alive), { kind: 'restore' });
 });
 
 test('a ring\'s labels are no change for the handlers: the essence leaves them out, and keeps the others', () => {
@@ -79,4 +86,8 @@ test('a ring\'s labels are no change for the handlers: the essence leaves them o
   assert.deepEqual(buildEssence(body), { spec: { a: 1 }, metadata: { labels: { app: 'x' } } });
   const moved = { metadata: { labels: { app: 'x', [shardLabel('r')]: 'r-2' } }, spec: { a: 1 } };
   assert.deepEqual(buildEssence(moved), buildEssence(body));
+  // Nor is the ring's seal, an annotation beside the label.
+  const sealed = { metadata: { labels, annotations: { [sealAnnotation('r')]: 'assigned:r-1:i:1:mac', keep: 'y' } },
+    spec: { a: 1 } };
+  assert.deepEqual(buildEssence(sealed), { spec: { a: 1 }, metadata: { labels: { app: 'x' }, annotations: { keep: 'y' } } });
 });

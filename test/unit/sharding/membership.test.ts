@@ -1,12 +1,17 @@
 /**
  * A member that could not renew its Lease in time pauses; once the API server answers again, it
  * renews and resumes — each attempt after the deadline is given time of its own to succeed. A Lease
- * deleted by someone else is created again; a clean stop releases it before it deletes it.
+ * deleted by someone else is created again; a clean stop releases it before it deletes it. Each
+ * write is sealed with the ring's key.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { RingMembership } from '../../../runtime/sharding/membership.ts';
+import { RingSeals } from '../../../runtime/sharding/seals.ts';
+import { LEASE_SEAL_ANNOTATION } from '../../../runtime/sharding/ring-labels.ts';
+
+const seals = new RingSeals('r', Buffer.alloc(32, 3));
 import { ToggleSet } from '../../../runtime/structs/toggles.ts';
 import { LogConfig, Logger, captureLogs } from '../../../runtime/logging/index.ts';
 import { clientOf, deferred, sendJson, startServer, status } from '../kube/fake-server.ts';
@@ -36,7 +41,7 @@ test('a member paused past its renew deadline renews and resumes once the server
   const client = clientOf(server);
   const pauses = new ToggleSet();
   const membership = new RingMembership({
-    client, namespace: 'ns', member: 'm', identity: 'replica-1', paused: pauses,
+    client, namespace: 'ns', member: 'm', identity: 'replica-1', paused: pauses, seals,
     settings: { ring: 'r', namespace: 'ns', leaseDuration: 3, renewDeadline: 0.3, retryPeriod: 0.05 },
     logger: new Logger(new LogConfig({ sinks: [] })),
   });
@@ -61,6 +66,11 @@ test('a Lease deleted by someone else is created again; a clean stop releases th
   let lease: { metadata: Record<string, unknown>; spec?: Record<string, unknown> } | undefined;
   let version = 0;
   const writes: string[] = [];
+  /** Whether each write carried the ring's seal of its holder and renewal time, by one incarnation. */
+  const sealedStates: (string | undefined)[] = [];
+  const sealed = (written: NonNullable<typeof lease>) => seals.openLease({
+    member: 'm', holder: String(written.spec?.holderIdentity ?? ''), renewTime: String(written.spec?.renewTime ?? ''),
+  }, (written.metadata.annotations as Record<string, string> | undefined)?.[LEASE_SEAL_ANNOTATION]);
   const recreated = deferred();
   const server = await startServer((req, res) => {
     if (req.method === 'GET') {
@@ -76,6 +86,7 @@ test('a Lease deleted by someone else is created again; a clean stop releases th
     const body = JSON.parse(req.body) as NonNullable<typeof lease>;
     lease = { ...body, metadata: { ...body.metadata, resourceVersion: String(++version) } };
     writes.push(`${req.method} holder=${String(lease.spec?.holderIdentity)}`);
+    sealedStates.push(sealed(lease));
     sendJson(res, req.method === 'POST' ? 201 : 200, lease);
     if (req.method === 'POST' && version > 1) recreated.resolve();
   });
@@ -87,7 +98,7 @@ test('a Lease deleted by someone else is created again; a clean stop releases th
   const capture = captureLogs();
   const pauses = new ToggleSet();
   const membership = new RingMembership({
-    client, namespace: 'ns', member: 'm', identity: 'replica-1', paused: pauses,
+    client, namespace: 'ns', member: 'm', identity: 'replica-1', paused: pauses, seals,
     settings: { ring: 'r', namespace: 'ns', leaseDuration: 3, renewDeadline: 1, retryPeriod: 0.05 },
     logger: new Logger(new LogConfig({ sinks: [capture.sink] })),
   });
@@ -103,4 +114,6 @@ test('a Lease deleted by someone else is created again; a clean stop releases th
   assert.deepEqual(writes.filter((w) => !w.startsWith('PUT holder=replica-1')), [
     'POST holder=replica-1', 'POST holder=replica-1', 'PUT holder=undefined', 'DELETE holder=undefined',
   ]);
+  // Every write, the release too, is sealed for this process's incarnation: the assigner knows it from a forged one.
+  assert.deepEqual(new Set(sealedStates), new Set([membership.incarnation]));
 });
