@@ -19,7 +19,7 @@ export interface PrintoutRequest {
   events: boolean;
   standalone: boolean | undefined;
   leaderElection: { namespace: string } | undefined;
-  sharding: { namespace: string } | undefined;
+  sharding: { namespace: string; ring?: string } | undefined;
   webhookManaged: string | boolean;
 }
 

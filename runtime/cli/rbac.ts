@@ -40,8 +40,8 @@ Peering and leader election (as for kopf run; docs/peering.md):
       --leader-election           The operator is elected on a Lease (its name does not matter here).
       --leader-election-namespace NS
                                   The Lease's namespace (default: the service account's).
-      --sharding                  The operator is a ring's replica (the ring's name does not matter here):
-                                  its Leases, and patches of the served objects (their assignment labels).
+      --sharding[=RING]           The operator is a ring's replica: its Leases, its key (a Secret; with
+                                  RING, get on that Secret only), and patches of the served objects.
       --sharding-namespace NS     The ring's Leases' namespace (default: the service account's).
 
 Admission webhooks (docs/webhooks.md): with admission handlers, the managed webhook configurations
@@ -115,7 +115,9 @@ export async function main(argv: string[], out: (text: string) => void = writeSt
     events: !values['no-events'],
     standalone: values.standalone,
     leaderElection: elected ? { namespace: leaseNamespace } : undefined,
-    sharding: sharded ? { namespace: values['sharding-namespace'] ?? serviceAccount.namespace } : undefined,
+    sharding: sharded ? {
+      namespace: values['sharding-namespace'] ?? serviceAccount.namespace, ring: values.sharding || undefined,
+    } : undefined,
     webhookManaged: values['no-webhook-managed'] ? false : values['webhook-managed'] ?? true,
   });
   if ('code' in printout) return printout.code;

@@ -6,6 +6,7 @@
  * touches.
  */
 import * as builtins from '../structs/builtins.ts';
+import { keySecretName } from '../sharding/seals.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { parseSelector } from '../kube/index.ts';
 import type { ResourceRef } from '../registry/handlers.ts';
@@ -49,10 +50,11 @@ export interface NeedsOptions {
   /** The namespace of the leader-election Lease (`kopf run --leader-election`), if elected. */
   leaderElection?: { namespace: string };
   /**
-   * The namespace of a ring's Leases (`kopf run --sharding`), if the operator is a ring's replica:
-   * it also labels the served objects (their assignment), and reads them to tell a deletion from a move.
+   * The namespace of a ring's Leases and key (`kopf run --sharding`), if the operator is a ring's
+   * replica: it also labels the served objects (their assignment), and reads them to tell a deletion
+   * from a move. With the ring's name, reading the key is granted on its Secret only.
    */
-  sharding?: { namespace: string };
+  sharding?: { namespace: string; ring?: string };
   /**
    * The webhook configurations of admission handlers, which `settings.admission.managed` (or `kopf
    * run --webhook-managed NAME`) has the operator create and keep current. They are set when the
@@ -180,14 +182,31 @@ function peeringNeeds(options: NeedsOptions): Need[] {
       namespace: options.leaderElection.namespace, why: 'leader election',
     });
   }
-  if (options.sharding) {
-    needs.push({
-      group: 'coordination.k8s.io', resource: 'leases',
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-      namespace: options.sharding.namespace, why: 'sharding: the ring\'s Leases',
-    });
-  }
+  if (options.sharding) needs.push(...ringNeeds(options.sharding));
   return needs;
+}
+
+/**
+ * A ring's replica: the Leases of the ring's members and of its assigner, and the ring's key, in
+ * their namespace. RBAC cannot narrow `create` by name (the name is not known when it is
+ * authorized), nor `list` and `watch` of the members (found by their label); the members' Leases
+ * are named after each replica's identity, unknown beforehand, so neither can their `get`,
+ * `update` and `delete` be. The key's Secret is named after the ring: with the ring's name, `get`
+ * is granted on that Secret only.
+ */
+function ringNeeds(sharding: { namespace: string; ring?: string }): Need[] {
+  const { namespace, ring } = sharding;
+  return [
+    {
+      group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+      namespace, why: 'sharding: the ring\'s Leases',
+    },
+    { group: '', resource: 'secrets', verbs: ['create'], namespace, why: 'sharding: the ring\'s key, made once' },
+    {
+      group: '', resource: 'secrets', verbs: ['get'], namespace, why: 'sharding: the ring\'s key',
+      ...(ring ? { resourceNames: [keySecretName(ring)] } : {}),
+    },
+  ];
 }
 
 /** What the handlers declared with `requires()` for their own calls; in their namespace, if they name one. */

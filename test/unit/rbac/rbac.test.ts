@@ -159,18 +159,29 @@ test('peering: the peering objects of the scope unless standalone; leader electi
   ]);
 });
 
-test('a ring\'s replica: its Leases in their namespace, and get and patch on every served resource', () => {
+test('a ring\'s replica: its Leases and key in their namespace, get on the key\'s Secret only when the ring is named, '
+  + 'and get and patch on every served resource', () => {
   const registry = new OperatorRegistry();
   registry.on.event(builtins.Pods, function spy() { /* */ });
-  const needs = operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops' } });
+  const needs = operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops', ring: 'r' } });
   const objects = rbacManifests(needs, { serviceAccount: ACCOUNT });
   assert.deepEqual((objects[1] as builtins.ClusterRole).rules, [
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
   ]);
-  assert.deepEqual((objects[3] as builtins.Role).rules, [{
-    apiGroups: ['coordination.k8s.io'], resources: ['leases'],
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-  }]);
+  assert.deepEqual((objects[3] as builtins.Role).rules, [
+    {
+      apiGroups: ['coordination.k8s.io'], resources: ['leases'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+    },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    { apiGroups: [''], resources: ['secrets'], resourceNames: ['r-ring-key'], verbs: ['get'] },
+  ]);
+  // Without the ring's name, its key's Secret cannot be named.
+  const unnamed = rbacManifests(operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops' } }),
+    { serviceAccount: ACCOUNT });
+  assert.deepEqual((unnamed[3] as builtins.Role).rules?.slice(1), [
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
+  ]);
 });
 
 test('requires() with a namespace: a Role there only, even for an operator that serves the whole cluster', () => {
