@@ -3,7 +3,10 @@
  * and three replicas split the objects and each handles only its own; a clean stop moves a
  * replica's objects to the others; a joining replica takes its share through the drain, with no
  * handler running twice and no daemon running in two replicas at once; an object that leaves a
- * replica's watch (the server's DELETED for a label-selected watch) is not a deletion there.
+ * replica's watch (the server's DELETED for a label-selected watch) is not a deletion there. The
+ * ring holds against writes from outside it: a relabel is no move (the other replica never runs
+ * the object, and the label is put back), a Lease with the ring's label but not its seal is no
+ * member, and a drain label of any value drains and is acknowledged.
  * Everything awaited is an event (a journal entry, an object's state seen by a watch), never a time.
  */
 import { test } from 'node:test';
@@ -242,41 +245,102 @@ test('a joining replica takes its share through the drain: no handler twice, no 
   }
 });
 
-test('an object relabelled away without a drain is only forgotten where it was; a real deletion is a deletion',
-  async () => {
-    const ring = 'relabel';
-    const namespace = await namespaced('ring-relabel');
-    const journal = new Journal();
-    const [a, b] = [replica('a', ring, namespace, journal, true), replica('b', ring, namespace, journal, true)];
-    const watcher = new Cluster(cluster.cp.kubeconfigPath);
-    try {
-      await Promise.all([a.op.ready, b.op.ready]);
-      const all = names('r', 10);
-      await createObjects(namespace, all);
-      await handledBy(watcher, namespace, all);
-      const placed = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
-      const [moved, deleted] = all.filter((name) => placed.get(name) === a.member);
-      assert.ok(moved && deleted, `a got fewer than two objects: ${JSON.stringify([...placed])}`);
-      await journal.until('a runs the daemons', (entries) => entries.includes(`a daemon-start ${moved}`)
-        && entries.includes(`a daemon-start ${deleted}`));
-      // Someone else than the assigner moves it, with no drain: a sees a DELETED in its watch.
-      const labels = { [shardLabel(ring)]: b.member };
-      await watcher.mergePatch(KopfExample, { namespace, name: moved }, { metadata: { labels } });
-      await journal.until('b runs the moved object\'s daemon', (entries) => entries.includes(`b daemon-start ${moved}`)
-        && entries.includes(`a daemon-stop ${moved} operator pausing`));
-      await watcher.delete(KopfExample, { namespace, name: deleted });
-      await watcher.waitForGone(KopfExample, { namespace, name: deleted }, { timeout: 60_000 });
-      await journal.until('a is told of the deletion', (entries) => entries.includes(`a event-deleted ${deleted}`));
-      assert.deepEqual(journal.matching(new RegExp(` (delete|event-deleted) ${moved}$`)), []);
-      assert.ok(journal.entries.includes(`a delete ${deleted}`), 'a did not run the deletion handler');
-      const object = await watcher.read(KopfExample, { namespace, name: moved });
-      assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${moved} lost its finalizer`);
-      assertHandledOnceEach(journal, all);
-    } finally {
-      watcher.close();
-      await Promise.all([a.op.stop(), b.op.stop()]);
-    }
+test('a relabel by someone else is no move: the other replica never runs the object, the label is put back, '
+  + 'and a real deletion is a deletion', async () => {
+  const ring = 'relabel';
+  const namespace = await namespaced('ring-relabel');
+  const journal = new Journal();
+  const [a, b] = [replica('a', ring, namespace, journal, true), replica('b', ring, namespace, journal, true)];
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await Promise.all([a.op.ready, b.op.ready]);
+    const all = names('r', 10);
+    await createObjects(namespace, all);
+    await handledBy(watcher, namespace, all);
+    const placed = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
+    const [moved, deleted] = all.filter((name) => placed.get(name) === a.member);
+    assert.ok(moved && deleted, `a got fewer than two objects: ${JSON.stringify([...placed])}`);
+    await journal.until('a runs the daemons', (entries) => entries.includes(`a daemon-start ${moved}`)
+      && entries.includes(`a daemon-start ${deleted}`));
+    // Someone with the right to patch the object relabels it for b, while a runs its daemon.
+    const labels = { [shardLabel(ring)]: b.member };
+    await watcher.mergePatch(KopfExample, { namespace, name: moved }, { metadata: { labels } });
+    await b.capture.waitFor(/without the ring's seal of it/, { timeout: 60 });
+    await watcher.waitFor(KopfExample, { namespace, name: moved },
+      (o) => o?.metadata?.labels?.[shardLabel(ring)] === a.member, { timeout: 60_000 });
+    // Still a's: a change is a's to handle, and b never ran anything of it.
+    await watcher.mergePatch(KopfExample, { namespace, name: moved }, { spec: { field: 'b' } });
+    await journal.until('a handles the change', (entries) => entries.includes(`a update ${moved}`));
+    assert.deepEqual(journal.matching(new RegExp(`^b \\S+ ${moved}$`)), []);
+    await watcher.delete(KopfExample, { namespace, name: deleted });
+    await watcher.waitForGone(KopfExample, { namespace, name: deleted }, { timeout: 60_000 });
+    await journal.until('a is told of the deletion', (entries) => entries.includes(`a event-deleted ${deleted}`));
+    assert.deepEqual(journal.matching(new RegExp(` (delete|event-deleted) ${moved}$`)), []);
+    assert.ok(journal.entries.includes(`a delete ${deleted}`), 'a did not run the deletion handler');
+    const object = await watcher.read(KopfExample, { namespace, name: moved });
+    assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${moved} lost its finalizer`);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await Promise.all([a.op.stop(), b.op.stop()]);
+  }
+});
+
+test('a Lease with the ring\'s label but not the ring\'s seal is no member, whatever it says', async () => {
+  const ring = 'fake';
+  const namespace = await namespaced('ring-fake');
+  const spec = { holderIdentity: 'anyone', leaseDurationSeconds: 2_000_000_000, renewTime: microTime(Date.now()) };
+  await createObject(cluster.client, Leases, {
+    metadata: { name: `${ring}-fake`, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
   });
+  const journal = new Journal();
+  const a = replica('a', ring, namespace, journal);
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await a.op.ready;
+    await a.capture.waitFor(/^The lease 'default\/fake-fake' has the ring's label but not the ring's seal/,
+      { timeout: 60 });
+    const all = names('f', 12);
+    await createObjects(namespace, all);
+    const by = await handledBy(watcher, namespace, all);
+    assert.deepEqual(new Set(by.values()), new Set(['a']));
+    await settled(watcher, namespace, ring, [a.member], all.length);
+    assertHandledOnceEach(journal, all);
+  } finally {
+    watcher.close();
+    await a.op.stop();
+  }
+});
+
+test('a drain label of any value drains: the object is let go, acknowledged, placed and handled again; its '
+  + 'deletion completes', async () => {
+  const ring = 'drainx';
+  const namespace = await namespaced('ring-drainx');
+  const journal = new Journal();
+  const a = replica('a', ring, namespace, journal, true);
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  try {
+    await a.op.ready;
+    const [name] = names('x', 1) as [string];
+    await createObjects(namespace, [name]);
+    await handledBy(watcher, namespace, [name]);
+    await journal.until('a runs the daemon', (entries) => entries.includes(`a daemon-start ${name}`));
+    const labels = { [drainLabel(ring)]: 'x' };
+    await watcher.mergePatch(KopfExample, { namespace, name }, { metadata: { labels } });
+    await journal.until('a lets it go and takes it back once placed anew', (entries) => {
+      const stop = entries.indexOf(`a daemon-stop ${name} operator pausing`);
+      return stop >= 0 && entries.indexOf(`a daemon-start ${name}`, stop) > stop;
+    });
+    await settled(watcher, namespace, ring, [a.member], 1);
+    await watcher.delete(KopfExample, { namespace, name });
+    await watcher.waitForGone(KopfExample, { namespace, name }, { timeout: 60_000 });
+    assert.ok(journal.entries.includes(`a delete ${name}`), 'a did not run the deletion handler');
+    assertHandledOnceEach(journal, [name]);
+  } finally {
+    watcher.close();
+    await a.op.stop();
+  }
+});
 
 test('with peering, a ring\'s replicas do not pause each other; a peer of a higher priority pauses them', async () => {
   const ring = 'peers';
@@ -307,10 +371,10 @@ test('with peering, a ring\'s replicas do not pause each other; a peer of a high
   }
 });
 
-test('the objects of a member whose Lease is not renewed are assigned directly, without a drain', async () => {
+test('objects labelled for a Lease that is no living member are assigned directly, without a drain', async () => {
   const ring = 'dead';
   const namespace = await namespaced('ring-dead');
-  // A member that died: its Lease is there, labelled for the ring, and never renewed again.
+  // A Lease labelled for the ring, never renewed (and never sealed by the ring): no member.
   const ghost = memberName(ring, 'ghost');
   const spec = { holderIdentity: 'ghost', leaseDurationSeconds: 3, renewTime: microTime(Date.now()) };
   await createObject(cluster.client, Leases, {
