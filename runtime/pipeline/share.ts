@@ -145,7 +145,8 @@ export class RingShare {
       const done = await acknowledgeDrain(client, this.#parts.resource(), { namespace, name: name ?? '' }, membership);
       this.#attempts.delete(key);
       if (done === 'acknowledged') {
-        logger.forObject(event.object).debug(`The object is let go for another member of the ring '${membership.ring}'.`);
+        const why = `The object is let go for another member of the ring '${membership.ring}'.`;
+        logger.forObject(event.object).debug(why);
       }
     } catch (error) {
       const attempts = (this.#attempts.get(key) ?? 0) + 1;

@@ -35,7 +35,7 @@ export async function loadRingKey(
   const read = async () => {
     const secret = await getObject(client, Secrets, { namespace, name }, { signal });
     const key = Buffer.from(String(secret.data?.[KEY_FIELD] ?? ''), 'base64');
-    if (key.length < KEY_BYTES) throw new Error(`The ring's key '${namespace}/${name}' is shorter than ${KEY_BYTES} bytes.`);
+    if (key.length < KEY_BYTES) throw new Error(`The ring's key '${namespace}/${name}' is too short.`);
     return new RingSeals(ring, key);
   };
   try {

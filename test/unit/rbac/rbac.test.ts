@@ -177,8 +177,8 @@ test('a ring\'s replica: its Leases and key in their namespace, get on the key\'
     { apiGroups: [''], resources: ['secrets'], resourceNames: ['r-ring-key'], verbs: ['get'] },
   ]);
   // Without the ring's name, its key's Secret cannot be named.
-  const unnamed = rbacManifests(operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops' } }),
-    { serviceAccount: ACCOUNT });
+  const unnamedNeeds = operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops' } });
+  const unnamed = rbacManifests(unnamedNeeds, { serviceAccount: ACCOUNT });
   assert.deepEqual((unnamed[3] as builtins.Role).rules?.slice(1), [
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
   ]);
