@@ -90,6 +90,8 @@ export class RingShare {
   async process(key: string, event: RawEvent, handle: Handle): Promise<void> {
     const { ring } = this.#membership;
     if (event.type === 'DELETED') {
+      this.#unsealed.delete(key);
+      this.#attempts.delete(key);
       const fate = await this.#fate(key, event);
       if (fate === 'deleted') { this.#letGo.forget(event.object.metadata?.uid); return handle(event); }
       if (fate !== 'departed') return handle({ type: 'MODIFIED', object: fate });

@@ -92,6 +92,11 @@ export class RingAssigner {
   readonly #again = new Set<string>();
   /** The members whose objects are drained before they move: the ring's, and those that left but may live. */
   #alive: ReadonlySet<string> = new Set();
+  /**
+   * The last sealed renewal of each member judged gone (by name; as few as the replicas started while
+   * this process runs): that renewal, written again, does not bring it back.
+   */
+  readonly #gone = new Map<string, Seen>();
   /** The Leases logged as not sealed by the ring, by their version: each logged once. */
   readonly #warned = new Map<string, string | undefined>();
   #listed = false;
@@ -172,7 +177,8 @@ export class RingAssigner {
 
   #observe(name: string, lease: Lease): void {
     const renewal = this.#renewal(name, lease);
-    if (renewal === 'released') this.#members.delete(name);
+    const seen = this.#members.get(name);
+    if (renewal === 'released') { if (seen) this.#bury(name, seen); }
     else if (renewal) this.#members.set(name, renewal);
   }
 
@@ -187,10 +193,16 @@ export class RingAssigner {
     );
     if (incarnation === undefined) { this.#warnUnsealed(name, lease); return undefined; }
     this.#warned.delete(name);
-    if (!holder) return 'released';
-    const seen = this.#members.get(name);
-    // The renewal times of one incarnation only advance (its microseconds' text sorts as its time).
-    if (seen && seen.incarnation === incarnation && renewTime <= seen.renewTime) return undefined;
+    const seen = this.#members.get(name) ?? this.#gone.get(name);
+    // Released by the incarnation known now, at its last renewal or later: an older release written again is none.
+    if (!holder) return seen?.incarnation === incarnation && renewTime >= seen.renewTime ? 'released' : undefined;
+    // Renewal times only advance, also from one incarnation of a name to the next (the microseconds'
+    // text sorts as the time): an older renewal written again, of any incarnation, is none.
+    if (seen && renewTime <= seen.renewTime) return undefined;
+    // Never seen (a new assigner, or a new member): a renewal older than a lease's duration twice over
+    // by our clock is an old one written again, not a member alive now (the nodes' clocks agree that well).
+    const age = this.#now() - Date.parse(renewTime);
+    if (!seen && !(age < 2 * this.#options.settings.leaseDuration * 1000)) return undefined;
     return { at: this.#now(), renewTime, incarnation };
   }
 
@@ -212,7 +224,7 @@ export class RingAssigner {
     read.catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error))).then((renewal) => {
       seen.confirming = false;
       if (this.#members.get(name) !== seen) return; // seen changing meanwhile, or gone
-      if (renewal === 'released') this.#members.delete(name);
+      if (renewal === 'released') this.#bury(name, seen);
       else if (renewal) this.#members.set(name, renewal);
       else seen.confirmed = true;
       if (this.#listed) this.#refresh();
@@ -222,6 +234,11 @@ export class RingAssigner {
       const retry = setTimeout(() => { if (this.#listed) this.#refresh(); }, settings.retryPeriod * 1000);
       retry.unref?.();
     });
+  }
+
+  #bury(name: string, seen: Seen): void {
+    this.#members.delete(name);
+    this.#gone.set(name, seen);
   }
 
   #forgetMembers(): void {
@@ -246,7 +263,7 @@ export class RingAssigner {
     for (const [name, seen] of this.#members) {
       const expires = seen.at + duration;
       if (expires > now) soonest = Math.min(soonest, expires);
-      else if (seen.left || seen.confirmed) { this.#members.delete(name); continue; }
+      else if (seen.left || seen.confirmed) { this.#bury(name, seen); continue; }
       else this.#confirm(name, seen); // alive until the read says
       alive.add(name);
       if (!seen.left) placing.push(name);
