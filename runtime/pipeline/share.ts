@@ -30,7 +30,9 @@ import type { RawEvent } from '../actions/scope.ts';
 import type { Memories } from '../processing/memories.ts';
 import type { Spawner } from '../daemons/spawning.ts';
 import { memberSelector, sealAnnotation } from '../sharding/ring-labels.ts';
-import { LetGo, acknowledgeDrain, drainedHere, sealedHere, type Tenure } from '../sharding/tenure.ts';
+import {
+  LetGo, acknowledgeDrain, drainedHere, sealedBefore, sealedHere, type Tenure,
+} from '../sharding/tenure.ts';
 
 /** Which ring this replica is a member of, under which name and incarnation, with the ring's key. */
 export interface Membership extends Tenure {
@@ -114,8 +116,13 @@ export class RingShare {
     const seal = event.object.metadata?.annotations?.[sealAnnotation(this.#membership.ring)];
     if (this.#unsealed.has(key) && this.#unsealed.get(key) === seal) return;
     this.#unsealed.set(key, seal);
-    this.#parts.logger.forObject(event.object).warning(`The object is labelled for this replica without the `
-      + `ring's seal of it: a label not written by the ring '${this.#membership.ring}' is no move; it is not handled.`);
+    const logger = this.#parts.logger.forObject(event.object);
+    if (sealedBefore(this.#membership, event.object)) {
+      logger.debug('The object is sealed for an earlier process of this replica: it waits to be assigned anew.');
+      return;
+    }
+    logger.warning(`The object is labelled for this replica without the ring's seal of it: a label not written `
+      + `by the ring '${this.#membership.ring}' is no move; it is not handled.`);
   }
 
   /** Whether a DELETED is a deletion or a departure, or (assigned here after all) the object as it is now. */

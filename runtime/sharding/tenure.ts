@@ -56,6 +56,15 @@ export function sealedHere(tenure: Tenure, body: KubeObject, letGo: LetGo): Assi
   return letGo.covers(uid, opened.sequence) ? undefined : opened;
 }
 
+/**
+ * Whether the object is sealed for an earlier process of this member's name (this replica restarted):
+ * no one else's write, and the assigner places it anew.
+ */
+export function sealedBefore(tenure: Tenure, body: KubeObject): boolean {
+  const opened = tenure.seals.openAssignment(body.metadata?.uid, sealOf(body, tenure.ring));
+  return opened?.member === tenure.member && opened.incarnation !== tenure.incarnation;
+}
+
 /** Whether the object asks this member to let it go: its label names this member, and a drain label is there. */
 export function drainedHere(tenure: Tenure, body: KubeObject): boolean {
   const { shard, draining } = placementOf(body, tenure.ring);
