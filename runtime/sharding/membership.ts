@@ -1,9 +1,11 @@
 /**
  * A replica's membership in a ring: a Lease of its own, labelled with the ring's name, created when
  * it joins, renewed every `retryPeriod`, and released (no holder) then deleted on a clean stop: the
- * assigner sees it released, so gone at once, and gives its objects to the others. A Lease deleted
- * by someone else is created again at the next renewal; meanwhile the assigner judges the vanished
- * Lease as one not renewed, so the objects stay where they are unless it is not back in time.
+ * assigner sees it released, so gone at once, and gives its objects to the others. Every write of
+ * it carries the ring's seal of its holder and renewal time, by this process's incarnation
+ * (`seals.ts`), which tells the assigner it from a Lease written by anyone else. A Lease deleted by
+ * someone else takes the member out of the ring at once (its objects are drained); it is created
+ * again at the next renewal, and the member is one again.
  * A replica that cannot renew for `renewDeadline` (shorter than the lease's duration) pauses itself
  * before the assigner may judge it dead and give its objects away, and lets them all go (`lost`):
  * they may be given away meanwhile. It resumes once it renews again, and lists its share afresh.
