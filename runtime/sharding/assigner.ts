@@ -124,7 +124,7 @@ export class RingAssigner {
       } catch (error) {
         if (!signal.aborted) logger.debug(`The watch of the ring's members ended: ${thrownText(error)}`);
       }
-      this.#forgetMembers();
+      this.#unlisted();
       await sleep(settings.retryPeriod, signal);
     }
   }
@@ -241,11 +241,14 @@ export class RingAssigner {
     this.#gone.set(name, seen);
   }
 
-  #forgetMembers(): void {
+  /**
+   * The watch of the members ended: nothing is placed until they are listed again. What is known of
+   * them is kept: a member whose Lease is gone when they are listed again is judged by its last
+   * renewal (gone once that is `leaseDuration` old and its Lease is read as absent), never at once,
+   * since its replica may be running its objects and creating its Lease again at that very moment.
+   */
+  #unlisted(): void {
     this.#listed = false;
-    this.#members.clear();
-    this.#alive = new Set();
-    this.#ring = new HashRing([]);
     clearTimeout(this.#expiry);
   }
 
