@@ -6,7 +6,7 @@
  * object stays theirs to change; the ring's own writes (an assignment with its seal, a drain, an
  * acknowledgement), made as the operator's service account, pass.
  */
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,20 +24,24 @@ const OPERATOR = 'system:serviceaccount:my-op:my-op';
 const POLICIES = '/apis/admissionregistration.k8s.io/v1';
 const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
 const SHARD = shardLabel('my-op'), DRAIN = drainLabel('my-op'), SEAL = sealAnnotation('my-op');
-let policyText = '';
+let prepared: Promise<string> | undefined;
 
-before(async () => {
-  const temp = mkdtempSync(join(tmpdir(), 'kopf-sharding-policy-'));
-  try {
-    const dir = join(temp, 'my-op');
-    await scaffold({ ...DEFAULTS, dir, name: 'my-op', scope: 'Namespaced', install: false });
-    policyText = readFileSync(join(dir, 'deploy', 'sharding-policy.yaml'), 'utf8');
-    const crd = parse(readFileSync(join(dir, 'crds', 'widgets.yaml'), 'utf8')) as Record<string, unknown>;
-    await cluster.cp.installCrds([crd]);
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
-  }
-});
+/** The scaffold's policy, as text, with its CRD installed (once, on the first test's call). */
+function scaffolded(): Promise<string> {
+  prepared ??= (async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'kopf-sharding-policy-'));
+    try {
+      const dir = join(temp, 'my-op');
+      await scaffold({ ...DEFAULTS, dir, name: 'my-op', scope: 'Namespaced', install: false });
+      const crd = parse(readFileSync(join(dir, 'crds', 'widgets.yaml'), 'utf8')) as Record<string, unknown>;
+      await cluster.cp.installCrds([crd]);
+      return readFileSync(join(dir, 'deploy', 'sharding-policy.yaml'), 'utf8');
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+  })();
+  return prepared;
+}
 
 /** A client of the admin's credentials, acting as `user` (in `system:masters`: RBAC allows it everything). */
 function clientAs(user: string): KubeClient {
@@ -76,12 +80,13 @@ test('the API server serves ValidatingAdmissionPolicy v1, and takes the scaffold
   const served = discovery.resources.map((r) => r.name);
   assert.ok(served.includes('validatingadmissionpolicies'), served.join(', '));
   assert.ok(served.includes('validatingadmissionpolicybindings'), served.join(', '));
-  const [policy, binding] = parseAllDocuments(policyText).map((doc) => doc.toJS() as object);
+  const [policy, binding] = parseAllDocuments(await scaffolded()).map((doc) => doc.toJS() as object);
   await cluster.client.request('POST', `${POLICIES}/validatingadmissionpolicies`, { body: policy });
   await cluster.client.request('POST', `${POLICIES}/validatingadmissionpolicybindings`, { body: binding });
 });
 
 test('only the operator\'s service account sets, changes or removes the ring\'s labels and seals', async (t) => {
+  await scaffolded();
   const user = clientAs('alice');
   const operator = clientAs(OPERATOR);
   t.after(() => { user.close(); operator.close(); });
