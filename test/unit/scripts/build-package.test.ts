@@ -16,7 +16,7 @@ test('a map built outside the repository names its source within the package', (
     // As tsc writes it: the path from the map's folder to the source in the repository.
     const emitted = relative(join(mapFile, '..'), join(pkgDir, `${file}.ts`));
     assert.match(emitted, /kopf-ts\/runtime/);
-    const text = JSON.stringify({ version: 3, file: 'x.js', sourceRoot: '', sources: [emitted], sourcesContent: ['x'] });
+    const text = JSON.stringify({ version: 3, sourceRoot: '', sources: [emitted], sourcesContent: ['x'] });
     const map = JSON.parse(packageRelativeMap({ pkgDir, outDir }, mapFile, text)) as Record<string, unknown>;
     assert.deepEqual(map.sources, [`${file.split('/').pop()}.ts`]);
     assert.deepEqual(map.sourcesContent, ['x'], 'the sources stay in the map');
