@@ -41,6 +41,7 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['deploy/peering-crds.yaml', 'deploy/peering-crds.yaml'],
     ['deploy/peering.yaml', 'deploy/peering.yaml'],
     ['deploy/deployment.yaml', 'deploy/deployment.yaml'],
+    ['deploy/network-policy.yaml', 'deploy/network-policy.yaml'],
     ['deploy/monitoring/servicemonitor.yaml', 'deploy/monitoring/servicemonitor.yaml'],
   ];
 }
