@@ -42,6 +42,7 @@ test('the Deployment requests the idle figure and a few thousand objects, and li
   const deployment = parse(readFileSync(join(dir, 'deploy', 'deployment.yaml'), 'utf8')) as Deployment;
   const { resources } = deployment.spec.template.spec.containers[0]!;
   const idle = largestIdleFigure();
-  assert.ok(mebibytes(resources.requests.memory) >= idle + (OBJECTS * KIB_PER_OBJECT) / 1024, resources.requests.memory);
+  const objects = (OBJECTS * KIB_PER_OBJECT) / 1024;
+  assert.ok(mebibytes(resources.requests.memory) >= idle + objects, resources.requests.memory);
   assert.ok(mebibytes(resources.limits.memory) >= 2 * idle, resources.limits.memory);
 });
