@@ -138,7 +138,7 @@ function compile(layout: Layout): ts.Program {
   const program = ts.createProgram([...layout.sources], compilerOptions(layout));
   const before = ts.getPreEmitDiagnostics(program);
   if (before.length) throw new BuildError(formatDiagnostics(before));
-  const result = program.emit(undefined, undefined, undefined, false, {
+  const result = program.emit(undefined, writeOutput(layout), undefined, false, {
     before: [moduleUrlTransformer(layout)],
     afterDeclarations: [declarationSpecifierTransformer],
   });
@@ -146,6 +146,30 @@ function compile(layout: Layout): ts.Program {
     throw new BuildError(formatDiagnostics(result.diagnostics) || 'emit skipped');
   }
   return program;
+}
+
+/**
+ * Writes what tsc emits; a source map's `sources` are made relative to the package, naming each
+ * source as if it lay beside its `.js` (tsc names it by its path from the output folder, which
+ * spells out where the package was built: a release's temporary folder, the repository's path).
+ */
+function writeOutput(layout: Layout): ts.WriteFileCallback {
+  return (fileName, text, writeByteOrderMark) => {
+    const content = fileName.endsWith('.js.map') ? packageRelativeMap(layout, fileName, text) : text;
+    ts.sys.writeFile(fileName, content, writeByteOrderMark);
+  };
+}
+
+export function packageRelativeMap(layout: Pick<Layout, 'pkgDir' | 'outDir'>, mapFile: string, text: string): string {
+  const map = JSON.parse(text) as { sources?: unknown; sourceRoot?: unknown };
+  if (!Array.isArray(map.sources)) return text;
+  const from = dirname(mapFile);
+  map.sources = map.sources.map((source: string) => {
+    const inPackage = relative(layout.pkgDir, resolve(from, source));
+    return relative(from, join(layout.outDir, inPackage)).split(sep).join('/');
+  });
+  delete map.sourceRoot;
+  return JSON.stringify(map);
 }
 
 function formatDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {

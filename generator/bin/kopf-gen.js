@@ -26,12 +26,23 @@ function olderThan(version, floor) {
   return false;
 }
 
+/**
+ * What to do, in ways that work where only the npm registry is reachable (no nvm, no downloads
+ * from nodejs.org): the registry's `node` package, for one command or for the project.
+ */
+function floorMessage(name, floor, node) {
+  const major = floor.split('.')[0];
+  return `${name} needs Node ${floor} or newer; this is ${node}.\n`
+    + `Install Node ${major} or newer and try again; from the npm registry alone, either:\n`
+    + `  npx -p node@${major} -p ${name} ${name} …   runs this command on Node ${major}, or\n`
+    + `  npm install node@${major}   in the project: its npm scripts and npx then run on Node ${major}.\n`;
+}
+
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const floor = floorOf(manifest);
 if (floor && olderThan(process.versions.node, floor)) {
   const node = `Node ${process.versions.node} (${process.execPath})`;
-  process.stderr.write(`${manifest.name} needs Node ${floor} or newer; this is ${node}.\n`
-    + `Install a newer Node (for example \`nvm install ${floor.split('.')[0]}\`) and try again.\n`);
+  process.stderr.write(floorMessage(manifest.name, floor, node));
   // Not process.exit(): the message must reach a pipe in full first.
   process.exitCode = 1;
 } else {

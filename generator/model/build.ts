@@ -20,6 +20,7 @@ export function buildModel(sources: readonly SourceFile[], onProgress?: BuildPro
   const diagnostics: Diagnostic[] = [];
   const resources: ResourceModel[] = [];
   const byName = new Map<string, ResourceModel>();
+  const pruning = new Map<string, Diagnostic>();
   sources.forEach((source, i) => {
     onProgress?.(i, sources.length, source.display);
     const stream = parseYamlStream(source.text, source.display);
@@ -51,13 +52,16 @@ export function buildModel(sources: readonly SourceFile[], onProgress?: BuildPro
         continue;
       }
       resources.push(resource);
-      diagnostics.push(...pruningWarnings(resource).map((d) => ctx.located(d)));
+      for (const warning of pruningWarnings(resource).map((d) => ctx.located(d))) {
+        diagnostics.push(warning);
+        pruning.set(resource.name, warning);
+      }
     }
   });
   onProgress?.(sources.length, sources.length, '');
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) throw new InputError(errors);
-  return { resources: uniqueTypeNames(resources.sort(byGroupAndKind)), diagnostics };
+  return { resources: uniqueTypeNames(resources.sort(byGroupAndKind)), diagnostics, pruning };
 }
 
 function byGroupAndKind(a: ResourceModel, b: ResourceModel): number {

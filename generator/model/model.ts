@@ -12,6 +12,11 @@ export interface Model {
   readonly resources: readonly ResourceModel[];
   /** Warnings and notes about the input (errors are thrown as an InputError instead). */
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The warning, among `diagnostics`, that a kind's status schema prunes what handlers store, by
+   * the CRD's name: the pipeline keeps it only where the kind's handlers store something.
+   */
+  readonly pruning: ReadonlyMap<string, Diagnostic>;
 }
 
 export interface SourceRef {

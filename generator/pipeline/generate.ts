@@ -121,7 +121,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     : undefined;
   if (comparison.stale.length) replaceFolder(outDir, files);
   const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;
-  return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [], ...(stubs ? { stubs } : {}) };
+  const diagnostics = stubs ? withoutHarmlessPruning(model, stubs.storingNothing) : model.diagnostics;
+  const status = comparison.stale.length ? 'written' : 'unchanged';
+  return { ...base, diagnostics, status, stale: [], ...(stubs ? { stubs } : {}) };
+}
+
+/**
+ * A status schema that prunes loses nothing of a kind whose handlers store nothing there (only
+ * reconcilers, say): its warning becomes a note, shown with --verbose.
+ */
+function withoutHarmlessPruning(model: Model, storingNothing: readonly string[]): readonly Diagnostic[] {
+  const harmless = new Set(storingNothing.flatMap((name) => model.pruning.get(name) ?? []));
+  return model.diagnostics.map((d) => harmless.has(d)
+    ? { ...d, severity: 'note', message: `${d.message} (its handlers store nothing in status, so nothing is lost)` }
+    : d);
 }
 
 function readInputs(

@@ -53,12 +53,21 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   const files = resources.map((r) => handlerFilePath(stubsDir, r));
   const blocked = files.flatMap((file) => blockedPath(stubsDir, file) ?? []);
   if (blocked.length) throw new UnsafePathError(stubsDir, blocked);
-  const plan: Planned = { writes: [], created: [], extended: [], unchanged: [], missing: [], notes: [] };
+  const plan: Planned = {
+    writes: [], created: [], extended: [], unchanged: [], missing: [], notes: [], storingNothing: [],
+  };
   resources.forEach((resource, i) => planFile(resource, files[i]!, setting, plan));
-  const { writes, created, extended, unchanged, missing, notes } = plan;
+  const { writes, created, extended, unchanged, missing, notes, storingNothing } = plan;
   const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
-  return { writes, report: { created, extended, unchanged, missing, orphans, notes } };
+  return { writes, report: { created, extended, unchanged, missing, orphans, notes, storingNothing } };
 }
+
+/**
+ * The handlers whose results never go into the object's status: a kind served by these alone
+ * loses nothing to a status schema that prunes (changing, event, timer and daemon handlers'
+ * results do go there).
+ */
+const STORING_NOTHING: ReadonlySet<string> = new Set(['reconcile', 'index', 'validate', 'mutate']);
 
 /** What every handler file is planned with. */
 interface Setting {
@@ -77,6 +86,7 @@ interface Planned {
   unchanged: string[];
   missing: StubsMissing[];
   notes: string[];
+  storingNothing: string[];
 }
 
 function modulesOf(outDir: string, resource: StubResource): string[] {
@@ -112,6 +122,10 @@ function planFile(resource: StubResource, file: string, setting: Setting, plan: 
     if (result.missing.length) plan.missing.push({ file, kind: resource.kind, events: result.missing });
   }
   if (result.unreadable) plan.notes.push(`${file} was left as it is: ${result.unreadable}`);
+  const { handlers } = result.survey;
+  if (!result.added.length && handlers.size && [...handlers].every((h) => STORING_NOTHING.has(h))) {
+    plan.storingNothing.push(`${resource.plural}.${resource.group}`);
+  }
   for (const imported of result.survey.relativeImports) {
     if (imported.startsWith(outDir + '/') && !setting.generated.has(imported)) {
       plan.notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);

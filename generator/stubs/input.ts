@@ -42,6 +42,11 @@ export interface StubsReport {
   readonly orphans: readonly string[];
   /** Things worth a look that kopf-gen will not fix in the user's code. */
   readonly notes: readonly string[];
+  /**
+   * The kinds (by CRD name) whose handler file registers handlers on the kind, none of which
+   * stores anything in the object's status (reconcilers, indexes, admission handlers).
+   */
+  readonly storingNothing: readonly string[];
 }
 
 export interface StubsExtension {

@@ -16,6 +16,8 @@ export interface HandlerFileSurvey {
   readonly kindRef: string | undefined;
   /** Events with a handler registered on the kind (`on.create(Kind, …)`). */
   readonly registered: ReadonlySet<StubEvent>;
+  /** Every kind of handler registered on the kind (`create`, `reconcile`, `timer`, …). */
+  readonly handlers: ReadonlySet<string>;
   /** Every name the file declares: imports, functions (also named function expressions), variables, classes. */
   readonly declared: ReadonlySet<string>;
   /** Events the user asked kopf-gen not to add back (`// kopf-gen: skip delete`). */
@@ -51,10 +53,12 @@ export function surveyHandlerFile(sf: SourceFile, target: SurveyTarget): Handler
   const imports = sf.getImportDeclarations();
   const onRef = findOnBinding(imports);
   const kindBinding = findKindBinding(imports, target);
+  const handlers = findRegistrations(sf, onRef, kindBinding?.local ?? target.typeName);
   return {
     onRef,
     kindRef: kindBinding?.local,
-    registered: findRegistrations(sf, onRef, kindBinding?.local ?? target.typeName),
+    registered: new Set([...handlers].filter(isStubEvent)),
+    handlers,
     declared: findDeclaredNames(sf),
     skipped: findSkipDirectives(sf.getFullText()),
     relativeImports: imports.flatMap((d) => resolveSpecifier(target.file, d.getModuleSpecifierValue()) ?? []),
@@ -90,13 +94,13 @@ function findKindBinding(imports: readonly ImportDeclaration[], target: SurveyTa
   return undefined;
 }
 
-function findRegistrations(sf: SourceFile, onRef: string | undefined, kindRef: string): Set<StubEvent> {
-  const events = new Set<StubEvent>();
+function findRegistrations(sf: SourceFile, onRef: string | undefined, kindRef: string): Set<string> {
+  const events = new Set<string>();
   for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const callee = call.getExpression();
     if (!Node.isPropertyAccessExpression(callee)) continue;
     const event = callee.getName();
-    if (!isStubEvent(event) || !isOnReference(callee.getExpression().getText(), onRef)) continue;
+    if (!isOnReference(callee.getExpression().getText(), onRef)) continue;
     if (call.getArguments()[0]?.getText() === kindRef) events.add(event);
   }
   return events;

@@ -12,10 +12,11 @@
  * temporary folder named with the user's id; created 0700. A folder that is not a directory of
  * this user's, or that others may write into, is not used: the run goes on without the cache.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import module from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { notOwnPath } from '../files/ownership.ts';
 
 const FOLDER = 'node-compile-cache';
 
@@ -56,15 +57,10 @@ function candidates(env: NodeJS.ProcessEnv): string[] {
 export function unsafe(folder: string, uid = process.getuid?.()): string | undefined {
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const stat = lstatSync(folder);
-    if (!stat.isDirectory()) return 'is not a directory';
-    if (uid !== undefined && stat.uid !== uid) return `is owned by another user (uid ${stat.uid})`;
-    if (uid !== undefined && (stat.mode & 0o022) !== 0)
-      return `is writable by others (mode ${(stat.mode & 0o777).toString(8)})`;
-    return undefined;
   } catch (error) {
     return `cannot be used (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
+  return notOwnPath(folder, 'directory', uid);
 }
 
 /** This process's decision: the user's own, a checked folder, or none. */

@@ -210,3 +210,22 @@ test('with --add-stubs, stubs added to an existing handler file are named, one l
     /^kopf-gen: added to src\/handlers\/test\.kopf\.dev\/things\.ts: on\.update\(Thing, updateThing\)$/m,
   );
 });
+
+test('a status schema that prunes is a warning only where handlers store something there', () => {
+  const file = join(dir, 'src', 'handlers', 'test.kopf.dev', 'things.ts');
+  const handlers = (...events: string[]): string => [
+    "import { on } from 'kopf';",
+    "import { Thing } from '../../generated/test.kopf.dev/v1.ts';",
+    ...events.map((event) => `on.${event}(Thing, async () => {});`),
+  ].join('\n');
+  const prunes = /things\.test\.kopf\.dev \(v1\): the API server prunes handler results/;
+  // A new kind gets stubs of changing handlers, whose results go to status.
+  assert.match(kopfGen().stderr, new RegExp(`warning: .*${prunes.source}`));
+  writeFileSync(file, handlers('reconcile', 'index'));
+  const reconcilers = kopfGen('--verbose');
+  assert.equal(reconcilers.code, 0, reconcilers.stderr);
+  assert.doesNotMatch(reconcilers.stderr, new RegExp(`warning: .*${prunes.source}`));
+  assert.match(reconcilers.stderr, new RegExp(`note: .*${prunes.source}.*its handlers store nothing in status`));
+  writeFileSync(file, handlers('reconcile', 'timer'));
+  assert.match(kopfGen().stderr, new RegExp(`warning: .*${prunes.source}`));
+});

@@ -1,19 +1,22 @@
 /**
  * Finding the control plane's binaries, in envtest's order so that binaries fetched by
  * `setup-envtest` work as they are: `TEST_ASSET_<NAME>`, then `$KUBEBUILDER_ASSETS/<name>`, then
- * kopf's own cache (built, then downloaded). Missing ones are downloaded into the cache (envtest's
- * prebuilt binaries, verified), else built there from the Go module proxy where Go is installed,
- * else the error says what to install.
+ * kopf's own cache (built, then downloaded; only folders that pass `verified.ts`). Missing ones
+ * are downloaded into the cache (envtest's prebuilt binaries, verified), else built there from the
+ * Go module proxy where Go is installed, else the error says what to install.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { notOwnPath } from '../../files/ownership.ts';
 import { isExecutable } from '../executables.ts';
 import { buildBinaries } from './building.ts';
 import { binaryCacheDir, controlPlaneCacheDir } from './cache.ts';
 import { downloadBinaries } from './downloading.ts';
 import { DownloadError, downloadedBinaries, indexUrl, INDEX_VARIABLE } from './envtest.ts';
 import { PREFIX, defaultReporter, type ProgressReporter } from './progress.ts';
-import { BINARY_NAMES, ETCD_VERSION, KUBERNETES_VERSION, type BinaryName } from './versions.ts';
+import { firstVerified, type VerifiedFolder } from './verified.ts';
+import { BINARY_NAMES, ETCD_VERSION, KUBERNETES_VERSION, cacheFolderName, type BinaryName } from './versions.ts';
 
 /** The Go version upstream's go.mod asks for (`go 1.26.0` for Kubernetes 1.36); shown in messages. */
 export const GO_MINIMUM = '1.26';
@@ -34,6 +37,11 @@ export interface BinaryLookup {
   missing: BinaryName[];
   /** Explicitly configured locations that hold no executable: errors, never silently built over. */
   problems: string[];
+  /** Folders of the cache not used, each with why: not the user's own, or not as recorded. */
+  refused: string[];
+  /** Why nothing in the cache is used and nothing is put there, if so. */
+  rootRefused: string | null;
+  /** The verified folder of built binaries, or where new ones would be built. */
   cacheDir: string;
 }
 
@@ -47,21 +55,29 @@ export function testAssetVariable(name: BinaryName): string {
 }
 
 export function lookUpBinaries(env: NodeJS.ProcessEnv = process.env): BinaryLookup {
-  const cacheDir = binaryCacheDir(env);
-  const downloaded = downloadedBinaries(env);
+  const cache = cachedBinaries(env);
   const result: BinaryLookup = {
-    paths: {}, sources: {}, downloadedVersion: downloaded?.version ?? null, missing: [], problems: [], cacheDir,
+    paths: {},
+    sources: {},
+    downloadedVersion: cache.downloaded?.version ?? null,
+    missing: [],
+    problems: [],
+    refused: cache.refused,
+    rootRefused: cache.rootRefused,
+    cacheDir: cache.built?.dir ?? binaryCacheDir(env),
   };
   const assets = env.KUBEBUILDER_ASSETS;
   for (const name of BINARY_NAMES) {
     const variable = testAssetVariable(name);
     const explicit = env[variable];
+    const built = cache.built?.paths[name];
+    const downloaded = cache.downloaded?.folder.paths[name];
     const candidates: [string, string][] = explicit
       ? [[explicit, variable]]
       : [
         ...(assets ? [[join(assets, name), 'KUBEBUILDER_ASSETS'] as [string, string]] : []),
-        [join(cacheDir, name), 'cache'],
-        ...(downloaded ? [[join(downloaded.dir, name), 'download'] as [string, string]] : []),
+        ...(built ? [[built, 'cache'] as [string, string]] : []),
+        ...(downloaded ? [[downloaded, 'download'] as [string, string]] : []),
       ];
     const hit = candidates.find(([path]) => isExecutable(path));
     if (hit) {
@@ -69,13 +85,36 @@ export function lookUpBinaries(env: NodeJS.ProcessEnv = process.env): BinaryLook
       result.sources[name] = hit[1];
     } else if (explicit) {
       result.problems.push(`${variable}=${explicit} is not an executable file`);
-    } else if (assets && name !== 'kubectl' && !isExecutable(join(cacheDir, name))) {
+    } else if (assets && name !== 'kubectl') {
       result.problems.push(`KUBEBUILDER_ASSETS=${assets} holds no executable ${name}`);
     } else {
       result.missing.push(name);
     }
   }
   return result;
+}
+
+/**
+ * The verified folders of the cache (built, and the newest downloaded), and what was refused;
+ * nothing from a root that is not the user's own.
+ */
+function cachedBinaries(env: NodeJS.ProcessEnv): {
+  built: VerifiedFolder | null;
+  downloaded: { version: string; folder: VerifiedFolder } | null;
+  refused: string[];
+  rootRefused: string | null;
+} {
+  const root = controlPlaneCacheDir(env);
+  const rootRefused = existsSync(root) ? notOwnPath(root, 'directory') : undefined;
+  if (rootRefused) return { built: null, downloaded: null, refused: [], rootRefused: `${root} ${rootRefused}` };
+  const built = firstVerified(root, cacheFolderName());
+  const downloaded = downloadedBinaries(env);
+  return {
+    built: built.folder,
+    downloaded: downloaded.found,
+    refused: [...built.refused, ...downloaded.refused],
+    rootRefused: null,
+  };
 }
 
 /** The installed Go's version line, or null without Go on PATH. */
@@ -128,10 +167,15 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Contr
   const env = options.env ?? process.env;
   const report = options.onProgress ?? defaultReporter;
   let lookup = lookUpBinaries(env);
+  const warned = warnOfRefusals(lookup, report, new Set());
   if (lookup.problems.length) throw new BinariesNotFoundError(lookup.problems.join('\n'));
+  if (wanted(lookup, options).length && lookup.rootRefused) {
+    throw new BinariesNotFoundError(untrustedRootMessage(lookup.rootRefused));
+  }
   if (wanted(lookup, options).length) {
     const downloadFailure = await tryDownload(env, report, options.signal);
     lookup = lookUpBinaries(env);
+    warnOfRefusals(lookup, report, warned);
     const required = lookup.missing.filter((name) => name !== 'kubectl');
     const missing = wanted(lookup, options);
     const hasGo = missing.length > 0 && findGo(env) !== null;
@@ -151,6 +195,23 @@ export async function ensureBinaries(options: EnsureOptions = {}): Promise<Contr
     return path;
   };
   return { apiServer: found('kube-apiserver'), etcd: found('etcd'), kubectl: paths.kubectl ?? null };
+}
+
+/** Says once each folder refused: the binaries then come again, into a new folder beside it. */
+function warnOfRefusals(lookup: BinaryLookup, report: ProgressReporter, warned: Set<string>): Set<string> {
+  for (const refused of lookup.refused) {
+    if (!warned.has(refused)) report(`${PREFIX} warning: not using ${refused}`);
+    warned.add(refused);
+  }
+  return warned;
+}
+
+export function untrustedRootMessage(reason: string): string {
+  return [
+    `The control plane's cache ${reason}: whoever else may write there decides what runs, so nothing`,
+    'in it is used and nothing is downloaded or built into it. Make it your own and writable by you alone',
+    '(chown, chmod go-w), or set XDG_CACHE_HOME to a folder of yours.',
+  ].join('\n');
 }
 
 function wanted(lookup: BinaryLookup, options: EnsureOptions): BinaryName[] {

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -17,12 +18,14 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { binaryCacheDir, buildWorkDir } from './cache.ts';
+import { notOwnPath } from '../../files/ownership.ts';
+import { buildWorkDir, controlPlaneCacheDir } from './cache.ts';
 import { kubernetesVersionLdflags, kubernetesWrapperGoMod, parseUpstreamGoMod } from './gomod.ts';
 import { acquireLock } from './locks.ts';
 import { PREFIX, defaultReporter, type ProgressReporter } from './progress.ts';
 import { formatDuration, lastLines } from './text.ts';
-import { ETCD_VERSION, KUBERNETES_VERSION, type BinaryName } from './versions.ts';
+import { firstVerified, freshFolderName, rootRefusal, sha512Of, writeRecord, type Digests } from './verified.ts';
+import { ETCD_VERSION, KUBERNETES_VERSION, cacheFolderName, type BinaryName } from './versions.ts';
 
 export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
@@ -55,14 +58,17 @@ interface Step {
   run: () => Promise<void>;
 }
 
-/** Builds the named binaries into the cache, unless another process has built them meanwhile. */
+/**
+ * Builds the named binaries into the cache's verified folder, or a new one, unless another process
+ * has built them meanwhile.
+ */
 export async function buildBinaries(names: readonly BinaryName[], options: BuildOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   const report = options.onProgress ?? defaultReporter;
-  const binDir = binaryCacheDir(env);
+  const root = controlPlaneCacheDir(env);
   const workDir = buildWorkDir(env);
-  mkdirSync(binDir, { recursive: true });
-  mkdirSync(workDir, { recursive: true });
+  const refused = rootRefusal(root) ?? privateFolder(workDir);
+  if (refused) throw new Error(`Not building the control plane: ${refused}`);
   const lock = await acquireLock(join(workDir, 'build.lock'), {
     signal: options.signal,
     onWait: (owner, waited) => report(
@@ -70,11 +76,15 @@ export async function buildBinaries(names: readonly BinaryName[], options: Build
     ),
   });
   try {
-    const todo = names.filter((name) => !existsSync(join(binDir, name)));
+    // Under the lock: what another process built meanwhile is verified like anything else.
+    const { folder } = firstVerified(root, cacheFolderName());
+    const todo = names.filter((name) => !folder?.paths[name]);
     if (todo.length === 0) {
-      report(`${PREFIX} built by another process meanwhile: ${binDir}`);
+      report(`${PREFIX} built by another process meanwhile: ${folder?.dir}`);
       return;
     }
+    const binDir = folder?.dir ?? freshFolderName(root, cacheFolderName());
+    mkdirSync(binDir, { recursive: true, mode: 0o700 });
     const logPath = join(workDir, 'build.log');
     try {
       await runSteps(
@@ -119,9 +129,7 @@ function planSteps(
     ...(names.includes('etcd') ? etcdSteps(context) : []),
     {
       title: `install into ${binDir}`,
-      run: async () => {
-        for (const name of names) renameSync(temporaryPath(binDir, name), join(binDir, name));
-      },
+      run: async () => install(names, binDir),
     },
   ];
 }
@@ -185,6 +193,28 @@ function etcdSteps({ binDir, workDir, go }: BuildContext): Step[] {
       },
     },
   ];
+}
+
+/**
+ * Moves the built binaries into place and records their digests, taken from the files the build
+ * just wrote; made private first, as Go writes them with the user's umask.
+ */
+function install(names: readonly BinaryName[], binDir: string): void {
+  const digests: Digests = {};
+  for (const name of names) {
+    const temporary = temporaryPath(binDir, name);
+    chmodSync(temporary, 0o755);
+    digests[name] = sha512Of(temporary);
+    renameSync(temporary, join(binDir, name));
+  }
+  writeRecord(binDir, digests);
+}
+
+/** The build's work folder (where go reads go.mod) must be the user's own, as the binaries are. */
+function privateFolder(dir: string): string | undefined {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const refused = notOwnPath(dir, 'directory');
+  return refused && `${dir} ${refused}`;
 }
 
 /** Next to the final path (a rename within one folder is atomic), hidden, and unique per process. */

@@ -2,11 +2,11 @@
  * Downloading the prebuilt control plane (envtest's binaries, `envtest.ts`) into the cache: the
  * index read, the archive for this platform fetched into a temporary file while its SHA-512 is
  * computed, compared with the index's, and only then unpacked (`untar.ts`) into a temporary folder
- * that is renamed into place when whole. A lock keeps parallel processes from downloading at once;
- * a failure leaves nothing in the cache.
+ * that is renamed into place when whole, with the binaries' digests recorded (`verified.ts`). A
+ * lock keeps parallel processes from downloading at once; a failure leaves nothing in the cache.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { controlPlaneCacheDir } from './cache.ts';
@@ -17,6 +17,8 @@ import { acquireLock } from './locks.ts';
 import { PREFIX, defaultReporter, type ProgressReporter } from './progress.ts';
 import { formatDuration } from './text.ts';
 import { extractFiles } from './untar.ts';
+import { firstVerified, freshFolderName, rootRefusal, sha512Of, writeRecord, type Digests } from './verified.ts';
+import type { BinaryName } from './versions.ts';
 
 export interface DownloadOptions {
   env?: NodeJS.ProcessEnv;
@@ -47,8 +49,9 @@ export async function downloadBinaries(options: DownloadOptions = {}): Promise<s
   const indexText = await fetchBytes(index, MAX_INDEX_BYTES, { timeoutMs: INDEX_TIMEOUT_MS, signal: options.signal });
   const archive = chooseArchive(indexText.toString('utf8'), index, platform);
   const root = controlPlaneCacheDir(env);
-  const target = join(root, envtestFolderName(archive.version, platform));
-  mkdirSync(root, { recursive: true });
+  const name = envtestFolderName(archive.version, platform);
+  const refused = rootRefusal(root);
+  if (refused) throw new DownloadError(`not downloading into ${refused}`);
   const lock = await acquireLock(join(root, 'download.lock'), {
     signal: options.signal,
     onWait: (owner, waited) => {
@@ -56,10 +59,13 @@ export async function downloadBinaries(options: DownloadOptions = {}): Promise<s
     },
   });
   try {
-    if (existsSync(target)) {
-      report(`${PREFIX} downloaded by another process meanwhile: ${target}`);
-      return target;
+    // Under the lock: what another process downloaded meanwhile is verified like anything else.
+    const { folder } = firstVerified(root, name);
+    if (folder) {
+      report(`${PREFIX} downloaded by another process meanwhile: ${folder.dir}`);
+      return folder.dir;
     }
+    const target = freshFolderName(root, name);
     await install(archive, root, target, report, options);
     return target;
   } finally {
@@ -86,6 +92,7 @@ async function install(
     const written = await extractFiles(file, unpacked, new Set(BINARIES), { maxBytes: MAX_UNPACKED_BYTES });
     const missing = REQUIRED.filter((name) => !written.includes(name));
     if (missing.length) throw new DownloadError(`${archive.name} holds no ${missing.join(' and ')}`);
+    recordUnpacked(unpacked, written);
     renameSync(unpacked, target);
     report(`${PREFIX}   SHA-512 verified, unpacked into ${target} in ${formatDuration(Date.now() - started)}`);
   } catch (error) {
@@ -95,6 +102,16 @@ async function install(
     rmSync(file, { force: true });
     if (unpacked) rmSync(unpacked, { recursive: true, force: true });
   }
+}
+
+/** The digests of the binaries unpacked from the verified archive, recorded before they are in place. */
+function recordUnpacked(dir: string, names: readonly string[]): void {
+  const digests: Digests = {};
+  for (const name of names as BinaryName[]) {
+    chmodSync(join(dir, name), 0o755);
+    digests[name] = sha512Of(join(dir, name));
+  }
+  writeRecord(dir, digests);
 }
 
 /** What a download killed halfway left: with the lock held, no other download is running. */

@@ -10,10 +10,10 @@
  * pinned version is preferred; when the index does not list it, the newest patch of its minor.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse } from 'yaml';
 import { isMapping } from '../../structs/diffs.ts';
 import { controlPlaneCacheDir } from './cache.ts';
+import { firstVerified, type VerifiedFolder } from './verified.ts';
 import { KUBERNETES_VERSION } from './versions.ts';
 
 /** The index `setup-envtest` reads by default. */
@@ -83,25 +83,32 @@ export function chooseArchive(indexText: string, indexAddress: string, platform:
 
 /**
  * The downloaded binaries in the cache for the pinned minor and this platform: the newest version
- * there, or null.
+ * whose folder passes the checks of `verified.ts`, or null; and why the folders passed over were
+ * refused (an unverified folder never wins by a newer version).
  */
 export function downloadedBinaries(
   env: NodeJS.ProcessEnv = process.env, platform: EnvtestPlatform | null = envtestPlatform(),
-): { version: string; dir: string } | null {
-  if (!platform) return null;
+): { found: { version: string; folder: VerifiedFolder } | null; refused: string[] } {
+  const refused: string[] = [];
+  if (!platform) return { found: null, refused };
   const root = controlPlaneCacheDir(env);
   let entries: string[];
   try {
     entries = readdirSync(root);
   } catch {
-    return null;
+    return { found: null, refused };
   }
-  const found = entries.map((entry) => {
-    const version = /^envtest-v(\d+\.\d+\.\d+)-(.+)$/.exec(entry);
+  const versions = new Set(entries.map((entry) => {
+    const version = /^envtest-v(\d+\.\d+\.\d+)-([^.]+)(?:\.\d+)?$/.exec(entry);
     const ours = version?.[2] === `${platform.os}-${platform.arch}` && sameMinor(version[1], KUBERNETES_VERSION);
-    return ours ? { version: version[1], dir: join(root, entry) } : null;
-  }).filter((entry) => entry !== null);
-  return found.sort((a, b) => patchOf(b.version) - patchOf(a.version))[0] ?? null;
+    return ours ? version[1] : null;
+  }).filter((version) => version !== null));
+  for (const version of [...versions].sort((a, b) => patchOf(b) - patchOf(a))) {
+    const verified = firstVerified(root, envtestFolderName(version, platform));
+    refused.push(...verified.refused);
+    if (verified.folder) return { found: { version, folder: verified.folder }, refused };
+  }
+  return { found: null, refused };
 }
 
 function releasesOf(text: string): Record<string, unknown> {

@@ -11,13 +11,14 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { ROOT, buildAndPack, cachedNode, floorMessage, ok, run, type Run } from './packages.ts';
 
 const FLOOR_VERSION = '22.19.0';
@@ -174,6 +175,7 @@ test('the packages hold compiled code and a manifest for it, no sources or scrip
     }
     // Source maps where stack traces are read: in the runtime, which runs inside the user's operator.
     assert.equal(existsSync(join(dir, 'index.js.map')), name === 'kopf', `${name}: index.js.map`);
+    if (name === 'kopf') assertMapsNameTheirSources(dir);
     assert.ok(!existsSync(join(dir, 'index.ts')), `${name} ships its TypeScript sources`);
     // The entry that checks the Node first, then loads the compiled command line.
     const cli = realpathSync(bin(name));
@@ -281,6 +283,20 @@ test('a strict TypeScript consumer type-checks against the installed declaration
     `tsc exited ${result.status}:\n${result.stdout}\n${result.stderr}`,
   );
 });
+
+/**
+ * Each map names its source within the package, as if it lay beside its `.js`, whatever folder the
+ * package was built in; the source itself is in the map.
+ */
+function assertMapsNameTheirSources(dir: string): void {
+  const maps = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js.map'));
+  assert.ok(maps.length > 100, `the runtime's maps: ${maps.length}`);
+  for (const file of maps) {
+    const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[]; sourcesContent: string[] };
+    assert.deepEqual(map.sources, [basename(file).replace(/\.js\.map$/, '.ts')], file);
+    assert.equal(map.sourcesContent.length, 1, file);
+  }
+}
 
 function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};

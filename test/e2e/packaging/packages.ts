@@ -133,6 +133,9 @@ export async function cachedNode(version: string): Promise<string> {
 
 /** What a command prints on a Node older than its package's floor (`engines.node`, as `MAJOR.MINOR`). */
 export function floorMessage(command: string, floor: string, node: string, version: string): string {
+  const major = floor.split('.')[0];
   return `${command} needs Node ${floor} or newer; this is Node ${version} (${node}).\n`
-    + `Install a newer Node (for example \`nvm install ${floor.split('.')[0]}\`) and try again.\n`;
+    + `Install Node ${major} or newer and try again; from the npm registry alone, either:\n`
+    + `  npx -p node@${major} -p ${command} ${command} …   runs this command on Node ${major}, or\n`
+    + `  npm install node@${major}   in the project: its npm scripts and npx then run on Node ${major}.\n`;
 }

@@ -7,10 +7,10 @@ import {
 import { binaryCacheDir, controlPlaneCacheDir } from '../../../../runtime/testing/controlplane/cache.ts';
 import { envtestFolderName, envtestPlatform } from '../../../../runtime/testing/controlplane/envtest.ts';
 import { KUBERNETES_VERSION, cacheFolderName } from '../../../../runtime/testing/controlplane/versions.ts';
-import { fakeExecutable, tempDir } from './fakes.ts';
+import { fakeExecutable, fakeVerified, tempDir } from './fakes.ts';
 
 function fullSet(dir: string): void {
-  for (const name of ['kube-apiserver', 'etcd', 'kubectl']) fakeExecutable(dir, name);
+  fakeVerified(dir, ['kube-apiserver', 'etcd', 'kubectl']);
 }
 
 test('envtest variable names', () => {
@@ -118,8 +118,7 @@ test('without binaries, downloads and go: a message saying exactly what to insta
 
 test('without go, a missing kubectl is no failure even when asked for: the control plane runs without it', async () => {
   const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: tempDir('xdg'), PATH: tempDir('nopath'), KOPF_ENVTEST_INDEX: 'off' };
-  fakeExecutable(binaryCacheDir(env), 'kube-apiserver');
-  fakeExecutable(binaryCacheDir(env), 'etcd');
+  fakeVerified(binaryCacheDir(env), ['kube-apiserver', 'etcd']);
   const binaries = await ensureBinaries({ env, requireKubectl: true, onProgress: () => {} });
   assert.equal(binaries.kubectl, null);
 });

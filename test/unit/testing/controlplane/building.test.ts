@@ -26,7 +26,7 @@ test('missing binaries are built into the cache, step by step, with progress', a
     binaries,
     { apiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd'), kubectl: join(dir, 'kubectl') },
   );
-  assert.deepEqual(readdirSync(dir).sort(), ['etcd', 'kube-apiserver', 'kubectl']);
+  assert.deepEqual(readdirSync(dir).sort(), ['SHA512SUMS', 'etcd', 'kube-apiserver', 'kubectl']);
   assert.ok(lines.some((line) => /step 1\/7: read k8s\.io\/kubernetes@v[\d.]+'s go\.mod/.test(line)), lines.join('\n'));
   assert.ok(lines.some((line) => /step 7\/7: install into/.test(line)));
   assert.ok(lines.some((line) => /built in \d/.test(line)));

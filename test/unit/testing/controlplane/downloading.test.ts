@@ -73,7 +73,9 @@ test('missing binaries are downloaded, verified, unpacked into the cache, and fo
     assert.deepEqual(readFileSync(join(dir, name)), content);
     assert.ok((statSync(join(dir, name)).mode & 0o100) !== 0, `${name} is executable`);
   }
-  assert.deepEqual(readdirSync(dir).sort(), ['etcd', 'kube-apiserver', 'kubectl'], 'no folder of the archive is made');
+  assert.deepEqual(
+    readdirSync(dir).sort(), ['SHA512SUMS', 'etcd', 'kube-apiserver', 'kubectl'], 'no folder of the archive is made',
+  );
   assert.deepEqual(cacheEntries(env), [`envtest-v${KUBERNETES_VERSION}-${platform.os}-${platform.arch}`]);
   const downloading = `downloading the prebuilt binaries of Kubernetes v${KUBERNETES_VERSION}`;
   assert.ok(lines.some((line) => line.includes(downloading)), lines.join('\n'));
@@ -169,7 +171,7 @@ test('a hostile archive writes nothing outside its folder: paths, links and fold
   const dir = await downloadBinaries({ env, onProgress: () => {} });
   assert.deepEqual(readdirSync(outside), [], 'nothing was written outside');
   // A regular file is named by the last segment of its path; the symlink named kubectl is not made.
-  assert.deepEqual(readdirSync(dir).sort(), ['etcd', 'kube-apiserver']);
+  assert.deepEqual(readdirSync(dir).sort(), ['SHA512SUMS', 'etcd', 'kube-apiserver']);
   assert.deepEqual(readFileSync(join(dir, 'kube-apiserver')), BINARIES['kube-apiserver']);
   assert.deepEqual(readFileSync(join(dir, 'etcd')), BINARIES.etcd);
 });

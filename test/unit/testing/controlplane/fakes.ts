@@ -2,6 +2,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sha512Of, writeRecord, type Digests } from '../../../../runtime/testing/controlplane/verified.ts';
+import type { BinaryName } from '../../../../runtime/testing/controlplane/versions.ts';
 
 const created: string[] = [];
 process.on('exit', () => {
@@ -13,6 +15,13 @@ export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `kopf-unit-${prefix}-`));
   created.push(dir);
   return dir;
+}
+
+/** Fake binaries as kopf leaves them in its cache: with their digests recorded. */
+export function fakeVerified(dir: string, names: readonly BinaryName[]): void {
+  const digests: Digests = {};
+  for (const name of names) digests[name] = sha512Of(fakeExecutable(dir, name));
+  writeRecord(dir, digests);
 }
 
 export function fakeExecutable(dir: string, name: string, script = 'echo fake'): string {
