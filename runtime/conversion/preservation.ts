@@ -78,10 +78,13 @@ function parseKept(text: string, hubVersion: string): LostField[] {
   return kept.fields.filter(isLostField);
 }
 
-/** A field of the object's content: a path of names that never reaches into the metadata or the type. */
+/**
+ * A field of the object's content: a path of names that never reaches into the metadata or the
+ * type (anyone who writes the spoke's object writes the annotation too), nor names a prototype.
+ */
 function isLostField(value: unknown): value is LostField {
   if (!isMapping(value) || !Array.isArray(value.p) || !value.p.length) return false;
-  if (!value.p.every((key) => typeof key === 'string')) return false;
+  if (!value.p.every((key) => typeof key === 'string' && key !== '__proto__')) return false;
   return !['metadata', 'apiVersion', 'kind'].includes(value.p[0] as string);
 }
 

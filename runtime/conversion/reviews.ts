@@ -43,7 +43,8 @@ export function parseConversionReview(text: string): ConversionRequest {
   }
   if (!isMapping(review)) throw new ConversionReviewError('The request is not a ConversionReview: not a JSON object.');
   if (review.kind !== 'ConversionReview') {
-    throw new ConversionReviewError(`The request is not a ConversionReview: its kind is ${JSON.stringify(review.kind)}.`);
+    const kind = JSON.stringify(review.kind);
+    throw new ConversionReviewError(`The request is not a ConversionReview: its kind is ${kind}.`);
   }
   if (review.apiVersion !== CONVERSION_REVIEW_VERSION) {
     const got = `${JSON.stringify(review.apiVersion)}; supported: ${CONVERSION_REVIEW_VERSION}`;

@@ -53,9 +53,11 @@ export interface Admission {
 // Mutating first, as the API server calls them and as Kopf writes them.
 const KINDS: readonly WebhookKind[] = ['mutating', 'validating'];
 
-/** Starts admission if there are admission handlers or converters; with none, it is ready and done at once. */
+/** Starts admission if there are admission handlers or converters; with neither, ready and done at once. */
 export function startAdmission(options: AdmissionOptions): Admission {
-  if (!options.handlers.length && !options.conversions?.length) return { ready: Promise.resolve(), done: Promise.resolve() };
+  if (!options.handlers.length && !options.conversions?.length) {
+    return { ready: Promise.resolve(), done: Promise.resolve() };
+  }
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => { markReady = resolve; });
   const done = runAdmission(options, markReady);
@@ -78,7 +80,7 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
   const crds = convertedCrds(options.conversions ?? []);
   const managed = settings.admission.managed;
   if (managed && admitting) for (const kind of KINDS) await ensureConfiguration(client, kind, managed, logger, signal);
-  const respond = routed(admissionResponder({ ...options, webhooks }), options, crds);
+  const respond = routedResponder(admissionResponder({ ...options, webhooks }), options.conversions ?? [], logger);
   let current: WebhookClientConfig | undefined;
   const stopServer = new AbortController();
   // On the stop, the cleanup goes first: while it is written, the server still answers.
@@ -108,11 +110,16 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
 }
 
 /** Conversion requests come at the path of a converted CRD's name; all others are admission reviews. */
-function routed(admission: WebhookResponder, options: AdmissionOptions, crds: readonly string[]): WebhookResponder {
-  if (!crds.length) return admission;
-  const conversion = conversionResponder({ handlers: options.conversions ?? [], logger: options.logger });
-  const converted = new Set(crds);
-  return (request) => (request.webhook !== undefined && converted.has(request.webhook) ? conversion : admission)(request);
+export function routedResponder(
+  admission: WebhookResponder, conversions: readonly ConversionHandler[], logger: Logger,
+): WebhookResponder {
+  if (!conversions.length) return admission;
+  const conversion = conversionResponder({ handlers: conversions, logger });
+  const converted = new Set(convertedCrds(conversions));
+  return (request) => {
+    const converting = request.webhook !== undefined && converted.has(request.webhook);
+    return (converting ? conversion : admission)(request);
+  };
 }
 
 async function configure(

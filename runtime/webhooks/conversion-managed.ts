@@ -35,7 +35,8 @@ export async function configureConversions(
   for (const name of crds) {
     logger.info(`Reconfiguring the conversion webhook of the CRD ${name}.`);
     try {
-      await patchObject(client, CustomResourceDefinitions, { name }, { spec: { conversion: conversionOf(name, config) } });
+      const patch = { spec: { conversion: conversionOf(name, config) } };
+      await patchObject(client, CustomResourceDefinitions, { name }, patch);
     } catch (error) {
       if (error instanceof AuthorizationError) logger.error(`Not enough RBAC permissions to patch the CRD ${name}.`);
       throw error;
