@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { OperatorRegistry, type JsonValue } from 'kopf';
-import { Conversions } from '../../runtime/conversion/converting.ts';
+import { Conversions } from 'kopf/testing';
 import { Gadget } from './generated/index.ts';
 import * as v1alpha1 from './generated/example.com/v1alpha1.ts';
 import type { Gadget as GadgetObject } from './generated/example.com/v1.ts';

@@ -3,7 +3,7 @@
  * A default registry backs the module-level `on` (as Kopf's decorators do); embedded operators
  * can create their own, so several operators in one process share nothing.
  */
-import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
+import type { FieldMap, KubeObject, ObjectOf, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type { ChangingFn, FieldFn } from './changingcontext.ts';
 import type {
   Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, ReconcileFn, TimerFn,
@@ -119,8 +119,8 @@ export interface On {
    * What the hub has and a spoke lacks is kept on the spoke's objects and restored, so that a round
    * trip through an older version loses nothing. See docs/versions.md.
    */
-  convert<H extends KubeObject, S extends KubeObject>(
-    hub: ResourceDescriptor<H, FieldMap>, spoke: ResourceDescriptor<S, FieldMap>, converters: Converters<H, S>,
+  convert<H extends ResourceDescriptor<KubeObject, FieldMap>, S extends ResourceDescriptor<KubeObject, FieldMap>>(
+    hub: H, spoke: S, converters: NoInfer<Converters<ObjectOf<H>, ObjectOf<S>>>,
   ): void;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;

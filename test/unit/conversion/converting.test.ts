@@ -35,6 +35,16 @@ test('on.convert refuses other resources, one version twice, two hubs, and a mis
     ['widgets.e2e.kopf.dev v1alpha1 ⇄ v1', 'widgets.e2e.kopf.dev v1beta1 ⇄ v1']);
 });
 
+test('converters are typed by the descriptors: up returns the hub\'s type, down the spoke\'s', () => {
+  const registry = new OperatorRegistry();
+  registry.on.convert(V1, V1alpha1, {
+    // @ts-expect-error: the hub's spec has no `size`
+    up: ({ spec, ...old }) => ({ ...old, apiVersion: `${GROUP}/v1` as const, spec: { size: spec?.size } }),
+    down: ({ spec, ...hub }) => ({ ...hub, apiVersion: `${GROUP}/v1alpha1`, spec: { colour: spec?.color } }),
+  });
+  assert.equal(registry.conversionHandlers.length, 1);
+});
+
 test('up, down, spoke to spoke; the same version as it is', () => {
   const c = conversions();
   const alpha = c.convert(hub({ replicas: 1, color: 'red' }), `${GROUP}/v1alpha1`);
