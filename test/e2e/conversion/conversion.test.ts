@@ -102,7 +102,7 @@ test('conversion through the operator\'s webhook', { timeout: 300_000 }, async (
       assert.deepEqual((await getObject(client, V1alpha1, ref('made-beta'))).spec, { size: 'small', colour: 'blue' });
     });
 
-    await t.test('a list is converted in one review', async () => {
+    await t.test('a list in a spoke version: every object converted', async () => {
       const labels = { set: 'listed' };
       for (let i = 0; i < 5; i++) {
         await createObject(client, V1, { metadata: meta(`listed-${i}`, labels), spec: { replicas: i } });
@@ -110,8 +110,10 @@ test('conversion through the operator\'s webhook', { timeout: 300_000 }, async (
       const { items } = await listObjects(client, V1alpha1, { namespace: NS, labelSelector: 'set=listed' });
       assert.deepEqual(items.map((o) => [o.apiVersion, o.metadata?.name, o.spec?.size]),
         [0, 1, 2, 3, 4].map((i) => [`${GROUP}/v1alpha1`, `listed-${i}`, i >= 3 ? 'large' : 'small']));
-      const review = /^Converted [5-9]\d* object\(s\) to e2e\.kopf\.dev\/v1alpha1\.$/;
-      assert.ok(capture.records.some((r) => review.test(r.message)), 'one review converts the whole list');
+      // How many objects the API server puts in one review is its choice (per object, from its watch cache).
+      const converted = /^Converted \d+ object\(s\) to e2e\.kopf\.dev\/v1alpha1\.$/;
+      const reviews = capture.records.filter((r) => converted.test(r.message));
+      assert.ok(reviews.length > 0, 'the webhook converted them');
     });
 
     await t.test('nothing is lost in a round trip through v1alpha1; a change through it wins', async () => {

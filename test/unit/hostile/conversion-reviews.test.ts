@@ -91,11 +91,13 @@ test('a prototype key in an object is data; an unknown kind is a failed review, 
     { status: 'Failure', message: 'There are no converters of Gizmo.e2e.kopf.dev.' });
 });
 
-test('after them all, a good review is converted', async () => {
-  const reply = await post(review(good));
+test('after them all, a good review is converted: every object of it, in one answer', async () => {
+  const objects = [object, { ...object, spec: { replicas: 1 } }, { ...object, spec: {} }];
+  const reply = await post(review({ ...good, objects }));
   assert.equal(reply.status, 200, reply.body);
   const { response } = JSON.parse(reply.body);
   assert.equal(response.uid, 'u-1');
   assert.deepEqual(response.result, { status: 'Success' });
-  assert.deepEqual(response.convertedObjects[0].spec, { size: 'large' });
+  const specs = response.convertedObjects.map((o: { spec: unknown }) => o.spec);
+  assert.deepEqual(specs, [{ size: 'large' }, { size: 'small' }, {}]);
 });
