@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { runOperator } from 'kopf/testing';
 import { tracebackIn } from '../../test/e2e/rules.ts';
 import { useCluster } from '../../test/e2e/use-cluster.ts';
-import { getObject, listObjects, replaceObject } from '../../runtime/kube/index.ts';
+import { ConflictError, getObject, listObjects, replaceObject } from '../../runtime/kube/index.ts';
 import { Gadget } from './generated/index.ts';
 import * as v1alpha1 from './generated/example.com/v1alpha1.ts';
 
@@ -46,8 +46,17 @@ test('19-versions: v1alpha1 and v1 of one gadget, through the operator\'s conver
     const old = await untilConverting('big');
     assert.deepEqual(old.spec, { size: 'large', colour: 'red' });
 
-    // As `kubectl edit gadgets.v1alpha1.example.com`: read, change, write the whole object back.
-    await replaceObject(client, v1alpha1.Gadget, { ...old, spec: { ...old.spec, colour: 'blue' } });
+    // As `kubectl edit gadgets.v1alpha1.example.com`: read, change, write the whole object back;
+    // again if the operator wrote to it meanwhile (its handler's results and progress).
+    for (let gadget = old; ;) {
+      const edited = { ...gadget, spec: { ...gadget.spec, colour: 'blue' as const } };
+      const written = await replaceObject(client, v1alpha1.Gadget, edited).catch((error: unknown) => {
+        if (error instanceof ConflictError) return null;
+        throw error;
+      });
+      if (written) break;
+      gadget = await getObject(client, v1alpha1.Gadget, ref('big'));
+    }
     const hub = await getObject(client, Gadget, ref('big'));
     assert.deepEqual(hub.spec, { replicas: 5, color: 'blue', paused: true });
 
