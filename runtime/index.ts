@@ -44,6 +44,7 @@ export type { Index, IndexHandle, IndexKey, Indices, Store } from './indices/ind
 export type { IndexContext, IndexFn } from './registry/contexts.ts';
 export type { IndexOptions } from './registry/handlers.ts';
 export type { ReconcileContext, ReconcileFn, ReconcileResult } from './registry/contexts.ts';
+export type { Converters } from './registry/conversions.ts';
 export type { ReconcileOptions, ReconcileRequest, RelatedObject, WatchedResource } from './registry/handlers.ts';
 
 /**
@@ -59,7 +60,7 @@ export const on: On = {
   validate: delegate('validate'),
   mutate: delegate('mutate'),
   login: delegate('login'), probe: delegate('probe'),
-  index: delegate('index'), reconcile: delegate('reconcile'),
+  index: delegate('index'), reconcile: delegate('reconcile'), convert: delegate('convert'),
 };
 
 /**

@@ -16,6 +16,8 @@ export { BinariesNotFoundError, ensureBinaries, lookUpBinaries } from './testing
 export type { ControlPlaneBinaries, EnsureOptions } from './testing/controlplane/binaries.ts';
 export { BuildError } from './testing/controlplane/building.ts';
 export { ETCD_VERSION, KUBERNETES_VERSION } from './testing/controlplane/versions.ts';
+/** The operator's conversions as its webhook makes them (checks, kept fields), for tests of converters. */
+export { ConversionFailure, Conversions } from './conversion/converting.ts';
 export {
   runOperator,
   type OperatorExit,

@@ -18,6 +18,7 @@ interface CliOptions {
   out: string;
   stubs: string | false;
   addStubs?: boolean;
+  hub?: string;
   check?: boolean;
   force?: boolean;
   allowEmpty?: boolean;
@@ -43,6 +44,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--stubs <dir>', 'where handler files go (yours: created when missing, never changed)', 'src/handlers')
     .option('--no-stubs', 'do not create handler files')
     .option('--add-stubs', 'also add the stubs an existing handler file lacks (they run when the operator starts)')
+    .option('--hub <version>', 'the version the conversion stubs convert to and from (default: the storage version)')
     .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
     .option('--force', 'replace generated files even if they were edited by hand')
     .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
@@ -59,7 +61,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       '  KindSpec, …   named nested types (shared by shape), enum types with their value lists',
       '<out>/index.ts re-exports every kind at its storage version. Handler stubs for new kinds go to',
       '<stubs>/<group>/<plural>.ts; a handler file already there is never changed (what it lacks is',
-      'reported; --add-stubs adds it).',
+      'reported; --add-stubs adds it). For a CRD with several versions, a conversion stub goes to',
+      '<stubs>/../conversions/<group>/<plural>.ts by the same rule: on.convert per version other than',
+      'the hub, copying the fields both versions have alike; each other field fails tsc until written.',
       '',
       'YAML is read the way Kubernetes reads it (YAML 1.1 scalars: on/yes/no are booleans, 0755 is octal).',
       'Only apiextensions.k8s.io/v1 CRDs are accepted; other documents are skipped with a note.',
@@ -97,6 +101,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       outDir: options.out,
       ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
       addStubs: options.addStubs ?? false,
+      ...(options.hub === undefined ? {} : { hub: options.hub }),
       check: options.check ?? false,
       force: options.force ?? false,
       allowEmpty: options.allowEmpty ?? false,

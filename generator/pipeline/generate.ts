@@ -28,6 +28,8 @@ export interface GenerateOptions {
    * are and what they lack is reported (`stubs.missing`): an added stub is a handler that runs.
    */
   readonly addStubs?: boolean;
+  /** The version the conversion stubs convert to and from (`--hub`): the storage version unless given. */
+  readonly hub?: string;
   /** Compare with what is on disk instead of writing; `stale` lists the differences. */
   readonly check?: boolean;
   /** Replace generated files even where they were edited by hand. */
@@ -117,7 +119,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
   // Everything is checked before anything is written: a refusal of the stubs writes no module either.
   const stubsPlan = options.stubsDir !== undefined
-    ? planStubs(model, { stubsDir: resolve(cwd, options.stubsDir), outDir, addStubs: options.addStubs ?? false })
+    ? planStubs(model, {
+      stubsDir: resolve(cwd, options.stubsDir), outDir, addStubs: options.addStubs ?? false,
+      ...(options.hub === undefined ? {} : { hub: options.hub }),
+    })
     : undefined;
   if (comparison.stale.length) replaceFolder(outDir, files);
   const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;

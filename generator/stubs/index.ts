@@ -12,6 +12,7 @@ import { formatWholeFile } from './format.ts';
 import type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 import { generatedIndexPath, generatedModulePath, handlerFilePath, relativeSpecifier } from './layout.ts';
 import { findOrphanedHandlerFiles } from './orphans.ts';
+import { planConversionStubs, type ConversionResource } from './conversions.ts';
 import { loadStubTemplates, TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
@@ -57,6 +58,7 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
     writes: [], created: [], extended: [], unchanged: [], missing: [], notes: [], storingNothing: [],
   };
   resources.forEach((resource, i) => planFile(resource, files[i]!, setting, plan));
+  addConversionStubs(model, options, plan);
   const { writes, created, extended, unchanged, missing, notes, storingNothing } = plan;
   const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
   return { writes, report: { created, extended, unchanged, missing, orphans, notes, storingNothing } };
@@ -68,6 +70,21 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
  * results do go there).
  */
 const STORING_NOTHING: ReadonlySet<string> = new Set(['reconcile', 'index', 'validate', 'mutate']);
+/** The conversion stubs of the CRDs with several versions (conversions.ts), in the same plan and report. */
+function addConversionStubs(model: StubsInput, options: StubsOptions, plan: Planned): void {
+  const resources = model.resources.filter(hasSchemas);
+  const conversions = planConversionStubs(resources, { stubsDir: options.stubsDir, outDir: options.outDir,
+    ...(options.hub === undefined ? {} : { hub: options.hub }) });
+  plan.writes.push(...conversions.writes);
+  plan.created.push(...conversions.created);
+  plan.unchanged.push(...conversions.unchanged);
+  plan.notes.push(...conversions.notes);
+}
+
+/** The model's resources have their versions' schemas; a test's hand-made input may not. */
+function hasSchemas(resource: StubResource): resource is StubResource & ConversionResource {
+  return 'storageVersion' in resource && resource.versions.every((v) => 'schema' in v);
+}
 
 /** What every handler file is planned with. */
 interface Setting {

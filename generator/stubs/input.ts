@@ -27,6 +27,8 @@ export interface StubsOptions {
    * runs, and a file without one may be so on purpose; without it, what is missing is reported.
    */
   readonly addStubs?: boolean;
+  /** The hub of the conversion stubs (`--hub`): the storage version unless given. */
+  readonly hub?: string;
 }
 
 export interface StubsReport {

@@ -6,7 +6,7 @@
  */
 import type { JsonPatchOp } from '../structs/patches.ts';
 import { PermanentError, TemporaryError, inspected } from '../structs/errors.ts';
-import type { WebhookReply } from '../config/admission.ts';
+import { statusReply, type WebhookReply } from '../config/admission.ts';
 import { DEBUG, WARNING, type Logger } from '../logging/index.ts';
 import { AdmissionError } from './admission-errors.ts';
 import type { ReviewRequest } from './reviews.ts';
@@ -70,11 +70,6 @@ function messageOf(error: unknown): string {
 
 function codeOf(error: unknown): number {
   return error instanceof AdmissionError && error.code ? error.code : 500;
-}
-
-/** An answer to a webhook request that cannot be reviewed, as a Kubernetes `Status`: what API clients read. */
-export function statusReply(code: number, message: string): WebhookReply {
-  return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };
 }
 
 /**

@@ -3,6 +3,7 @@
  * or malformed is a `WebhookError` that says what, never a crash further on.
  */
 import { isMapping } from '../structs/diffs.ts';
+import { nestedDeeperThan } from '../structs/json-depth.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
 import { WebhookError } from './admission-errors.ts';
@@ -96,28 +97,4 @@ function bodiesOf(object: unknown, oldObject: unknown): Pick<ReviewRequest, 'bod
 function requiredText(value: unknown, what: string): string {
   if (typeof value !== 'string' || !value) throw new WebhookError(`The AdmissionReview has no ${what}.`);
   return value;
-}
-
-/**
- * Whether arrays and objects nest deeper than `limit` levels in JSON text (what is in strings aside):
- * read from the text in one pass, so that a review too deep is refused before its tree is built,
- * and the tree is not walked again to measure it.
- */
-function nestedDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') {
-      inString = true;
-    } else if (char === '{' || char === '[') {
-      if (++depth > limit) return true;
-    } else if (char === '}' || char === ']') {
-      depth--;
-    }
-  }
-  return false;
 }

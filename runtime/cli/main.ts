@@ -36,6 +36,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   peering: { summary: 'Print the peering CRDs and default peering objects.', load: () => import('./peering.ts') },
   rbac: { summary: 'Print the RBAC an operator needs, derived from its handlers.', load: () => import('./rbac.ts') },
+  'migrate-storage': {
+    summary: 'Rewrite a CRD\'s objects in its storage version and trim its storedVersions.',
+    load: () => import('./migrate-storage.ts'),
+  },
 };
 
 /** What `kopf` alone or `kopf --help` prints: the commands and where to read more. */

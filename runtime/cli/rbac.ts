@@ -21,7 +21,8 @@ RoleBinding in each namespace served (and a ClusterRole for what is cluster-scop
 the handlers the files register: the served resources (list, watch; patch and their status when
 changing handlers store progress and results), events (create), CRDs (list, watch) for resources
 named by strings, namespaces (list, watch) for namespace patterns, the webhook configurations
-(create, patch) for admission handlers. What the handlers' own API calls need cannot be derived:
+(create, patch) for admission handlers, the converted resources' CRDs (patch, by name) for
+converters. What the handlers' own API calls need cannot be derived:
 declare it with requires() next to the handlers (with { namespace } for a Role in that namespace
 only), or with --rule.
 
@@ -45,9 +46,11 @@ Peering and leader election (as for kopf run; docs/peering.md):
       --sharding-namespace NS     The ring's Leases' namespace (default: the service account's).
 
 Admission webhooks (docs/webhooks.md): with admission handlers, the managed webhook configurations
-are granted (the setting is made when the operator runs, out of sight here):
+are granted, and with converters (docs/versions.md), patches of their CRDs (the setting is made when
+the operator runs, out of sight here):
       --webhook-managed NAME      Their name, as for kopf run: patches are allowed on these only.
-      --no-webhook-managed        Leave them out: the configurations are written by other means.
+      --no-webhook-managed        Leave them out: the configurations (and the CRDs' conversion) are
+                                  written by other means.
 
 Rules:
       --rule VERBS:RESOURCE       More verbs on a resource, e.g. get,list:pods or create:deployments.apps

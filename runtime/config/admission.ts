@@ -46,3 +46,8 @@ export interface ServeOptions {
   signal: AbortSignal;
   logger: Logger;
 }
+
+/** An answer to a webhook request that cannot be reviewed, as a Kubernetes `Status`: what API clients read. */
+export function statusReply(code: number, message: string): WebhookReply {
+  return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };
+}

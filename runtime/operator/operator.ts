@@ -252,14 +252,15 @@ export class Operator {
     };
   }
 
-  /** The admission webhooks, if there are admission handlers. */
+  /** The admission webhooks and the conversion webhook, if there are admission handlers or converters. */
   private admit(client: KubeClient, poster: EventPoster, started: Started): Admission {
+    const { conversionHandlers: conversions } = this.registry;
     const admission = started.admission = startAdmission({
-      handlers: this.registry.webhookHandlers, settings: this.settings, client, poster,
+      handlers: this.registry.webhookHandlers, conversions, settings: this.settings, client, poster,
       logger: this.logger.child('kopf.admission'), memo: this.memo, signal: this.stopper.signal,
       cancelled: this.canceller.signal, indices: this.indexers.indices, metrics: this.metrics,
     });
-    if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length) {
+    if (!this.registry.resourceHandlers.length && !this.registry.webhookHandlers.length && !conversions.length) {
       this.operatorLogger.warning('No resource handlers are registered: there is nothing to serve.');
     }
     return admission;

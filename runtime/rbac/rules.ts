@@ -14,6 +14,7 @@ import { sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { isGlob } from '../watching/namespaces.ts';
 import { peeringResources } from '../peering/peering-resources.ts';
 import { CONFIGURATIONS } from '../webhooks/managed.ts';
+import { convertedCrds } from '../webhooks/conversion-managed.ts';
 
 /** A rule of a Role or ClusterRole, as Kubernetes writes it. */
 export interface PolicyRule {
@@ -141,7 +142,20 @@ function frameworkNeeds(registry: OperatorRegistry, options: NeedsOptions): Need
       why: 'namespace patterns: the namespaces are observed',
     });
   }
-  return [...needs, ...peeringNeeds(options), ...webhookNeeds(registry, options)];
+  const webhooks = [...webhookNeeds(registry, options), ...conversionNeeds(registry, options)];
+  return [...needs, ...peeringNeeds(options), ...webhooks];
+}
+
+/**
+ * Converters: the conversion webhook is set in the CRDs of the converted resources when managed;
+ * those CRDs, by name, are all that is patched.
+ */
+function conversionNeeds(registry: OperatorRegistry, options: NeedsOptions): Need[] {
+  const crds = convertedCrds(registry.conversionHandlers);
+  if (!crds.length || options.webhookManaged === false) return [];
+  const { group, plural } = builtins.CustomResourceDefinitions;
+  const why = 'converters: the conversion webhook in their CRDs (unless --no-webhook-managed)';
+  return [{ group, resource: plural, verbs: ['patch'], resourceNames: crds, clusterScoped: true, why }];
 }
 
 /**

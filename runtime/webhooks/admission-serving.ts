@@ -3,8 +3,12 @@
  * responder, and — if managed — the webhook configurations created and kept current. Ready once
  * the server listens and the configurations name it; done when the operator stops (the
  * configurations cleaned up first, while the server still answers) or the server ends.
+ *
+ * The same server answers the API server's ConversionReviews when there are converters
+ * (`on.convert`): at the path of a converted CRD's name, which its `spec.conversion` names when
+ * managed.
  */
-import type { WebhookClientConfig } from '../config/admission.ts';
+import type { WebhookClientConfig, WebhookResponder } from '../config/admission.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import { UnresolvedResourceError, resolveResource, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
@@ -17,9 +21,14 @@ import { admissionResponder } from '../admission/responder.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import type { ResolvedWebhook } from '../admission/selection.ts';
 import { buildWebhooks, ensureConfiguration, writeConfiguration } from './managed.ts';
+import type { ConversionHandler } from '../registry/conversions.ts';
+import { conversionResponder } from '../conversion/responder.ts';
+import { configureConversions, convertedCrds } from './conversion-managed.ts';
 
 export interface AdmissionOptions {
   handlers: readonly WebhookHandler[];
+  /** Converters between versions: their ConversionReviews are answered by the same server. */
+  conversions?: readonly ConversionHandler[];
   settings: OperatorSettings;
   client: KubeClient;
   poster: EventPoster;
@@ -44,9 +53,11 @@ export interface Admission {
 // Mutating first, as the API server calls them and as Kopf writes them.
 const KINDS: readonly WebhookKind[] = ['mutating', 'validating'];
 
-/** Starts admission if there are admission handlers; with none, it is ready and done at once. */
+/** Starts admission if there are admission handlers or converters; with neither, ready and done at once. */
 export function startAdmission(options: AdmissionOptions): Admission {
-  if (!options.handlers.length) return { ready: Promise.resolve(), done: Promise.resolve() };
+  if (!options.handlers.length && !options.conversions?.length) {
+    return { ready: Promise.resolve(), done: Promise.resolve() };
+  }
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => { markReady = resolve; });
   const done = runAdmission(options, markReady);
@@ -60,19 +71,22 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
   const { settings, client, logger, signal } = options;
   const server = settings.admission.server;
   if (!server) {
-    throw new Error('Admission handlers are registered, but no webhook server is configured in '
+    const what = options.handlers.length ? 'Admission handlers are' : 'Converters (on.convert) are';
+    throw new Error(`${what} registered, but no webhook server is configured in `
       + '`settings.admission.server` (e.g. `new WebhookServer()`): see docs/webhooks.md.');
   }
   const webhooks = await resolveWebhooks(client, options.handlers, logger);
+  const admitting = options.handlers.length > 0;
+  const crds = convertedCrds(options.conversions ?? []);
   const managed = settings.admission.managed;
-  if (managed) for (const kind of KINDS) await ensureConfiguration(client, kind, managed, logger, signal);
-  const respond = admissionResponder({ ...options, webhooks });
+  if (managed && admitting) for (const kind of KINDS) await ensureConfiguration(client, kind, managed, logger, signal);
+  const respond = routedResponder(admissionResponder({ ...options, webhooks }), options.conversions ?? [], logger);
   let current: WebhookClientConfig | undefined;
   const stopServer = new AbortController();
   // On the stop, the cleanup goes first: while it is written, the server still answers.
   let cleaning: Promise<void> | undefined;
   const cleanUp = () => {
-    const written = managed && current
+    const written = managed && current && admitting
       ? configure(client, webhooks, managed, current, logger, true)
       : Promise.resolve();
     cleaning = written
@@ -83,7 +97,8 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
   try {
     for await (const config of server.serve(respond, { signal: stopServer.signal, logger })) {
       current = config;
-      if (managed && !signal.aborted) await configure(client, webhooks, managed, config, logger, false);
+      if (managed && !signal.aborted && admitting) await configure(client, webhooks, managed, config, logger, false);
+      if (managed && !signal.aborted) await configureConversions(client, crds, config, logger);
       markReady();
     }
   } finally {
@@ -92,6 +107,19 @@ async function runAdmission(options: AdmissionOptions, markReady: () => void): P
     await cleaning;
   }
   if (!signal.aborted) throw new Error('The webhook server has stopped: the operator stops too.');
+}
+
+/** Conversion requests come at the path of a converted CRD's name; all others are admission reviews. */
+export function routedResponder(
+  admission: WebhookResponder, conversions: readonly ConversionHandler[], logger: Logger,
+): WebhookResponder {
+  if (!conversions.length) return admission;
+  const conversion = conversionResponder({ handlers: conversions, logger });
+  const converted = new Set(convertedCrds(conversions));
+  return (request) => {
+    const converting = request.webhook !== undefined && converted.has(request.webhook);
+    return (converting ? conversion : admission)(request);
+  };
 }
 
 async function configure(

@@ -89,7 +89,7 @@ export function buildWebhooks(
           operations: [...(handler.operations ?? ['*'])], scope: '*',
         }],
         ...(selector ? { objectSelector: selector } : {}),
-        clientConfig: withHandlerId(clientConfig, handler.id),
+        clientConfig: withWebhookPath(clientConfig, handler.id),
         timeoutSeconds: handler.timeout,
         admissionReviewVersions: ['v1', 'v1beta1'],
       };
@@ -119,10 +119,10 @@ function labelSelector(labels: Record<string, MetaFilter<KubeObject>> | undefine
 }
 
 /**
- * The client config with the handler's id at the end of the path (its slashes kept): the server
- * knows which handler is asked.
+ * The client config with the handler's id (or a converted CRD's name) at the end of the path (its
+ * slashes kept): the server knows which handler is asked.
  */
-function withHandlerId(config: WebhookClientConfig, id: string): WebhookClientConfig {
+export function withWebhookPath(config: WebhookClientConfig, id: string): WebhookClientConfig {
   const segment = id.split('/').map(encodeURIComponent).join('/');
   const { service } = config;
   return {

@@ -15,6 +15,9 @@ import {
   scopeNotes,
 } from '../../../runtime/rbac/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { Gadget } from '../../../examples/19-versions/generated/index.ts';
+import * as v1alpha1 from '../../../examples/19-versions/generated/example.com/v1alpha1.ts';
+import { gadgetV1alpha1 } from '../../../examples/19-versions/converters.ts';
 
 const ACCOUNT = { name: 'op', namespace: 'ops' };
 
@@ -289,4 +292,16 @@ test('rules keep what the needs say as it is: names whole, resources of one grou
     { apiGroups: ['example.com'], resources: ['widgets', 'gadgets'], verbs: ['get'] },
     { apiGroups: ['example.com'], resources: ['widgets'], resourceNames: ['a,b', 'b'], verbs: ['get', 'patch'] },
   ]);
+});
+
+test('converters: patch of their CRDs, by name, unless the webhook is not managed', () => {
+  const registry = new OperatorRegistry();
+  registry.on.convert(Gadget, v1alpha1.Gadget, gadgetV1alpha1);
+  assert.deepEqual(rulesOf(operatorNeeds(registry, { events: false, standalone: true })), [
+    {
+      apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'],
+      resourceNames: ['gadgets.example.com'], verbs: ['patch'],
+    },
+  ]);
+  assert.deepEqual(operatorNeeds(registry, { events: false, standalone: true, webhookManaged: false }), []);
 });

@@ -1,11 +1,13 @@
 /**
  * What `./generated/index.ts` stands for in the documentation's code blocks: the module kopf-gen
  * writes from CRDs. `KopfExample` is the examples' resource; `Widget` is a small kind in the
- * shape kopf-gen emits (object type, field map, descriptor under one name).
+ * shape kopf-gen emits (object type, field map, descriptor under one name); `Gadget` is
+ * examples/19-versions' storage version (its v1alpha1 is beside this file, in example.com/).
  */
 import type { ObjectMeta, ResourceDescriptor, KubeObject } from 'kopf';
 
 export { KopfExample, type KopfExampleFields, type KopfExampleSpec, type KopfExampleStatus } from '../../../../examples/kopfexample.ts';
+export { Gadget } from '../../../../examples/19-versions/generated/index.ts';
 
 export interface WidgetSpec {
   replicas: number;
