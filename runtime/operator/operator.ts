@@ -284,7 +284,7 @@ export class Operator {
     started.ring = joinRing({
       client, settings: this.settings.sharding, identity: this.identity, pauses: this.pauses, lost,
       namespace: this.settings.sharding.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default',
-      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal,
+      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal, metrics: this.metrics,
     });
   }
 

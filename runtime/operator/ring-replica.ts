@@ -8,6 +8,7 @@
 import type { ShardingSettings } from '../config/settings.ts';
 import type { KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
+import type { OperatorMetrics, RingMoveReason } from '../observation/metrics.ts';
 import { ToggleSet } from '../structs/toggles.ts';
 import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
@@ -38,6 +39,8 @@ export interface RingOptions {
   readonly logger: Logger;
   /** Ends the assigner's work (the operator's coordination). */
   readonly signal: AbortSignal;
+  /** The operator's metrics, if kept: the ring's members, objects, moves, and the assigner's Lease. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** Joins the ring named in the settings; `undefined` when there is none. */
@@ -75,7 +78,10 @@ export function joinRing(options: RingOptions): RingReplica | undefined {
     }
   });
   if (!pauses.on) candidacy = stand();
-  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger });
+  const { metrics } = options;
+  const moved = metrics && ((reason: RingMoveReason) => metrics.ringMove(ring, reason));
+  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger, moved });
+  if (metrics) observeRing(metrics, ring, `${namespace}/${ring}-assigner`, assigner, () => candidacy);
   membership.start();
   const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
   assigner.run(options.signal).catch(failed);
@@ -86,4 +92,19 @@ export function joinRing(options: RingOptions): RingReplica | undefined {
     await Promise.all([was?.stop(), standingDown]);
   };
   return { membership, stopCandidacy, assigner, member };
+}
+
+/**
+ * The ring's gauges, read when scraped: its members as this replica sees them, the objects each
+ * holds (given by the assigner only, which tracks them), and whether this replica is the assigner.
+ */
+function observeRing(
+  metrics: OperatorMetrics, ring: string, lease: string, assigner: RingAssigner,
+  candidacy: () => LeaderElection | undefined,
+): void {
+  metrics.observe('ringMembers', { ring }, () => assigner.members.size);
+  metrics.observe('leader', { lease }, () => candidacy()?.leading ? 1 : 0);
+  metrics.observeSeries('ringObjects', function* () {
+    for (const [member, count] of assigner.held()) yield [{ ring, member }, count] as const;
+  });
 }

@@ -114,7 +114,7 @@ async function processObject(
   let written: string | undefined;
   if (proc.reconciling && !memory.released) {
     if (pressure.aborted) return undefined;
-    written = await proc.reconciling.reconcile({ key, body, context, logger });
+    written = await proc.reconciling.reconcile({ key, body, context, logger, trigger: event.trigger });
   }
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);

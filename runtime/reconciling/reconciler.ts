@@ -18,6 +18,7 @@ import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
+import type { ReconcileTrigger } from '../observation/metrics.ts';
 import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
 import { timerDelay } from '../queueing/sleeping.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
@@ -62,7 +63,7 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   async reconcile(view: ReconcileView): Promise<string | undefined> {
-    const { key, body, context, logger } = view;
+    const { key, body, context, logger, trigger = 'change' } = view;
     const record = this.#recall(key, body);
     const deleting = Boolean(body.metadata?.deletionTimestamp);
     const due = matchesBody(this.handler.filters, body, context) &&
@@ -73,6 +74,8 @@ export class ResourceReconciler implements ObjectReconciling {
     }
     if (failedForGood(record)) return undefined;
     record.failedFor = undefined;
+    const report = handlerReport(this.#env.scope, 'reconcile');
+    report?.metrics.reconcileRequest(report.resource, trigger);
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
     const patch = newPatch(body);
@@ -126,17 +129,17 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   /** Queues a request for the object of `key`, if it is known and not failed for good in its current state. */
-  request(key: string): void {
+  request(key: string, trigger: ReconcileTrigger): void {
     const record = this.#records.get(key);
     if (!record || failedForGood(record)) return;
-    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
+    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true, trigger });
   }
 
   /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */
   related(related: RelatedResource, object: KubeObject): void {
     if (!related.map) {
       const owner = controllerUid(object, this.#env.scope.resource);
-      if (owner) this.request(owner);
+      if (owner) this.request(owner, 'owned');
       return;
     }
     const meta = object.metadata;
@@ -156,7 +159,7 @@ export class ResourceReconciler implements ObjectReconciling {
     }
     for (const name of names) {
       const key = this.#keys.get(name);
-      if (key !== undefined) this.request(key);
+      if (key !== undefined) this.request(key, 'watched');
     }
   }
 
@@ -178,6 +181,7 @@ export class ResourceReconciler implements ObjectReconciling {
     logger: Logger,
   ): void {
     let delay: number | undefined;
+    let trigger: ReconcileTrigger = 'retry';
     if (outcome.kind === 'success') {
       const after = record.failures ? ` after ${record.failures} failure(s)` : '';
       logger.debug(`${this.#title} succeeded${after}.`);
@@ -186,6 +190,7 @@ export class ResourceReconciler implements ObjectReconciling {
       const { requeueAfter } = outcome, { resync } = this.handler;
       delay = requeueAfter === undefined || resync === undefined ? requeueAfter ?? resync
         : Math.min(requeueAfter, resync);
+      trigger = requeueAfter !== undefined && delay === requeueAfter ? 'requeue' : 'resync';
     } else {
       record.failures++;
       // As Kopf lets go of an object whose deletion handlers failed for good: nothing would change it.
@@ -196,7 +201,7 @@ export class ResourceReconciler implements ObjectReconciling {
     if (delay === undefined || this.#env.stopping.aborted) return;
     record.timer = setTimeout(() => {
       record.timer = undefined;
-      this.request(key);
+      this.request(key, trigger);
     }, timerDelay(delay));
     record.timer.unref?.();
   }

@@ -27,6 +27,7 @@ import { Leases, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
+import type { RingMoveReason } from '../observation/metrics.ts';
 import type { WatchTask } from '../watching/watchers.ts';
 import { decideMove, placementKey, type Placement } from './decisions.ts';
 import { DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, shardLabel } from './ring-labels.ts';
@@ -41,6 +42,8 @@ export interface AssignerOptions {
   standby: ToggleSet;
   logger: Logger;
   now?: () => number;
+  /** Told of each object moved (its label written), and why: for the ring's metrics. */
+  moved?: (reason: RingMoveReason) => void;
 }
 
 /** What the assigner knows of one object. */
@@ -84,6 +87,19 @@ export class RingAssigner {
 
   /** The members alive now, as this assigner sees them. */
   get members(): ReadonlySet<string> { return this.#ring.members; }
+
+  /**
+   * The objects assigned to each living member, as far as this replica tracks them: all the served
+   * objects while it assigns, none while it stands by.
+   */
+  held(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const member of this.#ring.members) counts.set(member, 0);
+    for (const { placement: { shard } } of this.#objects.values()) {
+      if (shard !== undefined && counts.has(shard)) counts.set(shard, counts.get(shard)! + 1);
+    }
+    return counts;
+  }
 
   /**
    * Watches the ring's members until `signal` is aborted — as a standby too: one elected after the
@@ -240,14 +256,18 @@ export class RingAssigner {
     const labels = move.kind === 'assign'
       ? { [shardLabel(ring)]: move.to, [drainLabel(ring)]: null }
       : { [drainLabel(ring)]: DRAIN_VALUE };
+    const reason: RingMoveReason = move.kind === 'drain' ? 'drain'
+      : tracked.placement.shard === undefined ? 'assign' : 'failover';
     this.#writing.add(key);
-    void this.#write(key, tracked, labels).finally(() => {
+    void this.#write(key, tracked, labels, reason).finally(() => {
       this.#writing.delete(key);
       if (this.#again.delete(key)) this.#decide(key);
     });
   }
 
-  async #write(key: string, tracked: Tracked, labels: Record<string, string | null>): Promise<void> {
+  async #write(
+    key: string, tracked: Tracked, labels: Record<string, string | null>, reason: RingMoveReason,
+  ): Promise<void> {
     const { client, logger, settings } = this.#options;
     const where = `${tracked.namespace ? `${tracked.namespace}/` : ''}${tracked.name}`;
     try {
@@ -257,6 +277,7 @@ export class RingAssigner {
       const to = labels[shardLabel(settings.ring)];
       const placement = to ? { shard: to, draining: false } : { ...tracked.placement, draining: true };
       if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, version });
+      this.#options.moved?.(reason);
       const what = to ? `assigned to ${to}` : 'drained';
       logger.debug(`The object ${where} is ${what}.`);
     } catch (error) {
