@@ -20,8 +20,8 @@ import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actio
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import type { ReconcileTrigger } from '../observation/metrics.ts';
 import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
-import { timerDelay } from '../queueing/sleeping.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
+import { currentClock, type ClockTimer } from '../structs/clock.ts';
 
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
@@ -44,8 +44,8 @@ interface ObjectRecord {
   failedFor?: string;
   /** Its deletion is reconciled: the finalizer may go. */
   released: boolean;
-  /** The next request: a requeue, a retry, or the resync. */
-  timer?: NodeJS.Timeout;
+  /** The next request: a requeue, a retry, or the resync (on the operator's clock). */
+  timer?: ClockTimer;
 }
 
 export class ResourceReconciler implements ObjectReconciling {
@@ -199,11 +199,10 @@ export class ResourceReconciler implements ObjectReconciling {
       else delay = outcome.delay;
     }
     if (delay === undefined || this.#env.stopping.aborted) return;
-    record.timer = setTimeout(() => {
+    record.timer = currentClock().setTimer(() => {
       record.timer = undefined;
       this.request(key, trigger);
-    }, timerDelay(delay));
-    record.timer.unref?.();
+    }, delay * 1000, false);
   }
 
   #report(outcome: RunOutcome, error: unknown, logger: Logger): void {
@@ -218,7 +217,7 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   #cancel(record: ObjectRecord): void {
-    if (record.timer) clearTimeout(record.timer);
+    record.timer?.cancel();
     record.timer = undefined;
   }
 }

@@ -64,6 +64,12 @@ export interface ResourceContext<T extends KubeObject> {
   signal: AbortSignal;
   /** The operator's indexes (`on.index`), read-only: `indices.get(handle)`. */
   indices: Indices;
+  /**
+   * The current time of the operator's clock: the system's, or a test's virtual clock
+   * (`kopf/testing`), which also moves the runtime's scheduling of handlers. Read the time here
+   * rather than with `new Date()` where a test should control it (a schedule, an age, a timeout).
+   */
+  now: () => Date;
 }
 
 /** Filter callbacks (`when`, value predicates) see the same, without the invocation details. */
@@ -151,6 +157,8 @@ export interface ActivityContext {
   signal: AbortSignal;
   /** The operator's indexes; startup handlers run before anything is indexed, so they see them empty. */
   indices: Indices;
+  /** The current time of the operator's clock (see `ResourceContext.now`). */
+  now: () => Date;
 }
 
 /** What an index function gets: the object, as other resource handlers do, and its attempt. */
