@@ -21,6 +21,7 @@ import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import type { ReconcileTrigger } from '../observation/metrics.ts';
 import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
+import { RelatedObjects } from './related-cache.ts';
 import { currentClock, type ClockTimer } from '../structs/clock.ts';
 
 export interface ReconcilerEnv {
@@ -55,11 +56,15 @@ export class ResourceReconciler implements ObjectReconciling {
   /** Object keys by `namespace/name`, for the requests of `map`. */
   readonly #keys = new Map<string, string>();
   readonly #title: string;
+  /** What the watches of the related resources have brought: the reconciler's reads of them. */
+  readonly #related: RelatedObjects;
 
   constructor(handler: ReconcileHandler, env: ReconcilerEnv) {
     this.handler = handler;
     this.#env = env;
     this.#title = `Reconciler '${handler.id}'`;
+    const ownerOf = (object: KubeObject) => controllerUid(object, this.#env.scope.resource);
+    this.#related = new RelatedObjects(handler.owns, handler.watches, ownerOf, this.#title);
   }
 
   async reconcile(view: ReconcileView): Promise<string | undefined> {
@@ -79,8 +84,12 @@ export class ResourceReconciler implements ObjectReconciling {
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
     const patch = newPatch(body);
+    const uid = body.metadata?.uid ?? '';
+    const related = this.#related;
     const ctx: ReconcileContext<KubeObject> = {
-      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting,
+      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
+      owned: (resource) => related.owned(uid, resource),
+      ownedMetadata: (resource) => related.ownedMetadata(uid, resource),
     };
     const { scope } = this.#env;
     const outcome = await this.#run(body, ctx, record.failures, logger);
@@ -135,8 +144,9 @@ export class ResourceReconciler implements ObjectReconciling {
     this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true, trigger });
   }
 
-  /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */
-  related(related: RelatedResource, object: KubeObject): void {
+  /** A related object changed (or was listed, or deleted): kept for reads, and requests for the objects it concerns. */
+  related(related: RelatedResource, object: KubeObject, type: RawEvent['type'] = null): void {
+    this.#related.seen(related, object, type);
     if (!related.map) {
       const owner = controllerUid(object, this.#env.scope.resource);
       if (owner) this.request(owner, 'owned');

@@ -6,7 +6,7 @@
  */
 import type { Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
-import type { JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
+import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
@@ -174,7 +174,36 @@ export type ReconcileContext<T extends KubeObject> = ResourceContext<T> & {
   param: unknown;
   /** The object is being deleted (only with `finalizer: true`); it goes once this run succeeds. */
   deleting: boolean;
+  /**
+   * The object's children of a resource in `owns` (their controller owner reference names it), as
+   * the reconciler's own watch of them has brought them: full objects, read with no request. A
+   * resource owned with `metadataOnly: true` is read with `ownedMetadata` instead.
+   */
+  owned<C extends KubeObject>(resource: ResourceDescriptor<C, FieldMap>): readonly Readonly<C>[];
+  /** The same as metadata (`PartialObjectMetadata`), for any resource in `owns`. */
+  ownedMetadata<C extends KubeObject>(resource: ResourceDescriptor<C, FieldMap>): readonly MetadataView<C>[];
+  /** Reads of the objects of the resources in `watches` and `owns`, from the reconciler's own watches. */
+  cache: RelatedCache;
 };
+
+/** An object as a metadata-only watch brings it (`PartialObjectMetadata`): its kind and metadata. */
+export type MetadataView<T extends KubeObject> = Readonly<Pick<T, 'apiVersion' | 'kind'> & { metadata: ObjectMeta }>;
+
+/**
+ * The objects of a reconciler's related resources (`watches`, `owns`) as its watches have brought
+ * them: current as of the latest event seen, read with no request to the API server. A resource
+ * watched with `metadataOnly: true` gives its objects' metadata only.
+ */
+export interface RelatedCache {
+  /** The object of this name (and namespace, for a namespaced resource), if the watch has it. */
+  get<C extends KubeObject>(
+    resource: ResourceDescriptor<C, FieldMap>, name: string, namespace?: string | null,
+  ): Readonly<C> | undefined;
+  /** The objects, of one namespace if given, matching a label selector (`a=b,c!=d,e in (f,g),!h`) if given. */
+  list<C extends KubeObject>(
+    resource: ResourceDescriptor<C, FieldMap>, options?: { namespace?: string | null; labelSelector?: string },
+  ): readonly Readonly<C>[];
+}
 
 /** What a reconciler returns: nothing, or when to run again although nothing changes. */
 export type ReconcileResult = { /** Seconds until the object is reconciled again. */ requeueAfter?: number } | void;
