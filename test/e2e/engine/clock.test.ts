@@ -118,7 +118,7 @@ test('timers, daemons\' sleeps and Kopf\'s handler delays wait on the virtual cl
     await journal.until('timer 0');
     await journal.until('create 0');
     // The retry's wake-up is set once the failure is stored: then the clock may move past it.
-    await capture.waitFor('Sleeping for 300 seconds for the delayed handlers.', { timeout: 30 });
+    await capture.waitFor(/^Sleeping for [\d.]+ seconds for the delayed handlers\.$/, { timeout: 30 });
     await clock.advance(1000);
     for (const entry of ['daemon 300', 'daemon 600', 'daemon 900', 'timer 600', 'create 1']) await journal.until(entry);
     const created = journal.entries.find((e) => e.startsWith('created at '));
