@@ -89,6 +89,7 @@ export {
   StatusDiffBaseStorage, StatusProgressStorage, type DiffBaseStorage, type ProgressStorage,
 } from './progress/index.ts';
 export type { Diff, DiffItem, DiffOp } from './structs/diffs.ts';
+export { systemClock, type Clock, type ClockTimer } from './structs/clock.ts';
 export type { Patch } from './structs/patches.ts';
 export {
   CRITICAL, DEBUG, ERROR, INFO, WARNING, LogConfig, Logger, captureLogs, streamSink,

@@ -25,3 +25,4 @@ export {
   type RunningOperator,
   type WaitOptions,
 } from './testing/runner.ts';
+export { VirtualClock } from './testing/virtual-clock.ts';

@@ -9,6 +9,7 @@ import type { Logger } from '../logging/index.ts';
 import type { FilterContext, Memo, ResourceContext } from '../registry/contexts.ts';
 import type { HandlerState } from '../handling/execution.ts';
 import type { InvocationScope } from './scope.ts';
+import type { ReconcileTrigger } from '../observation/metrics.ts';
 
 /** What the per-event processing needs to know for the object's finalizer (from timers, daemons, reconcilers). */
 export interface SpawningVerdict {
@@ -63,6 +64,8 @@ export interface ReconcileView {
   /** The object's context, as its other handlers get it (the reconciler gets a patch of its own). */
   context: ResourceContext<KubeObject>;
   logger: Logger;
+  /** What queued the run; absent for an event of the object itself. */
+  trigger?: ReconcileTrigger;
 }
 
 /** What the processing asks of the resource's reconciler (`reconciling/`), in the object's own queue. */

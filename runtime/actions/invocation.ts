@@ -15,6 +15,7 @@ import { OperatorIndexers } from '../indices/indexers.ts';
 import type { InvocationScope, ResourceScope } from './scope.ts';
 import type { HandlerKind, HandlerReport } from '../observation/metrics.ts';
 import { resourceLabel } from '../observation/resource-names.ts';
+import { clockNow } from '../structs/clock.ts';
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 /** For scopes made without an operator's indexes (tests, benchmarks). */
@@ -57,6 +58,7 @@ export function bodyContext(body: KubeObject, parts: BodyContextParts): Resource
     client: parts.client,
     signal: parts.signal,
     indices: parts.indices,
+    now: clockNow,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { KeptFields } from './inconsistencies.ts';
-import type { OperatorMetrics } from '../observation/metrics.ts';
+import type { OperatorMetrics, ReconcileTrigger } from '../observation/metrics.ts';
 
 /** One watch event of one object, or one that this runtime schedules itself. */
 export interface RawEvent {
@@ -27,6 +27,8 @@ export interface RawEvent {
    * body seen: no watch event, so event handlers do not see it and it cuts no sleep short.
    */
   reconcile?: boolean;
+  /** What queued a reconcile request; absent for an event of the object itself (`change`). */
+  trigger?: ReconcileTrigger;
 }
 
 /** Where a write goes: the resource and the client, and what its merge-patches were seen to keep. */

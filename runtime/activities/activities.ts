@@ -15,6 +15,7 @@ import { executeOnce, type Attempt, type HandlerState } from '../handling/execut
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
+import { clockNow } from '../structs/clock.ts';
 
 /** For activities run without an operator's indexes (tests). */
 const NO_INDICES = new OperatorIndexers([]).indices;
@@ -75,7 +76,9 @@ export async function runActivity(
       };
       const indices = env.indices ?? NO_INDICES;
       const { settings, memo, client } = env;
-      const context = { activity, settings, logger, memo, client, param: handler.param, signal, indices };
+      const context = {
+        activity, settings, logger, memo, client, param: handler.param, signal, indices, now: clockNow,
+      };
       const invoke = async (attempt: Attempt) => handler.fn({ ...context, ...attempt });
       // A cancelled handler has said so (execution.ts); the activity ends with it, as it would at its next retry.
       const executed = await executeOnce(handler, state, options, invoke).catch((error: unknown) => {

@@ -17,6 +17,7 @@ import { guardProcess } from '../operator/guard.ts';
 import { parseEndpoint } from '../servers/endpoints.ts';
 import { thrownText } from '../structs/errors.ts';
 import { compileCacheRefusal } from './compile-cache.ts';
+import { clockOfParent } from '../testing/virtual-clock.ts';
 
 const HELP = `Usage: kopf run [options] [files…]
 
@@ -243,7 +244,7 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
     }),
     logs, namespaces: values.namespace ?? [], clusterwide: !values.namespace?.length,
     standalone: values.standalone ?? false, priority, peering: values.peering, signal: stop.signal,
-    liveness: values.liveness, metrics: values.metrics,
+    liveness: values.liveness, metrics: values.metrics, clock: clockOfParent(),
   });
   const logger = op.logger.child('kopf.run');
   if (!values.namespace?.length && !values['all-namespaces']) {

@@ -4,9 +4,9 @@
  * heap, not a suspended `async` frame with a promise, closures and a Node timer of its own, which
  * every timer of every object held for as long as it waited.
  */
-import { LONGEST_TIMER_MS as LONGEST } from '../queueing/sleeping.ts';
+import { systemClock, type Clock, type ClockTimer } from '../structs/clock.ts';
 
-/** An entry: when it is due (`performance.now()` milliseconds), and what to do then. */
+/** An entry: when it is due (its clock's `elapsed()` milliseconds), and what to do then. */
 export interface Due {
   at: number;
   /** Its place in the heap, or -1 while it is not queued (kept by the queue). */
@@ -20,9 +20,15 @@ const TOLERANCE = 1;
 
 export class DueQueue {
   private readonly heap: Due[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  /** When the Node timer is set to fire; Infinity when there is none. */
+  private timer: ClockTimer | undefined;
+  /** When the clock's timer is set to fire; Infinity when there is none. */
   private armedAt = Infinity;
+  /** What the entries' times are read on, and the one timer is set on. */
+  readonly clock: Clock;
+
+  constructor(clock: Clock = systemClock) {
+    this.clock = clock;
+  }
 
   /** Queues `entry` at `at` (moved there if it is queued already). */
   schedule(entry: Due, at: number): void {
@@ -56,22 +62,22 @@ export class DueQueue {
   private arm(): void {
     const first = this.heap[0];
     if (!first) {
-      clearTimeout(this.timer);
+      this.timer?.cancel();
       this.timer = undefined;
       this.armedAt = Infinity;
       return;
     }
     if (this.timer && first.at >= this.armedAt) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.armedAt = first.at;
-    this.timer = setTimeout(this.fireDue, Math.min(Math.max(0, first.at - performance.now()), LONGEST));
+    this.timer = this.clock.setTimer(this.fireDue, first.at - this.clock.elapsed());
   }
 
   /** The entries due are taken out first and called after: one that queues itself again waits its turn. */
   private readonly fireDue = (): void => {
     this.timer = undefined;
     this.armedAt = Infinity;
-    const now = performance.now() + TOLERANCE;
+    const now = this.clock.elapsed() + TOLERANCE;
     const due: Due[] = [];
     while (this.heap.length && this.heap[0]!.at <= now) {
       const first = this.heap[0]!;
@@ -113,5 +119,16 @@ export class DueQueue {
   }
 }
 
-/** The queue of the process's timers. */
+/** The queue of the process's timers on the system's clock. */
 export const timerQueue = new DueQueue();
+
+/** Queues of timers on other clocks (tests'), one per clock. */
+const otherQueues = new WeakMap<Clock, DueQueue>();
+
+/** The queue of the timers on `clock`. */
+export function dueQueueOf(clock: Clock): DueQueue {
+  if (clock === systemClock) return timerQueue;
+  let queue = otherQueues.get(clock);
+  if (!queue) otherQueues.set(clock, queue = new DueQueue(clock));
+  return queue;
+}

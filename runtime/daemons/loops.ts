@@ -21,7 +21,8 @@ import { applyPlan } from '../actions/application.ts';
 import { handlerReport, invokeForResult, objectContext } from '../actions/invocation.ts';
 import type { ResourceScope } from '../actions/scope.ts';
 import type { ObjectDaemons, Spawned } from './object-daemons.ts';
-import { timerQueue, type Due } from './due-queue.ts';
+import { dueQueueOf, type Due, type DueQueue } from './due-queue.ts';
+import { currentClock } from '../structs/clock.ts';
 
 /** What one task works with: its record, its object's memory, and the resource's processor. */
 export interface TaskEnv {
@@ -80,8 +81,10 @@ class TimerRun implements Due {
   /** Whether the next step waits for a change of the essence since the last call began. */
   private awaitingChange = false;
   private calling = false;
-  /** When the last call began (`performance.now()`). */
+  /** When the last call began (its clock's `elapsed()`). */
   private started = 0;
+  /** The queue of the timers on the operator's clock, which the timer's sleeps are entries of. */
+  private readonly queue: DueQueue = dueQueueOf(currentClock());
 
   constructor(env: TaskEnv, handler: TimerHandler) {
     this.env = env;
@@ -113,14 +116,14 @@ class TimerRun implements Due {
     const resetAt = this.env.object.idleResetAt;
     if (this.awaitingChange && resetAt <= this.started) return this.sleep(idle);
     this.awaitingChange = false;
-    const left = resetAt + idle * 1000 - performance.now();
+    const left = resetAt + idle * 1000 - this.queue.clock.elapsed();
     if (left > 0) return this.sleep(left / 1000);
     this.begin();
   }
 
   private begin(): void {
     this.calling = true;
-    this.started = performance.now();
+    this.started = this.queue.clock.elapsed();
     this.call.once().then((state) => this.called(state), (error: unknown) => this.fail(error));
   }
 
@@ -131,7 +134,7 @@ class TimerRun implements Due {
     if (!state.success && !state.failure) return this.sleep(secondsUntil(state));
     this.call.reset();
     const { interval, idle, sharp } = this.handler;
-    const took = (performance.now() - this.started) / 1000;
+    const took = (this.queue.clock.elapsed() - this.started) / 1000;
     if (interval !== undefined) return this.sleep(intervalWait(interval, sharp, took));
     if (idle === undefined) return this.finish(); // neither interval nor idle: once
     this.awaitingChange = true;
@@ -139,17 +142,17 @@ class TimerRun implements Due {
   }
 
   private sleep(seconds: number): void {
-    timerQueue.schedule(this, performance.now() + seconds * 1000);
+    this.queue.schedule(this, this.queue.clock.elapsed() + seconds * 1000);
   }
 
   private finish(): void {
-    timerQueue.remove(this);
+    this.queue.remove(this);
     this.resolve();
   }
 
   private fail(error: unknown): void {
     this.calling = false;
-    timerQueue.remove(this);
+    this.queue.remove(this);
     this.reject(error);
   }
 }

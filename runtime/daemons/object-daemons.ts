@@ -10,6 +10,7 @@ import type { SpawningHandler } from '../registry/handlers.ts';
 import { handlerTitle } from '../progress/index.ts';
 import { Stopper } from './stop-flag.ts';
 import { LiveViews } from './views.ts';
+import { currentClock } from '../structs/clock.ts';
 
 /** One timer or daemon running for one object. */
 export class Spawned {
@@ -38,8 +39,8 @@ export class ObjectDaemons {
   readonly views: LiveViews;
   private latest: KubeObject;
   readonly memo: Memo;
-  /** When the essence last changed (`performance.now()`), for idle timers. */
-  idleResetAt = performance.now();
+  /** When the essence last changed (the operator's clock's `elapsed()`), for idle timers. */
+  idleResetAt = currentClock().elapsed();
   readonly running = new Map<string, Spawned>();
   readonly foreverStopped = new Set<string>();
   /** The deletion's stop of the running tasks, while it goes on. */

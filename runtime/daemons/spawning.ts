@@ -22,6 +22,7 @@ import { ObjectDaemons, Spawned } from './object-daemons.ts';
 import { runDaemon, runTimer } from './loops.ts';
 import { stopForDeletion, stopInMemory } from './stopping.ts';
 import type { Pausable, Pausing } from './pausing.ts';
+import { currentClock } from '../structs/clock.ts';
 
 const NOTHING: SpawningVerdict = Object.freeze({ required: false, holding: false });
 
@@ -56,7 +57,7 @@ export class Spawner implements Pausable {
     if (!object && !matching.length) return NOTHING;
     if (!object) this.objects.set(event.key, object = new ObjectDaemons(event.body, event.memo));
     object.body = event.body;
-    if (this.idling && event.changed()) object.idleResetAt = performance.now();
+    if (this.idling && event.changed()) object.idleResetAt = currentClock().elapsed();
     const required = matching.some((h) => !object.foreverStopped.has(h.id));
     if (event.deleting) {
       this.stopForDeletion(event.key, object);

@@ -7,7 +7,7 @@
  * more to add and remove than the sleep's own timer. The signal is made when someone asks for it.
  */
 import type { Stopped, StopReason } from '../registry/contexts.ts';
-import { LONGEST_TIMER_MS as LONGEST } from '../queueing/sleeping.ts';
+import { currentClock, type ClockTimer } from '../structs/clock.ts';
 
 
 export class Stopper implements Stopped {
@@ -43,21 +43,15 @@ export class Stopper implements Stopped {
   readonly wait = (seconds = Infinity): Promise<boolean> => {
     if (this.why !== undefined) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
-      let left = Math.max(0, seconds * 1000);
-      let timer: NodeJS.Timeout;
       const wakers = this.wakers ??= new Set();
       const wake = (): void => {
-        clearTimeout(timer);
+        timer.cancel();
         wakers.delete(wake);
         resolve(this.why !== undefined);
       };
-      const tick = (): void => {
-        if (left <= LONGEST) { timer = setTimeout(wake, left); return; }
-        left -= LONGEST;
-        timer = setTimeout(tick, LONGEST);
-      };
       wakers.add(wake);
-      tick();
+      // On the operator's clock: a test's virtual clock moves a daemon's sleeps too.
+      const timer: ClockTimer = currentClock().setTimer(wake, Math.max(0, seconds * 1000));
     });
   };
 

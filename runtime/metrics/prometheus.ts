@@ -10,13 +10,12 @@ import { Gauge, Registry } from 'prom-client';
 import { CellCounter, CellHistogram, asMetric } from './cells.ts';
 import { collectProcessMetrics } from './process-metrics.ts';
 import type {
-  GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, WatchMetrics, WatchRestartReason,
+  GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, ReconcileTrigger, RingMoveReason,
+  WatchMetrics, WatchRestartReason,
 } from '../observation/metrics.ts';
 
-interface Reader {
-  labels: GaugeLabels;
-  read: () => number;
-}
+/** A gauge's reader: the series it gives at each scrape. */
+type Reader = () => Iterable<readonly [GaugeLabels, number]>;
 
 const GAUGES: Record<GaugeName, { name: string; help: string; labelNames: string[] }> = {
   queueDepth: {
@@ -34,6 +33,13 @@ const GAUGES: Record<GaugeName, { name: string; help: string; labelNames: string
     name: 'kopf_paused', help: 'Whether peering or a freeze pauses the operator (1) or not (0).', labelNames: [],
   },
   leader: { name: 'kopf_leader', help: 'Whether this replica holds the Lease (1) or not (0).', labelNames: ['lease'] },
+  ringMembers: {
+    name: 'kopf_ring_members', help: 'The ring\'s living members, as this replica sees them.', labelNames: ['ring'],
+  },
+  ringObjects: {
+    name: 'kopf_ring_objects', labelNames: ['ring', 'member'],
+    help: 'Objects assigned to each member of the ring, as its assigner counts them (on the assigner only).',
+  },
 };
 
 export class PrometheusMetrics implements OperatorMetrics {
@@ -71,6 +77,12 @@ export class PrometheusMetrics implements OperatorMetrics {
   readonly #webhookDurations = new CellHistogram(
     'kopf_webhook_duration_seconds', 'Seconds an admission review took to answer.', ['webhook'],
   );
+  readonly #reconcileRequests = new CellCounter(
+    'kopf_reconcile_requests_total', 'Reconciler runs, by what queued them.', ['resource', 'trigger'],
+  );
+  readonly #ringMoves = new CellCounter(
+    'kopf_ring_moves_total', 'Objects moved by the ring\'s assigner, by why.', ['ring', 'reason'],
+  );
 
   /** Stops what Node's process metrics keep running (`close()`). */
   readonly #stopProcessMetrics = collectProcessMetrics(this.registry);
@@ -79,6 +91,7 @@ export class PrometheusMetrics implements OperatorMetrics {
     const cells = [
       this.#handlerRuns, this.#handlerDurations, this.#queueWaits, this.#watchEvents, this.#watchRestarts,
       this.#apiRequests, this.#apiDurations, this.#apiThrottled, this.#webhookRequests, this.#webhookDurations,
+      this.#reconcileRequests, this.#ringMoves,
     ];
     for (const metric of cells) this.registry.registerMetric(asMetric(metric));
     for (const gauge of Object.keys(GAUGES) as GaugeName[]) this.#gauge(gauge);
@@ -123,10 +136,21 @@ export class PrometheusMetrics implements OperatorMetrics {
   }
 
   observe(gauge: GaugeName, labels: GaugeLabels, read: () => number): () => void {
-    const reader = { labels, read };
+    return this.observeSeries(gauge, () => [[labels, read()]]);
+  }
+
+  observeSeries(gauge: GaugeName, read: Reader): () => void {
     const readers = this.#readers.get(gauge)!;
-    readers.add(reader);
-    return () => { readers.delete(reader); };
+    readers.add(read);
+    return () => { readers.delete(read); };
+  }
+
+  reconcileRequest(resource: string, trigger: ReconcileTrigger): void {
+    this.#reconcileRequests.inc(resource, trigger);
+  }
+
+  ringMove(ring: string, reason: RingMoveReason): void {
+    this.#ringMoves.inc(ring, reason);
   }
 
   /**
@@ -150,7 +174,7 @@ export class PrometheusMetrics implements OperatorMetrics {
       ...GAUGES[name], registers: [this.registry],
       collect() {
         this.reset();
-        for (const { labels, read } of readers) this.inc(labels, read());
+        for (const read of readers) for (const [labels, value] of read()) this.inc(labels, value);
       },
     });
   }

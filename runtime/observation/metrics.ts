@@ -28,9 +28,25 @@ export type HandlerOutcome = 'success' | 'retry' | 'failure';
  */
 export type WatchRestartReason = 'closed' | 'expired' | 'inactivity' | 'malformed' | 'error';
 
+/**
+ * What queued a reconciler's run (`kopf_reconcile_requests_total{trigger}`): `change` — an event of
+ * the object itself; `owned` — a change of an owned child; `watched` — a change of a watched object
+ * that its `map` named it in; `resync` — the resync period; `requeue` — its `requeueAfter`;
+ * `retry` — a retry after an error.
+ */
+export type ReconcileTrigger = 'change' | 'owned' | 'watched' | 'resync' | 'requeue' | 'retry';
+
+/**
+ * Why a ring's assigner moved an object (`kopf_ring_moves_total{reason}`): `assign` — it had no
+ * member (a new object, or one whose drain was acknowledged); `failover` — its member was gone;
+ * `drain` — a living member was asked to let it go, as the ring wants it elsewhere.
+ */
+export type RingMoveReason = 'assign' | 'failover' | 'drain';
+
 /** The gauges, read when scraped (nothing is paid for them between scrapes). */
 export type GaugeName =
-  | 'queueDepth' | 'objectsInProgress' | 'daemonsRunning' | 'watchHealthy' | 'paused' | 'leader';
+  | 'queueDepth' | 'objectsInProgress' | 'daemonsRunning' | 'watchHealthy' | 'paused' | 'leader'
+  | 'ringMembers' | 'ringObjects';
 
 /** A gauge's labels (`resource`, `namespace`, `lease`), by name. */
 export type GaugeLabels = Readonly<Record<string, string>>;
@@ -74,6 +90,15 @@ export interface OperatorMetrics extends ApiMetrics {
    * called. Several readers with the same labels add up (a resource's queues, say).
    */
   observe(gauge: GaugeName, labels: GaugeLabels, read: () => number): () => void;
+  /**
+   * As `observe`, for a gauge whose series come and go (a ring's members): `read` gives every
+   * series with its labels at each scrape.
+   */
+  observeSeries(gauge: GaugeName, read: () => Iterable<readonly [GaugeLabels, number]>): () => void;
+  /** A reconciler's run, by what queued it; `resource` is `resourceLabel`'s form. */
+  reconcileRequest(resource: string, trigger: ReconcileTrigger): void;
+  /** An object moved by a ring's assigner (a label written). */
+  ringMove(ring: string, reason: RingMoveReason): void;
 }
 
 /** Where an executed handler's run is reported, and as what. */

@@ -43,6 +43,7 @@ import { newClient } from './client.ts';
 import { joinRing, type RingReplica } from './ring-replica.ts';
 import { loadMetrics, serveEndpoints } from './served-endpoints.ts';
 import { applyPeeringOptions, type OperatorOptions } from './options.ts';
+import { runInClock } from '../structs/clock.ts';
 
 export type { OperatorOptions } from './options.ts';
 
@@ -126,7 +127,8 @@ export class Operator {
     external?.addEventListener('abort', announced, { once: true });
     this.ready = new Promise((resolve, reject) => { this.readyResolve = resolve; this.readyReject = reject; });
     this.ready.catch(() => undefined); // observed through `done` as well
-    this.done = this.run();
+    // Everything the run starts reads the handlers' time from the clock given, if one is.
+    this.done = options.clock ? runInClock(options.clock, () => this.run()) : this.run();
   }
 
   /** The liveness endpoint's URL once it is served (with the actual port if 0 was asked for). */
@@ -286,6 +288,7 @@ export class Operator {
       client, settings: this.settings.sharding, identity: this.identity, pauses: this.pauses, lost,
       namespace: this.settings.sharding.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default',
       logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal, stop: this.stopper.signal,
+      metrics: this.metrics,
     });
   }
 

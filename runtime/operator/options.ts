@@ -6,6 +6,7 @@ import type { OperatorRegistry } from '../registry/registry.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import type { KubeClient } from '../kube/index.ts';
+import type { Clock } from '../structs/clock.ts';
 
 export interface OperatorOptions {
   registry?: OperatorRegistry;
@@ -48,6 +49,12 @@ export interface OperatorOptions {
   metrics?: string;
   /** Aborting it stops the operator gracefully. */
   signal?: AbortSignal;
+  /**
+   * The clock of the handlers' time (`structs/clock.ts`): `now()` in their contexts, and what their
+   * scheduling waits on (requeues, resyncs, retries, delays, timers, daemons' sleeps). A test gives
+   * a `VirtualClock` (`kopf/testing`) and moves it with `advance(seconds)`; the system's otherwise.
+   */
+  clock?: Clock;
 }
 
 /** Maps the operator's peering and leader-election options into its settings, as Kopf maps `kopf run`'s. */

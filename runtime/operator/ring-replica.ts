@@ -9,6 +9,7 @@
 import type { ShardingSettings } from '../config/settings.ts';
 import type { KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
+import type { OperatorMetrics, RingMoveReason } from '../observation/metrics.ts';
 import { ToggleSet } from '../structs/toggles.ts';
 import { LeaderElection } from '../peering/leases.ts';
 import { RingMembership } from '../sharding/membership.ts';
@@ -47,6 +48,8 @@ export interface RingOptions {
   readonly signal: AbortSignal;
   /** Ends the wait for the ring's key (the operator's stop while it starts). */
   readonly stop: AbortSignal;
+  /** The operator's metrics, if kept: the ring's members, objects, moves, and the assigner's Lease. */
+  readonly metrics?: OperatorMetrics;
 }
 
 /** Joins the ring named in the settings; `undefined` when there is none, or when stopped before the key is read. */
@@ -87,7 +90,12 @@ export async function joinRing(options: RingOptions): Promise<RingReplica | unde
     }
   });
   if (!pauses.on) candidacy = stand();
-  const assigner = new RingAssigner({ client, settings: { ...settings, ring }, namespace, standby, logger, seals });
+  const { metrics } = options;
+  const moved = metrics && ((reason: RingMoveReason) => metrics.ringMove(ring, reason));
+  const assigner = new RingAssigner({
+    client, settings: { ...settings, ring }, namespace, standby, logger, seals, moved,
+  });
+  if (metrics) observeRing(metrics, ring, `${namespace}/${ring}-assigner`, assigner, () => candidacy);
   membership.start();
   const failed = (error: unknown) => logger.error('Assigning the ring\'s objects failed.', error);
   assigner.run(options.signal).catch(failed);
@@ -112,4 +120,19 @@ async function readKey(options: RingOptions, ring: string): Promise<RingSeals | 
     }
   } while (await sleep(settings.retryPeriod, stop));
   return undefined;
+}
+
+/**
+ * The ring's gauges, read when scraped: its members as this replica sees them, the objects each
+ * holds (given by the assigner only, which tracks them), and whether this replica is the assigner.
+ */
+function observeRing(
+  metrics: OperatorMetrics, ring: string, lease: string, assigner: RingAssigner,
+  candidacy: () => LeaderElection | undefined,
+): void {
+  metrics.observe('ringMembers', { ring }, () => assigner.members.size);
+  metrics.observe('leader', { lease }, () => candidacy()?.leading ? 1 : 0);
+  metrics.observeSeries('ringObjects', function* () {
+    for (const [member, count] of assigner.held()) yield [{ ring, member }, count] as const;
+  });
 }

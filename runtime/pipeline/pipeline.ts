@@ -207,7 +207,7 @@ function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
     return {
       ...own, gate: undefined, served: { current: () => related.resource }, metadataOnly: related.metadataOnly,
       labelSelector: undefined,
-      push: (_key, event) => reconciler.related(related, event.object),
+      push: (_key, event) => reconciler.related(related, event.object, event.type),
     };
   });
 }

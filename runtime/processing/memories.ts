@@ -4,6 +4,7 @@
  */
 import type { Memo } from '../registry/contexts.ts';
 import type { Essence, HandlerState } from '../progress/index.ts';
+import type { ClockTimer } from '../structs/clock.ts';
 
 export interface ObjectMemory {
   memo: Memo;
@@ -19,7 +20,7 @@ export interface ObjectMemory {
   /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
   released?: boolean;
   /** A scheduled re-processing (for delayed handlers or the end of throttling). */
-  wakeup?: NodeJS.Timeout;
+  wakeup?: ClockTimer;
   /** When the delayed handlers' wake-up is due (ms since the epoch): a newer event cuts it short. */
   sleepingUntil?: number;
   /**
@@ -57,7 +58,7 @@ export class Memories {
 
   forget(key: string): void {
     const memory = this.byKey.get(key);
-    if (memory?.wakeup) clearTimeout(memory.wakeup);
+    memory?.wakeup?.cancel();
     this.byKey.delete(key);
   }
 

@@ -29,6 +29,7 @@ import { thrownText } from '../structs/errors.ts';
 import { UnreadableStateError } from '../progress/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { EventIndexing } from '../actions/engines.ts';
+import { currentClock } from '../structs/clock.ts';
 
 /** Processes one event; never throws — unexpected errors throttle the object instead. */
 export async function processEvent(
@@ -38,7 +39,7 @@ export async function processEvent(
   const logger = proc.logger.forObject(event.object);
   // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
   if (memory.wakeup && !event.reconcile) {
-    clearTimeout(memory.wakeup);
+    memory.wakeup.cancel();
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
     if (memory.sleepingUntil !== undefined) {
@@ -49,8 +50,9 @@ export async function processEvent(
 
   // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
   // even if it fires a millisecond before the wall clock says so, as Node's timers may.
-  if (memory.throttle && !event.wakeup && Date.now() < memory.throttle.until) {
-    schedule(proc, key, memory, event.object, (memory.throttle.until - Date.now()) / 1000);
+  const now = currentClock().now();
+  if (memory.throttle && !event.wakeup && now < memory.throttle.until) {
+    schedule(proc, key, memory, event.object, (memory.throttle.until - now) / 1000);
     return;
   }
   if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
@@ -114,7 +116,7 @@ async function processObject(
   let written: string | undefined;
   if (proc.reconciling && !memory.released) {
     if (pressure.aborted) return undefined;
-    written = await proc.reconciling.reconcile({ key, body, context, logger });
+    written = await proc.reconciling.reconcile({ key, body, context, logger, trigger: event.trigger });
   }
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
@@ -165,7 +167,7 @@ function afterCycle(
     const seconds = Math.min(cycle.delay, 600);
     logger.debug(`Sleeping for ${seconds} seconds for the delayed handlers.`);
     schedule(proc, key, memory, body, seconds);
-    memory.sleepingUntil = Date.now() + seconds * 1000;
+    memory.sleepingUntil = currentClock().now() + seconds * 1000;
   }
 }
 
@@ -197,7 +199,7 @@ function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchO
 
 /** Seconds until `until`, to the millisecond, never negative. */
 function secondsLeft(until: number): number {
-  return Math.max(0, Math.round(until - Date.now()) / 1000);
+  return Math.max(0, Math.round(until - currentClock().now()) / 1000);
 }
 
 /**
@@ -206,12 +208,12 @@ function secondsLeft(until: number): number {
  */
 function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, seconds: number): void {
   if (proc.stopping.aborted) return;
-  if (memory.wakeup) clearTimeout(memory.wakeup);
-  memory.wakeup = setTimeout(() => {
+  memory.wakeup?.cancel();
+  // On the operator's clock, as Kopf's delays are stored by it (a test's virtual clock moves both).
+  memory.wakeup = currentClock().setTimer(() => {
     memory.wakeup = undefined;
     proc.requeue(key, { type: 'MODIFIED', object: body, wakeup: true });
-  }, Math.max(0, seconds * 1000));
-  memory.wakeup.unref?.();
+  }, seconds * 1000, false);
 }
 
 function throttle(
@@ -226,7 +228,7 @@ function throttle(
     return;
   }
   memory.throttle.last = delay;
-  memory.throttle.until = Date.now() + delay * 1000;
+  memory.throttle.until = currentClock().now() + delay * 1000;
   const message = thrownText(error);
   logger.error(`Throttling for ${delay} seconds due to an unexpected error: ${message}`, error);
   schedule(proc, key, memory, body, delay);

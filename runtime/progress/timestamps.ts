@@ -11,6 +11,7 @@
  * when it compares them with its aware "now").
  */
 import { isoSecond, pad } from '../structs/seconds.ts';
+import { currentClock } from '../structs/clock.ts';
 
 const MS_PER_MINUTE = 60_000;
 
@@ -38,11 +39,12 @@ export class Timestamp {
   }
 
   /**
-   * The current time in UTC. Milliseconds come from the wall clock (the monotonic clock drifts
-   * from it over days); the digits below them from the high-resolution clock.
+   * The current time in UTC, of the handlers' clock (`structs/clock.ts`). Milliseconds come from
+   * the wall clock (the monotonic clock drifts from it over days); the digits below them from the
+   * high-resolution clock.
    */
   static now(): Timestamp {
-    return new Timestamp(Date.now(), Math.floor((performance.now() % 1) * 1000));
+    return new Timestamp(currentClock().now(), Math.floor((performance.now() % 1) * 1000));
   }
 
   static fromDate(date: Date, offset: number | null = 0): Timestamp {

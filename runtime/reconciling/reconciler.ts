@@ -18,9 +18,11 @@ import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
+import type { ReconcileTrigger } from '../observation/metrics.ts';
 import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
-import { timerDelay } from '../queueing/sleeping.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
+import { RelatedObjects } from './related-cache.ts';
+import { currentClock, type ClockTimer } from '../structs/clock.ts';
 
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
@@ -43,8 +45,8 @@ interface ObjectRecord {
   failedFor?: string;
   /** Its deletion is reconciled: the finalizer may go. */
   released: boolean;
-  /** The next request: a requeue, a retry, or the resync. */
-  timer?: NodeJS.Timeout;
+  /** The next request: a requeue, a retry, or the resync (on the operator's clock). */
+  timer?: ClockTimer;
 }
 
 export class ResourceReconciler implements ObjectReconciling {
@@ -54,15 +56,19 @@ export class ResourceReconciler implements ObjectReconciling {
   /** Object keys by `namespace/name`, for the requests of `map`. */
   readonly #keys = new Map<string, string>();
   readonly #title: string;
+  /** What the watches of the related resources have brought: the reconciler's reads of them. */
+  readonly #related: RelatedObjects;
 
   constructor(handler: ReconcileHandler, env: ReconcilerEnv) {
     this.handler = handler;
     this.#env = env;
     this.#title = `Reconciler '${handler.id}'`;
+    const ownerOf = (object: KubeObject) => controllerUid(object, this.#env.scope.resource);
+    this.#related = new RelatedObjects(handler.owns, handler.watches, ownerOf, this.#title);
   }
 
   async reconcile(view: ReconcileView): Promise<string | undefined> {
-    const { key, body, context, logger } = view;
+    const { key, body, context, logger, trigger = 'change' } = view;
     const record = this.#recall(key, body);
     const deleting = Boolean(body.metadata?.deletionTimestamp);
     const due = matchesBody(this.handler.filters, body, context) &&
@@ -73,11 +79,17 @@ export class ResourceReconciler implements ObjectReconciling {
     }
     if (failedForGood(record)) return undefined;
     record.failedFor = undefined;
+    const report = handlerReport(this.#env.scope, 'reconcile');
+    report?.metrics.reconcileRequest(report.resource, trigger);
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
     const patch = newPatch(body);
+    const uid = body.metadata?.uid ?? '';
+    const related = this.#related;
     const ctx: ReconcileContext<KubeObject> = {
-      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting,
+      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
+      owned: (resource) => related.owned(uid, resource),
+      ownedMetadata: (resource) => related.ownedMetadata(uid, resource),
     };
     const { scope } = this.#env;
     const outcome = await this.#run(body, ctx, record.failures, logger);
@@ -126,17 +138,18 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   /** Queues a request for the object of `key`, if it is known and not failed for good in its current state. */
-  request(key: string): void {
+  request(key: string, trigger: ReconcileTrigger): void {
     const record = this.#records.get(key);
     if (!record || failedForGood(record)) return;
-    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
+    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true, trigger });
   }
 
-  /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */
-  related(related: RelatedResource, object: KubeObject): void {
+  /** A related object changed (or was listed, or deleted): kept for reads, and requests for the objects it concerns. */
+  related(related: RelatedResource, object: KubeObject, type: RawEvent['type'] = null): void {
+    this.#related.seen(related, object, type);
     if (!related.map) {
       const owner = controllerUid(object, this.#env.scope.resource);
-      if (owner) this.request(owner);
+      if (owner) this.request(owner, 'owned');
       return;
     }
     const meta = object.metadata;
@@ -156,7 +169,7 @@ export class ResourceReconciler implements ObjectReconciling {
     }
     for (const name of names) {
       const key = this.#keys.get(name);
-      if (key !== undefined) this.request(key);
+      if (key !== undefined) this.request(key, 'watched');
     }
   }
 
@@ -178,6 +191,7 @@ export class ResourceReconciler implements ObjectReconciling {
     logger: Logger,
   ): void {
     let delay: number | undefined;
+    let trigger: ReconcileTrigger = 'retry';
     if (outcome.kind === 'success') {
       const after = record.failures ? ` after ${record.failures} failure(s)` : '';
       logger.debug(`${this.#title} succeeded${after}.`);
@@ -186,6 +200,7 @@ export class ResourceReconciler implements ObjectReconciling {
       const { requeueAfter } = outcome, { resync } = this.handler;
       delay = requeueAfter === undefined || resync === undefined ? requeueAfter ?? resync
         : Math.min(requeueAfter, resync);
+      trigger = requeueAfter !== undefined && delay === requeueAfter ? 'requeue' : 'resync';
     } else {
       record.failures++;
       // As Kopf lets go of an object whose deletion handlers failed for good: nothing would change it.
@@ -194,11 +209,10 @@ export class ResourceReconciler implements ObjectReconciling {
       else delay = outcome.delay;
     }
     if (delay === undefined || this.#env.stopping.aborted) return;
-    record.timer = setTimeout(() => {
+    record.timer = currentClock().setTimer(() => {
       record.timer = undefined;
-      this.request(key);
-    }, timerDelay(delay));
-    record.timer.unref?.();
+      this.request(key, trigger);
+    }, delay * 1000, false);
   }
 
   #report(outcome: RunOutcome, error: unknown, logger: Logger): void {
@@ -213,7 +227,7 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   #cancel(record: ObjectRecord): void {
-    if (record.timer) clearTimeout(record.timer);
+    record.timer?.cancel();
     record.timer = undefined;
   }
 }

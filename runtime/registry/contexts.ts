@@ -6,7 +6,7 @@
  */
 import type { Diff } from '../structs/diffs.ts';
 import type { Patch } from '../structs/patches.ts';
-import type { JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
+import type { FieldMap, JsonObject, KubeObject, ObjectMeta, ResourceDescriptor } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { ConnectionInfo, ResourceClient } from '../kube/index.ts';
@@ -64,6 +64,12 @@ export interface ResourceContext<T extends KubeObject> {
   signal: AbortSignal;
   /** The operator's indexes (`on.index`), read-only: `indices.get(handle)`. */
   indices: Indices;
+  /**
+   * The current time of the operator's clock: the system's, or a test's virtual clock
+   * (`kopf/testing`), which also moves the runtime's scheduling of handlers. Read the time here
+   * rather than with `new Date()` where a test should control it (a schedule, an age, a timeout).
+   */
+  now: () => Date;
 }
 
 /** Filter callbacks (`when`, value predicates) see the same, without the invocation details. */
@@ -151,6 +157,8 @@ export interface ActivityContext {
   signal: AbortSignal;
   /** The operator's indexes; startup handlers run before anything is indexed, so they see them empty. */
   indices: Indices;
+  /** The current time of the operator's clock (see `ResourceContext.now`). */
+  now: () => Date;
 }
 
 /** What an index function gets: the object, as other resource handlers do, and its attempt. */
@@ -166,7 +174,36 @@ export type ReconcileContext<T extends KubeObject> = ResourceContext<T> & {
   param: unknown;
   /** The object is being deleted (only with `finalizer: true`); it goes once this run succeeds. */
   deleting: boolean;
+  /**
+   * The object's children of a resource in `owns` (their controller owner reference names it), as
+   * the reconciler's own watch of them has brought them: full objects, read with no request. A
+   * resource owned with `metadataOnly: true` is read with `ownedMetadata` instead.
+   */
+  owned<C extends KubeObject>(resource: ResourceDescriptor<C, FieldMap>): readonly Readonly<C>[];
+  /** The same as metadata (`PartialObjectMetadata`), for any resource in `owns`. */
+  ownedMetadata<C extends KubeObject>(resource: ResourceDescriptor<C, FieldMap>): readonly MetadataView<C>[];
+  /** Reads of the objects of the resources in `watches` and `owns`, from the reconciler's own watches. */
+  cache: RelatedCache;
 };
+
+/** An object as a metadata-only watch brings it (`PartialObjectMetadata`): its kind and metadata. */
+export type MetadataView<T extends KubeObject> = Readonly<Pick<T, 'apiVersion' | 'kind'> & { metadata: ObjectMeta }>;
+
+/**
+ * The objects of a reconciler's related resources (`watches`, `owns`) as its watches have brought
+ * them: current as of the latest event seen, read with no request to the API server. A resource
+ * watched with `metadataOnly: true` gives its objects' metadata only.
+ */
+export interface RelatedCache {
+  /** The object of this name (and namespace, for a namespaced resource), if the watch has it. */
+  get<C extends KubeObject>(
+    resource: ResourceDescriptor<C, FieldMap>, name: string, namespace?: string | null,
+  ): Readonly<C> | undefined;
+  /** The objects, of one namespace if given, matching a label selector (`a=b,c!=d,e in (f,g),!h`) if given. */
+  list<C extends KubeObject>(
+    resource: ResourceDescriptor<C, FieldMap>, options?: { namespace?: string | null; labelSelector?: string },
+  ): readonly Readonly<C>[];
+}
 
 /** What a reconciler returns: nothing, or when to run again although nothing changes. */
 export type ReconcileResult = { /** Seconds until the object is reconciled again. */ requeueAfter?: number } | void;

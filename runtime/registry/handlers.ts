@@ -107,6 +107,12 @@ export interface WatchedResource {
   map(object: RelatedObject): readonly ReconcileRequest[];
 }
 
+/** An owned resource watched as metadata only (`PartialObjectMetadata`): less memory and traffic. */
+export interface OwnedResource {
+  resource: ResourceDescriptor;
+  metadataOnly?: boolean;
+}
+
 /** An object of a related resource, as its watch brings it: always with its metadata. */
 export type RelatedObject = KubeObject & { metadata: ObjectMeta };
 
@@ -119,9 +125,10 @@ export type ReconcileOptions<T extends KubeObject, F extends FieldMap, P extends
     param?: unknown;
     /**
      * Resources of children: a change of one whose controller owner reference points to an object
-     * of this resource queues that object. Watched as metadata only.
+     * of this resource queues that object. Watched in full, and read in the reconciler with
+     * `owned(resource)`; `{ resource, metadataOnly: true }` watches their metadata only.
      */
-    owns?: readonly ResourceDescriptor[];
+    owns?: readonly (ResourceDescriptor | OwnedResource)[];
     /** Related resources: a change of one of their objects queues the objects its `map` names. */
     watches?: readonly WatchedResource[];
     /** Seconds: every object is reconciled at least this often (counted from its last run). */

@@ -5,7 +5,7 @@
  */
 import type { KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type {
-  ReconcileHandler, ReconcileOptions, RelatedObject, RelatedResource, ResourceRef, WatchedResource,
+  OwnedResource, ReconcileHandler, ReconcileOptions, RelatedObject, RelatedResource, ResourceRef, WatchedResource,
 } from './handlers.ts';
 import { RegistrationError } from './ids.ts';
 import {
@@ -41,9 +41,12 @@ function listed<V>(value: readonly V[] | undefined, name: string, id: string): r
   return value;
 }
 
-function ownedOf(resource: ResourceDescriptor, id: string): RelatedResource {
-  checkDescriptor(resource, `${WHAT} '${id}' (owns)`);
-  return { resource, metadataOnly: true, map: null };
+function ownedOf(owned: ResourceDescriptor | OwnedResource, id: string): RelatedResource {
+  const what = `${WHAT} '${id}' (owns)`;
+  const given = typeof owned === 'object' && owned !== null && 'resource' in owned;
+  const resource = given ? owned.resource : owned;
+  checkDescriptor(resource, what);
+  return { resource, metadataOnly: given && Boolean(owned.metadataOnly), map: null };
 }
 
 function watchedOf(watched: WatchedResource, id: string): RelatedResource {

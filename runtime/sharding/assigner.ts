@@ -34,6 +34,7 @@ import { Leases, type Lease } from '../structs/builtins.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
+import type { RingMoveReason } from '../observation/metrics.ts';
 import type { WatchTask } from '../watching/watchers.ts';
 import { decideMove, placementKey, type Move, type Placement } from './decisions.ts';
 import {
@@ -53,6 +54,8 @@ export interface AssignerOptions {
   seals: RingSeals;
   logger: Logger;
   now?: () => number;
+  /** Told of each object moved (its label written), and why: for the ring's metrics. */
+  moved?: (reason: RingMoveReason) => void;
 }
 
 /** What the assigner knows of one object. */
@@ -110,6 +113,19 @@ export class RingAssigner {
 
   /** The members alive now, as this assigner sees them. */
   get members(): ReadonlySet<string> { return this.#ring.members; }
+
+  /**
+   * The objects assigned to each living member, as far as this replica tracks them: all the served
+   * objects while it assigns, none while it stands by.
+   */
+  held(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const member of this.#ring.members) counts.set(member, 0);
+    for (const { placement: { shard } } of this.#objects.values()) {
+      if (shard !== undefined && counts.has(shard)) counts.set(shard, counts.get(shard)! + 1);
+    }
+    return counts;
+  }
 
   /**
    * Watches the ring's members until `signal` is aborted — as a standby too: one elected after the
@@ -357,7 +373,8 @@ export class RingAssigner {
     const { seals, settings: { ring } } = this.#options;
     if (move.kind === 'drain') {
       const placement = { ...tracked.placement, draining: true };
-      return { labels: { [drainLabel(ring)]: DRAIN_VALUE }, placement, sealed: tracked.sealed, what: 'drained' };
+      const labels = { [drainLabel(ring)]: DRAIN_VALUE };
+      return { labels, placement, sealed: tracked.sealed, what: 'drained', reason: 'drain' };
     }
     const sealed = move.kind === 'assign' ? this.#assignment(tracked, move.to) : tracked.sealed;
     if (!sealed || !tracked.uid) return undefined;
@@ -367,8 +384,9 @@ export class RingAssigner {
     const annotations = { [sealAnnotation(ring)]: seals.sealAssignment(tracked.uid, sealed) };
     const draining = move.kind === 'restore' && tracked.placement.draining;
     const placement = { shard: sealed.member, draining, verified: true, intact: true };
-    const what = move.kind === 'assign' ? `assigned to ${sealed.member}` : `put back on ${sealed.member}`;
-    return { labels, annotations, placement, sealed, what };
+    if (move.kind !== 'assign') return { labels, annotations, placement, sealed, what: `put back on ${sealed.member}` };
+    const reason = tracked.placement.shard === undefined ? 'assign' : 'failover';
+    return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason };
   }
 
   /** A new assignment to `to`, for its current incarnation, with a sequence newer than any before it. */
@@ -389,6 +407,7 @@ export class RingAssigner {
       const version = await patchObjectVersion(client, tracked.resource, ref, patch);
       const { placement, sealed } = write;
       if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, sealed, version });
+      if (write.reason) this.#options.moved?.(write.reason);
       logger.debug(`The object ${where} is ${write.what}.`);
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) return; // its newer state (or its deletion) decides
@@ -406,6 +425,8 @@ interface Write {
   placement: Placement;
   sealed: Assignment | undefined;
   what: string;
+  /** Why the object moves, for the ring's metrics; none when a forged label is put back. */
+  reason?: RingMoveReason;
 }
 
 /**

@@ -16,6 +16,7 @@ import { KubeClient } from '../kube/index.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import { onPath } from './executables.ts';
 import { waitForObject } from './waiting.ts';
+import { CLOCK_VARIABLE, followedBy, type VirtualClock } from './virtual-clock.ts';
 import { fileURLToPath } from 'node:url';
 
 export interface OperatorRunOptions {
@@ -32,6 +33,11 @@ export interface OperatorRunOptions {
   cwd?: string;
   /** Mirror the output to stderr as it comes (also: env `KOPF_TEST_ECHO=1`). */
   echo?: boolean;
+  /**
+   * Run the operator on a virtual clock of its own, started at this clock's time and moved with
+   * it: `await clock.advance(60)` advances both (this runtime's CLI only).
+   */
+  clock?: VirtualClock;
 }
 
 export interface OperatorExit {
@@ -100,15 +106,23 @@ export function runOperator(options: OperatorRunOptions = {}): RunningOperator {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
+  const { clock } = options;
+  if (clock) env[CLOCK_VARIABLE] = String(clock.now());
   const guard = deathSignalGuard();
   const [file, ...argv] = guard ? [guard, '--pdeathsig', 'SIGKILL', '--', ...command] : command;
-  const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new OperatorProcess(
+  const stdio = clock ? ['ignore', 'pipe', 'pipe', 'ipc'] as const : ['ignore', 'pipe', 'pipe'] as const;
+  const child = spawn(file!, argv, { cwd: options.cwd, env, stdio: [...stdio] });
+  const running = new OperatorProcess(
     child,
     command,
     options.echo ?? process.env.KOPF_TEST_ECHO === '1',
     options.kubeconfigPath,
   );
+  if (clock) {
+    const unfollow = clock.follow(followedBy(child, running.exited));
+    void running.exited.then(unfollow);
+  }
+  return running;
 }
 
 class OperatorProcess implements RunningOperator {

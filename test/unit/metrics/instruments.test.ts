@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type {
-  GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, WatchMetrics, WatchRestartReason,
+  GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, ReconcileTrigger, RingMoveReason, WatchMetrics,
+  WatchRestartReason,
 } from '../../../runtime/observation/metrics.ts';
 import { pathResource, resourceLabel } from '../../../runtime/observation/resource-names.ts';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
@@ -46,6 +47,9 @@ class Recorded implements OperatorMetrics {
   apiThrottled(verb: string, seconds: number) { this.lines.push(`throttled ${verb} ${seconds}`); }
   webhookRequest(webhook: string, code: number) { this.lines.push(`webhook ${webhook} ${code}`); }
   observe(_gauge: GaugeName, _labels: GaugeLabels, _read: () => number) { return () => undefined; }
+  observeSeries(_gauge: GaugeName, _read: () => Iterable<readonly [GaugeLabels, number]>) { return () => undefined; }
+  reconcileRequest(resource: string, trigger: ReconcileTrigger) { this.lines.push(`reconcile ${resource} ${trigger}`); }
+  ringMove(ring: string, reason: RingMoveReason) { this.lines.push(`move ${ring} ${reason}`); }
 }
 
 const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [captureLogs().sink] }));
@@ -219,6 +223,32 @@ test('gauges read their readers when scraped: readers of the same labels add up,
   assert.equal(value(text, 'kopf_queue_depth', { resource: 'things.v1.example.com' }), 2);
 });
 
+test('a gauge of series that come and go gives, at each scrape, those its reader gives then', async () => {
+  const metrics = new PrometheusMetrics();
+  let held = new Map([['ring-a', 3], ['ring-b', 1]]);
+  const series = () => [...held].map(([member, count]) => [{ ring: 'r', member }, count] as const);
+  metrics.observeSeries('ringObjects', series);
+  let text = await metrics.registry.metrics();
+  assert.equal(value(text, 'kopf_ring_objects', { ring: 'r', member: 'ring-a' }), 3);
+  assert.equal(value(text, 'kopf_ring_objects', { ring: 'r', member: 'ring-b' }), 1);
+  held = new Map([['ring-a', 4]]);
+  text = await metrics.registry.metrics();
+  assert.equal(value(text, 'kopf_ring_objects', { ring: 'r', member: 'ring-a' }), 4);
+  assert.equal(value(text, 'kopf_ring_objects', { ring: 'r', member: 'ring-b' }), undefined);
+});
+
+test('reconcile requests and ring moves are counted by their fixed labels', async () => {
+  const metrics = new PrometheusMetrics();
+  metrics.reconcileRequest('pods.v1', 'owned');
+  metrics.reconcileRequest('pods.v1', 'owned');
+  metrics.reconcileRequest('pods.v1', 'resync');
+  metrics.ringMove('r', 'failover');
+  const text = await metrics.registry.metrics();
+  assert.equal(value(text, 'kopf_reconcile_requests_total', { resource: 'pods.v1', trigger: 'owned' }), 2);
+  assert.equal(value(text, 'kopf_reconcile_requests_total', { resource: 'pods.v1', trigger: 'resync' }), 1);
+  assert.equal(value(text, 'kopf_ring_moves_total', { ring: 'r', reason: 'failover' }), 1);
+});
+
 test('webhook reviews are reported by handler id and status; an id the operator does not have is no label', async (
 ) => {
   const metrics = new Recorded();
@@ -277,17 +307,21 @@ test('a reconciler\'s run is reported as kind reconcile: success, retry after an
     const env = { scope, request: () => undefined, stopping: stopping.signal };
     const reconciler = new ResourceReconciler(reconciling, env);
     try {
-      for (const version of ['1', '2', '3']) {
+      const triggers = [undefined, 'retry', 'owned'] as const;
+      for (const [i, version] of ['1', '2', '3'].entries()) {
         const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: version } } as KubeObject;
-        await reconciler.reconcile({ key: 'ns/a', body, context: { body } as never, logger });
+        await reconciler.reconcile({ key: 'ns/a', body, context: { body } as never, logger, trigger: triggers[i] });
       }
     } finally {
       stopping.abort();
       reconciler.forget('ns/a');
     }
     assert.deepEqual(metrics.lines, [
+      'reconcile kopfexamples.v1.kopf.dev change',
       'run kopfexamples.v1.kopf.dev converge reconcile success timed',
+      'reconcile kopfexamples.v1.kopf.dev retry',
       'run kopfexamples.v1.kopf.dev converge reconcile retry timed',
+      'reconcile kopfexamples.v1.kopf.dev owned',
       'run kopfexamples.v1.kopf.dev converge reconcile failure timed',
     ]);
   });

@@ -28,7 +28,13 @@ test('on.reconcile: one per resource; related resources by descriptor; a resync 
     [handler.id, handler.resync, handler.finalizer, handler.owns.length, handler.watches.length],
     ['first', 60, true, 1, 1],
   );
-  assert.equal(handler.owns[0]?.metadataOnly, true, 'owned children are watched as metadata only');
+  assert.equal(handler.owns[0]?.metadataOnly, false, 'owned children are watched in full');
+  const slim = new OperatorRegistry();
+  const metadataOnly = { resource: ConfigMaps, metadataOnly: true };
+  slim.on.reconcile(KopfExample, function slim_fn() { /* */ }, { owns: [metadataOnly] });
+  const [slimHandler] = slim.resourceHandlers;
+  const asked = slimHandler?.kind === 'reconcile' && slimHandler.owns[0]?.metadataOnly;
+  assert.equal(asked, true, 'or as metadata, if asked');
   assert.throws(() => registry.on.reconcile(KopfExample, function second() { /* */ }),
     /has a reconciler already \('first'\)/);
   const other = new OperatorRegistry();
