@@ -31,6 +31,15 @@ test('an object created with its own diff-base is taken as handled: the create h
   assert.equal((await createCalls(FRESH)).calls, 1, 'without it, the handler runs');
 });
 
+test('an object created with a diff-base that differs from it is handled as updated, not created', async () => {
+  const calls: string[] = [];
+  await processOnce((registry) => {
+    registry.on.create(KopfExample, function create_fn() { calls.push('create'); });
+    registry.on.update(KopfExample, function update_fn() { calls.push('update'); });
+  }, createdWith({ [`${PREFIX}/last-handled-configuration`]: '{"spec":{"field":"other"}}\n' }));
+  assert.deepEqual(calls, ['update']);
+});
+
 test('an object created with a success record of a handler: that handler does not run', async () => {
   const record = '{"started":"2020-01-01T00:00:00.000000","stopped":"2020-01-01T00:00:00.000000",'
     + '"purpose":"create","retries":1,"success":true,"failure":false}';
