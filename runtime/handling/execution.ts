@@ -89,7 +89,8 @@ export async function executeOnce(
   }
   if (report) {
     const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
-    report.metrics.handlerRun(report.resource, handler.id, report.kind, outcomeName(outcome), seconds);
+    const id = report.handler ?? handler.id;
+    report.metrics.handlerRun(report.resource, id, report.kind, outcomeName(outcome), seconds);
   }
   const { level, message, traceback } = outcome.log;
   // The traceback is the handler's own error, not the limit error it may have turned into.

@@ -86,7 +86,10 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
 /** Runs a parent's sub-handlers; throws to retry the parent until all of them are finished. */
 export async function runChildren(children: Children): Promise<void> {
   children.executed = true;
-  const summary = await runPass(children.registered, { ...children.env, now: Timestamp.now() });
+  const { env, parent } = children;
+  // Reported under the top-level handler's id: a sub-handler's own may be made of an object's content.
+  const report = env.report && { ...env.report, handler: env.report.handler ?? parent.id };
+  const summary = await runPass(children.registered, { ...env, report, now: Timestamp.now() });
   if (!summary.done) throw new HandlerChildrenRetry(summary.delay ?? 0);
 }
 

@@ -87,13 +87,14 @@ export class PrometheusMetrics implements OperatorMetrics {
   /** Stops what Node's process metrics keep running (`close()`). */
   readonly #stopProcessMetrics = collectProcessMetrics(this.registry);
 
+  readonly #cells = [
+    this.#handlerRuns, this.#handlerDurations, this.#queueWaits, this.#watchEvents, this.#watchRestarts,
+    this.#apiRequests, this.#apiDurations, this.#apiThrottled, this.#webhookRequests, this.#webhookDurations,
+    this.#reconcileRequests, this.#ringMoves,
+  ];
+
   constructor() {
-    const cells = [
-      this.#handlerRuns, this.#handlerDurations, this.#queueWaits, this.#watchEvents, this.#watchRestarts,
-      this.#apiRequests, this.#apiDurations, this.#apiThrottled, this.#webhookRequests, this.#webhookDurations,
-      this.#reconcileRequests, this.#ringMoves,
-    ];
-    for (const metric of cells) this.registry.registerMetric(asMetric(metric));
+    for (const metric of this.#cells) this.registry.registerMetric(asMetric(metric));
     for (const gauge of Object.keys(GAUGES) as GaugeName[]) this.#gauge(gauge);
   }
 
@@ -133,6 +134,21 @@ export class PrometheusMetrics implements OperatorMetrics {
   webhookRequest(webhook: string, code: number, seconds: number): void {
     this.#webhookRequests.inc(webhook, codeText(code));
     this.#webhookDurations.observe(seconds, webhook);
+  }
+
+  unserved(resource: string, namespace?: string): void {
+    if (namespace !== undefined) {
+      for (const metric of [this.#watchEvents, this.#watchRestarts]) metric.forget({ resource, namespace });
+      return;
+    }
+    for (const metric of this.#cells) {
+      if (metric !== this.#webhookRequests && metric !== this.#ringMoves) metric.forget({ resource });
+    }
+  }
+
+  /** How many series the counters and histograms have now (the gauges' are their readers'). */
+  get seriesCount(): number {
+    return this.#cells.reduce((sum, metric) => sum + metric.size, 0);
   }
 
   observe(gauge: GaugeName, labels: GaugeLabels, read: () => number): () => void {

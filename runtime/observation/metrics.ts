@@ -6,7 +6,9 @@
  * no reference at all, and their cost is one check of an absent property.
  *
  * Labels are bounded by what the operator serves: resources, handler ids, webhook ids, verbs,
- * status codes — never an object's name or namespace-scoped identity.
+ * status codes — never an object's name or namespace-scoped identity. Sub-handlers, whose ids may
+ * come from an object's content, are reported under their top-level handler's id
+ * (`HandlerReport.handler`); the implementation caps what is left (metrics/labels.ts).
  */
 
 /** What ran a handler (`kopf_handler_runs_total{kind}`). */
@@ -86,6 +88,11 @@ export interface OperatorMetrics extends ApiMetrics {
   /** An admission review answered: `webhook` is the handler's id, `code` the HTTP status. */
   webhookRequest(webhook: string, code: number, seconds: number): void;
   /**
+   * A resource no longer served (`namespace` absent): all its series are removed; or its stream
+   * in one namespace (the namespace gone, or no longer matching): that stream's series are removed.
+   */
+  unserved(resource: string, namespace?: string): void;
+  /**
    * Reads a gauge's value with these labels at every scrape, until the returned function is
    * called. Several readers with the same labels add up (a resource's queues, say).
    */
@@ -107,4 +114,9 @@ export interface HandlerReport {
   /** `resourceLabel`'s form; `''` for activities. */
   readonly resource: string;
   readonly kind: HandlerKind;
+  /**
+   * The id the runs are reported under, if not the handler's own: a sub-handler's top-level
+   * handler's, so that ids made from objects' content never become labels.
+   */
+  readonly handler?: string;
 }

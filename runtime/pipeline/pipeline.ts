@@ -109,7 +109,7 @@ export class ResourcePipeline {
       : handle(key, work.pressure)(work.event);
     const { metrics } = env;
     const label = resourceLabel(resource);
-    const waited = metrics && ((seconds: number) => metrics.queueWait(label, seconds));
+    const waited = metrics && ((seconds: number) => metrics.queueWait(resourceLabel(this.resource), seconds));
     this.queue = new ObjectQueues(process, { workerLimit, waited });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
@@ -180,6 +180,7 @@ export class ResourcePipeline {
     if (this.resource !== was) return true;
     if (!found) return false;
     this.#processor = { ...this.#processor, resource: found, kept: new KeptFields() }; // another schema
+    this.#processor.metrics?.unserved(resourceLabel(was)); // no series of a version no longer served
     return true;
   }
 

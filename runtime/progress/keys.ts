@@ -9,6 +9,12 @@
  * V1 keys (older Kopf) counted the prefix in the 63 characters and hashed the safe key; V2 keys
  * count only the name and hash the original key. Kopf writes both (V2 first), reads the first
  * found, so that operators of either age can take an object over.
+ *
+ * Kopf replaces only `/`, `<` and `>`: an id with other characters an annotation's name cannot have
+ * (a sub-handler's id made of an object's content: `é`, a space, a newline; or one that starts or
+ * ends with `_` or `.`) makes a key the API server refuses, and every write of the object with it.
+ * Such an id, which no Kopf can store, is stored under one key of its own (`validKey`), made as
+ * Kopf makes a key too long: what can be kept of the name, then the hash of the whole key.
  */
 import { createRequire } from 'node:module';
 import type { KubeObject } from '../structs/resources.ts';
@@ -63,6 +69,29 @@ export function v2Key(prefix: string, key: string, maxLength = MAX_NAME_LENGTH):
   return `${head}${slice(safeKey(key), Math.max(0, maxLength - length(suffix)))}${suffix}`;
 }
 
+/** An annotation's name as the API server accepts it (after `prefix/`): alphanumerics at both ends. */
+const ANNOTATION_NAME = /^(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Whether the API server accepts this key's name (the part after `prefix/`). */
+export function isValidKey(prefix: string, full: string): boolean {
+  const name = prefix ? full.slice(prefix.length + 1) : full;
+  return name.length <= MAX_NAME_LENGTH && ANNOTATION_NAME.test(name);
+}
+
+/**
+ * The key of an id whose Kopf keys the API server refuses: the characters a name cannot have
+ * become `_`, those it cannot start with are dropped, and the hash of the whole key always ends
+ * it, so that ids that differ only in what was replaced still get keys of their own.
+ */
+export function validKey(prefix: string, key: string, maxLength = MAX_NAME_LENGTH): string {
+  const head = prefix ? `${prefix}/` : '';
+  const suffix = hashSuffix(key);
+  const kept = safeKey(key).replace(/[^-A-Za-z0-9_.]/gu, '_').replace(/^[^A-Za-z0-9]+/, '');
+  // With nothing kept, a word of its own: the hash may start with `-` or `.`.
+  const name = `${(kept || 'id').slice(0, maxLength - suffix.length)}${suffix}`;
+  return `${head}${name}`;
+}
+
 // The same few handler ids get their keys on every cycle of every object, and hashing them is
 // tens of microseconds. Looked up by prefix, then by key (no joined string per call); bounded,
 // so that ever-new ids cannot grow it without limit.
@@ -85,13 +114,19 @@ export function storageKeys(
   if (!byKey) byPrefix.set(prefix, (byKey = new Map()));
   let keys = byKey.get(marked);
   if (keys === undefined) {
-    const v2 = v2Key(prefix, marked);
-    const v1 = withV1 ? v1Key(prefix, marked) : v2;
-    keys = Object.freeze(v1 === v2 ? [v2] : [v2, v1]);
+    keys = Object.freeze(keysOf(prefix, marked, withV1));
     if (byKey.size >= MAX_CACHED_KEYS) byKey.clear();
     byKey.set(marked, keys);
   }
   return keys;
+}
+
+/** Kopf's keys (V2 first) where the API server accepts them, else the one key `validKey` makes. */
+function keysOf(prefix: string, key: string, withV1: boolean): string[] {
+  const v2 = v2Key(prefix, key);
+  if (!isValidKey(prefix, v2)) return [validKey(prefix, key)];
+  const v1 = withV1 ? v1Key(prefix, key) : v2;
+  return v1 === v2 ? [v2] : [v2, v1];
 }
 
 function length(text: string): number {

@@ -44,10 +44,22 @@ export interface Pump {
 
 /** Pumps the events of one namespace (or of the whole cluster) until `signal` is aborted. */
 export async function pumpEvents(pump: Pump, namespace: string | null, signal: AbortSignal): Promise<void> {
-  const { pauses, logger, served } = pump;
+  const served = pump.served;
   const listing = {}; // this stream's hold on the gate
   pump.gate?.hold(listing);
   const where = namespace === null ? 'cluster-wide' : `in '${namespace}'`;
+  try {
+    await pumpUntilStopped(pump, namespace, where, listing, signal);
+  } finally {
+    // Stopped for good: a namespace no longer served leaves no series behind.
+    if (namespace !== null) pump.metrics?.unserved(resourceLabel(served.current()), namespace);
+  }
+}
+
+async function pumpUntilStopped(
+  pump: Pump, namespace: string | null, where: string, listing: object, signal: AbortSignal,
+): Promise<void> {
+  const { pauses, logger, served } = pump;
   while (!signal.aborted) {
     if (pauses.on) {
       const blockers = pauses.blockers().join(', ');

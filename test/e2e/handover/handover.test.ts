@@ -5,6 +5,13 @@
  * handling it again and without writing to it, then handles an update and the deletion. What
  * each one leaves on the object must be what the other expects: the diff-base annotation
  * byte for byte, no progress annotations, the finalizer.
+ *
+ * Then sub-handlers whose ids are made of an object's content, handed over both ways: what one has
+ * done, the other does not do again. The ids Kopf can store (a plain one, one too long for an
+ * annotation's name, cut and hashed) are stored under Kopf's keys, read by both; the ids whose Kopf
+ * keys the API server refuses (`é` with a right-to-left override, a newline, a long run of `é`)
+ * Kopf cannot store at all (every write of the object fails with 422, in Kopf 1.44 too): this
+ * runtime stores them under keys of its own (runtime/progress/keys.ts) and runs each of them once.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,11 +31,14 @@ import {
   tracebackIn,
 } from '../rules.ts';
 import { kopfRunCommand } from '../pykopf.ts';
+import { storageKeys } from '../../../runtime/progress/keys.ts';
 import { delta, requestCounts } from '../metrics.ts';
 
 const ARGS = ['--standalone', '--namespace', 'default', '--verbose'];
 const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
 const KOPF = { files: [join(import.meta.dirname, 'kopf_handover.py')] };
+const OURS_SUBHANDLERS = [join(import.meta.dirname, 'subhandlers.ts')];
+const KOPF_SUBHANDLERS = [join(import.meta.dirname, 'kopf_subhandlers.py')];
 /** Kopf's diff-base for examples/obj.yaml as created through the API: compact JSON and a newline. */
 const essence = (field: string): string =>
   `{"spec":{"duration":"1m","field":"${field}","items":["item1","item2"]},` +
@@ -164,4 +174,88 @@ test('Python Kopf handles the creation, this runtime resumes the object and hand
 
 test('this runtime handles the creation, Python Kopf resumes the object and handles the rest', async () => {
   await handover({ name: 'this runtime', ...OURS }, { name: 'Kopf', ...KOPF, command: kopfCommand });
+});
+
+const LONG = `long-${'x'.repeat(80)}`;
+
+function objectOf(name: string, items: string[]): KopfExample {
+  return { apiVersion: 'kopf.dev/v1', kind: 'KopfExample', metadata: { name, namespace: 'default' }, spec: { items } };
+}
+
+/** How many times each item's sub-handler ran in this output, by the item's position. */
+function runs(output: string, items: readonly string[]): number[] {
+  return items.map((_, position) => output.split(`Ran the sub-handler of item #${position}.`).length - 1);
+}
+
+/** Whether the object holds a success record for these items' sub-handlers, under their first key. */
+function succeeded(object: KopfExample | null, items: readonly string[]): boolean {
+  const annotations = object?.metadata?.annotations ?? {};
+  return items.every((item) => {
+    const stored = annotations[storageKeys('kopf.zalando.org', `create_items/${item}`)[0]!];
+    return stored !== undefined && (JSON.parse(stored) as { success?: boolean }).success === true;
+  });
+}
+
+/**
+ * The creation handled: the diff-base written, no progress left. Kopf's touch annotation may stay:
+ * Kopf writes it to wake itself after a delay, and this runtime, which never writes it, leaves it.
+ */
+function handled(object: KopfExample | null): boolean {
+  if (object === null) return false;
+  const annotations = { ...object.metadata?.annotations };
+  delete annotations['kopf.zalando.org/touch-dummy'];
+  return isHandled({ ...object, metadata: { ...object.metadata, annotations } });
+}
+
+/** The first operator does what it can of `items` (all but the last), the second the rest. */
+async function subhandlerHandover(
+  name: string, items: string[], first: string[], second: string[], ours: 'first' | 'second',
+): Promise<void> {
+  const object = objectOf(name, items);
+  const ref = refOf(object);
+  const start = (command: string[] | undefined, files: string[]) =>
+    runOperator({ command, args: ARGS, files, kubeconfigPath: cp.kubeconfigPath });
+  const one = ours === 'first' ? start(undefined, first) : start(kopfCommand, first);
+  try {
+    await one.waitFor(/Starting the watch-stream for kopfexamples/);
+    await cluster.create(KopfExample, object);
+    await cluster.waitFor(KopfExample, ref, (o) => succeeded(o, items.slice(0, -1)), { timeout: 60_000 });
+  } finally {
+    await stopCleanly(one, 'the first operator');
+  }
+  const two = ours === 'second' ? start(undefined, second) : start(kopfCommand, second);
+  try {
+    await two.waitFor(successLine('create_items'), { timeout: 60_000 });
+    await cluster.waitFor(KopfExample, ref, handled);
+  } finally {
+    await stopCleanly(two, 'the second operator');
+  }
+  await cluster.delete(KopfExample, ref);
+  assert.deepEqual(runs(one.output, items), [1, 1, 0], `the first one's runs:\n${one.output}`);
+  assert.deepEqual(runs(two.output, items), [0, 0, 1], `the second one's runs:\n${two.output}`);
+}
+
+test('Python Kopf runs part of the sub-handlers, this runtime the rest, none of them again', async () => {
+  await subhandlerHandover('kopf-then-ts', ['plain', LONG, 'ts-only'], KOPF_SUBHANDLERS, OURS_SUBHANDLERS, 'second');
+});
+
+test('this runtime runs part of the sub-handlers, Python Kopf the rest, none of them again', async () => {
+  await subhandlerHandover('ts-then-kopf', ['plain', LONG, 'kopf-only'], OURS_SUBHANDLERS, KOPF_SUBHANDLERS, 'first');
+});
+
+test('ids no annotation name can hold: each sub-handler runs once and the object is handled', async () => {
+  const items = ['é\u202e', 'line\nbreak', 'é'.repeat(70), 'plain'];
+  const object = objectOf('hostile-ids', items);
+  const operator = runOperator({ args: ARGS, files: OURS_SUBHANDLERS, kubeconfigPath: cp.kubeconfigPath });
+  try {
+    await operator.waitFor(/Starting the watch-stream for kopfexamples/);
+    await cluster.create(KopfExample, object);
+    await operator.waitFor(successLine('create_items'), { timeout: 60_000 });
+    await cluster.waitFor(KopfExample, refOf(object), (o) => o !== null && isHandled(o));
+  } finally {
+    await stopCleanly(operator, 'this runtime');
+  }
+  await cluster.delete(KopfExample, refOf(object));
+  assert.deepEqual(runs(operator.output, items), [1, 1, 1, 1], operator.output);
+  assert.doesNotMatch(operator.output, /Throttling for|unexpected error/, 'no write was refused');
 });

@@ -46,6 +46,7 @@ class Recorded implements OperatorMetrics {
   apiRequest(verb: string, resource: string, code: number) { this.lines.push(`api ${verb} ${resource} ${code}`); }
   apiThrottled(verb: string, seconds: number) { this.lines.push(`throttled ${verb} ${seconds}`); }
   webhookRequest(webhook: string, code: number) { this.lines.push(`webhook ${webhook} ${code}`); }
+  unserved(resource: string, namespace?: string) { this.lines.push(`unserved ${resource} ${namespace}`); }
   observe(_gauge: GaugeName, _labels: GaugeLabels, _read: () => number) { return () => undefined; }
   observeSeries(_gauge: GaugeName, _read: () => Iterable<readonly [GaugeLabels, number]>) { return () => undefined; }
   reconcileRequest(resource: string, trigger: ReconcileTrigger) { this.lines.push(`reconcile ${resource} ${trigger}`); }
