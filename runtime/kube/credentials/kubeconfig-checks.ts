@@ -1,7 +1,8 @@
 /**
- * A kubeconfig file is checked before it is read (by client-node, or by native-kubeconfig.ts). Client-node's own errors quote the
- * file around a YAML syntax error (the lines there may hold a token or a key) and stumble over a
- * field of the wrong type with a JavaScript message ("….replace is not a function"). Here a file
+ * A kubeconfig file is checked before it is read (by client-node, or by native-kubeconfig.ts).
+ * Client-node's own errors quote the file around a YAML syntax error (the lines there may hold a
+ * token or a key) and stumble over a field of the wrong type with a JavaScript message
+ * ("….replace is not a function"). Here a file
  * that is not YAML is reported by reason and line:column only, and a field of the wrong type by
  * its path; no value of the file is ever part of a message.
  */

@@ -142,7 +142,9 @@ function yamlReason(error: unknown): string | undefined {
   return `not valid YAML${position}: ${typeof reason === 'string' ? reason : 'unknown reason'}`;
 }
 
-export function kubeConfigCredentials(kc: KubeConfigView, options: KubeConfigCredentialsOptions = {}): CredentialSource {
+export function kubeConfigCredentials(
+  kc: KubeConfigView, options: KubeConfigCredentialsOptions = {},
+): CredentialSource {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeConfigError(whyNoCluster(kc));
   const user = kc.getCurrentUser();
