@@ -4,7 +4,7 @@
  * holds them already or comes back after an outage; then a restart with nothing changed, as every
  * rolling upgrade causes.
  *
- *   node bench/scale/run.ts [--n 100000] [--contestants ts,ctrl,kopf] [--concurrency 64] [--settle 10]
+ *   node bench/scale/run.ts [--n 100000] [--contestants ts,built,ctrl,kopf] [--concurrency 64] [--settle 10]
  *
  * `--n` may list several counts (`--n 2000,4000`): each contestant runs at each, and the settled
  * memory per object is worked out from the first and the last (the difference of the settled
@@ -13,6 +13,8 @@
  * Contestants, each on a fresh local control plane:
  *   - `ts`: this runtime with bench/burst's operator (a creation handler with a small result, a
  *     deletion handler: Kopf's finalizer, result and last-handled annotation on every object);
+ *   - `built`: the same as the published package runs it (compiled JavaScript, bench/burst/built.ts),
+ *     without Node's TypeScript stripper: what a deployment's memory is;
  *   - `ctrl`: controller-runtime v0.24.1 doing the same protocol (bench/reconcile/controller-runtime/
  *     kopfprotocol), built from the Go module proxy into kopf's cache; skipped without Go;
  *   - `kopf`: Python Kopf 1.44 with the same handlers, at a tenth of N (it is that much slower).
@@ -41,6 +43,7 @@ import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
 import { Observer } from '../burst/observer.ts';
+import { buildOperator } from '../burst/built.ts';
 import { cpuSeconds } from '../burst/procstat.ts';
 import { buildControllerRuntime, KOPF_PROTOCOL } from '../reconcile/gobuild.ts';
 import { onControlPlane } from '../lib/cluster.ts';
@@ -110,6 +113,14 @@ async function contestants(): Promise<Contestant[]> {
       command: [process.execPath, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
       files: [join(burst, 'operator.ts')],
     }),
+    built: async () => {
+      const built = buildOperator();
+      process.once('exit', built.remove);
+      return {
+        name: 'built', label: `this runtime, built (Node ${process.versions.node})`, share: 1,
+        command: [process.execPath, built.cli, 'run', '--standalone', '--namespace', NAMESPACE], files: [built.file],
+      };
+    },
     ctrl: async () => {
       const built = await buildControllerRuntime(process.env, KOPF_PROTOCOL);
       if ('skipped' in built) {
@@ -219,7 +230,7 @@ function table(results: readonly Measurement[], labels: Map<string, string>): st
 function ratios(results: readonly Measurement[], labels: Map<string, string>): string | null {
   const ours = (n: number) => results.find((m) => m.contestant === 'ts' && m.n === n);
   const rows: string[][] = [];
-  for (const other of results.filter((m) => m.contestant !== 'ts')) {
+  for (const other of results.filter((m) => m.contestant !== 'ts' && m.contestant !== 'built')) {
     const base = ours(other.n) ?? ours(Math.round(other.n / 0.1));
     if (!base) continue;
     const perObject = base.n !== other.n;
