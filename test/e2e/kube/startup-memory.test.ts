@@ -33,6 +33,7 @@ test('reading the credentials at start adds at most 20 MiB to the process tree o
     await objects.create(KopfExample, { metadata: { name: ref.name }, spec: { field: 'value' } }, 'default');
     await operator.waitForObject(
       KopfExample, ref, (o) => isDeepStrictEqual(o?.status, { create_fn: { message: 'hello world' } }),
+      { timeout: 180_000 }, // bytes are counted here, not time: a loaded machine may take long
     );
     const settled: number[] = [];
     for (let i = 0; i < SETTLED_SAMPLES; i++) {
