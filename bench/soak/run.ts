@@ -16,7 +16,7 @@
  * Written to `--out`.csv (one row a minute) and `--out`.png (top: memory; bottom: latency p99 in
  * red, event-loop delay p99 in blue; one point a minute, the scales start at 0). The judgement,
  * over the minutes after the first `--warmup`: memory flat within 5% (the mean of the last third
- * over the first third), latency p99 flat within 25% (the same ratio).
+ * over the first third), latency p99 rising by 25% at most (the same ratio).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,11 +160,13 @@ function report(minutes: readonly Minute[]): void {
   const memory = drift(minutes, (m) => m.rssMiB);
   const latency = drift(minutes, (m) => m.latencyP99);
   const verdict = (ratio: number, limit: number) => (Math.abs(ratio - 1) <= limit ? 'flat' : 'NOT flat');
+  // Latency that falls (the machine's other load easing) is no drift of the operator's: only a rise counts.
+  const rising = (ratio: number, limit: number) => (ratio <= 1 + limit ? 'not rising' : 'RISING');
   console.log(`\nSoak: ${values.objects} objects, ${values.updates} updates/s, ${values.churn} re-creations/min, ` +
     `${values.hours} h; ${values.out}.csv and ${values.out}.png written.\n`);
   console.log(markdownTable(['after the first minutes', 'last third / first third', 'judgement'], [
     [`resident memory (after ${values.warmup} min)`, memory.toFixed(3), `${verdict(memory, 0.05)} (within 5%)`],
-    [`handling latency p99 (after ${values.warmup} min)`, latency.toFixed(3), `${verdict(latency, 0.25)} (within 25%)`],
+    [`handling latency p99 (after ${values.warmup} min)`, latency.toFixed(3), `${rising(latency, 0.25)} (25% at most)`],
   ]));
 }
 
