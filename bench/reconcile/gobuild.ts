@@ -1,5 +1,6 @@
 /**
- * The controller-runtime contestant, built from the Go module proxy into kopf's cache outside the
+ * The controller-runtime contestants (the reconcile benchmark's `main.go`, the scale benchmark's
+ * `kopfprotocol/main.go`, one Go module), built from the Go module proxy into kopf's cache outside the
  * repository, as the local control plane's binaries are: once per version of its sources (go.mod,
  * go.sum and main.go, hashed), under a lock so that parallel runs never build at once, renamed into
  * place so that no run starts a half-written binary. Without Go, or when the build fails (no proxy,
@@ -16,14 +17,17 @@ import { lastLines } from '../../runtime/testing/controlplane/text.ts';
 
 export const SOURCE_DIR = join(import.meta.dirname, 'controller-runtime');
 const SOURCES = ['go.mod', 'go.sum', 'main.go'];
+/** The module's other program: Kopf's protocol for one creation handler (the scale benchmark's). */
+export const KOPF_PROTOCOL = 'kopfprotocol';
 
 /** The built binary's path, or why there is none. */
 export type GoBuild = { binary: string } | { skipped: string };
 
 /** A short hash of the sources: a change to any of them builds a new binary beside the old. */
-export function sourcesKey(read: (file: string) => string = readSource): string {
+export function sourcesKey(read: (file: string) => string = readSource, program = '.'): string {
   const hash = createHash('sha256');
-  for (const file of SOURCES) hash.update(`${file}\0${read(file)}\0`);
+  const files = program === '.' ? SOURCES : [...SOURCES, join(program, 'main.go')];
+  for (const file of files) hash.update(`${file}\0${read(file)}\0`);
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -31,8 +35,10 @@ function readSource(file: string): string {
   return readFileSync(join(SOURCE_DIR, file), 'utf8');
 }
 
-export async function buildControllerRuntime(env: NodeJS.ProcessEnv = process.env): Promise<GoBuild> {
-  const dir = join(cacheRoot(env), 'bench', `reconcile-controller-runtime-${sourcesKey()}`);
+/** The module's program in `program` (its main package: `.` or `KOPF_PROTOCOL`), built once. */
+export async function buildControllerRuntime(env: NodeJS.ProcessEnv = process.env, program = '.'): Promise<GoBuild> {
+  const name = program === '.' ? 'reconcile-controller-runtime' : `controller-runtime-${program}`;
+  const dir = join(cacheRoot(env), 'bench', `${name}-${sourcesKey(readSource, program)}`);
   const binary = join(dir, 'operator');
   if (existsSync(binary)) return { binary };
   mkdirSync(dir, { recursive: true });
@@ -44,7 +50,7 @@ export async function buildControllerRuntime(env: NodeJS.ProcessEnv = process.en
     const temporary = join(dir, `.operator.building-${process.pid}`);
     process.stderr.write(`Building the controller-runtime contestant into ${dir} (minutes with cold Go caches)…\n`);
     try {
-      await promisify(execFile)('go', ['build', '-trimpath', '-o', temporary, '.'], {
+      await promisify(execFile)('go', ['build', '-trimpath', '-o', temporary, `./${program}`], {
         cwd: SOURCE_DIR,
         // The module as committed: its go.sum pins every dependency, nothing is resolved anew.
         env: { ...env, GOFLAGS: '-mod=readonly', GOWORK: 'off', CGO_ENABLED: '0' },

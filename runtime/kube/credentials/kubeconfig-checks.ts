@@ -1,7 +1,8 @@
 /**
- * A kubeconfig file is checked before client-node reads it. Client-node's own errors quote the
- * file around a YAML syntax error (the lines there may hold a token or a key) and stumble over a
- * field of the wrong type with a JavaScript message ("….replace is not a function"). Here a file
+ * A kubeconfig file is checked before it is read (by client-node, or by native-kubeconfig.ts).
+ * Client-node's own errors quote the file around a YAML syntax error (the lines there may hold a
+ * token or a key) and stumble over a field of the wrong type with a JavaScript message
+ * ("….replace is not a function"). Here a file
  * that is not YAML is reported by reason and line:column only, and a field of the wrong type by
  * its path; no value of the file is ever part of a message.
  */
@@ -25,34 +26,57 @@ const USER: Readonly<Record<string, Kind>> = {
 const EXEC: Readonly<Record<string, Kind>> = { command: 'string', args: 'strings', apiVersion: 'string' };
 const CONTEXT: Readonly<Record<string, Kind>> = { cluster: 'string', user: 'string', namespace: 'string' };
 
-/** Why the kubeconfig file cannot be used as it is, or `undefined` if it can. */
-export function kubeConfigFileProblem(file: string): string | undefined {
+/** A kubeconfig file's content, or why it cannot be used as it is. */
+export type KubeConfigFile = { config: Record<string, unknown>; problem?: undefined } | { problem: string };
+
+/** A checked kubeconfig file: where it is (paths in it are relative to it) and what it holds. */
+export interface KubeConfigFileContent {
+  path: string;
+  config: Record<string, unknown>;
+}
+
+/** The kubeconfig file read and checked: its content, or why it cannot be used as it is. */
+export function readKubeConfigFile(file: string): KubeConfigFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    return `the file ${unreadable(error)}`;
+    return { problem: `the file ${unreadable(error)}` };
   }
-  return kubeConfigTextProblem(text);
+  return parseKubeConfigText(text);
 }
 
-/** Why the kubeconfig text cannot be used as it is, or `undefined` if it can. */
-export function kubeConfigTextProblem(text: string): string | undefined {
+/** The kubeconfig text parsed and checked: its content, or why it cannot be used as it is. */
+export function parseKubeConfigText(text: string): KubeConfigFile {
   const lines = new LineCounter();
   // Merge keys as client-node's parser reads them; aliases are few in a kubeconfig, and capped.
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true });
   const [syntax] = document.errors;
   if (syntax) {
     const { line, col } = lines.linePos(syntax.pos[0]);
-    return `not valid YAML at ${line}:${col}: ${reasonOf(syntax.message)}`;
+    return { problem: `not valid YAML at ${line}:${col}: ${reasonOf(syntax.message)}` };
+  }
+  // A tag this parser reads as a plain value is one client-node's parser refuses.
+  const tag = document.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (tag) {
+    const { line, col } = lines.linePos(tag.pos[0]);
+    const what = tagsCollection(text, tag.pos[1]) ? 'tag' : 'scalar tag';
+    return { problem: `not valid YAML at ${line}:${col}: unknown ${what}` };
   }
   let config: unknown;
   try {
     config = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return `not a usable kubeconfig: ${reasonOf((error as Error).message)}`;
+    return { problem: `not a usable kubeconfig: ${reasonOf((error as Error).message)}` };
   }
-  return shapeProblem(config);
+  const problem = shapeProblem(config);
+  return problem ? { problem } : { config: config as Record<string, unknown> };
+}
+
+/** Whether what follows a tag (ending at `end`) is a collection: a flow one, or a block one on the next lines. */
+function tagsCollection(text: string, end: number): boolean {
+  const next = /[^ \t]|$/m.exec(text.slice(end));
+  return next === null || next[0] === '' || next[0] === '{' || next[0] === '[' || next[0] === '\n';
 }
 
 /** A parser's message up to any quoted part of the text (which may be a piece of a secret). */

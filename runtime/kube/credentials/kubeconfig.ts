@@ -1,6 +1,7 @@
 /**
- * Credentials from `@kubernetes/client-node`'s `KubeConfig`: its loading rules, contexts, CA data,
- * client certificates, tokens and auth providers, read through `applyToHTTPSOptions`. Two kinds of
+ * Credentials from a `KubeConfig` (client-node's, or native-kubeconfig.ts's for the cases that need
+ * nothing of client-node): its loading rules, contexts, CA data, client certificates, tokens and
+ * auth providers, read through `applyToHTTPSOptions`. Two kinds of
  * expiring credentials are handled here instead, because client-node caches them where a 401 cannot
  * reach (its exec cache trusts `expirationTimestamp`, its token-file reader re-reads only every 60 s):
  * exec plugins and the in-cluster service-account token file.
@@ -12,6 +13,8 @@ import { delimiter, join } from 'node:path';
 import type { Agent, RequestOptions } from 'node:https';
 // Types only: the library is loaded by whoever made the KubeConfig (or by the isolated worker).
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
+import type { KubeConfigFileContent } from './kubeconfig-checks.ts';
+import { NativeKubeConfig, needsClientNode, type KubeConfigView } from './native-kubeconfig.ts';
 import { thrownText } from '../../structs/errors.ts';
 import { CachedCredentials, KubeConfigError, unreadable } from './credentials.ts';
 import type { CredentialSource, Credentials, TlsMaterial } from './credentials.ts';
@@ -30,22 +33,22 @@ export interface KubeConfigCredentialsOptions {
 const EXPIRY_MARGIN_MS = 60_000;
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const IN_CLUSTER = 'in-cluster configuration';
 
 /**
- * Loads the configuration by client-node's default rules (KUBECONFIG, ~/.kube/config, the pod's
- * service account) and returns where it came from, for messages. Where client-node would fall
- * back to `http://localhost:8080` for want of any configuration, this fails instead, as Kopf
- * does: an operator aimed at no cluster is a mistake, better said at once. The files' checks need a
- * YAML parser, loaded only when there are files to check: an operator loads its configuration in a
- * helper process (isolated.ts) and never needs the parser itself; an in-cluster helper does not either.
+ * Where the default configuration comes from by client-node's rules (KUBECONFIG, ~/.kube/config,
+ * the pod's service account): the kubeconfig files to read (none in a pod), and its name for
+ * messages. Where client-node would fall back to `http://localhost:8080` for want of any
+ * configuration, this fails instead, as Kopf does: an operator aimed at no cluster is a mistake,
+ * better said at once.
  */
-async function loadDefaultKubeConfig(kc: KubeConfig): Promise<string> {
+function defaultConfiguration(): { files: string[]; source: string } {
   const home = join(homedir(), '.kube', 'config');
   const { KUBECONFIG } = process.env;
   const files = KUBECONFIG ? KUBECONFIG.split(delimiter).filter(Boolean) : existsSync(home) ? [home] : [];
   const source = KUBECONFIG ? `kubeconfig ${KUBECONFIG} (KUBECONFIG)`
     : files.length ? `kubeconfig ${home}`
-    : existsSync(SERVICE_ACCOUNT_TOKEN) ? 'in-cluster configuration'
+    : existsSync(SERVICE_ACCOUNT_TOKEN) ? IN_CLUSTER
     : process.platform === 'win32' ? 'kubeconfig (default)' // client-node also looks into WSL there
     : undefined;
   if (source === undefined) {
@@ -54,14 +57,29 @@ async function loadDefaultKubeConfig(kc: KubeConfig): Promise<string> {
         `service account. Set KUBECONFIG to a kubeconfig file.`
     );
   }
-  const { kubeConfigFileProblem } = files.length
-    ? await import('./kubeconfig-checks.ts')
-    : { kubeConfigFileProblem: undefined };
-  for (const file of files) {
-    const problem = kubeConfigFileProblem?.(file);
+  return { files, source };
+}
+
+/**
+ * The kubeconfig files read and checked (kubeconfig-checks.ts), or the first one's problem. The
+ * checks need a YAML parser, loaded only when there are files: a pod's operator never needs it.
+ */
+async function checkedFiles(files: readonly string[], source: string): Promise<KubeConfigFileContent[]> {
+  if (!files.length) return [];
+  const { readKubeConfigFile } = await import('./kubeconfig-checks.ts');
+  return files.map((path) => {
+    const read = readKubeConfigFile(path);
     // The file is named where KUBECONFIG lists several; the source names a single one already.
-    if (problem) throw new KubeConfigError(`${source}: ${files.length > 1 ? `${file}: ` : ''}${problem}`);
-  }
+    if (read.problem !== undefined)
+      throw new KubeConfigError(`${source}: ${files.length > 1 ? `${path}: ` : ''}${read.problem}`);
+    return { path, config: read.config };
+  });
+}
+
+/** Loads the default configuration into client-node's `KubeConfig`, and says where it came from. */
+async function loadDefaultKubeConfig(kc: KubeConfig): Promise<string> {
+  const { files, source } = defaultConfiguration();
+  await checkedFiles(files, source);
   try {
     kc.loadFromDefault();
   } catch (error) {
@@ -83,6 +101,29 @@ export async function defaultKubeConfigCredentials(kc: KubeConfig): Promise<Cred
   }
 }
 
+/**
+ * The default configuration's credentials read by this process without client-node
+ * (native-kubeconfig.ts), or `undefined` where only client-node can read them. Whatever fails,
+ * now or at a later refresh, says which configuration it is about.
+ */
+export async function nativeDefaultCredentials(): Promise<CredentialSource | undefined> {
+  const { files, source } = defaultConfiguration();
+  if (!files.length && source !== IN_CLUSTER) return undefined;
+  const parsed = await checkedFiles(files, source);
+  let credentials: CredentialSource;
+  try {
+    const kc = files.length ? NativeKubeConfig.fromFiles(parsed) : NativeKubeConfig.inCluster();
+    if (needsClientNode(kc)) return undefined;
+    credentials = kubeConfigCredentials(kc);
+  } catch (error) {
+    throw withSource(source, error);
+  }
+  return {
+    get: () => credentials.get().catch((error: unknown) => { throw withSource(source, error); }),
+    invalidate: (stale) => credentials.invalidate(stale),
+  };
+}
+
 /** The error as a `KubeConfigError` that says which configuration it is about. */
 function withSource(source: string, error: unknown): KubeConfigError {
   return new KubeConfigError(`${source}: ${yamlReason(error) ?? thrownText(error)}`);
@@ -101,7 +142,9 @@ function yamlReason(error: unknown): string | undefined {
   return `not valid YAML${position}: ${typeof reason === 'string' ? reason : 'unknown reason'}`;
 }
 
-export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredentialsOptions = {}): CredentialSource {
+export function kubeConfigCredentials(
+  kc: KubeConfigView, options: KubeConfigCredentialsOptions = {},
+): CredentialSource {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeConfigError(whyNoCluster(kc));
   const user = kc.getCurrentUser();
@@ -143,7 +186,7 @@ export function kubeConfigCredentials(kc: KubeConfig, options: KubeConfigCredent
 }
 
 /** Why the kubeconfig yields no cluster, in the words of its own fields. */
-function whyNoCluster(kc: KubeConfig): string {
+function whyNoCluster(kc: KubeConfigView): string {
   const names = (items: readonly { name: string }[]) => (
     items.length ? items.map((item) => item.name).join(', ') : 'none'
   );
@@ -202,8 +245,10 @@ export function tokenFileOf(user: User | null): string | undefined {
  * servers (`kubectl proxy`, test servers) are allowed: client-node refuses them unless TLS
  * verification is off, which means nothing without TLS.
  */
-function plainKubeConfig(kc: KubeConfig, cluster: Cluster, user: User | null, stripAuth: boolean): KubeConfig {
-  const plain = new (kc.constructor as new () => KubeConfig)();
+function plainKubeConfig(
+  kc: KubeConfigView, cluster: Cluster, user: User | null, stripAuth: boolean,
+): KubeConfigView {
+  const plain = new (kc.constructor as new () => KubeConfigView)();
   const plainCluster: Cluster = cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster;
   const plainUser: User = user ? (stripAuth ? { ...user, exec: undefined, authProvider: undefined } : user) : {
     name: 'anonymous'

@@ -1,8 +1,8 @@
 /**
- * Default credentials resolved in a child process (client-node's loading rules, without keeping
- * client-node in the operator's memory): the token and the server come through; a service-account
- * style token file is re-read by the operator itself; a broken kubeconfig fails the first request
- * with the reason.
+ * Default credentials by client-node's loading rules, without keeping client-node in the operator's
+ * memory (read natively, or in a child process: native-kubeconfig.test.ts tells which): the token
+ * and the server come through; a service-account style token file is re-read by the operator
+ * itself; a broken kubeconfig fails the first request with the reason.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,7 +33,7 @@ contexts: [{ name: x, context: { cluster: c, user: u, namespace: team-a } }]
 current-context: x
 `;
 
-test('the default kubeconfig is resolved out of process: server and token arrive', async () => {
+test('the default kubeconfig: server, token and namespace arrive', async () => {
   const seen: (string | undefined)[] = [];
   const server = await startServer(
     (req, res) => {

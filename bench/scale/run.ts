@@ -1,0 +1,285 @@
+/**
+ * Scale benchmark: N KopfExample objects (labels, annotations and a small spec, as real objects
+ * have) created before the operator starts, as when an operator is installed onto a cluster that
+ * holds them already or comes back after an outage; then a restart with nothing changed, as every
+ * rolling upgrade causes.
+ *
+ *   node bench/scale/run.ts [--n 100000] [--contestants ts,built,ctrl,kopf] [--concurrency 64] [--settle 10]
+ *
+ * `--n` may list several counts (`--n 2000,4000`): each contestant runs at each, and the settled
+ * memory per object is worked out from the first and the last (the difference of the settled
+ * memory over the difference of the counts, which leaves out what the process holds at no objects).
+ *
+ * Contestants, each on a fresh local control plane:
+ *   - `ts`: this runtime with bench/burst's operator (a creation handler with a small result, a
+ *     deletion handler: Kopf's finalizer, result and last-handled annotation on every object);
+ *   - `built`: the same as the published package runs it (compiled JavaScript, bench/burst/built.ts),
+ *     without Node's TypeScript stripper: what a deployment's memory is;
+ *   - `ctrl`: controller-runtime v0.24.1 doing the same protocol (bench/reconcile/controller-runtime/
+ *     kopfprotocol), built from the Go module proxy into kopf's cache; skipped without Go;
+ *   - `kopf`: Python Kopf 1.44 with the same handlers, at a tenth of N (it is that much slower).
+ *
+ * Per contestant and N:
+ *   - cold start: seconds from the operator's start until a watch from outside has seen every
+ *     object carry the handler's result, the finalizer and the annotation; the operator's CPU per
+ *     object (/proc utime+stime); writes per object (PATCH/PUT on kopfexamples, from the API
+ *     server's apiserver_request_total); the peak resident memory of the operator's process tree
+ *     (sampled, with the kernel's own peak of the operator, so that a helper process's share
+ *     counts) and the settled one (`--settle` seconds after the last object was handled);
+ *   - restart with nothing changed: the operator stopped and started again; seconds until idle
+ *     (until a second in which it used less than IDLE_CPU of a CPU), its CPU until then, its writes
+ *     (none is right), peak and settled memory.
+ * The machine may be shared: compare the contestants within one run, by their ratios.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { createObject } from '../../runtime/kube/index.ts';
+import { Namespaces } from '../../runtime/structs/builtins.ts';
+import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
+import { KopfExample } from '../../examples/kopfexample.ts';
+import { DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
+import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
+import { delta, requestCounts } from '../../test/e2e/metrics.ts';
+import { exampleObject, pool } from '../burst/objects.ts';
+import { Observer } from '../burst/observer.ts';
+import { buildOperator } from '../burst/built.ts';
+import { cpuSeconds } from '../burst/procstat.ts';
+import { buildControllerRuntime, KOPF_PROTOCOL } from '../reconcile/gobuild.ts';
+import { onControlPlane } from '../lib/cluster.ts';
+import { benchOptions, chosen } from '../lib/options.ts';
+import { TreeSampler, treeRssMiB } from '../lib/proctree.ts';
+import { fixed, markdownTable } from '../lib/tables.ts';
+
+const values = benchOptions({ n: '100000', contestants: 'ts,ctrl,kopf', concurrency: 64, settle: 10 });
+const COUNTS = values.n.split(',').map((text) => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--n takes counts of objects, not '${text}'`);
+  return n;
+});
+const CONCURRENCY = values.concurrency;
+const SETTLE = values.settle;
+/** CPU seconds per second under which an operator counts as idle. */
+const IDLE_CPU = 0.02;
+const NAMESPACE = 'scale';
+const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
+
+interface Contestant {
+  name: string;
+  label: string;
+  command: string[];
+  files: string[];
+  /** The share of N it runs at. */
+  share: number;
+}
+
+interface Phase {
+  seconds: number;
+  cpu: number;
+  writes: number;
+  peakMiB: number;
+  settledMiB: number;
+}
+
+interface Measurement {
+  contestant: string;
+  n: number;
+  cold: Phase;
+  restart: Phase;
+}
+
+/** An object as a user's would be: a few labels and annotations beside bench/burst's spec. */
+function scaleObject(name: string, index: number): KopfExample {
+  const object = exampleObject(name);
+  object.metadata = {
+    name,
+    labels: { app: 'scale-bench', shard: `shard-${index % 16}`, tier: index % 2 ? 'backend' : 'frontend' },
+    annotations: { 'example.com/owner': `team-${index % 8}`, 'example.com/note': `object ${index} of the scale run` },
+  };
+  return object;
+}
+
+function isHandled(object: KopfExample): boolean {
+  return Boolean(object.status?.create_fn) && Boolean(object.metadata?.finalizers?.includes(FINALIZER)) && Boolean(
+    object.metadata?.annotations?.[DIFF_BASE]
+  );
+}
+
+async function contestants(): Promise<Contestant[]> {
+  const burst = join(import.meta.dirname, '../burst');
+  const all: Record<string, () => Promise<Contestant | undefined>> = {
+    ts: async () => ({
+      name: 'ts', label: `this runtime (Node ${process.versions.node})`, share: 1,
+      command: [process.execPath, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
+      files: [join(burst, 'operator.ts')],
+    }),
+    built: async () => {
+      const built = buildOperator();
+      process.once('exit', built.remove);
+      return {
+        name: 'built', label: `this runtime, built (Node ${process.versions.node})`, share: 1,
+        command: [process.execPath, built.cli, 'run', '--standalone', '--namespace', NAMESPACE], files: [built.file],
+      };
+    },
+    ctrl: async () => {
+      const built = await buildControllerRuntime(process.env, KOPF_PROTOCOL);
+      if ('skipped' in built) {
+        process.stderr.write(`controller-runtime skipped: ${built.skipped}\n`);
+        return undefined;
+      }
+      return {
+        name: 'ctrl', label: 'controller-runtime v0.24.1, 1 worker', share: 1,
+        command: [built.binary, '--namespace', NAMESPACE], files: [],
+      };
+    },
+    kopf: async () => ({
+      name: 'kopf', label: 'Python Kopf 1.44', share: 0.1,
+      command: [...await kopfRunCommand(), '--standalone', '--namespace', NAMESPACE],
+      files: [join(burst, 'operator_kopf.py')],
+    }),
+  };
+  const made = await Promise.all(chosen(values.contestants, all).map((make) => make()));
+  return made.filter((contestant) => contestant !== undefined);
+}
+
+/** The condition, unless the operator exits first (then its last lines explain why). */
+function guarded<T>(operator: RunningOperator, wait: Promise<T>): Promise<T> {
+  const died = operator.exited.then((exit) => {
+    throw new Error(
+      `The operator exited (code ${exit.exitCode}, signal ${exit.signal}):\n${operator.lines.slice(-30).join('\n')}`
+    );
+  });
+  return Promise.race([wait, died]);
+}
+
+/** Resolves with performance.now() at the start of the first second in which the process used less than IDLE_CPU. */
+async function idleSince(pid: number): Promise<number> {
+  let before = cpuSeconds(pid);
+  let since = performance.now();
+  for (;;) {
+    await sleep(1000);
+    const now = cpuSeconds(pid);
+    if (now - before < IDLE_CPU) return since;
+    before = now;
+    since = performance.now();
+  }
+}
+
+/** Runs the operator through one phase: `until` says when its work is done. */
+async function phase(
+  cp: ControlPlane, contestant: Contestant, until: (operator: RunningOperator) => Promise<number>,
+): Promise<Phase> {
+  const requestsBefore = await requestCounts(cp.credentials, 'kopfexamples');
+  const start = performance.now();
+  const { command, files } = contestant;
+  const operator = runOperator({ command, files, kubeconfigPath: cp.kubeconfigPath });
+  const sampler = new TreeSampler(operator.pid, 20);
+  try {
+    const done = await guarded(operator, until(operator));
+    const cpu = cpuSeconds(operator.pid);
+    const writes = delta(requestsBefore, await requestCounts(cp.credentials, 'kopfexamples'), ['PATCH', 'PUT']);
+    await sleep(SETTLE * 1000);
+    const settledMiB = treeRssMiB(operator.pid);
+    return { seconds: (done - start) / 1000, cpu, writes: writes.total, peakMiB: sampler.peakMiB, settledMiB };
+  } finally {
+    sampler.stop();
+    await operator.stop({ timeout: 60_000 });
+  }
+}
+
+async function measure(contestant: Contestant, total: number): Promise<Measurement> {
+  const n = Math.max(1, Math.round(total * contestant.share));
+  return onControlPlane(async (cp, client) => {
+    await createObject(client, Namespaces, { metadata: { name: NAMESPACE } });
+    const names = Array.from({ length: n }, (_, i) => `kex-${String(i).padStart(6, '0')}`);
+    process.stderr.write(`${contestant.label}: creating ${n} objects…\n`);
+    await pool(names.map((name, i) => [name, i] as const), CONCURRENCY, ([name, i]) => (
+      createObject(client, KopfExample, scaleObject(name, i), { namespace: NAMESPACE })
+    ));
+    const observer = new Observer(client, KopfExample, NAMESPACE, isHandled);
+    await observer.ready;
+    const timeout = 600_000 + n * 50;
+    try {
+      process.stderr.write(`${contestant.label}: cold start…\n`);
+      const cold = await phase(cp, contestant, () => (
+        observer.until(() => observer.handledAt.size >= n, timeout, 'all handled')
+      ));
+      process.stderr.write(`  handled in ${cold.seconds.toFixed(1)} s; restart…\n`);
+      const restart = await phase(cp, contestant, (operator) => idleSince(operator.pid));
+      process.stderr.write(`  idle after ${restart.seconds.toFixed(1)} s\n`);
+      return { contestant: contestant.name, n, cold, restart };
+    } finally {
+      await observer.stop();
+    }
+  }, { maxSockets: CONCURRENCY });
+}
+
+function table(results: readonly Measurement[], labels: Map<string, string>): string {
+  const header = [
+    'contestant', 'N', 'cold start, s', 'CPU ms / object', 'writes / object', 'peak MiB', 'settled MiB',
+    'restart until idle, s', 'restart CPU, s', 'restart writes', 'restart peak MiB', 'restart settled MiB',
+  ];
+  return markdownTable(header, results.map(({ contestant, n, cold, restart }) => [
+    labels.get(contestant)!, String(n), cold.seconds.toFixed(1), (cold.cpu / n * 1000).toFixed(3),
+    (cold.writes / n).toFixed(2), cold.peakMiB.toFixed(0), cold.settledMiB.toFixed(0), restart.seconds.toFixed(1),
+    restart.cpu.toFixed(2), String(restart.writes), restart.peakMiB.toFixed(0), restart.settledMiB.toFixed(0),
+  ]));
+}
+
+/** Each contestant's figures over this runtime's, at the same N (and Kopf's per object, at its tenth). */
+function ratios(results: readonly Measurement[], labels: Map<string, string>): string | null {
+  const ours = (n: number) => results.find((m) => m.contestant === 'ts' && m.n === n);
+  const rows: string[][] = [];
+  for (const other of results.filter((m) => m.contestant !== 'ts' && m.contestant !== 'built')) {
+    const base = ours(other.n) ?? ours(Math.round(other.n / 0.1));
+    if (!base) continue;
+    const perObject = base.n !== other.n;
+    const scale = (m: Measurement, value: number) => (perObject ? value / m.n : value);
+    const figure = (pick: (m: Measurement) => number, perN = true) => (
+      fixed((perN ? scale(base, pick(base)) : pick(base)) / (perN ? scale(other, pick(other)) : pick(other)), 2)
+    );
+    rows.push([
+      `this runtime / ${labels.get(other.contestant)}${perObject ? ' (per object)' : ''}`, String(base.n),
+      figure((m) => m.cold.seconds), figure((m) => m.cold.cpu), figure((m) => m.cold.settledMiB, false),
+      figure((m) => m.cold.peakMiB - m.cold.settledMiB, false), figure((m) => m.restart.seconds),
+      figure((m) => m.restart.cpu),
+    ]);
+  }
+  if (!rows.length) return null;
+  return markdownTable(
+    ['ratio', 'N', 'cold start', 'CPU', 'settled memory', 'start spike', 'restart until idle', 'restart CPU'],
+    rows,
+  );
+}
+
+/** Settled memory per object from the first and the last N, per contestant. */
+function perObject(results: readonly Measurement[], labels: Map<string, string>): string | null {
+  const rows: string[][] = [];
+  for (const name of new Set(results.map((m) => m.contestant))) {
+    const own = results.filter((m) => m.contestant === name);
+    const [first, last] = [own[0]!, own.at(-1)!];
+    if (first.n === last.n) continue;
+    const kib = (pick: (m: Measurement) => number) => (
+      ((pick(last) - pick(first)) * 1024 / (last.n - first.n)).toFixed(2)
+    );
+    rows.push([
+      labels.get(name)!, `${first.n} → ${last.n}`, kib((m) => m.cold.settledMiB), kib((m) => m.restart.settledMiB),
+    ]);
+  }
+  if (!rows.length) return null;
+  return markdownTable(['contestant', 'N', 'KiB / object, cold start', 'KiB / object, restart'], rows);
+}
+
+async function main(): Promise<void> {
+  const entrants = await contestants();
+  const labels = new Map(entrants.map((c) => [c.name, c.label]));
+  const results: Measurement[] = [];
+  for (const n of COUNTS) for (const contestant of entrants) results.push(await measure(contestant, n));
+  console.log(`\nScale: KopfExample objects created before the operator starts; ${SETTLE} s to settle.\n`);
+  console.log(table(results, labels));
+  for (const summary of [ratios(results, labels), perObject(results, labels)]) {
+    if (summary) console.log(`\n${summary}`);
+  }
+}
+
+await main();
