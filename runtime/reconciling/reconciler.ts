@@ -21,6 +21,7 @@ import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
 import { timerDelay } from '../queueing/sleeping.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
+import type { ReconcilerStanding } from '../conditions/standing.ts';
 
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
@@ -45,6 +46,8 @@ interface ObjectRecord {
   released: boolean;
   /** The next request: a requeue, a retry, or the resync. */
   timer?: NodeJS.Timeout;
+  /** How its last run ended, for the status that tools read. */
+  standing?: ReconcilerStanding;
 }
 
 export class ResourceReconciler implements ObjectReconciling {
@@ -117,6 +120,10 @@ export class ResourceReconciler implements ObjectReconciling {
     return { required, holding: required && deleting && !this.#records.get(key)?.released };
   }
 
+  standing(key: string): ReconcilerStanding | undefined {
+    return this.#records.get(key)?.standing;
+  }
+
   forget(key: string): void {
     const record = this.#records.get(key);
     if (!record) return;
@@ -178,6 +185,7 @@ export class ResourceReconciler implements ObjectReconciling {
     logger: Logger,
   ): void {
     let delay: number | undefined;
+    record.standing = standingOf(this.handler.id, outcome, record.failures + 1);
     if (outcome.kind === 'success') {
       const after = record.failures ? ` after ${record.failures} failure(s)` : '';
       logger.debug(`${this.#title} succeeded${after}.`);
@@ -215,6 +223,17 @@ export class ResourceReconciler implements ObjectReconciling {
   #cancel(record: ObjectRecord): void {
     if (record.timer) clearTimeout(record.timer);
     record.timer = undefined;
+  }
+}
+
+/** How a run ended, as the status that tools read tells it; `retry` counts the failures with this one. */
+function standingOf(id: string, outcome: RunOutcome, retry: number): ReconcilerStanding {
+  switch (outcome.kind) {
+    case 'success':
+      return outcome.requeueAfter === undefined ? { id, kind: 'done' }
+        : { id, kind: 'requeued', delay: outcome.requeueAfter };
+    case 'permanent': return { id, kind: 'failed', message: outcome.message };
+    default: return { id, kind: 'retrying', retry, delay: outcome.delay, message: outcome.message };
   }
 }
 

@@ -1,0 +1,24 @@
+/**
+ * With `settings.status.conditions`, the status that tools read (`conditions/standing.ts`) goes
+ * into the cycle's work: the first write of the plan, with the handlers' results that it speaks
+ * of, so that no cycle writes more for it (it is written only when it changes).
+ */
+import type { KubeObject } from '../structs/resources.ts';
+import type { Condition } from '../structs/kubetypes.ts';
+import { statusConditions } from '../conditions/standing.ts';
+import type { Decision } from './deciding.ts';
+import type { ResourceProcessor } from './processor.ts';
+
+export function foldConditions(proc: ResourceProcessor, key: string, body: KubeObject, decision: Decision): void {
+  const cycle = decision.cycle;
+  // A deletion's finished cycle lets the object go: nothing is left to describe.
+  if (!cycle?.standing || (cycle.kind === 'delete' && cycle.done)) return;
+  const work = decision.plan.work;
+  const set = work.status.conditions as Condition[] | undefined; // a handler's own (`setCondition`)
+  const standing = { handlers: cycle.standing, reconciler: proc.reconciling?.standing(key) };
+  const fragment = statusConditions(body, standing, set, new Date());
+  if (!fragment) return;
+  const status = fragment.status as { observedGeneration?: number; conditions: Condition[] };
+  if (status.observedGeneration !== undefined) work.status.observedGeneration = status.observedGeneration;
+  work.status.conditions = status.conditions;
+}
