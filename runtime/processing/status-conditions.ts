@@ -10,12 +10,16 @@ import type { Decision } from './deciding.ts';
 import type { ResourceProcessor } from './processor.ts';
 
 export function foldConditions(proc: ResourceProcessor, key: string, body: KubeObject, decision: Decision): void {
-  const cycle = decision.cycle;
+  const { cycle } = decision;
   // A deletion's finished cycle lets the object go: nothing is left to describe.
-  if (!cycle?.standing || (cycle.kind === 'delete' && cycle.done)) return;
+  if (cycle?.kind === 'delete' && cycle.done) return;
+  const reconciler = proc.reconciling?.standing(key);
+  // Without Kopf's handlers in it, the object is described when a reconciler handles it.
+  const handlers = cycle?.standing ?? (decision.idle && reconciler ? { kind: 'unchanged' } as const : undefined);
+  if (!handlers) return;
   const work = decision.plan.work;
   const set = work.status.conditions as Condition[] | undefined; // a handler's own (`setCondition`)
-  const standing = { handlers: cycle.standing, reconciler: proc.reconciling?.standing(key) };
+  const standing = { handlers, reconciler };
   const fragment = statusConditions(body, standing, set, new Date());
   if (!fragment) return;
   const status = fragment.status as { observedGeneration?: number; conditions: Condition[] };

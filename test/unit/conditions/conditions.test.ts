@@ -18,7 +18,8 @@ test('setCondition keeps lastTransitionTime when the status stays, and says the 
   const patch = new Patch<KubeObject>({}, { body });
   const set = setCondition({ body, patch }, { type: 'Ready', status: 'True', reason: 'StillFine', message: 'ok' });
   assert.deepEqual(set, {
-    type: 'Ready', status: 'True', observedGeneration: 3, lastTransitionTime: EARLIER, reason: 'StillFine', message: 'ok',
+    type: 'Ready', status: 'True', observedGeneration: 3, lastTransitionTime: EARLIER,
+    reason: 'StillFine', message: 'ok',
   });
   assert.deepEqual(patch.status.conditions, [set]);
 });

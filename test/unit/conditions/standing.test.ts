@@ -80,7 +80,8 @@ test('the reconciler: retrying is Reconciling, a PermanentError is Stalled, a re
   assert.equal(conditionsOf(failed).Stalled!.message, "Reconciler 'r' failed permanently: never");
   const requeued = statusConditions(body(), { handlers: none, reconciler: { id: 'r', kind: 'requeued', delay: 9 } },
     undefined, NOW);
-  assert.deepEqual([conditionsOf(requeued).Reconciling!.status, conditionsOf(requeued).Ready!.status], ['True', 'False']);
+  const { Reconciling, Ready } = conditionsOf(requeued);
+  assert.deepEqual([Reconciling!.status, Ready!.status], ['True', 'False']);
 });
 
 test("a handler's own conditions in the work are kept, and the list is written with them", () => {
