@@ -42,6 +42,7 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['deploy/peering.yaml', 'deploy/peering.yaml'],
     ['deploy/deployment.yaml', 'deploy/deployment.yaml'],
     ['deploy/monitoring/servicemonitor.yaml', 'deploy/monitoring/servicemonitor.yaml'],
+    ['deploy/health.lua', 'deploy/health.lua'],
   ];
 }
 
