@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from '../structs/resources.ts';
 import type { Condition } from '../structs/kubetypes.ts';
+import { isEmptyPatch } from '../structs/patches.ts';
 import { statusConditions } from '../conditions/standing.ts';
 import type { Decision } from './deciding.ts';
 import type { ResourceProcessor } from './processor.ts';
@@ -14,10 +15,13 @@ export function foldConditions(proc: ResourceProcessor, key: string, body: KubeO
   // A deletion's finished cycle lets the object go: nothing is left to describe.
   if (cycle?.kind === 'delete' && cycle.done) return;
   const reconciler = proc.reconciling?.standing(key);
-  // Without Kopf's handlers in it, the object is described when a reconciler handles it.
-  const handlers = cycle?.standing ?? (decision.idle && reconciler ? { kind: 'unchanged' } as const : undefined);
-  if (!handlers) return;
   const work = decision.plan.work;
+  // Where no handler ran, nothing new is known unless a reconciler ran: the object keeps what it
+  // says. A finished resume writes only with what its handlers write (as Kopf's: nothing otherwise).
+  const ran = cycle?.standing?.kind === 'handled' && !(cycle.kind === 'resume' && cycle.done && isEmptyPatch(work));
+  if (!ran && !reconciler) return;
+  const handlers = cycle?.standing ?? (decision.idle ? { kind: 'unchanged' } as const : undefined);
+  if (!handlers) return;
   const set = work.status.conditions as Condition[] | undefined; // a handler's own (`setCondition`)
   const standing = { handlers, reconciler };
   const fragment = statusConditions(body, standing, set, new Date());

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import type { Condition } from '../../../runtime/structs/kubetypes.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { Cluster, loadYaml, refOf } from '../cluster.ts';
 import {
   CRD_YAML,
@@ -28,6 +30,8 @@ import { delta, requestCounts } from '../metrics.ts';
 
 const ARGS = ['--standalone', '--namespace', 'default', '--verbose'];
 const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
+/** This runtime with settings.status.conditions on. */
+const TELLING = { files: [...OURS.files, join(import.meta.dirname, 'conditions.ts')], conditions: true };
 const KOPF = { files: [join(import.meta.dirname, 'kopf_handover.py')] };
 /** Kopf's diff-base for examples/obj.yaml as created through the API: compact JSON and a newline. */
 const essence = (field: string): string =>
@@ -49,7 +53,14 @@ after(async () => {
   await cp?.stop();
 });
 
-interface Side { name: string; files: string[]; command?: string[] }
+interface Side { name: string; files: string[]; command?: string[]; conditions?: boolean }
+
+/** Ready, with the object's generation observed: what the side with the setting leaves after its cycle. */
+function toldReady(object: KubeObject | null | undefined): boolean {
+  const status = object?.status as { observedGeneration?: number; conditions?: Condition[] } | undefined;
+  const ready = status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.status === 'True' && status?.observedGeneration === object?.metadata?.generation;
+}
 
 async function handover(first: Side, second: Side): Promise<void> {
   const [object] = loadYaml(OBJECT_YAML);
@@ -65,7 +76,7 @@ async function handover(first: Side, second: Side): Promise<void> {
     created = await cluster.waitFor(
       KopfExample,
       ref,
-      (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn),
+      (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn) && (!first.conditions || toldReady(o)),
     );
   } catch (error) {
     await one.stop();
@@ -125,6 +136,7 @@ async function handover(first: Side, second: Side): Promise<void> {
       `${second.name}'s writes for the update (besides the test's own):\n${two.output}`,
     );
     assert.deepEqual(updated?.status?.update_fn, { message: 'updated' });
+    if (second.conditions) assert.ok(toldReady(updated), `the update is told: ${JSON.stringify(updated?.status)}`);
     assert.deepEqual(updated?.status?.create_fn, { message: 'created' }, 'the first result is kept');
 
     // …and the deletion: the finalizer the first one added is released by the second.
@@ -164,4 +176,12 @@ test('Python Kopf handles the creation, this runtime resumes the object and hand
 
 test('this runtime handles the creation, Python Kopf resumes the object and handles the rest', async () => {
   await handover({ name: 'this runtime', ...OURS }, { name: 'Kopf', ...KOPF, command: kopfCommand });
+});
+
+test('with settings.status.conditions: Python Kopf creates, this runtime resumes and handles the rest', async () => {
+  await handover({ name: 'Kopf', ...KOPF, command: kopfCommand }, { name: 'this runtime', ...TELLING });
+});
+
+test('with settings.status.conditions: this runtime creates, Python Kopf resumes and handles the rest', async () => {
+  await handover({ name: 'this runtime', ...TELLING }, { name: 'Kopf', ...KOPF, command: kopfCommand });
 });
