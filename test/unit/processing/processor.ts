@@ -50,13 +50,13 @@ export const FRESH: KubeObject = {
  * settings given); returns the bodies of the patches sent and the log messages. Each merge-patch
  * is applied to the object, which is answered whole with resourceVersion 2, after `prune` (if
  * given) has removed from it what the API server would drop. `kept` carries what the resource's
- * patches were seen to keep from one call to the next.
+ * patches were seen to keep from one call to the next; `status` turns on the status that tools read.
  */
 export async function processOnce(
   register: (registry: OperatorRegistry) => void,
   body: KubeObject,
   persistence: SettingsOverrides['persistence'] = {},
-  options: { prune?: (object: Fields) => void; kept?: KeptFields } = {},
+  options: { prune?: (object: Fields) => void; kept?: KeptFields; status?: SettingsOverrides['status'] } = {},
 ): Promise<{ patches: unknown[]; messages: string[]; records: readonly LogRecord[]; requests: Received[] }> {
   const patches: unknown[] = [];
   const object = copyJson(body) as Fields;
@@ -72,7 +72,7 @@ export async function processOnce(
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
   const settings = defaultSettings(
-    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } }
+    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence }, status: options.status }
   );
   const registry = new OperatorRegistry();
   register(registry);
