@@ -53,3 +53,21 @@ test('a finished deletion writes no conditions: the object goes', async () => {
   assert.ok(patches.length > 0);
   assert.ok(patches.every((patch) => !Object.keys(conditions(patch)).length), JSON.stringify(patches));
 });
+
+test("an object only a reconciler handles: its last run's outcome, in one write when it changes", async () => {
+  let written: unknown[] = [];
+  for (const standing of [{ id: 'r', kind: 'failed', message: 'no' }, { id: 'r', kind: 'done' }] as const) {
+    const { patches } = await processOnce(() => undefined, BODY, {}, {
+      ...ON,
+      reconciling: {
+        reconcile: async () => undefined, verdict: () => ({ required: false, holding: false }),
+        standing: () => standing, forget: () => undefined,
+      },
+    });
+    written = [...written, ...patches];
+  }
+  assert.deepEqual(written.map(conditions), [
+    { Reconciling: 'False', Stalled: 'True', Ready: 'False' },
+    { Reconciling: 'False', Stalled: 'False', Ready: 'True' },
+  ]);
+});
