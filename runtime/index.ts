@@ -16,6 +16,8 @@ export {
   HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError, type ErrorsMode,
 } from './structs/errors.ts';
 
+export { setCondition, type ConditionInput } from './conditions/conditions.ts';
+
 // Handlers and their registration.
 export { ABSENT, PRESENT } from './registry/markers.ts';
 export { OperatorRegistry, getDefaultRegistry, setDefaultRegistry, type On } from './registry/registry.ts';

@@ -4,7 +4,8 @@
  * operator_kopf.py), on one local control plane, each run in a fresh namespace, contestants
  * alternating.
  *
- *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf,ts+metrics,built+metrics] [--repeat 1]
+ *   node bench/burst/run.ts [--n 1000] [--contestants ts,built,floor,kopf,ts+metrics,built+metrics,ts+conditions]
+ *     [--repeat 1]
  *     [--concurrency 32]
  *     [--warmup 20] [--operator-args '…'] [--node-args '…'] [--operator-cpus 1]
  *
@@ -12,7 +13,8 @@
  * API layer (floor.ts): what the runtime's engines add shows against it, and what it costs itself
  * is the part of the aims that no framework code can take away. `ts+metrics` and `built+metrics` are
  * `ts` and `built` serving their metrics (`--metrics`, never scraped during the burst): what keeping
- * them costs shows against the same runtime without them in the same run.
+ * them costs shows against the same runtime without them in the same run. `ts+conditions` is `ts` keeping
+ * the status that tools read (settings.status.conditions), folded into the same writes.
  *
  * `--operator-cpus` pins the operators to those CPUs and everything else (the control plane, the
  * load) to the others, as in a cluster where the operator runs on a node of its own: the operator
@@ -152,6 +154,7 @@ async function contestants(): Promise<Contestant[]> {
     },
     'ts+metrics': async () => withMetrics(await all.ts!()),
     'built+metrics': async () => withMetrics(await all.built!()),
+    'ts+conditions': async () => withConditions(await all.ts!()),
     floor: async () => (
       {
         name: 'floor',
@@ -170,6 +173,14 @@ async function contestants(): Promise<Contestant[]> {
     ),
   };
   return Promise.all(chosen(values.contestants, all).map((make) => make()));
+}
+
+/** The same contestant, keeping the status that tools read (settings.status.conditions, conditions.ts). */
+function withConditions(contestant: Contestant): Contestant {
+  return {
+    ...contestant, name: `${contestant.name}-conditions`, label: `${contestant.label}, status conditions on`,
+    files: [...contestant.files, join(import.meta.dirname, 'conditions.ts')],
+  };
 }
 
 /** The same contestant, keeping and serving its metrics. */

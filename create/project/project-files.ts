@@ -44,6 +44,7 @@ function fileMap(names: ResourceNames): [string, string][] {
     ['deploy/sharding-policy.yaml', 'deploy/sharding-policy.yaml'],
     ['deploy/network-policy.yaml', 'deploy/network-policy.yaml'],
     ['deploy/monitoring/servicemonitor.yaml', 'deploy/monitoring/servicemonitor.yaml'],
+    ['deploy/health.lua', 'deploy/health.lua'],
   ];
 }
 

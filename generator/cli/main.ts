@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--add-stubs] [--check] [--force]`: typed resources from CRDs.
+ * `kopf-gen [paths…] [--out DIR] [--stubs DIR] [--add-stubs] [--check] [--force] [--status-conditions]`: typed
+ * resources from CRDs.
  * Exit codes: 0 done (or up to date), 1 invalid input, stale output (`--check`), or refused; 2 a
  * command line that cannot be parsed.
  */
@@ -22,6 +23,7 @@ interface CliOptions {
   check?: boolean;
   force?: boolean;
   allowEmpty?: boolean;
+  statusConditions?: boolean;
   quiet?: boolean;
   verbose?: boolean;
 }
@@ -48,6 +50,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
     .option('--force', 'replace generated files even if they were edited by hand')
     .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
+    .option('--status-conditions', 'the operator keeps status.conditions and status.observedGeneration '
+      + '(settings.status.conditions): warn where a CRD\'s status schema prunes them')
     .option('-q, --quiet', 'print errors only')
     .option('--verbose', 'print every warning and note')
     .addHelpText('after', [
@@ -105,6 +109,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
       check: options.check ?? false,
       force: options.force ?? false,
       allowEmpty: options.allowEmpty ?? false,
+      statusConditions: options.statusConditions ?? false,
       ...(options.quiet ? {} : { onProgress: progressReporter(err) }),
     });
   } catch (e) {

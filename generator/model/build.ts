@@ -9,14 +9,21 @@ import type { SourceFile } from '../input/files.ts';
 import { parseYamlStream } from '../input/yaml.ts';
 import { DocumentContext } from './document-context.ts';
 import { readCrd } from './crd.ts';
-import { pruningWarnings } from './pruning.ts';
+import { conditionsWarnings, pruningWarnings } from './pruning.ts';
 import type { Model, ResourceModel } from './model.ts';
 
 export interface BuildProgress {
   (done: number, total: number, file: string): void;
 }
 
-export function buildModel(sources: readonly SourceFile[], onProgress?: BuildProgress): Model {
+export interface BuildOptions {
+  /** The operator keeps the status that tools read (`settings.status.conditions`): warn where it is pruned. */
+  readonly statusConditions?: boolean;
+}
+
+export function buildModel(
+  sources: readonly SourceFile[], onProgress?: BuildProgress, options: BuildOptions = {},
+): Model {
   const diagnostics: Diagnostic[] = [];
   const resources: ResourceModel[] = [];
   const byName = new Map<string, ResourceModel>();
@@ -56,6 +63,7 @@ export function buildModel(sources: readonly SourceFile[], onProgress?: BuildPro
         diagnostics.push(warning);
         pruning.set(resource.name, warning);
       }
+      if (options.statusConditions) diagnostics.push(...conditionsWarnings(resource).map((d) => ctx.located(d)));
     }
   });
   onProgress?.(sources.length, sources.length, '');

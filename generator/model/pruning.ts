@@ -29,6 +29,41 @@ export function pruningWarnings(resource: ResourceModel): Diagnostic[] {
   }];
 }
 
+/**
+ * With `settings.status.conditions`, the runtime keeps `status.observedGeneration` and
+ * `status.conditions`: a status schema that neither declares them nor preserves unknown fields
+ * drops them, and tools never see the object as ready.
+ */
+export function conditionsWarnings(resource: ResourceModel): Diagnostic[] {
+  const affected = resource.versions.filter((v) => v.served)
+    .map((version) => ({ version, lost: prunedFields(version) }))
+    .filter((a) => a.lost.length);
+  if (!affected.length) return [];
+  const first = affected[0]!;
+  const names = affected.map((a) => a.version.name).join(', ');
+  const declared = first.version.schema.properties.some((p) => p.name === 'status');
+  const lost = first.lost.map((field) => `status.${field}`).join(' and ');
+  return [{
+    severity: 'warning',
+    file: resource.source.file,
+    document: resource.source.document,
+    path: [...first.version.path, ...(declared ? ['properties', 'status'] : [])],
+    message: `${resource.name} (${names}): the API server prunes ${lost}, which settings.status.conditions keeps: `
+      + 'declare them in the status schema, or preserve its unknown fields',
+  }];
+}
+
+/** The fields of the status that tools read which the version's schema would prune. */
+function prunedFields(version: VersionModel): string[] {
+  const fields = ['observedGeneration', 'conditions'];
+  const root = version.schema;
+  if (root.preserveUnknown) return [];
+  const status = root.properties.find((p) => p.name === 'status')?.node;
+  if (!status || status.type !== 'object') return status && keepsEverything(status) ? [] : fields;
+  if (status.preserveUnknown) return [];
+  return fields.filter((field) => !status.properties.some((p) => p.name === field));
+}
+
 function statusVerdict(root: ObjectNode): { progressKept: boolean; declared: boolean } | undefined {
   if (root.preserveUnknown) return undefined;
   const status = root.properties.find((p) => p.name === 'status')?.node;

@@ -36,6 +36,8 @@ export interface GenerateOptions {
   readonly force?: boolean;
   /** Write (or check) an empty module when the inputs hold no CRD, instead of throwing NoCrdsError. */
   readonly allowEmpty?: boolean;
+  /** The operator keeps the status that tools read (`settings.status.conditions`): warn where it is pruned. */
+  readonly statusConditions?: boolean;
   /** Base for relative paths; `process.cwd()` by default. */
   readonly cwd?: string;
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -98,7 +100,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const bytes = sources.reduce((n, s) => n + s.bytes, 0);
   const model = buildModel(sources, (done, total, item) => {
     options.onProgress?.({ phase: 'model', done, total, bytes, item });
-  });
+  }, { statusConditions: options.statusConditions ?? false });
   if (!model.resources.length && !options.allowEmpty) {
     throw new NoCrdsError(options.inputs, model.diagnostics.filter((d) => d.severity === 'note').length);
   }

@@ -10,6 +10,7 @@ import type { FilterContext, Memo, ResourceContext } from '../registry/contexts.
 import type { HandlerState } from '../handling/execution.ts';
 import type { InvocationScope } from './scope.ts';
 import type { ReconcileTrigger } from '../observation/metrics.ts';
+import type { ReconcilerStanding } from '../conditions/standing.ts';
 
 /** What the per-event processing needs to know for the object's finalizer (from timers, daemons, reconcilers). */
 export interface SpawningVerdict {
@@ -72,6 +73,8 @@ export interface ReconcileView {
 export interface ObjectReconciling {
   /** Runs the reconciler for the object if it is due; the resourceVersion its patch made, if it changed any. */
   reconcile(view: ReconcileView): Promise<string | undefined>;
+  /** How the reconciler's last run on the object ended, if it ran. */
+  standing(key: string): ReconcilerStanding | undefined;
   /** What the reconciler needs of the object's finalizer. */
   verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict;
   /** The object is gone: its requests and timers with it. */

@@ -52,6 +52,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       diffbaseStorage: new AnnotationsDiffBaseStorage(),
       consistencyTimeout: 5,
     },
+    status: { conditions: false },
     background: { cancellationPolling: 60, instantExitTimeout: null, instantExitZeroTimeCycles: 10 },
   };
   applyOverrides(settings, overrides);

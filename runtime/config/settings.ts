@@ -164,6 +164,15 @@ export interface PersistenceSettings {
   consistencyTimeout: number;
 }
 
+/**
+ * Not Kopf's: the status that tools read (docs/status.md). With `conditions`, every handled object
+ * keeps `status.observedGeneration` and the conditions `Reconciling`, `Stalled` and `Ready`, in the
+ * writes its cycles make anyway.
+ */
+export interface StatusSettings {
+  conditions: boolean;
+}
+
 export interface BackgroundSettings {
   /** Polling period for exiting daemons and timers that have no timeout. */
   cancellationPolling: number;
@@ -187,6 +196,7 @@ export interface OperatorSettings {
   reconciling: ReconcilingSettings;
   networking: NetworkingSettings;
   persistence: PersistenceSettings;
+  status: StatusSettings;
   background: BackgroundSettings;
 }
 

@@ -86,6 +86,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
     readCoalescing: seconds,
   },
   persistence: { finalizer: text, progressStorage: storage, diffbaseStorage: storage, consistencyTimeout: seconds },
+  status: { conditions: flag },
   background: {
     cancellationPolling: positiveSeconds,
     instantExitTimeout: optionalSeconds,

@@ -27,6 +27,7 @@ import { ObjectState } from './object-state.ts';
 import { Timestamp, deliverResult, type Essence } from '../progress/index.ts';
 import { ANNOTATIONS_LIMIT, diffBaseOverflow, kib, type Overflow } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
+import type { HandlerStanding, HandlersStanding } from '../conditions/standing.ts';
 
 export interface CycleInput {
   handlers: readonly ChangingHandler[];
@@ -91,13 +92,18 @@ export interface CycleResult {
   done: boolean;
   /** Seconds until the earliest delayed handler is due. */
   delay: number | undefined;
+  /** Where the cause's handlers stand, for the status that tools read; `undefined`: nothing to say. */
+  standing: HandlersStanding | undefined;
 }
 
 export async function handleCause(proc: ResourceProcessor, input: CycleInput): Promise<CycleResult> {
   const { memory, context } = input;
   const { body, logger, patch } = context;
   const { kind, state, old, diff } = input.change;
-  if (!isReason(kind)) return { kind, patch, records: [], done: true, delay: undefined };
+  if (!isReason(kind)) {
+    const standing = kind === 'noop' ? { kind: 'unchanged' } as const : undefined;
+    return { kind, patch, records: [], done: true, delay: undefined, standing };
+  }
   const now = Timestamp.now();
   const superseded = new Patch<KubeObject>({}, { body });
   const progress = new Patch<KubeObject>({}, { body });
@@ -111,7 +117,7 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
     state.storeDiffBase(input.change, diffBase);
     memory.initial = false;
     const records = fitting(proc, input, superseded, progress, diffBase);
-    return { kind, patch, records, done: true, delay: undefined };
+    return { kind, patch, records, done: true, delay: undefined, standing: handled(reason, []) };
   }
   logger.debug(() => `${title} is in progress: ${JSON.stringify(body)}`);
   // As Kopf: no diff line for a creation (nothing old to compare with), only for a change of something.
@@ -125,7 +131,10 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
   });
   state.writeStates(progress, summary.done ? proc.changing : undefined);
   for (const [id, result] of results) deliverResult(patch, id, { exception: null, result });
-  if (!summary.done) return { kind, patch, records: [superseded, progress], done: false, delay: summary.delay };
+  const standing = handled(reason, selected.map((h) => ({ id: h.id, state: state.book.get(h.id)! })));
+  if (!summary.done) {
+    return { kind, patch, records: [superseded, progress], done: false, delay: summary.delay, standing };
+  }
   logger.info(`${title} is processed: ${summary.succeeded} succeeded; ${summary.failed} failed.`);
   state.storeDiffBase(input.change, diffBase);
   memory.initial = false;
@@ -134,7 +143,11 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
     state.writeStates(kept);
     return kept;
   });
-  return { kind, patch, records, done: true, delay: summary.delay };
+  return { kind, patch, records, done: true, delay: summary.delay, standing };
+}
+
+function handled(reason: Reason, handlers: HandlerStanding[]): HandlersStanding {
+  return { kind: 'handled', resumed: reason === 'resume', handlers };
 }
 
 /**

@@ -39,6 +39,8 @@ export interface Decision {
   awaited: boolean;
   /** The finalizer's removal lets the deleted object go: its later events are stale. */
   releasing: boolean;
+  /** No changing handler is interested in the object: none of them has anything pending on it. */
+  idle?: boolean;
   /** The cause's cycle, and the essence it handled, when the cause's handlers were considered. */
   cycle?: CycleResult;
   essence?: Essence;
@@ -104,7 +106,7 @@ function finalizing(
   const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
   if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
     // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
-    if (!finalizers.present || spawning?.holding) return workOnly(work);
+    if (!finalizers.present || spawning?.holding) return { ...workOnly(work), idle: !interested.length };
     logger.debug('Removing the finalizer, as there are no handlers requiring it.');
     return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: false };
   }
@@ -115,7 +117,7 @@ function finalizing(
   if (!interested.length) {
     // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
     // have exited and the reconciler has run for the deletion.
-    if (!finalizers.deleting || !finalizers.present || spawning?.holding) return workOnly(work);
+    if (!finalizers.deleting || !finalizers.present || spawning?.holding) return { ...workOnly(work), idle: true };
     logger.debug('Removing the finalizer, thus allowing the actual deletion.');
     return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
   }

@@ -23,6 +23,7 @@ import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observati
 import { decide, type Decision } from './deciding.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
+import { foldConditions } from './status-conditions.ts';
 import { applyPlan, newPatch, type PatchOutcome } from '../actions/application.ts';
 import { objectContext } from '../actions/invocation.ts';
 import { thrownText } from '../structs/errors.ts';
@@ -119,6 +120,7 @@ async function processObject(
     written = await proc.reconciling.reconcile({ key, body, context, logger, trigger: event.trigger });
   }
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
+  if (decision && proc.settings.status.conditions) foldConditions(proc, key, body, decision);
   if (decision) await carryOut(proc, key, memory, body, logger, decision);
   // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
   // state-dependent handling waits for the reconciler's when they wrote nothing themselves.

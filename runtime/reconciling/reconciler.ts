@@ -23,6 +23,7 @@ import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 import { RelatedObjects } from './related-cache.ts';
 import { currentClock, type ClockTimer } from '../structs/clock.ts';
+import type { ReconcilerStanding } from '../conditions/standing.ts';
 
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
@@ -47,6 +48,8 @@ interface ObjectRecord {
   released: boolean;
   /** The next request: a requeue, a retry, or the resync (on the operator's clock). */
   timer?: ClockTimer;
+  /** How its last run ended, for the status that tools read. */
+  standing?: ReconcilerStanding;
 }
 
 export class ResourceReconciler implements ObjectReconciling {
@@ -129,6 +132,10 @@ export class ResourceReconciler implements ObjectReconciling {
     return { required, holding: required && deleting && !this.#records.get(key)?.released };
   }
 
+  standing(key: string): ReconcilerStanding | undefined {
+    return this.#records.get(key)?.standing;
+  }
+
   forget(key: string): void {
     const record = this.#records.get(key);
     if (!record) return;
@@ -192,6 +199,7 @@ export class ResourceReconciler implements ObjectReconciling {
   ): void {
     let delay: number | undefined;
     let trigger: ReconcileTrigger = 'retry';
+    record.standing = standingOf(this.handler.id, outcome, record.failures + 1);
     if (outcome.kind === 'success') {
       const after = record.failures ? ` after ${record.failures} failure(s)` : '';
       logger.debug(`${this.#title} succeeded${after}.`);
@@ -229,6 +237,17 @@ export class ResourceReconciler implements ObjectReconciling {
   #cancel(record: ObjectRecord): void {
     record.timer?.cancel();
     record.timer = undefined;
+  }
+}
+
+/** How a run ended, as the status that tools read tells it; `retry` counts the failures with this one. */
+function standingOf(id: string, outcome: RunOutcome, retry: number): ReconcilerStanding {
+  switch (outcome.kind) {
+    case 'success':
+      return outcome.requeueAfter === undefined ? { id, kind: 'done' }
+        : { id, kind: 'requeued', delay: outcome.requeueAfter };
+    case 'permanent': return { id, kind: 'failed', message: outcome.message };
+    default: return { id, kind: 'retrying', retry, delay: outcome.delay, message: outcome.message };
   }
 }
 

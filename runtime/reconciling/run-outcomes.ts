@@ -5,13 +5,13 @@
  * `TemporaryError`; a `PermanentError` not until the object changes.
  */
 import type { ReconcilingSettings } from '../config/settings.ts';
-import { PermanentError, TemporaryError } from '../structs/errors.ts';
+import { PermanentError, TemporaryError, thrownText } from '../structs/errors.ts';
 import type { Logger } from '../logging/index.ts';
 
 export type RunOutcome =
   | { kind: 'success'; requeueAfter: number | undefined }
-  | { kind: 'temporary' | 'arbitrary'; delay: number }
-  | { kind: 'permanent' };
+  | { kind: 'temporary' | 'arbitrary'; delay: number; message: string }
+  | { kind: 'permanent'; message: string };
 
 /** The delay before the retry after `failures` failures in a row (1 for the first). */
 export function backoffDelay(failures: number, settings: ReconcilingSettings): number {
@@ -20,9 +20,10 @@ export function backoffDelay(failures: number, settings: ReconcilingSettings): n
 
 /** The outcome of a failed run, the `failures` counting it. */
 export function failureOf(error: unknown, failures: number, settings: ReconcilingSettings): RunOutcome {
-  if (error instanceof PermanentError) return { kind: 'permanent' };
-  if (error instanceof TemporaryError) return { kind: 'temporary', delay: error.delay ?? 0 };
-  return { kind: 'arbitrary', delay: backoffDelay(failures, settings) };
+  const message = thrownText(error);
+  if (error instanceof PermanentError) return { kind: 'permanent', message };
+  if (error instanceof TemporaryError) return { kind: 'temporary', delay: error.delay ?? 0, message };
+  return { kind: 'arbitrary', delay: backoffDelay(failures, settings), message };
 }
 
 /**

@@ -170,3 +170,25 @@ test('a CRD served at no version is left out, with a warning', () => {
     /things\.test\.kopf\.dev is not served at any version/,
   );
 });
+
+test('with --status-conditions, warnings where the API server would prune observedGeneration or conditions', () => {
+  const schemas = [
+    '\n          type: object\n          properties: {spec: {type: object}}',
+    '\n          type: object\n          properties: {status: {type: object, properties: {conditions: {type: array, '
+      + 'items: {type: object, x-kubernetes-preserve-unknown-fields: true}}}}}',
+    '\n          type: object\n          properties: {status: {type: object, '
+      + 'x-kubernetes-preserve-unknown-fields: true}}',
+    '\n          type: object\n          properties: {status: {type: object, properties: {observedGeneration: '
+      + '{type: integer}, conditions: {type: array, items: {type: object, '
+      + 'x-kubernetes-preserve-unknown-fields: true}}}}}',
+  ];
+  const text = schemas.map((schema, i) => crdYaml({ kind: `C${i}`, schema })).join('---\n');
+  const warned = (statusConditions: boolean) => buildModel([source('t.yaml', text)], undefined, { statusConditions })
+    .diagnostics.filter((d) => d.message.includes('settings.status.conditions'));
+  assert.deepEqual(warned(false), []);
+  const byDoc = new Map(warned(true).map((w) => [w.document, w.message]));
+  assert.deepEqual([...byDoc.keys()], [1, 2]);
+  assert.match(byDoc.get(1)!, /c0s\.test\.kopf\.dev \(v1\): the API server prunes status\.observedGeneration and /);
+  assert.match(byDoc.get(1)!, /prunes status\.observedGeneration and status\.conditions, which/);
+  assert.match(byDoc.get(2)!, /prunes status\.observedGeneration, which settings\.status\.conditions keeps/);
+});

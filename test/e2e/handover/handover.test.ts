@@ -19,6 +19,8 @@ import { join } from 'node:path';
 import { startControlPlane, type ControlPlane } from '../../../runtime/testing.ts';
 import { runOperator, type RunningOperator } from '../../../runtime/testing/runner.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import type { Condition } from '../../../runtime/structs/kubetypes.ts';
+import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { Cluster, loadYaml, refOf } from '../cluster.ts';
 import {
   CRD_YAML,
@@ -36,6 +38,8 @@ import { delta, requestCounts } from '../metrics.ts';
 
 const ARGS = ['--standalone', '--namespace', 'default', '--verbose'];
 const OURS = { files: [join(import.meta.dirname, 'handover.ts')] };
+/** This runtime with settings.status.conditions on. */
+const TELLING = { files: [...OURS.files, join(import.meta.dirname, 'conditions.ts')], conditions: true };
 const KOPF = { files: [join(import.meta.dirname, 'kopf_handover.py')] };
 const OURS_SUBHANDLERS = [join(import.meta.dirname, 'subhandlers.ts')];
 const KOPF_SUBHANDLERS = [join(import.meta.dirname, 'kopf_subhandlers.py')];
@@ -59,7 +63,14 @@ after(async () => {
   await cp?.stop();
 });
 
-interface Side { name: string; files: string[]; command?: string[] }
+interface Side { name: string; files: string[]; command?: string[]; conditions?: boolean }
+
+/** Ready, with the object's generation observed: what the side with the setting leaves after its cycle. */
+function toldReady(object: KubeObject | null | undefined): boolean {
+  const status = object?.status as { observedGeneration?: number; conditions?: Condition[] } | undefined;
+  const ready = status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.status === 'True' && status?.observedGeneration === object?.metadata?.generation;
+}
 
 async function handover(first: Side, second: Side): Promise<void> {
   const [object] = loadYaml(OBJECT_YAML);
@@ -75,7 +86,7 @@ async function handover(first: Side, second: Side): Promise<void> {
     created = await cluster.waitFor(
       KopfExample,
       ref,
-      (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn),
+      (o) => o !== null && isHandled(o) && Boolean(o.status?.create_fn) && (!first.conditions || toldReady(o)),
     );
   } catch (error) {
     await one.stop();
@@ -135,6 +146,7 @@ async function handover(first: Side, second: Side): Promise<void> {
       `${second.name}'s writes for the update (besides the test's own):\n${two.output}`,
     );
     assert.deepEqual(updated?.status?.update_fn, { message: 'updated' });
+    if (second.conditions) assert.ok(toldReady(updated), `the update is told: ${JSON.stringify(updated?.status)}`);
     assert.deepEqual(updated?.status?.create_fn, { message: 'created' }, 'the first result is kept');
 
     // …and the deletion: the finalizer the first one added is released by the second.
@@ -258,4 +270,12 @@ test('ids no annotation name can hold: each sub-handler runs once and the object
   await cluster.delete(KopfExample, refOf(object));
   assert.deepEqual(runs(operator.output, items), [1, 1, 1, 1], operator.output);
   assert.doesNotMatch(operator.output, /Throttling for|unexpected error/, 'no write was refused');
+});
+
+test('with settings.status.conditions: Python Kopf creates, this runtime resumes and handles the rest', async () => {
+  await handover({ name: 'Kopf', ...KOPF, command: kopfCommand }, { name: 'this runtime', ...TELLING });
+});
+
+test('with settings.status.conditions: this runtime creates, Python Kopf resumes and handles the rest', async () => {
+  await handover({ name: 'this runtime', ...TELLING }, { name: 'Kopf', ...KOPF, command: kopfCommand });
 });

@@ -56,6 +56,7 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, n
     'deploy/peering.yaml',
     'deploy/monitoring/servicemonitor.yaml',
     'deploy/monitoring/grafana-dashboard.json',
+    'deploy/health.lua',
     'node_modules/kopf/package.json',
     'node_modules/.bin/kopf-gen',
   ]) assert.ok(existsSync(join(project, file)), `${file} is missing`);
@@ -67,12 +68,19 @@ test('create-kopf-operator --yes --from tarballs makes a project, installs it, n
   assert.match(manifest.devDependencies['kopf-gen'], /^file:vendor\/kopf-gen-\d+\.\d+\.\d+\.tgz$/);
   assert.match(scaffolded.stdout, /Next:\n\n {2}cd my-op\n {2}npm start .*\n {2}npm test .*\n/);
   type Schema = { openAPIV3Schema: { properties: Record<string, Record<string, unknown>> } };
-  type Version = { subresources?: { status?: object }; schema: Schema };
+  type Version = { subresources?: { status?: object }; schema: Schema; additionalPrinterColumns: { name: string }[] };
   const crd = parse(readFileSync(CRD, 'utf8')) as { spec: { versions: Version[] } };
   const [version] = crd.spec.versions;
   assert.deepEqual(version.subresources?.status, {});
-  assert.equal(version.schema.openAPIV3Schema.properties.status['x-kubernetes-preserve-unknown-fields'], true);
+  const status = version.schema.openAPIV3Schema.properties.status;
+  assert.equal(status['x-kubernetes-preserve-unknown-fields'], true);
+  // What tools read is declared, so that the API server keeps it whatever becomes of the rest.
+  assert.deepEqual(Object.keys(status.properties as object), ['observedGeneration', 'conditions']);
+  assert.deepEqual(version.additionalPrinterColumns.map((c) => c.name).slice(-2), ['Ready', 'Age']);
   assert.deepEqual(version.schema.openAPIV3Schema.properties.spec.required, ['greeting']);
+  assert.match(readFileSync(join(project, 'src', 'operator.ts'), 'utf8'), /settings\.status\.conditions = true;/);
+  assert.match(readFileSync(join(project, 'deploy', 'health.lua'), 'utf8'),
+    /resource\.customizations\.health\.example\.com_Widget/);
 });
 
 test('a folder that is not empty is refused; without a terminal, missing values are named', async () => {
@@ -106,6 +114,23 @@ test('the new project passes its own test on a local control plane', async () =>
   const result = await ok('npm', ['test'], { cwd: project });
   assert.match(result.stdout, /^ℹ pass 1$/m);
   assert.match(result.stdout, /^ℹ fail 0$/m);
+});
+
+test('npm run gen warns when the status schema would prune what tools read', async () => {
+  const crd = readFileSync(CRD, 'utf8');
+  try {
+    // Neither declared nor preserved: the API server would drop observedGeneration and conditions.
+    const pruning = crd.replace(/\n {14}x-kubernetes-preserve-unknown-fields: true\n(?: {14}#.*\n)*/, '\n')
+      .replace(/\n {14}properties:\n {16}observedGeneration:[\s\S]*$/, '\n');
+    assert.notEqual(pruning, crd);
+    writeFileSync(CRD, pruning);
+    const gen = await ok('npm', ['run', 'gen'], { cwd: project });
+    const warning = /prunes status\.observedGeneration and status\.conditions, which settings\.status\.conditions/;
+    assert.match(gen.stderr, warning);
+  } finally {
+    writeFileSync(CRD, crd);
+    await ok('npm', ['run', 'gen'], { cwd: project });
+  }
 });
 
 test('npm run build compiles what the image runs: plain JavaScript that kopf run loads', async () => {

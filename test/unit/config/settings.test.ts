@@ -59,6 +59,9 @@ test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, which is not Kopf\'s)
   assert.ok(s.persistence.progressStorage instanceof SmartProgressStorage);
   assert.ok(s.persistence.diffbaseStorage instanceof AnnotationsDiffBaseStorage);
   assert.deepEqual(s.background, { cancellationPolling: 60, instantExitTimeout: null, instantExitZeroTimeCycles: 10 });
+  assert.deepEqual(s.status, { conditions: false });
+  assert.throws(() => defaultSettings({ status: { conditions: 1 as unknown as boolean } }),
+    { message: 'settings.status.conditions must be true or false; got 1.' });
 });
 
 test('every call makes a fresh tree: operators never share settings', () => {

@@ -7,6 +7,7 @@ import { Memories } from '../../../runtime/processing/memories.ts';
 import { KeptFields } from '../../../runtime/actions/inconsistencies.ts';
 import type { ResourceProcessor } from '../../../runtime/processing/processor.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
+import type { ObjectReconciling } from '../../../runtime/actions/engines.ts';
 import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
@@ -50,13 +51,17 @@ export const FRESH: KubeObject = {
  * settings given); returns the bodies of the patches sent and the log messages. Each merge-patch
  * is applied to the object, which is answered whole with resourceVersion 2, after `prune` (if
  * given) has removed from it what the API server would drop. `kept` carries what the resource's
- * patches were seen to keep from one call to the next.
+ * patches were seen to keep from one call to the next; `status` turns on the status that tools read;
+ * `reconciling` stands for the resource's reconciler.
  */
 export async function processOnce(
   register: (registry: OperatorRegistry) => void,
   body: KubeObject,
   persistence: SettingsOverrides['persistence'] = {},
-  options: { prune?: (object: Fields) => void; kept?: KeptFields } = {},
+  options: {
+    prune?: (object: Fields) => void; kept?: KeptFields; status?: SettingsOverrides['status'];
+    reconciling?: ObjectReconciling;
+  } = {},
 ): Promise<{ patches: unknown[]; messages: string[]; records: readonly LogRecord[]; requests: Received[] }> {
   const patches: unknown[] = [];
   const object = copyJson(body) as Fields;
@@ -72,12 +77,15 @@ export async function processOnce(
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ verbosity: 'debug', sinks: [capture.sink] }));
   const settings = defaultSettings(
-    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence } }
+    { posting: { enabled: false }, persistence: { consistencyTimeout: 0, ...persistence }, status: options.status }
   );
   const registry = new OperatorRegistry();
   register(registry);
   const stop = new AbortController();
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, kept: options.kept });
+  const proc = {
+    ...processorOf(registry, { client, settings, logger, stopping: stop.signal, kept: options.kept }),
+    reconciling: options.reconciling,
+  };
   try {
     await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
     return { patches, messages: capture.messages(), records: capture.records, requests: server.received };
