@@ -2,11 +2,12 @@
  * The per-event logic (as Kopf's kopf/_core/reactor/processing.py): what one watch event of one
  * object leads to.
  *
- *   indexes → event handlers → decision (stealth check → finalizer → consistency → cause → one
- *   pass of handlers → finalizer removal) → the plan's writes → delayed re-processing.
+ *   indexes → event handlers → decision (stealth check → consistency → the reconciler → finalizer →
+ *   cause → one pass of handlers → finalizer removal) → the plan's writes → delayed re-processing.
  *
- * The context of the event is built once; the writes are decided first (`deciding.ts`) and made
- * in one place (`applyPlan`). One cycle writes a few requests, the handlers' work before the
+ * The context of the event is built once, and its patch is the cycle's work: the event handlers,
+ * the reconciler and the changing handlers all write into it. The writes are decided first
+ * (`deciding.ts`) and made in one place (`applyPlan`). One cycle writes a few requests, the handlers' work before the
  * records of it (`writes.ts`), and every handler's progress is on the object before the next
  * handler starts, so a crash or a restart (of this runtime or of Kopf) resumes where the records
  * say, at worst running again a handler whose work was written but not its record.
@@ -107,23 +108,10 @@ async function processObject(
     proc.memories.forget(key);
     return undefined;
   }
-  // The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's removal
-  // come after its last run. The cycle ends here if a newer event waits (it reconciles instead).
-  // Otherwise Kopf's handlers follow, also after a write of the reconciler: it does not touch their
-  // records, and a reconciler that writes on every run must not keep them from ever running.
-  let written: string | undefined;
-  if (proc.reconciling && !memory.released) {
-    if (pressure.aborted) return undefined;
-    written = await proc.reconciling.reconcile({ key, body, context, logger });
-  }
+  // The reconciler's run, the finalizer and Kopf's handlers decide one plan, written once.
   const decision = await decide(proc, { key, event, memory, logger, pressure, context });
-  if (decision) await carryOut(proc, key, memory, body, logger, decision);
-  // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
-  // state-dependent handling waits for the reconciler's when they wrote nothing themselves.
-  if (written && !memory.expected) {
-    remember(proc, memory, { patched: true, resourceVersion: written });
-  }
-  return decision?.cycle?.kind;
+  await carryOut(proc, key, memory, body, logger, decision);
+  return decision.cycle?.kind;
 }
 
 /** Writes what was decided, once, and remembers what follows from the writes. */
@@ -144,7 +132,7 @@ async function carryOut(
     return;
   }
   if (decision.releasing && outcome.jsonApplied) memory.released = true;
-  if (decision.awaited) remember(proc, memory, outcome);
+  if (decision.awaited) remember(proc, memory, body, outcome);
   if (decision.cycle) afterCycle(proc, key, memory, body, logger, decision.cycle, outcome);
 }
 
@@ -188,10 +176,15 @@ async function indexed(
   return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
 }
 
-function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): void {
+/**
+ * The version our writes made, to be awaited before the next state-dependent decision. A write
+ * that changed nothing (the same version back) brings no event: there is nothing to await.
+ */
+function remember(proc: ResourceProcessor, memory: ObjectMemory, body: KubeObject, outcome: PatchOutcome): void {
   const timeout = proc.settings.persistence.consistencyTimeout;
-  if (outcome.resourceVersion && timeout > 0) {
-    memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+  const written = outcome.resourceVersion;
+  if (written && written !== body.metadata?.resourceVersion && timeout > 0) {
+    memory.expected = { version: written, deadline: Date.now() + timeout * 1000 };
   }
 }
 

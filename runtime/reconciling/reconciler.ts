@@ -13,7 +13,6 @@ import type { Logger } from '../logging/index.ts';
 import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
 import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
-import { applyPlan, newPatch } from '../actions/application.ts';
 import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
@@ -61,7 +60,7 @@ export class ResourceReconciler implements ObjectReconciling {
     this.#title = `Reconciler '${handler.id}'`;
   }
 
-  async reconcile(view: ReconcileView): Promise<string | undefined> {
+  async reconcile(view: ReconcileView): Promise<boolean> {
     const { key, body, context, logger } = view;
     const record = this.#recall(key, body);
     const deleting = Boolean(body.metadata?.deletionTimestamp);
@@ -69,22 +68,19 @@ export class ResourceReconciler implements ObjectReconciling {
       (!deleting || (this.handler.finalizer && !record.released));
     if (!due) {
       this.#cancel(record);
-      return undefined;
+      return false;
     }
-    if (failedForGood(record)) return undefined;
+    if (failedForGood(record)) return false;
     record.failedFor = undefined;
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
-    const patch = newPatch(body);
+    // Its `patch` is the cycle's (the context's): written with the rest of the cycle's work, in one plan.
     const ctx: ReconcileContext<KubeObject> = {
-      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting,
+      ...context, logger, retry: record.failures, param: this.handler.param, deleting,
     };
-    const { scope } = this.#env;
     const outcome = await this.#run(body, ctx, record.failures, logger);
     this.#remember(key, record, outcome, version, deleting, logger);
-    const written = await applyPlan(scope, body, { work: patch }, logger);
-    return written.resourceVersion !== undefined && written.resourceVersion !== version
-      ? written.resourceVersion : undefined;
+    return true;
   }
 
   /** One call of the reconciler, traced and counted as every handler's is. */
