@@ -45,7 +45,7 @@ export interface ShareParts {
   readonly memories: Memories;
   readonly indexers: OperatorIndexers;
   readonly logger: Logger;
-  requeue(key: string, event: RawEvent): void;
+  enqueue(key: string, request: RawEvent): void;
 }
 
 type Handle = (event: RawEvent) => Promise<void>;
@@ -82,7 +82,7 @@ export class RingShare {
     if (event.type === 'DELETED') {
       const fate = await this.#fate(key, event);
       if (fate === 'deleted') return handle(event);
-      if (fate !== 'departed') return handle({ type: 'MODIFIED', object: fate });
+      if (fate !== 'departed') return handle({ kind: 'event', type: 'MODIFIED', object: fate });
       await this.#release(key);
       this.#current.delete(key);
       this.#parts.logger.forObject(event.object).debug(`The object is assigned elsewhere in the ring '${ring}'.`);
@@ -126,7 +126,7 @@ export class RingShare {
     } catch (error) {
       if (isInvalid(error) || isNotFound(error) || isConflict(error)) return; // assigned anew, or gone
       logger.forObject(event.object).warning(`Could not let the object go: ${thrownText(error)}; trying again.`);
-      const retry = setTimeout(() => this.#parts.requeue(key, event), retryPeriod * 1000);
+      const retry = setTimeout(() => this.#parts.enqueue(key, { ...event, kind: 'retry' }), retryPeriod * 1000);
       retry.unref?.();
     }
   }

@@ -217,6 +217,6 @@ async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObj
     throw error;
   }
   if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
-  proc.requeue(key, { type: 'MODIFIED', object: fresh });
+  proc.enqueue(key, { kind: 'event', type: 'MODIFIED', object: fresh });
   return true;
 }

@@ -31,14 +31,37 @@ import { UnreadableStateError } from '../progress/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { EventIndexing } from '../actions/engines.ts';
 
-/** Processes one event; never throws — unexpected errors throttle the object instead. */
+/** What a request of a kind takes part in: the processing's one switch on the kind. */
+interface Traits {
+  /** Index functions run on it (a watch event not indexed yet). */
+  readonly indexes: boolean;
+  /** Event handlers see it, and it cuts a scheduled wake-up short (it is or may be a newer state). */
+  readonly watched: boolean;
+  /** It is the wake-up that ends a throttling delay. */
+  readonly wakeup: boolean;
+}
+
+const WATCHED: Traits = { indexes: true, watched: true, wakeup: false };
+
+function traitsOf(kind: RawEvent['kind']): Traits {
+  switch (kind) {
+    case 'event': case 'retry': case 'release': return WATCHED;
+    case 'wakeup': return { indexes: true, watched: true, wakeup: true };
+    case 'indexed': return { indexes: false, watched: true, wakeup: false };
+    // No state of its own: event handlers and index functions saw its body already.
+    case 'reconcile': return { indexes: false, watched: false, wakeup: false };
+  }
+}
+
+/** Processes one request of the object's queue; never throws — unexpected errors throttle the object instead. */
 export async function processEvent(
   proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal,
 ): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
+  const traits = traitsOf(event.kind);
   // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
-  if (memory.wakeup && !event.reconcile) {
+  if (memory.wakeup && traits.watched) {
     clearTimeout(memory.wakeup);
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
@@ -46,17 +69,17 @@ export async function processEvent(
       logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
     }
   }
-  if (!event.reconcile) memory.sleepingUntil = undefined;
+  if (traits.watched) memory.sleepingUntil = undefined;
 
   // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
   // even if it fires a millisecond before the wall clock says so, as Node's timers may.
-  if (memory.throttle && !event.wakeup && Date.now() < memory.throttle.until) {
+  if (memory.throttle && !traits.wakeup && Date.now() < memory.throttle.until) {
     schedule(proc, key, memory, event.object, (memory.throttle.until - Date.now()) / 1000);
     return;
   }
-  if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
+  if (memory.throttle && traits.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
   try {
-    await traced(proc, event, () => processObject(proc, key, event, memory, logger, pressure));
+    await traced(proc, event, () => processObject(proc, key, event, traits, memory, logger, pressure));
     memory.throttle = undefined;
   } catch (error) {
     // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
@@ -82,7 +105,7 @@ function traced(
   const meta = event.object.metadata;
   describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
     proc.resource);
-  span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
+  span.setAttribute(ATTRIBUTES.event, event.kind === 'wakeup' ? 'WAKEUP' : event.type ?? 'LISTED');
   return within(span, async () => {
     const cause = await cycle();
     if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
@@ -91,15 +114,16 @@ function traced(
 
 /** Processes one event; returns the cause it was handled for, if its handlers were considered. */
 async function processObject(
-  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
+  proc: ResourceProcessor, key: string, event: RawEvent, traits: Traits, memory: ObjectMemory, logger: Logger,
+  pressure: AbortSignal,
 ): Promise<CauseKind | undefined> {
   const body = event.object;
   // The event's context, built once: its index functions, event handlers, filters and changing
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
   // Each step that an operator may not use is not even awaited then: an await is a turn of the loop.
-  if (proc.indexing && !(await indexed(proc, proc.indexing, key, event, memory, context))) return undefined;
-  if (proc.watching.length && !event.reconcile) await runEventHandlers(proc, proc.watching, event, logger, context);
+  if (proc.indexing && !(await indexed(proc, proc.indexing, { key, event, traits, memory, context }))) return undefined;
+  if (proc.watching.length && traits.watched) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
@@ -162,18 +186,19 @@ function afterCycle(
  * An event that must wait is processed again, without indexing, when the gate opens.
  */
 async function indexed(
-  proc: ResourceProcessor, indexing: EventIndexing, key: string, event: RawEvent, memory: ObjectMemory,
-  context: ResourceContext<KubeObject>,
+  proc: ResourceProcessor, indexing: EventIndexing,
+  input: { key: string; event: RawEvent; traits: Traits; memory: ObjectMemory; context: ResourceContext<KubeObject> },
 ): Promise<boolean> {
-  if (!event.indexed && indexing.handlers.length) {
+  const { key, event, memory, context } = input;
+  if (input.traits.indexes && indexing.handlers.length) {
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });
     const indexContext = { ...context, logger, patch: newPatch(event.object) };
     const states = memory.indexing ??= new Map();
     await indexing.index(proc, { key, type: event.type, body: event.object, context: indexContext, states }, logger);
   }
-  const waited: RawEvent = { ...event, indexed: true };
-  return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
+  const held: RawEvent = { kind: 'indexed', type: event.type, object: event.object };
+  return indexing.admit(key, () => proc.enqueue(key, held));
 }
 
 /**
@@ -202,7 +227,7 @@ function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, bo
   if (memory.wakeup) clearTimeout(memory.wakeup);
   memory.wakeup = setTimeout(() => {
     memory.wakeup = undefined;
-    proc.requeue(key, { type: 'MODIFIED', object: body, wakeup: true });
+    proc.enqueue(key, { kind: 'wakeup', type: 'MODIFIED', object: body });
   }, Math.max(0, seconds * 1000));
   memory.wakeup.unref?.();
 }

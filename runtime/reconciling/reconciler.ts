@@ -24,8 +24,8 @@ import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
   readonly scope: ResourceScope;
-  /** Queues a request for an object unless an event waits for it already, without pressing its running cycle. */
-  request(key: string, event: RawEvent): void;
+  /** Puts a request for an object into its queue (`queueing/requests.ts`: it yields to what waits there). */
+  enqueue(key: string, request: RawEvent): void;
   /** The operator is stopping: no new timers. */
   readonly stopping: AbortSignal;
 }
@@ -125,7 +125,7 @@ export class ResourceReconciler implements ObjectReconciling {
   request(key: string): void {
     const record = this.#records.get(key);
     if (!record || failedForGood(record)) return;
-    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true });
+    this.#env.enqueue(key, { kind: 'reconcile', type: 'MODIFIED', object: record.body });
   }
 
   /** A related object changed (or was listed, or deleted): requests for the objects it concerns. */

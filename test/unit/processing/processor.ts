@@ -23,7 +23,7 @@ export function processorOf(registry: OperatorRegistry, env: {
   settings: OperatorSettings;
   logger: Logger;
   stopping: AbortSignal;
-  requeue?: (key: string, event: RawEvent) => void;
+  enqueue?: (key: string, request: RawEvent) => void;
   kept?: KeptFields;
 }): ResourceProcessor {
   const { client, settings, logger, stopping } = env;
@@ -33,7 +33,7 @@ export function processorOf(registry: OperatorRegistry, env: {
     memories: new Memories(() => ({})),
     kept: env.kept ?? new KeptFields(),
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
-    requeue: env.requeue ?? (() => undefined),
+    enqueue: env.enqueue ?? (() => undefined),
   };
 }
 
@@ -79,7 +79,7 @@ export async function processOnce(
   const stop = new AbortController();
   const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, kept: options.kept });
   try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
+    await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: body }, new AbortController().signal);
     return { patches, messages: capture.messages(), records: capture.records, requests: server.received };
   } finally {
     stop.abort();

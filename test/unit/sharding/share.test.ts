@@ -40,7 +40,7 @@ function share(answers: { GET?: () => unknown; PATCH?: () => unknown } = {}) {
   const logger = new Logger(new LogConfig({ verbosity: 'quiet', sinks: [] }));
   const parts = {
     client, resource: () => KopfExample, spawner, memories, indexers: new OperatorIndexers([]), logger,
-    requeue: () => undefined,
+    enqueue: () => undefined,
   };
   const ring = new RingShare({ ring: RING, member: MEMBER, retryPeriod: 1 }, parts);
   const handle = async (event: RawEvent) => { log.push(`handle ${event.type} ${event.object.metadata?.name}`); };
@@ -59,20 +59,20 @@ test('the watch selects the member\'s label', () => {
 
 test('an object seen in the watch is handled; a wake-up of one never seen is not', async () => {
   const { log, feed } = share();
-  await feed('uid-a', { type: 'ADDED', object: body('a') });
-  await feed('uid-b', { type: 'MODIFIED', object: body('b'), wakeup: true }, false);
+  await feed('uid-a', { kind: 'event', type: 'ADDED', object: body('a') });
+  await feed('uid-b', { kind: 'wakeup', type: 'MODIFIED', object: body('b') }, false);
   assert.deepEqual(log, ['handle ADDED a']);
 });
 
 test('a drain lets the object go before the acknowledgement; later wake-ups and its DELETED run nothing', async () => {
   const { log, memories, feed } = share({ PATCH: () => ({}) });
-  await feed('uid-a', { type: 'ADDED', object: body('a') });
+  await feed('uid-a', { kind: 'event', type: 'ADDED', object: body('a') });
   memories.recall('uid-a', false);
   const draining = body('a', { [shardLabel(RING)]: MEMBER, [drainLabel(RING)]: DRAIN_VALUE });
-  await feed('uid-a', { type: 'MODIFIED', object: draining });
+  await feed('uid-a', { kind: 'event', type: 'MODIFIED', object: draining });
   assert.equal(memories.size, 0);
-  await feed('uid-a', { type: 'MODIFIED', object: body('a'), wakeup: true }, false);
-  await feed('uid-a', { type: 'DELETED', object: draining });
+  await feed('uid-a', { kind: 'wakeup', type: 'MODIFIED', object: body('a') }, false);
+  await feed('uid-a', { kind: 'event', type: 'DELETED', object: draining });
   assert.deepEqual(log, [
     'handle ADDED a', 'release uid-a', 'PATCH /apis/kopf.dev/v1/namespaces/ns/kopfexamples/a', 'release uid-a',
   ]);
@@ -81,11 +81,11 @@ test('a drain lets the object go before the acknowledgement; later wake-ups and 
 test('a DELETED whose object is read back assigned elsewhere is a move; one read as absent is a deletion', async () => {
   let elsewhere = true;
   const { log, feed } = share({ GET: () => (elsewhere ? body('a', { [shardLabel(RING)]: 'r-2' }) : notFound()) });
-  await feed('uid-a', { type: 'ADDED', object: body('a') });
-  await feed('uid-a', { type: 'DELETED', object: body('a') });
+  await feed('uid-a', { kind: 'event', type: 'ADDED', object: body('a') });
+  await feed('uid-a', { kind: 'event', type: 'DELETED', object: body('a') });
   elsewhere = false;
-  await feed('uid-b', { type: 'ADDED', object: body('b') });
-  await feed('uid-b', { type: 'DELETED', object: body('b') });
+  await feed('uid-b', { kind: 'event', type: 'ADDED', object: body('b') });
+  await feed('uid-b', { kind: 'event', type: 'DELETED', object: body('b') });
   assert.deepEqual(log, [
     'handle ADDED a', 'GET /apis/kopf.dev/v1/namespaces/ns/kopfexamples/a', 'release uid-a',
     'handle ADDED b', 'GET /apis/kopf.dev/v1/namespaces/ns/kopfexamples/b', 'handle DELETED b',
@@ -94,9 +94,9 @@ test('a DELETED whose object is read back assigned elsewhere is a move; one read
 
 test('a lost membership lets every object go: a late wake-up runs nothing until the watch shows it again', async () => {
   const { ring, log, feed } = share();
-  await feed('uid-a', { type: 'ADDED', object: body('a') });
+  await feed('uid-a', { kind: 'event', type: 'ADDED', object: body('a') });
   await ring.releaseAll();
-  await feed('uid-a', { type: 'MODIFIED', object: body('a'), wakeup: true }, false);
-  await feed('uid-a', { type: null, object: body('a') });
+  await feed('uid-a', { kind: 'wakeup', type: 'MODIFIED', object: body('a') }, false);
+  await feed('uid-a', { kind: 'event', type: null, object: body('a') });
   assert.deepEqual(log, ['handle ADDED a', 'release uid-a', 'handle null a']);
 });
