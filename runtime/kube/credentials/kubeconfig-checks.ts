@@ -37,7 +37,7 @@ export function kubeConfigFileProblem(file: string): string | undefined {
 }
 
 /** Why the kubeconfig text cannot be used as it is, or `undefined` if it can. */
-export function kubeConfigTextProblem(text: string): string | undefined {
+function kubeConfigTextProblem(text: string): string | undefined {
   const lines = new LineCounter();
   // Merge keys as client-node's parser reads them; aliases are few in a kubeconfig, and capped.
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true });
