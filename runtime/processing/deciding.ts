@@ -51,22 +51,31 @@ export interface Decision {
  * first, so that no write of the cycle (a finalizer's JSON patch, guarded by the version it was
  * computed for) is made against a version that our own last write made stale.
  */
-export async function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
-  const { key, event, memory, logger, context, pressure } = input;
+export function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
+  const { memory, context, pressure } = input;
   const { changing } = proc;
+  // No changing handlers; or we let the object go at its deletion, and this event predates that.
+  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) {
+    return Promise.resolve(workOnly(context.patch));
+  }
+  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo. Then,
+  // without a reconciler, Kopf's side is decided at once (an await is a turn of the loop).
+  const current = echoed(memory, input.event.object, pressure);
+  return current && !proc.reconciling ? decideHandlers(proc, input) : decideAfterWaiting(proc, input, current);
+}
+
+/** The decision after the wait for our own write, if one is pending, and after the reconciler's run. */
+async function decideAfterWaiting(proc: ResourceProcessor, input: EventInput, current: boolean): Promise<Decision> {
+  const { key, event, memory, logger, context, pressure } = input;
   const body = event.object;
   const work = context.patch;
-  // No changing handlers; or we let the object go at its deletion, and this event predates that.
-  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) return workOnly(work);
-  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo.
-  if (!echoed(memory, body, pressure) && !(await consistent(proc, key, memory, body, pressure))) {
-    return workOnly(work);
-  }
+  if (!current && !(await consistent(proc, key, memory, body, pressure))) return workOnly(work);
+  if (!proc.reconciling) return await decideHandlers(proc, input);
   // The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
   // removal come after its last run; its patch is the cycle's work, written in the same plan. If
   // a newer event waits, the cycle ends before it (the newer one is reconciled instead).
-  if (proc.reconciling && pressure.aborted) return workOnly(work);
-  const reconciled = proc.reconciling ? await proc.reconciling.reconcile({ key, body, context, logger }) : false;
+  if (pressure.aborted) return workOnly(work);
+  const reconciled = await proc.reconciling.reconcile({ key, body, context, logger });
   const decision = await decideHandlers(proc, input);
   // What the reconciler wrote is awaited as the handlers' writes are: the next run must see it.
   return reconciled && !decision.awaited ? { ...decision, awaited: true } : decision;

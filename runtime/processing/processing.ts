@@ -42,14 +42,17 @@ interface Traits {
 }
 
 const WATCHED: Traits = { indexes: true, watched: true, wakeup: false };
+const WAKEUP: Traits = { indexes: true, watched: true, wakeup: true };
+const INDEXED: Traits = { indexes: false, watched: true, wakeup: false };
+/** No state of its own: event handlers and index functions saw its body already. */
+const RECONCILE: Traits = { indexes: false, watched: false, wakeup: false };
 
 function traitsOf(kind: RawEvent['kind']): Traits {
   switch (kind) {
     case 'event': case 'retry': case 'release': return WATCHED;
-    case 'wakeup': return { indexes: true, watched: true, wakeup: true };
-    case 'indexed': return { indexes: false, watched: true, wakeup: false };
-    // No state of its own: event handlers and index functions saw its body already.
-    case 'reconcile': return { indexes: false, watched: false, wakeup: false };
+    case 'wakeup': return WAKEUP;
+    case 'indexed': return INDEXED;
+    case 'reconcile': return RECONCILE;
   }
 }
 
