@@ -171,7 +171,7 @@ function blockedPath(stubsDir: string, file: string): string | undefined {
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
-export function renderHandlerFile(
+function renderHandlerFile(
   resource: StubResource,
   kindSpecifier: string,
   file: string,
