@@ -131,12 +131,14 @@ test('a label written by someone else is no move: the object is not run here, an
   const { log, feed, warnings } = share();
   // Relabelled here with no seal, with another member's seal, or with this member's seal of another object.
   await feed('uid-a', { kind: 'event', type: 'MODIFIED', object: body('a', undefined, null) });
-  await feed('uid-b', { kind: 'event', type: 'MODIFIED', object: body('b', undefined, { ...ASSIGNED, member: 'r-2' }) });
+  const elsewhere = body('b', undefined, { ...ASSIGNED, member: 'r-2' });
+  await feed('uid-b', { kind: 'event', type: 'MODIFIED', object: elsewhere });
   const copied = body('c');
   copied.metadata!.annotations = body('d').metadata!.annotations;
   await feed('uid-c', { kind: 'event', type: 'MODIFIED', object: copied });
   // Sealed for a former incarnation of this member's name (a restarted replica's old assignments).
-  await feed('uid-e', { kind: 'event', type: 'MODIFIED', object: body('e', undefined, { ...ASSIGNED, incarnation: 'old' }) });
+  const former = body('e', undefined, { ...ASSIGNED, incarnation: 'old' });
+  await feed('uid-e', { kind: 'event', type: 'MODIFIED', object: former });
   assert.deepEqual(log.filter((line) => line.startsWith('handle')), []);
   // Warned of all but the last: that one is this replica's own earlier process's, no one else's write.
   assert.equal(warnings().length, 3);
