@@ -4,7 +4,8 @@
  * A run goes through named phases, as Kopf's `kopf/_core/reactor/running.py` spawns its tasks:
  *
  *   start up (startup activities) → connect → liveness → posting → admission → coordination
- *   (peering, leader election) → resources (a pipeline each, `pipeline/`) → namespaces → ready …
+ *   (peering, leader election, a ring's replica: `coordination.ts`) → resources (a pipeline each,
+ *   `pipeline/`) → namespaces → ready …
  *   stopped → shut down (streams, pipelines, coordination, posting, cleanup activities) → done.
  */
 import { defaultSettings } from '../config/defaults.ts';
@@ -13,7 +14,7 @@ import { validateSettings } from '../config/validation.ts';
 import { LogConfig, Logger } from '../logging/index.ts';
 import { KubeClient, ResourceClient, WatchFreshness } from '../kube/index.ts';
 import { ToggleSet } from '../structs/toggles.ts';
-import { aborted, unlessAborted } from '../structs/aborts.ts';
+import { aborted } from '../structs/aborts.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
@@ -32,15 +33,12 @@ import { cleanUp } from '../activities/cleanup-handlers.ts';
 import type { Endpoints } from '../servers/endpoints.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import { Pausing } from '../daemons/pausing.ts';
-import { Peering } from '../peering/peering.ts';
 import { detectOwnIdentity } from '../peering/identity.ts';
-import { LeaderElection } from '../peering/leases.ts';
-import { isRingPeer, ringPeerIdentity } from '../sharding/ring-labels.ts';
 import { startAdmission, type Admission } from '../webhooks/admission-serving.ts';
 import { ResourcePipeline, handlersOf, stopPipelines, type PipelineEnv } from '../pipeline/pipeline.ts';
 import { resolveResources, servable } from '../pipeline/resolution.ts';
 import { newClient } from './client.ts';
-import { joinRing, type RingReplica } from './ring-replica.ts';
+import { Coordination, followPauses } from './coordination.ts';
 import { loadMetrics, serveEndpoints } from './served-endpoints.ts';
 import { applyPeeringOptions, type OperatorOptions } from './options.ts';
 import { runInClock } from '../structs/clock.ts';
@@ -57,21 +55,14 @@ export const STOP_ANNOUNCED: unique symbol = Symbol('kopf.stop-announced');
 /** What a run has started, each set once it is: the shutdown stops what there is. */
 interface Started {
   readonly pipelines: ResourcePipeline[];
-  /**
-   * Ends peering and the election, which outlive the processing: a replica that lets others take
-   * over must have stopped its own work first.
-   */
-  readonly coordination: AbortController;
+  /** Peering, the election and a ring's replica: they outlive the processing (`coordination.ts`). */
+  readonly coordination: Coordination;
   /** Stops following the pauses (`followPauses`). */
   readonly unpausing: () => void;
   /** The client made by the operator (not one it was given): closed at the end. */
   ownClient?: KubeClient;
   poster?: EventPoster;
   admission?: Admission;
-  peering?: Peering;
-  election?: LeaderElection;
-  /** A ring's replica: its membership, and its candidacy to assign the ring's objects. */
-  ring?: RingReplica;
 }
 
 export class Operator {
@@ -161,8 +152,8 @@ export class Operator {
     this.metrics = await loadMetrics(this.options.metrics, this.pauses)
       .catch((error: unknown) => { this.readyReject(error); throw error; });
     const pipelines: ResourcePipeline[] = [];
-    const unpausing = this.followPauses(pipelines);
-    const started: Started = { pipelines, coordination: new AbortController(), unpausing };
+    const unpausing = followPauses(this.pauses, this.pausing, pipelines);
+    const started: Started = { pipelines, coordination: new Coordination(), unpausing };
     const serving = new Serving(this.options.clusterwide || !this.options.namespaces?.length);
     const { env, connect } = this.activities(started);
     const stopped = aborted(this.stopper.signal);
@@ -180,8 +171,9 @@ export class Operator {
       if (this.stoppedWhileStarting()) return;
       // Until the streams of the indexed resources have started, no handler may run: they hold the gate then.
       this.readiness.hold(this);
-      const { late } = await this.serveResources(this.withMembership(pipelineEnv, started), serving, started);
-      const observer = this.serveNamespaces(client, serving, started.peering).then(() => stopped);
+      const { coordination } = started;
+      const { late } = await this.serveResources(coordination.withMembership(pipelineEnv), serving, started);
+      const observer = this.serveNamespaces(client, serving, coordination).then(() => stopped);
       this.readiness.release(this);
       await admission.ready;
       this.readyResolve();
@@ -194,16 +186,6 @@ export class Operator {
     } finally {
       await this.shutDown(started, serving, env);
     }
-  }
-
-  /** A pause (peering) holds the queues and stops the timers and daemons; its end resumes both. */
-  private followPauses(pipelines: readonly ResourcePipeline[]): () => void {
-    const unsubscribe = this.pauses.subscribe((on) => {
-      for (const { queue } of pipelines) if (on) queue.pause(); else queue.resume();
-      if (on) void this.pausing.pause(); else this.pausing.resume();
-    });
-    if (this.pauses.on) void this.pausing.pause();
-    return unsubscribe;
   }
 
   /**
@@ -268,50 +250,14 @@ export class Operator {
     return admission;
   }
 
-  /** Peering and the leader election: each pauses the operator while another should serve. */
-  private async coordinate(client: KubeClient, credentialsNamespace: string | undefined, started: Started) {
-    if (!this.settings.peering.standalone) {
-      // A ring's replicas are peers of one priority that must not pause each other: siblings.
-      const ring = this.settings.sharding.ring;
-      started.peering = new Peering({
-        client, settings: this.settings.peering, paused: this.pauses, logger: this.logger.child('kopf.peering'),
-        identity: ring === null ? this.identity : ringPeerIdentity(ring, this.identity),
-        siblings: ring === null ? undefined : (identity) => isRingPeer(ring, identity),
-        signal: started.coordination.signal,
-      });
-      // Nothing is processed before peering has had its say; but a stop does not wait for its retries.
-      await unlessAborted(started.peering.ready, this.stopper.signal);
-    }
-    started.election = this.elect(client, credentialsNamespace);
+  /** Peering, the leader election and a ring's replica: each pauses the operator while another should serve. */
+  private coordinate(client: KubeClient, credentialsNamespace: string | undefined, started: Started): Promise<void> {
+    // A ring's replica that has lost its membership lets go of every object of every resource.
     const lost = () => { for (const { share } of started.pipelines) void share?.releaseAll(); };
-    started.ring = await joinRing({
-      client, settings: this.settings.sharding, identity: this.identity, pauses: this.pauses, lost,
-      namespace: this.settings.sharding.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default',
-      logger: this.logger.child('kopf.sharding'), signal: started.coordination.signal, stop: this.stopper.signal,
-      metrics: this.metrics,
+    return started.coordination.start({
+      client, settings: this.settings, identity: this.identity, pauses: this.pauses, logger: this.logger,
+      credentialsNamespace, stop: this.stopper.signal, lost, metrics: this.metrics,
     });
-  }
-
-  /** The pipelines' environment of a ring's replica: they watch and handle only the objects assigned to it. */
-  private withMembership(env: PipelineEnv, started: Started): PipelineEnv {
-    const ring = this.settings.sharding.ring;
-    if (!started.ring || ring === null) return env;
-    const membership = { ...started.ring.tenure, retryPeriod: this.settings.sharding.retryPeriod };
-    return { ...env, membership };
-  }
-
-  /** Starts the leader election if asked for: until this replica holds the Lease, it is paused. */
-  private elect(client: KubeClient, credentialsNamespace: string | undefined): LeaderElection | undefined {
-    const settings = this.settings.leaderElection;
-    if (settings.name === null) return undefined;
-    const namespace = settings.namespace ?? process.env.POD_NAMESPACE ?? credentialsNamespace ?? 'default';
-    const election = new LeaderElection({
-      client, settings: { ...settings, name: settings.name }, namespace, identity: this.identity, paused: this.pauses,
-      logger: this.logger.child('kopf.leadership'),
-    });
-    election.start();
-    this.metrics?.observe('leader', { lease: `${namespace}/${settings.name}` }, () => election.leading ? 1 : 0);
-    return election;
   }
 
   /**
@@ -329,7 +275,7 @@ export class Operator {
       started.pipelines.push(pipeline);
       for (const { scope, task } of pipeline.watches) serving.add({ scope }, new WatcherSet(task, this.stopper.signal));
       // The assigner's watch of the objects, in the same namespaces: it works only while elected.
-      const assigner = started.ring?.assigner;
+      const assigner = started.coordination.assigner;
       if (assigner) serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
     };
     const unresolved = await resolveResources(env.client, this.registry.resources(), serve, logger);
@@ -345,18 +291,19 @@ export class Operator {
    * Serves the namespaces: the given ones, or for glob patterns those that match, as they come
    * and go. Returns at once for fixed namespaces.
    */
-  private async serveNamespaces(client: KubeClient, serving: Serving, peering: Peering | undefined): Promise<void> {
+  private async serveNamespaces(client: KubeClient, serving: Serving, coordination: Coordination): Promise<void> {
     const patterns = this.options.namespaces ?? [];
     if (this.options.clusterwide || !patterns.length) return;
-    const added = (namespace: string) => { peering?.addNamespace(namespace); serving.addNamespace(namespace); };
+    const added = (namespace: string) => { coordination.addNamespace(namespace); serving.addNamespace(namespace); };
     if (!patterns.some(isGlob)) {
       for (const namespace of patterns) added(namespace);
       return;
     }
-    await observeNamespaces(client, patterns, {
-      added,
-      removed: (namespace) => { void serving.removeNamespace(namespace); void peering?.removeNamespace(namespace); },
-    }, this.stopper.signal, this.operatorLogger);
+    const removed = (namespace: string) => {
+      void serving.removeNamespace(namespace);
+      void coordination.removeNamespace(namespace);
+    };
+    await observeNamespaces(client, patterns, { added, removed }, this.stopper.signal, this.operatorLogger);
   }
 
   /**
@@ -372,12 +319,7 @@ export class Operator {
     const cancelled = new DOMException('The operator is stopping: its handlers are cancelled.', 'AbortError');
     const cancel = () => this.canceller.abort(cancelled);
     const abandoned = await stopPipelines(started.pipelines, this.settings, cancel, logger);
-    started.coordination.abort();
-    // The ring's Lease goes only now: the others take this replica's objects once it has stopped with them.
-    const ring = started.ring;
-    await Promise.all([
-      started.peering?.settled(), started.election?.stop(), ring?.membership.stop(), ring?.stopCandidacy(),
-    ]);
+    await started.coordination.stop();
     started.unpausing();
     if (abandoned.length) {
       const timeout = this.settings.queueing.exitTimeout;

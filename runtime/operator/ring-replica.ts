@@ -32,7 +32,7 @@ export interface RingReplica {
   readonly tenure: Tenure;
 }
 
-export interface RingOptions {
+interface RingOptions {
   readonly client: KubeClient;
   readonly settings: ShardingSettings;
   /** The operator's identity among its peers. */
