@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { generate } from '../../../generator/index.ts';
 import { UnsafePathError } from '../../../generator/paths.ts';
 import { replaceFolder } from '../../../generator/output/write.ts';
-import { generateStubs } from '../../../generator/stubs/index.ts';
+import { generateStubs } from '../stubs/helpers.ts';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 import { REPO } from '../support/compile.ts';
 import { crdJson, runGenerated } from '../support/hostile.ts';
