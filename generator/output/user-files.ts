@@ -4,7 +4,9 @@
  * written beside its place under a temporary name, then put in place by a link or a rename, so a
  * failure before the last one is put in place can take back every one before it.
  */
-import { existsSync, linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync, linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { isInside } from '../paths.ts';
