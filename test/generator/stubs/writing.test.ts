@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeOutput } from '../../../generator/output/write.ts';
 import { UnsafePathError } from '../../../generator/paths.ts';
@@ -13,7 +13,7 @@ import { generate } from '../../../generator/pipeline/generate.ts';
 import { planStubs } from '../../../generator/stubs/index.ts';
 import { crdYaml } from '../support/sources.ts';
 import { tempProject } from '../support/project.ts';
-import { certificate, kopfExample } from './helpers.ts';
+import { certificate, clusterIssuer, kopfExample } from './helpers.ts';
 
 /** `crdYaml()`'s CRD with a second served version, v1beta1, before its storage version v1. */
 const TWO_VERSIONS = crdYaml().replace(/  versions:\n([\s\S]*)$/, (_, version: string) =>
@@ -44,6 +44,23 @@ test('a file that appears between the plan and the write is kept, and nothing el
   assert.throws(() => writeOutput({ generated, userFiles: plan }), /EEXIST/);
   assert.deepEqual(project.listing(), before, 'no generated folder, no other stub, no staged file left');
   assert.equal(readFileSync(project.file(certificate), 'utf8'), '// written meanwhile\n');
+});
+
+test('a failure after files were put in place takes them back: created ones removed, extended ones as they were', (t) => {
+  const project = tempProject();
+  t.after(project.dispose);
+  const mine = '// mine\n';
+  project.write(certificate, mine);
+  project.write(kopfExample, mine);
+  const plan = planStubs({ resources: [certificate, clusterIssuer, kopfExample] }, { ...project, addStubs: true });
+  assert.deepEqual(plan.writes.map((w) => w.create), [false, true, false]);
+  // The last file to extend is gone when its turn comes: the ones before it were already put in place.
+  rmSync(project.file(kopfExample));
+  const before = project.listing();
+  const generated = { outDir: project.outDir, files: new Map([['index.ts', 'export {};\n']]) };
+  assert.throws(() => writeOutput({ generated, userFiles: plan }), /ENOENT/);
+  assert.deepEqual(project.listing(), before, 'no generated folder, no created stub, no staged or backup file left');
+  assert.equal(readFileSync(project.file(certificate), 'utf8'), mine);
 });
 
 test('--check reports the stubs a run would write, and writes nothing', async (t) => {
