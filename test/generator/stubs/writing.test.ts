@@ -46,7 +46,7 @@ test('a file that appears between the plan and the write is kept, and nothing el
   assert.equal(readFileSync(project.file(certificate), 'utf8'), '// written meanwhile\n');
 });
 
-test('a failure after files were put in place takes them back: created ones removed, extended ones as they were', (t) => {
+test('a failure after stubs were put in place takes them back: new ones removed, extended ones restored', (t) => {
   const project = tempProject();
   t.after(project.dispose);
   const mine = '// mine\n';
