@@ -34,6 +34,10 @@ export function checkOutput(plan: OutputPlan): void {
   }
 }
 
+/**
+ * Checks every path, stages the stubs and the new folder, puts the stubs in place, then swaps the
+ * folder: a failure at any step removes what was staged and takes back what was put in place.
+ */
 export function writeOutput(plan: OutputPlan): void {
   checkOutput(plan);
   const stubs = stageUserFiles(plan.userFiles?.writes ?? []);
@@ -54,11 +58,6 @@ export function writeOutput(plan: OutputPlan): void {
     throw e;
   }
   placed.finish();
-}
-
-/** The output folder alone (the tests of its whole-or-nothing replace call it so). */
-export function replaceFolder(outDir: string, files: ReadonlyMap<string, string>): void {
-  writeOutput({ generated: { outDir, files } });
 }
 
 /** The new content in a fresh folder beside `outDir`; removed again if any file fails. */
