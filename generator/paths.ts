@@ -3,7 +3,7 @@
  * made of names from the CRDs, and a name that climbs out (`..`) or is itself a path must be
  * refused before anything is written, whatever checked the names before.
  */
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { shown } from './diagnostics/diagnostic.ts';
 
 /** The manifest of what kopf-gen wrote, at the top of `--out` (output/manifest.ts): no CRD may claim its name. */
@@ -49,4 +49,10 @@ export function pathInside(folder: string, ...names: string[]): string {
   const bad = names.filter((n) => !isPlainName(n));
   if (bad.length) throw new UnsafePathError(folder, bad.map((n) => `${shown(n)}: not a plain name`));
   return join(folder, ...names);
+}
+
+/** Whether `path` is below `folder` (not the folder itself), both absolute. */
+export function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return !!rel && !rel.startsWith('..') && !isAbsolute(rel);
 }

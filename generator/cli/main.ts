@@ -47,7 +47,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--no-stubs', 'do not create handler files')
     .option('--add-stubs', 'also add the stubs an existing handler file lacks (they run when the operator starts)')
     .option('--hub <version>', 'the version the conversion stubs convert to and from (default: the storage version)')
-    .option('--check', 'write nothing; exit 1 if the generated files are missing or stale')
+    .option('--check', 'write nothing; exit 1 if the generated files are missing or stale, or stubs would be written')
     .option('--force', 'replace generated files even if they were edited by hand')
     .option('--allow-empty', 'accept input without any CRD (writes an empty module) instead of failing')
     .option('--status-conditions', 'the operator keeps status.conditions and status.observedGeneration '
@@ -76,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       '',
       'Exit codes: 0 done or up to date; 1 invalid input (messages name the file, document and JSON path),',
       '            no CRD in the input without --allow-empty,',
-      '            stale output with --check, or generated files edited by hand without --force;',
+      '            stale output or stubs to write with --check, or generated files edited by hand without --force;',
       '            2 an unknown option or a missing value.',
       '',
       'Examples:',
@@ -103,7 +103,7 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
     result = await generate({
       inputs: paths,
       outDir: options.out,
-      ...(options.stubs !== false && !options.check ? { stubsDir: options.stubs } : {}),
+      ...(options.stubs !== false ? { stubsDir: options.stubs } : {}),
       addStubs: options.addStubs ?? false,
       ...(options.hub === undefined ? {} : { hub: options.hub }),
       check: options.check ?? false,
@@ -131,21 +131,29 @@ async function run(paths: string[], options: CliOptions): Promise<number> {
   if (!options.quiet) printDiagnostics(result.diagnostics, options.verbose ?? false);
   const out = displayDir(result.outDir);
   const kinds = result.model.resources.length;
-  if (options.check) {
-    if (result.status === 'stale') {
-      const stale = result.stale.map((f) => `  ${f}\n`).join('');
-      err.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${stale}`);
-      return 1;
-    }
-    if (!options.quiet) process.stdout.write(`kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
-    return 0;
-  }
+  if (options.check) return reportCheck(result, out, options.quiet ?? false);
   if (!options.quiet) {
     process.stdout.write(result.status === 'written'
       ? `kopf-gen: wrote ${out} (${result.files.length} files for ${kinds} CRDs)\n`
       : `kopf-gen: ${out} is up to date (${kinds} CRDs)\n`);
     if (result.stubs) printStubs(result.stubs);
   }
+  return 0;
+}
+
+/** `--check`: 1, naming each file, when a run with the same options would write anything. */
+function reportCheck(result: GenerateResult, out: string, quiet: boolean): number {
+  if (result.stale.length) {
+    const stale = result.stale.map((f) => `  ${f}\n`).join('');
+    process.stderr.write(`kopf-gen: ${out} is stale (run kopf-gen to regenerate):\n${stale}`);
+  }
+  const stubs = [
+    ...(result.stubs?.created ?? []).map((file) => `  ${displayDir(file)} (missing)\n`),
+    ...(result.stubs?.extended ?? []).map((entry) => `  ${displayDir(entry.file)} (lacks stubs; --add-stubs)\n`),
+  ];
+  if (stubs.length) process.stderr.write(`kopf-gen: stubs to write (run kopf-gen to write them):\n${stubs.join('')}`);
+  if (result.status === 'stale') return 1;
+  if (!quiet) process.stdout.write(`kopf-gen: ${out} is up to date (${result.model.resources.length} CRDs)\n`);
   return 0;
 }
 

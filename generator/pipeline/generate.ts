@@ -1,8 +1,8 @@
 /**
- * The whole run: read the inputs, build the model, render, then check or write (whole or
- * nothing, never over hand edits without `force`), then the handler stubs.
+ * The whole run: read the inputs, build the model, render, plan the handler and conversion stubs,
+ * then check or write it all in one step (whole or nothing, never over hand edits without `force`).
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.ts';
 import { InputError } from '../diagnostics/diagnostic.ts';
 import { renderFiles } from '../emit/render.ts';
@@ -12,9 +12,11 @@ import { buildModel } from '../model/build.ts';
 import type { Model } from '../model/model.ts';
 import { compareOutput } from '../output/compare.ts';
 import { MANIFEST_FILE, manifestText, sha256 } from '../output/manifest.ts';
-import { replaceFolder } from '../output/write.ts';
+import { checkOutput, writeOutput } from '../output/write.ts';
+import type { OutputPlan } from '../output/write.ts';
+import { isInside } from '../paths.ts';
 import { GENERATOR_VERSION } from '../version.ts';
-import { planStubs, writeStubs } from '../stubs/index.ts';
+import { planStubs } from '../stubs/index.ts';
 import type { StubsReport } from '../stubs/index.ts';
 
 export interface GenerateOptions {
@@ -60,11 +62,14 @@ export interface GenerateResult {
   readonly files: readonly string[];
   /** `written`/`unchanged` when writing; `fresh`/`stale` with `check`. */
   readonly status: 'written' | 'unchanged' | 'fresh' | 'stale';
-  /** With `check`: files that differ from what would be generated, are missing, or are extra. */
+  /**
+   * With `check`: generated files that differ from what would be generated, are missing, or are
+   * extra. The status is also `stale` when stubs would be written (`stubs.created`, `stubs.extended`).
+   */
   readonly stale: readonly string[];
   /** Warnings and notes (errors are thrown). */
   readonly diagnostics: readonly Diagnostic[];
-  /** What the handler-stubs step did, when it ran. */
+  /** What the handler-stubs step did (with `check`: would do), when it ran. */
   readonly stubs?: StubsReport;
 }
 
@@ -114,23 +119,28 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }));
   const paths = [...files.keys()];
   const comparison = compareOutput(outDir, files);
-  const base = { model, outDir, files: paths, diagnostics: model.diagnostics };
-  if (options.check) {
-    return { ...base, status: comparison.stale.length ? 'stale' : 'fresh', stale: comparison.stale };
-  }
-  if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
-  // Everything is checked before anything is written: a refusal of the stubs writes no module either.
+  // The stubs are planned in both modes: `check` reports what a run would create or extend.
   const stubsPlan = options.stubsDir !== undefined
     ? planStubs(model, {
       stubsDir: resolve(cwd, options.stubsDir), outDir, addStubs: options.addStubs ?? false,
       ...(options.hub === undefined ? {} : { hub: options.hub }),
     })
     : undefined;
-  if (comparison.stale.length) replaceFolder(outDir, files);
-  const stubs = stubsPlan ? writeStubs(stubsPlan) : undefined;
+  const plan: OutputPlan = {
+    ...(comparison.stale.length ? { generated: { outDir, files } } : {}),
+    ...(stubsPlan ? { userFiles: stubsPlan } : {}),
+  };
+  const stubs = stubsPlan?.report;
   const diagnostics = stubs ? withoutHarmlessPruning(model, stubs.storingNothing) : model.diagnostics;
-  const status = comparison.stale.length ? 'written' : 'unchanged';
-  return { ...base, diagnostics, status, stale: [], ...(stubs ? { stubs } : {}) };
+  const base = { model, outDir, files: paths, diagnostics, ...(stubs ? { stubs } : {}) };
+  if (options.check) {
+    checkOutput(plan);
+    const stale = comparison.stale.length || stubsPlan?.writes.length;
+    return { ...base, status: stale ? 'stale' : 'fresh', stale: comparison.stale };
+  }
+  if (comparison.foreign.length && !options.force) throw new OverwriteError(outDir, comparison.foreign);
+  writeOutput(plan);
+  return { ...base, status: comparison.stale.length ? 'written' : 'unchanged', stale: [] };
 }
 
 /**
@@ -169,11 +179,6 @@ function readInputs(
     onProgress?.({ phase: 'read', done: i + 1, total: own.length, bytes, item: source.display });
   });
   return sources;
-}
-
-function isInside(file: string, dir: string): boolean {
-  const rel = relative(dir, file);
-  return !!rel && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 function portable(path: string): string {

@@ -1,18 +1,18 @@
 /**
  * Handler stubs: one user-owned file per kind, `<stubsDir>/<group>/<plural>.ts`, written from the
  * templates when absent. A file that is there is the user's: what it lacks is reported, and
- * added only when asked (`addStubs`), since an added stub is a handler that runs.
+ * added only when asked (`addStubs`), since an added stub is a handler that runs. This folder only
+ * plans; the run's one write step (output/write.ts) checks the paths and writes, or `--check` reports.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { UnsafePathError } from '../paths.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { STUB_EVENTS, stubFunctionName, stubPartialName } from './stub-events.ts';
 import { extendHandlerFile, reviewHandlerFile } from './extend.ts';
 import { formatWholeFile } from './format.ts';
 import type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptions, StubsReport } from './input.ts';
 import { generatedIndexPath, generatedModulePath, handlerFilePath, relativeSpecifier } from './layout.ts';
 import { findOrphanedHandlerFiles } from './orphans.ts';
-import { planConversionStubs, type ConversionResource } from './conversions.ts';
+import { conversionsDirOf, planConversionStubs, type ConversionResource } from './conversions.ts';
 import { loadStubTemplates, TEMPLATE_GLOBALS } from './template.ts';
 import type { StubTemplates } from './template.ts';
 
@@ -20,8 +20,10 @@ export type { StubResource, StubsExtension, StubsInput, StubsMissing, StubsOptio
 export { STUB_EVENTS, stubFunctionName } from './stub-events.ts';
 export type { StubEvent } from './stub-events.ts';
 
-/** What the stubs step will write: every file checked and rendered before the first is written. */
+/** What the stubs step will write, every file rendered; nothing is written here. */
 export interface StubsPlan {
+  /** The folders every write must stay in: the handler files' and the conversion stubs' beside it. */
+  readonly folders: readonly string[];
   readonly writes: readonly StubsWrite[];
   readonly report: StubsReport;
 }
@@ -33,13 +35,9 @@ export interface StubsWrite {
   readonly create: boolean;
 }
 
-export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
-  return writeStubs(planStubs(model, options));
-}
-
 /**
- * Reads the handler files and decides what to write, writing nothing: a path that would leave
- * the stubs folder, or a file in the way of a folder, refuses the whole step (UnsafePathError).
+ * Reads the handler files and decides what to write, writing nothing: a name that would leave the
+ * stubs folder refuses the whole step (UnsafePathError); the write step checks the rest.
  */
 export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   const outDir = resolve(options.outDir);
@@ -52,8 +50,6 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   };
   const resources = sortResources(model.resources);
   const files = resources.map((r) => handlerFilePath(stubsDir, r));
-  const blocked = files.flatMap((file) => blockedPath(stubsDir, file) ?? []);
-  if (blocked.length) throw new UnsafePathError(stubsDir, blocked);
   const plan: Planned = {
     writes: [], created: [], extended: [], unchanged: [], missing: [], notes: [], storingNothing: [],
   };
@@ -61,7 +57,8 @@ export function planStubs(model: StubsInput, options: StubsOptions): StubsPlan {
   addConversionStubs(model, options, plan);
   const { writes, created, extended, unchanged, missing, notes, storingNothing } = plan;
   const orphans = findOrphanedHandlerFiles(stubsDir, new Set(files));
-  return { writes, report: { created, extended, unchanged, missing, orphans, notes, storingNothing } };
+  const report = { created, extended, unchanged, missing, orphans, notes, storingNothing };
+  return { folders: [stubsDir, conversionsDirOf(stubsDir)], writes, report };
 }
 
 /**
@@ -148,26 +145,6 @@ function planFile(resource: StubResource, file: string, setting: Setting, plan: 
       plan.notes.push(`${file} imports ${imported}, which kopf-gen no longer generates`);
     }
   }
-}
-
-/** Writes what the plan says; a file that appeared in the meantime is not overwritten (EEXIST). */
-export function writeStubs(plan: StubsPlan): StubsReport {
-  for (const { file, text, create } of plan.writes) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text, { flag: create ? 'wx' : 'w' });
-  }
-  return plan.report;
-}
-
-/** Why a handler file cannot be written where it belongs: a file where a folder must be, or a dangling link. */
-function blockedPath(stubsDir: string, file: string): string | undefined {
-  for (const dir of [stubsDir, dirname(file)]) {
-    const stat = statSync(dir, { throwIfNoEntry: false });
-    if (stat && !stat.isDirectory()) return `${dir}: not a folder`;
-  }
-  const link = lstatSync(file, { throwIfNoEntry: false });
-  if (link?.isSymbolicLink() && !existsSync(file)) return `${file}: a link to nothing`;
-  return undefined;
 }
 
 /** The whole text of a new handler file for a kind, formatted. */

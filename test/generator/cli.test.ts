@@ -78,7 +78,7 @@ test('defaults: crds/ to src/generated, handler stubs in src/handlers; a second 
 
 test('--check: 0 when fresh, 1 and the stale files when not; never writes', () => {
   assert.equal(kopfGen('--no-stubs').code, 0);
-  assert.equal(kopfGen('--check').code, 0);
+  assert.equal(kopfGen('--check', '--no-stubs').code, 0);
   writeFileSync(
     join(dir, 'crds', 'things.yaml'),
     crdYaml(
@@ -97,6 +97,20 @@ test('--check: 0 when fresh, 1 and the stale files when not; never writes', () =
   );
   assert.equal(read('src/generated/test.kopf.dev/v1.ts'), before);
   assert.ok(!existsSync(join(dir, 'src/handlers')), '--no-stubs and --check write no handler files');
+});
+
+test('--check: 1 and the stub when a handler file is missing, not with --no-stubs; never writes it', () => {
+  assert.equal(kopfGen().code, 0);
+  assert.equal(kopfGen('--check').code, 0);
+  rmSync(join(dir, 'src/handlers/test.kopf.dev/things.ts'));
+  const check = kopfGen('--check', '--quiet');
+  assert.equal(check.code, 1);
+  assert.equal(
+    check.stderr,
+    'kopf-gen: stubs to write (run kopf-gen to write them):\n  src/handlers/test.kopf.dev/things.ts (missing)\n',
+  );
+  assert.ok(!existsSync(join(dir, 'src/handlers/test.kopf.dev/things.ts')));
+  assert.equal(kopfGen('--check', '--no-stubs').code, 0);
 });
 
 test('a generated file edited by hand is not replaced without --force', () => {

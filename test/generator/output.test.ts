@@ -9,7 +9,12 @@ import { test } from 'node:test';
 import { compareOutput } from '../../generator/output/compare.ts';
 import { manifestText, MANIFEST_FILE, sha256 } from '../../generator/output/manifest.ts';
 import { readTree } from '../../generator/output/tree.ts';
-import { replaceFolder } from '../../generator/output/write.ts';
+import { writeOutput } from '../../generator/output/write.ts';
+
+/** The write step with the output folder alone. */
+function writeFolder(outDir: string, files: ReadonlyMap<string, string>): void {
+  writeOutput({ generated: { outDir, files } });
+}
 
 function temp(): string {
   return mkdtempSync(join(tmpdir(), 'kopf-gen-out-'));
@@ -18,12 +23,12 @@ function temp(): string {
 test('a failed write leaves the old output as it was, and no staging folder behind', () => {
   const parent = temp();
   const out = join(parent, 'generated');
-  replaceFolder(out, new Map([['a.ts', 'old a\n'], ['g/b.ts', 'old b\n']]));
+  writeFolder(out, new Map([['a.ts', 'old a\n'], ['g/b.ts', 'old b\n']]));
   const broken = new Map([['a.ts', 'new a\n'], ['bad\0name.ts', 'x']]);
-  assert.throws(() => replaceFolder(out, broken));
+  assert.throws(() => writeFolder(out, broken));
   assert.deepEqual([...readTree(out)].map(([p, b]) => [p, b.toString()]), [['a.ts', 'old a\n'], ['g/b.ts', 'old b\n']]);
   assert.deepEqual(readdirSync(parent), ['generated']);
-  replaceFolder(out, new Map([['c.ts', 'new c\n']]));
+  writeFolder(out, new Map([['c.ts', 'new c\n']]));
   assert.deepEqual([...readTree(out).keys()], ['c.ts'], 'files no longer generated are gone');
   assert.deepEqual(readdirSync(parent), ['generated']);
   rmSync(parent, { recursive: true });

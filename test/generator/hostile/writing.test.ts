@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../../generator/index.ts';
 import { UnsafePathError } from '../../../generator/paths.ts';
-import { replaceFolder } from '../../../generator/output/write.ts';
-import { generateStubs } from '../../../generator/stubs/index.ts';
+import { writeOutput } from '../../../generator/output/write.ts';
+import { generateStubs } from '../stubs/helpers.ts';
 import type { StubResource } from '../../../generator/stubs/index.ts';
 import { REPO } from '../support/compile.ts';
 import { crdJson, runGenerated } from '../support/hostile.ts';
@@ -140,7 +140,8 @@ test(
       [['a\\..\\..\\b.ts', 'x']],
       [['index.ts', 'x'], ['index.ts/v1.ts', 'x']],
     ] as [string, string][][]) {
-      assert.throws(() => replaceFolder(project.outDir, new Map(files)), UnsafePathError, JSON.stringify(files));
+      const generated = { outDir: project.outDir, files: new Map(files) };
+      assert.throws(() => writeOutput({ generated }), UnsafePathError, JSON.stringify(files));
       assert.deepEqual(project.listing(), before, `${JSON.stringify(files)}: nothing written`);
     }
   },

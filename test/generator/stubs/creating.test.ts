@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { generateStubs } from '../../../generator/stubs/index.ts';
-import { certificate, clusterIssuer, kopfExample, resource } from './helpers.ts';
+import { certificate, clusterIssuer, generateStubs, kopfExample, resource } from './helpers.ts';
 import { tempProject } from '../support/project.ts';
 
 test('a missing handler file is created with typed create, update and delete handlers', (t) => {

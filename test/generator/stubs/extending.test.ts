@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateStubs } from '../../../generator/stubs/index.ts';
-import { assertRegionsKept, certificate, endOfImports, regionsBetween } from './helpers.ts';
+import { assertRegionsKept, certificate, endOfImports, generateStubs, regionsBetween } from './helpers.ts';
 import { tempProject } from '../support/project.ts';
 
 const TEMPLATES = join(import.meta.dirname, '../../../templates/stubs');

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
-import type { StubResource } from '../../../generator/stubs/index.ts';
+import { writeOutput } from '../../../generator/output/write.ts';
+import { planStubs } from '../../../generator/stubs/index.ts';
+import type { StubResource, StubsInput, StubsOptions, StubsReport } from '../../../generator/stubs/index.ts';
+
+/** The stubs step alone, as a run does it: planned, then written by the run's one write step. */
+export function generateStubs(model: StubsInput, options: StubsOptions): StubsReport {
+  const plan = planStubs(model, options);
+  writeOutput({ userFiles: plan });
+  return plan.report;
+}
 
 export function resource(
   group: string,

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { generateStubs } from '../../../generator/stubs/index.ts';
-import { certificate, clusterIssuer, kopfExample } from './helpers.ts';
+import { certificate, clusterIssuer, generateStubs, kopfExample } from './helpers.ts';
 import { tempProject } from '../support/project.ts';
 
 test('a handler file whose kind left the CRDs is reported and kept as it is', (t) => {

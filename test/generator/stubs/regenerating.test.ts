@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generateStubs } from '../../../generator/stubs/index.ts';
 import {
-  assertRegionsKept, certificate, endOfImports, kopfExample, regionsBetween, resource, sha256,
+  assertRegionsKept, certificate, endOfImports, generateStubs, kopfExample, regionsBetween, resource, sha256,
 } from './helpers.ts';
 import { tempProject } from '../support/project.ts';
 

@@ -37,7 +37,8 @@ before(async () => {
     stubsDir: join(project, 'src/handlers'),
     cwd: project,
   });
-  stubs = result.stubs?.created ?? [];
+  // The handler files; a conversion stub (a CRD of several versions) fails tsc until its TODOs are written.
+  stubs = (result.stubs?.created ?? []).filter((file) => file.startsWith(join(project, 'src/handlers/')));
   check = typeChecker();
 });
 
