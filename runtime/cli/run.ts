@@ -261,6 +261,9 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
   // The process is the operator's: a forgotten promise is logged, an uncaught exception stops it (exit 1).
   let code = 0;
   guardProcess(logger, () => { code = 1; stop.abort(STOP_ANNOUNCED); });
+  // An operator with nothing to watch (only activities) holds no socket or timer: the process must
+  // still run until it is told to stop, as Kopf's does, and run its cleanup handlers then.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
   try {
     await op.done;
   } catch (error) {
@@ -271,6 +274,7 @@ async function serve(values: RunValues, { logs, priority, admission }: RunSettin
   }
   // The operator has stopped. A handler still running past the exit timeout (its timers, its
   // sockets) must not keep the process: it is abandoned, as a crash would leave it.
+  clearInterval(keepAlive);
   setImmediate(() => process.exit(code));
   return code;
 }
