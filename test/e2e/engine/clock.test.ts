@@ -123,7 +123,9 @@ test('timers, daemons\' sleeps and Kopf\'s handler delays wait on the virtual cl
     for (const entry of ['daemon 300', 'daemon 600', 'daemon 900', 'timer 600', 'create 1']) await journal.until(entry);
     const created = journal.entries.find((e) => e.startsWith('created at '));
     const seconds = Number(created?.slice('created at '.length));
-    assert.ok(seconds >= 300 && seconds <= 1000, `the retry ran at ${seconds} s of the clock, not before its delay`);
+    // Kopf's records keep microseconds, the clock milliseconds: the wake-up may come a millisecond
+    // early, which the runtime takes as due (as it does for Node's own timers).
+    assert.ok(seconds >= 299.99 && seconds <= 1000, `the retry ran at ${seconds} s of the clock, not before its delay`);
     assert.ok(!journal.entries.some((e) => /^(timer|daemon) /.test(e) && Number(e.split(' ')[1]) > 1000),
       `nothing runs after the clock's time: ${JSON.stringify(journal.entries)}`);
   });
