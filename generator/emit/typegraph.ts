@@ -180,7 +180,7 @@ export class TypeGraph {
   }
 }
 
-function isNamedObject(node: SchemaNode): node is ObjectNode {
+export function isNamedObject(node: SchemaNode): node is ObjectNode {
   return node.type === 'object' && node.properties.length > 0;
 }
 

@@ -108,7 +108,7 @@ async function live(
       await processEvent(
         proc,
         'u1',
-        { kind: 'event', type, object: copyJson(api.object) as KubeObject },
+        { type, object: copyJson(api.object) as KubeObject },
         new AbortController().signal,
       );
       if (api.writes.length === before) return;
