@@ -385,7 +385,10 @@ export class RingAssigner {
     const draining = move.kind === 'restore' && tracked.placement.draining;
     const placement = { shard: sealed.member, draining, verified: true, intact: true };
     if (move.kind !== 'assign') return { labels, annotations, placement, sealed, what: `put back on ${sealed.member}` };
-    const reason = tracked.placement.shard === undefined ? 'assign' : 'failover';
+    // A failover is a placement after a member that is gone, whether its labels still name it or its
+    // process sealed a release on the way out; one after a drain to a live member is a placement.
+    const previous = tracked.placement.shard ?? tracked.sealed?.member;
+    const reason = previous === undefined || this.#alive.has(previous) ? 'assign' : 'failover';
     return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason };
   }
 
