@@ -62,7 +62,7 @@ export interface EventIndexing {
 export interface ReconcileView {
   key: string;
   body: KubeObject;
-  /** The object's context, as its other handlers get it (the reconciler gets a patch of its own). */
+  /** The object's context, as its other handlers get it: its patch is the cycle's work, written after the decision. */
   context: ResourceContext<KubeObject>;
   logger: Logger;
   /** What queued the run; absent for an event of the object itself. */
@@ -71,8 +71,8 @@ export interface ReconcileView {
 
 /** What the processing asks of the resource's reconciler (`reconciling/`), in the object's own queue. */
 export interface ObjectReconciling {
-  /** Runs the reconciler for the object if it is due; the resourceVersion its patch made, if it changed any. */
-  reconcile(view: ReconcileView): Promise<string | undefined>;
+  /** Runs the reconciler for the object if it is due, its patch into the context's; whether it ran. */
+  reconcile(view: ReconcileView): Promise<boolean>;
   /** How the reconciler's last run on the object ended, if it ran. */
   standing(key: string): ReconcilerStanding | undefined;
   /** What the reconciler needs of the object's finalizer. */

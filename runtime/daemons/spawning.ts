@@ -151,7 +151,7 @@ export class Spawner implements Pausable {
 
   /** Processes the object again, as its next event would (its tasks, or a pause, changed what it needs). */
   private requeue(key: string, object: ObjectDaemons): void {
-    this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+    this.proc.enqueue(key, { kind: 'release', type: 'MODIFIED', object: object.body });
   }
 
   /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */

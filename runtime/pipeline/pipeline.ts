@@ -113,24 +113,23 @@ export class ResourcePipeline {
     this.queue = new ObjectQueues(process, { workerLimit, waited });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
-      cancelled: env.cancelled, indices: env.indexers.indices, requeue: (key, event) => this.queue.push(key, event),
-      metrics,
+      cancelled: env.cancelled, indices: env.indexers.indices, metrics,
+      enqueue: (key, request) => this.queue.enqueue(key, request),
     };
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
     const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
-    const offer = (key: string, event: RawEvent) => this.queue.offer(key, event);
     this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
-      scope: this.#following(scope), request: (key, event) => this.queue.request(key, event), stopping: env.stopping,
+      scope: this.#following(scope), enqueue: scope.enqueue, stopping: env.stopping,
     });
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
       memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
-      reconciling: this.reconciler, offer,
+      reconciling: this.reconciler,
     };
     const share = this.share = env.membership && new RingShare(env.membership, {
       client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
-      indexers, logger: env.objectsLogger, requeue: scope.requeue,
+      indexers, logger: env.objectsLogger, enqueue: scope.enqueue,
     });
     if (env.pauses.on) this.queue.pause();
     const patching = handlers.changing.length + handlers.spawning.length > 0 || Boolean(handlers.reconciling);
@@ -157,7 +156,7 @@ export class ResourcePipeline {
   /** A watch event into the queue; its version noted first, should it be the echo of our last write. */
   #push(key: string, event: RawEvent): void {
     this.#processor.memories.passing(key, event.object.metadata?.resourceVersion);
-    this.queue.push(key, event);
+    this.queue.enqueue(key, event);
   }
 
   /** The queue's and the daemons' gauges, read when the metrics are scraped. */

@@ -51,7 +51,7 @@ export interface ShareParts {
   readonly memories: Memories;
   readonly indexers: OperatorIndexers;
   readonly logger: Logger;
-  requeue(key: string, event: RawEvent): void;
+  enqueue(key: string, request: RawEvent): void;
 }
 
 type Handle = (event: RawEvent) => Promise<void>;
@@ -96,7 +96,7 @@ export class RingShare {
       this.#attempts.delete(key);
       const fate = await this.#fate(key, event);
       if (fate === 'deleted') { this.#letGo.forget(event.object.metadata?.uid); return handle(event); }
-      if (fate !== 'departed') return handle({ type: 'MODIFIED', object: fate });
+      if (fate !== 'departed') return handle({ kind: 'event', type: 'MODIFIED', object: fate });
       await this.#release(key);
       this.#current.delete(key);
       this.#parts.logger.forObject(event.object).debug(`The object is assigned elsewhere in the ring '${ring}'.`);
@@ -163,7 +163,7 @@ export class RingShare {
       const delay = Math.min(membership.retryPeriod * 2 ** (attempts - 1), ACKNOWLEDGEMENT_BACKOFF_CAP);
       logger.forObject(event.object).warning(`Could not acknowledge the drain of the object (attempt ${attempts}): `
         + `${thrownText(error)}; trying again in ${delay} s.`);
-      const retry = setTimeout(() => this.#parts.requeue(key, event), delay * 1000);
+      const retry = setTimeout(() => this.#parts.enqueue(key, { ...event, kind: 'retry' }), delay * 1000);
       retry.unref?.();
     }
   }

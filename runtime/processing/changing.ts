@@ -217,7 +217,7 @@ export interface ChangingInvocation {
 }
 
 /** Invokes a changing handler with its change, and with `register`/`execute` for its sub-handlers. */
-export function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
+function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
   const { handler, children, context } = inv;
   const field = handler.filters.field;
   const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {

@@ -1,8 +1,9 @@
 /**
  * What one event of an object leads to, decided before anything is written (as Kopf's
- * kopf/_core/reactor/processing.py decides): the finalizer's addition or removal, or waiting for
- * our own last write, or one pass of the cause's handlers, and the plan of the writes that follow
- * from it. The plan is applied in one place (`applyPlan`, by `processing.ts`).
+ * kopf/_core/reactor/processing.py decides): after waiting for the echo of our own last write,
+ * the reconciler's run, then the finalizer's addition or removal, or one pass of the cause's
+ * handlers, and the plan of the writes that follow from all of it. The plan is applied in one
+ * place (`applyPlan`, by `processing.ts`): one write per cycle, however many take part in it.
  */
 import type { KubeObject } from '../structs/resources.ts';
 import { getObject, isNotFound } from '../kube/index.ts';
@@ -46,18 +47,52 @@ export interface Decision {
   essence?: Essence;
 }
 
-/** Decides on one event; `undefined` when nothing is written (the event waits, or is stale). */
-export async function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision | undefined> {
+/**
+ * Decides on one event (a plan that may write nothing). Nothing that depends on the object's
+ * state is decided on an event that predates a write of ours: the decision waits for its echo
+ * first, so that no write of the cycle (a finalizer's JSON patch, guarded by the version it was
+ * computed for) is made against a version that our own last write made stale.
+ */
+export function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
+  const { memory, context, pressure } = input;
+  const { changing } = proc;
+  // No changing handlers; or we let the object go at its deletion, and this event predates that.
+  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) {
+    return Promise.resolve(workOnly(context.patch));
+  }
+  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo. Then,
+  // without a reconciler, Kopf's side is decided at once (an await is a turn of the loop).
+  const current = echoed(memory, input.event.object, pressure);
+  return current && !proc.reconciling ? decideHandlers(proc, input) : decideAfterWaiting(proc, input, current);
+}
+
+/** The decision after the wait for our own write, if one is pending, and after the reconciler's run. */
+async function decideAfterWaiting(proc: ResourceProcessor, input: EventInput, current: boolean): Promise<Decision> {
+  const { key, event, memory, logger, context, pressure } = input;
+  const body = event.object;
+  const work = context.patch;
+  if (!current && !(await consistent(proc, key, memory, body, pressure))) return workOnly(work);
+  if (!proc.reconciling) return await decideHandlers(proc, input);
+  // The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
+  // removal come after its last run; its patch is the cycle's work, written in the same plan. If
+  // a newer event waits, the cycle ends before it (the newer one is reconciled instead).
+  if (pressure.aborted) return workOnly(work);
+  const reconciled = await proc.reconciling.reconcile({ key, body, context, logger, trigger: event.trigger });
+  const decision = await decideHandlers(proc, input);
+  // What the reconciler wrote is awaited as the handlers' writes are: the next run must see it.
+  return reconciled && !decision.awaited ? { ...decision, awaited: true } : decision;
+}
+
+/** The decision of Kopf's side: the finalizer, the cause and one pass of its handlers. */
+async function decideHandlers(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
   const { key, event, memory, logger, context } = input;
   const { changing } = proc;
   const body = event.object;
   const work = context.patch;
-  // No changing handlers; or we let the object go at its deletion, and this event predates that.
-  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) return workOnly(work);
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
-  // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
+  // it: an event may end in the finalizer's addition, without it.
   let change: Change | undefined;
   const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
   const filtering = changing.some((h) => seesChange(h.filters)) ? causeContext(context, changeNow()) : undefined;
@@ -73,12 +108,8 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const early = finalizing(interested, spawning, finalizers, work, logger);
   if (early) return early;
 
-  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo.
-  if (!echoed(memory, body, input.pressure) && !(await consistent(proc, key, memory, body, input.pressure))) {
-    return undefined;
-  }
   const current = changeNow();
-  if (refusedBefore(memory, current, logger)) return undefined;
+  if (refusedBefore(memory, current, logger)) return workOnly(work);
 
   const cycleContext = filtering ?? causeContext(context, current);
   const cycle = await handleCause(proc, { handlers: interested, memory, change: current, context: cycleContext });
@@ -197,6 +228,6 @@ async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObj
     throw error;
   }
   if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
-  proc.requeue(key, { type: 'MODIFIED', object: fresh });
+  proc.enqueue(key, { kind: 'event', type: 'MODIFIED', object: fresh });
   return true;
 }

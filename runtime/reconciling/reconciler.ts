@@ -13,7 +13,6 @@ import type { Logger } from '../logging/index.ts';
 import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
 import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
-import { applyPlan, newPatch } from '../actions/application.ts';
 import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
@@ -28,8 +27,8 @@ import type { ReconcilerStanding } from '../conditions/standing.ts';
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
   readonly scope: ResourceScope;
-  /** Queues a request for an object unless an event waits for it already, without pressing its running cycle. */
-  request(key: string, event: RawEvent): void;
+  /** Puts a request for an object into its queue (`queueing/requests.ts`: it yields to what waits there). */
+  enqueue(key: string, request: RawEvent): void;
   /** The operator is stopping: no new timers. */
   readonly stopping: AbortSignal;
 }
@@ -70,7 +69,7 @@ export class ResourceReconciler implements ObjectReconciling {
     this.#related = new RelatedObjects(handler.owns, handler.watches, ownerOf, this.#title);
   }
 
-  async reconcile(view: ReconcileView): Promise<string | undefined> {
+  async reconcile(view: ReconcileView): Promise<boolean> {
     const { key, body, context, logger, trigger = 'change' } = view;
     const record = this.#recall(key, body);
     const deleting = Boolean(body.metadata?.deletionTimestamp);
@@ -78,28 +77,25 @@ export class ResourceReconciler implements ObjectReconciling {
       (!deleting || (this.handler.finalizer && !record.released));
     if (!due) {
       this.#cancel(record);
-      return undefined;
+      return false;
     }
-    if (failedForGood(record)) return undefined;
+    if (failedForGood(record)) return false;
     record.failedFor = undefined;
     const report = handlerReport(this.#env.scope, 'reconcile');
     report?.metrics.reconcileRequest(report.resource, trigger);
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
-    const patch = newPatch(body);
+    // Its `patch` is the cycle's (the context's): written with the rest of the cycle's work, in one plan.
     const uid = body.metadata?.uid ?? '';
     const related = this.#related;
     const ctx: ReconcileContext<KubeObject> = {
-      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
+      ...context, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
       owned: (resource) => related.owned(uid, resource),
       ownedMetadata: (resource) => related.ownedMetadata(uid, resource),
     };
-    const { scope } = this.#env;
     const outcome = await this.#run(body, ctx, record.failures, logger);
     this.#remember(key, record, outcome, version, deleting, logger);
-    const written = await applyPlan(scope, body, { work: patch }, logger);
-    return written.resourceVersion !== undefined && written.resourceVersion !== version
-      ? written.resourceVersion : undefined;
+    return true;
   }
 
   /** One call of the reconciler, traced and counted as every handler's is. */
@@ -148,7 +144,7 @@ export class ResourceReconciler implements ObjectReconciling {
   request(key: string, trigger: ReconcileTrigger): void {
     const record = this.#records.get(key);
     if (!record || failedForGood(record)) return;
-    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true, trigger });
+    this.#env.enqueue(key, { kind: 'reconcile', type: 'MODIFIED', object: record.body, trigger });
   }
 
   /** A related object changed (or was listed, or deleted): kept for reads, and requests for the objects it concerns. */

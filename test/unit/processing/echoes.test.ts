@@ -37,16 +37,17 @@ test('an event newer than the echo of our write, which it replaced in the queue,
   // A wait for the echo ends, after this timeout, in reading the object afresh.
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 3 } });
   const logger = new Logger(new LogConfig({ sinks: [] }));
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: () => undefined });
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, enqueue: () => undefined });
   t.after(() => proc.memories.clear());
 
-  await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
+  await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
   const echo = copyJson(object) as KubeObject;
   // The echo comes into the queue, and a change after it replaces it there before it is processed.
   proc.memories.passing('u1', echo.metadata?.resourceVersion);
   const newer = copyJson(echo) as Fields;
   applyMergePatch(newer, { metadata: { resourceVersion: String(++version) }, spec: { field: 'changed' } });
-  await processEvent(proc, 'u1', { type: 'MODIFIED', object: newer as KubeObject }, new AbortController().signal);
+  const newerEvent = { kind: 'event', type: 'MODIFIED', object: newer as KubeObject } as const;
+  await processEvent(proc, 'u1', newerEvent, new AbortController().signal);
   assert.equal(gets, 0, 'the object was read afresh: the echo was waited for in vain');
   assert.deepEqual(updates, ['changed']);
 });

@@ -60,7 +60,7 @@ test("an object only a reconciler handles: its last run's outcome, in one write 
     const { patches } = await processOnce(() => undefined, BODY, {}, {
       ...ON,
       reconciling: {
-        reconcile: async () => undefined, verdict: () => ({ required: false, holding: false }),
+        reconcile: async () => true, verdict: () => ({ required: false, holding: false }),
         standing: () => standing, forget: () => undefined,
       },
     });
