@@ -168,10 +168,13 @@ export class RingShare {
     }
   }
 
-  /** Stops the object's daemons and timers (and waits for them), and forgets what is remembered of it. */
+  /**
+   * Stops the object's daemons and timers (and waits for them), and forgets what is remembered of
+   * it but our last write (`Memories.letGo`): it may come back, older states of it first.
+   */
   async #release(key: string): Promise<void> {
     await this.#parts.spawner?.release(key);
-    this.#parts.memories.forget(key);
+    this.#parts.memories.letGo(key);
     this.#parts.indexers.discardAll(key);
   }
 }

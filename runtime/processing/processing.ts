@@ -163,7 +163,7 @@ async function carryOut(
     return;
   }
   if (decision.releasing && outcome.jsonApplied) memory.released = true;
-  if (decision.awaited) remember(proc, memory, body, outcome);
+  if (decision.awaited) remember(proc, key, memory, body, outcome);
   if (decision.cycle) afterCycle(proc, key, memory, body, logger, decision.cycle, outcome);
 }
 
@@ -212,11 +212,13 @@ async function indexed(
  * The version our writes made, to be awaited before the next state-dependent decision. A write
  * that changed nothing (the same version back) brings no event: there is nothing to await.
  */
-function remember(proc: ResourceProcessor, memory: ObjectMemory, body: KubeObject, outcome: PatchOutcome): void {
+function remember(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, outcome: PatchOutcome,
+): void {
   const timeout = proc.settings.persistence.consistencyTimeout;
   const written = outcome.resourceVersion;
   if (written && written !== body.metadata?.resourceVersion && timeout > 0) {
-    memory.expected = { version: written, deadline: Date.now() + timeout * 1000 };
+    proc.memories.wrote(key, memory, { version: written, deadline: Date.now() + timeout * 1000 });
   }
 }
 
