@@ -143,7 +143,9 @@ function finalizing(
   }
   if (required && !finalizers.present && !finalizers.deleting) {
     logger.debug('Adding the finalizer, thus preventing the actual deletion.');
-    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false };
+    // Only timers, daemons or a reconciler need it: no handler is pending, which the status says at once.
+    const idle = !interested.length;
+    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false, idle };
   }
   if (!interested.length) {
     // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks

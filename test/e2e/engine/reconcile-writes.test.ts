@@ -12,6 +12,8 @@ import assert from 'node:assert/strict';
 import { deleteObject } from '../../../runtime/kube/index.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
+import { defaultSettings } from '../../../runtime/config/defaults.ts';
+import type { OperatorOptions } from '../../../runtime/operator/operator.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { DIFF_BASE, FINALIZER } from '../rules.ts';
 import { delta, requestCounts, type RequestCounts } from '../metrics.ts';
@@ -53,10 +55,11 @@ const seen = (body: KubeObject): boolean => (body as { status?: { seen?: string 
  */
 async function createAndDelete(
   t: TestContext, registry: OperatorRegistry, journal: Journal, names: readonly string[],
+  options: Partial<OperatorOptions> = {},
 ): Promise<{ created: Writes; released: Writes }> {
   for (const name of names) cleanup(t, name);
   const observer = watcher(t);
-  return withOperator(cluster, registry, async () => {
+  return withOperator(cluster, registry, options, async () => {
     let before = await requestCounts(cluster.cp.credentials, 'kopfexamples');
     for (const name of names) await create(name);
     for (const name of names) await journal.until(`settled ${name}`);
@@ -98,3 +101,19 @@ test('a reconciler holding the finalizer beside a Kopf create handler: at most 3
     assert.equal(released.conflicts, 0, `refused PATCHes while releasing: ${JSON.stringify(released)}`);
     for (const name of names) assert.equal(journal.count(`created ${name}`), 1);
   });
+
+test('a reconciler alone with the status that tools read: its conditions in the same PATCH as its own status, '
+  + 'at most 2 per object created, 1 to release it, none refused', async (t) => {
+  const names = ['w7', 'w8', 'w9'];
+  const journal = new Journal();
+  const registry = new OperatorRegistry();
+  const ready = (body: KubeObject): boolean => (body as { status?: { conditions?: { type: string; status: string }[] } })
+    .status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  reconcilingStatus(registry, journal, names, (body) => finalized(body) && seen(body) && ready(body));
+  const settings = defaultSettings({ posting: { enabled: false }, status: { conditions: true } });
+  const { created, released } = await createAndDelete(t, registry, journal, names, { settings });
+  assert.equal(created.conflicts, 0, `refused PATCHes while creating: ${JSON.stringify(created)}`);
+  assert.ok(created.total <= 2 * names.length, `PATCHes for ${names.length} objects created: ${created.total}`);
+  assert.equal(released.conflicts, 0, `refused PATCHes while releasing: ${JSON.stringify(released)}`);
+  assert.ok(released.total <= names.length, `PATCHes for ${names.length} objects released: ${released.total}`);
+});
