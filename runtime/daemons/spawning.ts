@@ -93,7 +93,7 @@ export class Spawner implements Pausable {
    * as for a pause (they go on in the other replica), and it is forgotten here. Resolves once they
    * have exited.
    */
-  async release(key: string): Promise<void> {
+  async letGo(key: string): Promise<void> {
     const object = this.objects.get(key);
     if (!object) return;
     this.objects.delete(key);

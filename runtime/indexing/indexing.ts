@@ -16,7 +16,7 @@ import type { EventPoster } from '../posting/index.ts';
 import { handlerReport, invokeHandler } from '../actions/invocation.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
-import type { IndexedEvent } from '../actions/engines.ts';
+import type { IndexedEvent, ObjectFollower } from '../actions/engines.ts';
 import type { IndexingHandler } from '../registry/handlers.ts';
 import type { FilterContext, IndexContext } from '../registry/contexts.ts';
 import { matchesBody } from '../registry/filters.ts';
@@ -40,7 +40,7 @@ export interface IndexingEnv {
  * resource's handlers wait for the gate), the operator's indexes and the gate, and the events
  * that wait for it, one per object (the latest).
  */
-export class ResourceIndexing {
+export class ResourceIndexing implements ObjectFollower {
   readonly handlers: readonly IndexingHandler[];
   private readonly indexers: OperatorIndexers;
   private readonly readiness: IndexReadiness;
@@ -74,6 +74,18 @@ export class ResourceIndexing {
     this.parked.set(key, resume);
     this.unsubscribe ??= this.readiness.whenOpen(() => this.resumeAll());
     return false;
+  }
+
+  /** The object is deleted: its deletion's event took its values out; nothing of it waits any more. */
+  forget(key: string): void {
+    this.parked.delete(key);
+  }
+
+  /** The object is served elsewhere (a ring's other replica): its values leave the indexes, and the gate. */
+  letGo(key: string): void {
+    this.parked.delete(key);
+    this.indexers.discardAll(key);
+    this.readiness.release(key);
   }
 
   private resumeAll(): void {

@@ -37,7 +37,7 @@ import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
 import { ResourceReconciler } from '../reconciling/reconciler.ts';
 import { Relocation } from './resolution.ts';
-import { RingShare, type Membership } from './share.ts';
+import { RingShare, type Membership } from '../sharding/share.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import { resourceLabel } from '../observation/resource-names.ts';
 
@@ -61,7 +61,7 @@ export interface PipelineEnv {
   readonly pauses: ToggleSet;
   readonly pausing: Pausing;
   readonly freshness: WatchFreshness;
-  /** A member of a ring: only the objects assigned to this replica are watched and handled (`share.ts`). */
+  /** A member of a ring: only the objects assigned to this replica are watched and handled (`sharding/share.ts`). */
   readonly membership?: Membership;
   /** The operator's metrics, if kept. */
   readonly metrics?: OperatorMetrics;
@@ -86,7 +86,7 @@ export class ResourcePipeline {
   readonly queue: ObjectQueues<RawEvent>;
   /** The resource's timers and daemons, if it has any. */
   readonly spawner: Spawner | undefined;
-  /** A ring replica's share of the objects (`share.ts`), if the operator is one. */
+  /** A ring replica's share of the objects (`sharding/share.ts`), if the operator is one. */
   readonly share: RingShare | undefined;
   /** The resource's reconciler, if it has one. */
   readonly reconciler: ResourceReconciler | undefined;
@@ -122,14 +122,15 @@ export class ResourcePipeline {
     this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
       scope: this.#following(scope), enqueue: scope.enqueue, stopping: env.stopping,
     });
+    // The one owner of what is remembered of each object, and the engines that follow it.
+    const memories = new Memories(() => env.memo, [this.spawner, this.reconciler, indexing]);
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
-      memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
-      reconciling: this.reconciler,
+      memories, stopping: env.stopping, spawner: this.spawner, indexing, reconciling: this.reconciler,
     };
     const share = this.share = env.membership && new RingShare(env.membership, {
-      client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
-      indexers, logger: env.objectsLogger, enqueue: scope.enqueue,
+      client: env.client, resource: () => this.resource, release: memories, logger: env.objectsLogger,
+      enqueue: scope.enqueue,
     });
     if (env.pauses.on) this.queue.pause();
     const patching = handlers.changing.length + handlers.spawning.length > 0 || Boolean(handlers.reconciling);

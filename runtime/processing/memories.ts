@@ -5,6 +5,7 @@
 import type { Memo } from '../registry/contexts.ts';
 import type { Essence, HandlerState } from '../progress/index.ts';
 import type { ClockTimer } from '../structs/clock.ts';
+import type { ObjectFollower, ObjectRelease } from '../actions/engines.ts';
 
 /** The resourceVersion our last patch produced, and until when to wait for it (`deciding.ts`). */
 export interface WriteExpectation {
@@ -38,19 +39,26 @@ export interface ObjectMemory {
 }
 
 /**
- * The memories of the objects being served, and what outlives an object let go without being
- * deleted (a ring replica's object assigned elsewhere, or all of them when its membership is lost):
- * our last write to it. The object may come back while its older states are still on their way
- * (the cycle that wrote may even be running as it is let go): they must not be handled as if that
- * write had not been made, or its handlers would run again. So the write is awaited as it would
- * have been, until its deadline; everything else is forgotten.
+ * The one owner of what is remembered of each object served: the processing's memory, and through
+ * the engines that follow it (timers and daemons, the reconciler, the indexes), theirs. An object
+ * is forgotten or let go here, and every follower is told.
+ *
+ * What outlives an object let go without being deleted (a ring replica's object assigned
+ * elsewhere, or all of them when its membership is lost) is our last write to it. The object may
+ * come back while its older states are still on their way (the cycle that wrote may even be
+ * running as it is let go): they must not be handled as if that write had not been made, or its
+ * handlers would run again. So the write is awaited as it would have been, until its deadline.
  */
-export class Memories {
+export class Memories implements ObjectRelease {
   private readonly byKey = new Map<string, ObjectMemory>();
   /** Our last writes to objects let go, oldest first (the deadlines grow with the insertion order). */
   private readonly writesLetGo = new Map<string, WriteExpectation>();
   private readonly operatorMemo: () => Memo;
-  constructor(operatorMemo: () => Memo) { this.operatorMemo = operatorMemo; }
+  private readonly followers: readonly ObjectFollower[];
+  constructor(operatorMemo: () => Memo, followers: readonly (ObjectFollower | undefined)[] = []) {
+    this.operatorMemo = operatorMemo;
+    this.followers = followers.filter((follower) => follower !== undefined);
+  }
 
   recall(key: string, listed: boolean): ObjectMemory {
     let memory = this.byKey.get(key);
@@ -85,19 +93,27 @@ export class Memories {
     else this.keepWrite(key, expected);
   }
 
-  /** The object is gone: nothing of it is kept. */
+  /** The object is gone: nothing of it is kept, here or by the followers. */
   forget(key: string): void {
-    const memory = this.byKey.get(key);
-    memory?.wakeup?.cancel();
-    this.byKey.delete(key);
-    this.writesLetGo.delete(key);
+    this.drop(key);
+    for (const follower of this.followers) follower.forget(key);
   }
 
-  /** The object is no longer served here, though it exists: only our last write to it is kept. */
-  letGo(key: string): void {
+  /**
+   * The object is no longer served here, though it exists: only our last write to it is kept; the
+   * followers stop what runs for it (resolves once they have).
+   */
+  async letGo(key: string): Promise<void> {
     const expected = this.byKey.get(key)?.expected;
-    this.forget(key);
+    this.drop(key);
     if (expected) this.keepWrite(key, expected);
+    await Promise.all(this.followers.map((follower) => follower.letGo(key)));
+  }
+
+  private drop(key: string): void {
+    this.byKey.get(key)?.wakeup?.cancel();
+    this.byKey.delete(key);
+    this.writesLetGo.delete(key);
   }
 
   private keepWrite(key: string, expected: WriteExpectation): void {
@@ -112,8 +128,9 @@ export class Memories {
     this.writesLetGo.set(key, expected);
   }
 
+  /** Drops every memory of this owner's own (the followers keep theirs: they are stopped on their own). */
   clear(): void {
-    for (const key of [...this.byKey.keys()]) this.forget(key);
+    for (const key of [...this.byKey.keys()]) this.drop(key);
     this.writesLetGo.clear();
   }
 

@@ -2,8 +2,9 @@
  * The per-event logic (as Kopf's kopf/_core/reactor/processing.py): what one watch event of one
  * object leads to.
  *
- *   indexes → event handlers → decision (stealth check → consistency → the reconciler → finalizer →
- *   cause → one pass of handlers → finalizer removal) → the plan's writes → delayed re-processing.
+ *   indexes → event handlers → our own last write seen (`echoes.ts`) → decision (stealth check →
+ *   the reconciler → finalizer → cause → one pass of handlers → finalizer removal) → the plan's
+ *   writes → delayed re-processing.
  *
  * The context of the event is built once, and its patch is the cycle's work: the event handlers,
  * the reconciler and the changing handlers all write into it. The writes are decided first
@@ -21,7 +22,8 @@ import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
-import { decide, type Decision } from './deciding.ts';
+import { decide, inert, workOnly, type Decision, type EventInput } from './deciding.ts';
+import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 import { foldConditions } from './status-conditions.ts';
@@ -133,16 +135,23 @@ async function processObject(
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
-    proc.spawner?.forget(key);
-    proc.reconciling?.forget(key);
-    proc.memories.forget(key);
+    proc.memories.forget(key); // and the timers, daemons and reconciler's requests with it
     return undefined;
   }
-  // The reconciler's run, the finalizer and Kopf's handlers decide one plan, written once.
-  const decision = await decide(proc, { key, event, memory, logger, pressure, context });
+  // Our own last write seen, the reconciler's run, the finalizer and Kopf's handlers decide one
+  // plan, written once.
+  const decision = await decideOnEvent(proc, { key, event, memory, logger, pressure, context });
   if (proc.settings.status.conditions) foldConditions(proc, key, body, decision);
   await carryOut(proc, key, memory, body, logger, decision);
   return decision.cycle?.kind;
+}
+
+/** Decides once our own last write is seen; the event handlers' work alone if a newer state goes instead. */
+async function decideOnEvent(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
+  const { key, event, memory, pressure, context } = input;
+  const seen = inert(proc, memory) || echoed(memory, event.object, pressure)
+    || await echoAwaited(proc, key, memory, event.object, pressure);
+  return seen ? decide(proc, input) : workOnly(context.patch);
 }
 
 /** Writes what was decided, once, and remembers what follows from the writes. */

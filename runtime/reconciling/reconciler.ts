@@ -132,6 +132,11 @@ export class ResourceReconciler implements ObjectReconciling {
     return this.#records.get(key)?.standing;
   }
 
+  /** The object is served elsewhere (a ring's other replica): its requests and timers are dropped here. */
+  letGo(key: string): void {
+    this.forget(key);
+  }
+
   forget(key: string): void {
     const record = this.#records.get(key);
     if (!record) return;

@@ -107,8 +107,9 @@ test('a reconciler alone with the status that tools read: its conditions in the 
   const names = ['w7', 'w8', 'w9'];
   const journal = new Journal();
   const registry = new OperatorRegistry();
-  const ready = (body: KubeObject): boolean => (body as { status?: { conditions?: { type: string; status: string }[] } })
-    .status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  type Conditions = { status?: { conditions?: { type: string; status: string }[] } };
+  const ready = (body: KubeObject): boolean => (body as Conditions).status?.conditions
+    ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
   reconcilingStatus(registry, journal, names, (body) => finalized(body) && seen(body) && ready(body));
   const settings = defaultSettings({ posting: { enabled: false }, status: { conditions: true } });
   const { created, released } = await createAndDelete(t, registry, journal, names, { settings });

@@ -61,7 +61,7 @@ test("an object only a reconciler handles: its last run's outcome, in one write 
       ...ON,
       reconciling: {
         reconcile: async () => true, verdict: () => ({ required: false, holding: false }),
-        standing: () => standing, forget: () => undefined,
+        standing: () => standing, forget: () => undefined, letGo: () => undefined,
       },
     });
     written = [...written, ...patches];

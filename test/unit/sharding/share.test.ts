@@ -1,5 +1,5 @@
 /**
- * A ring replica's share (`pipeline/share.ts`), with the API faked: only objects seen in the watch
+ * A ring replica's share (`sharding/share.ts`), with the API faked: only objects seen in the watch
  * are handled; a drain lets the object go (its daemons stopped, its memories dropped) before the
  * acknowledgement is written; a DELETED of an object let go, or of one read back as assigned
  * elsewhere, is no deletion; a read that finds nothing is one; a lost membership lets every object
@@ -12,12 +12,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeClient } from '../../../runtime/kube/index.ts';
 import { Logger, LogConfig, captureLogs } from '../../../runtime/logging/index.ts';
-import { OperatorIndexers } from '../../../runtime/indices/indexers.ts';
 import { Memories } from '../../../runtime/processing/memories.ts';
-import type { Spawner } from '../../../runtime/daemons/spawning.ts';
 import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
-import { RingShare } from '../../../runtime/pipeline/share.ts';
+import { RingShare } from '../../../runtime/sharding/share.ts';
 import { DRAIN_VALUE, drainLabel, sealAnnotation, shardLabel } from '../../../runtime/sharding/ring-labels.ts';
 import { RingSeals, type Assignment } from '../../../runtime/sharding/seals.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
@@ -57,13 +55,14 @@ function share(answers: { GET?: () => unknown; PATCH?: () => unknown } = {}) {
       return Buffer.from(JSON.stringify(await request(method, path, options)));
     },
   } as unknown as KubeClient;
-  const spawner = { release: async (key: string) => { log.push(`release ${key}`); } } as unknown as Spawner;
-  const memories = new Memories(() => ({}));
+  // The timers and daemons, as the memories' follower: told when an object is let go.
+  const spawner = { forget: () => undefined, letGo: async (key: string) => { log.push(`release ${key}`); } };
+  const memories = new Memories(() => ({}), [spawner]);
   const capture = captureLogs();
   const logger = new Logger(new LogConfig({ sinks: [capture.sink] }));
   const warnings = () => capture.records.filter((r) => r.level === 30).map((r) => r.message);
   const parts = {
-    client, resource: () => KopfExample, spawner, memories, indexers: new OperatorIndexers([]), logger,
+    client, resource: () => KopfExample, release: memories, logger,
     enqueue: (key: string) => { requeued.push(key); },
   };
   const ring = new RingShare({ ring: RING, member: MEMBER, incarnation: INCARNATION, seals, retryPeriod: 0.01 }, parts);
