@@ -14,7 +14,7 @@ import { Patch, isEmptyPatch, toJsonPatch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { resourceClientOf, type KubeClient } from '../kube/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
-import { statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
+import { WebhookError, statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
 import type { EventPoster } from '../posting/index.ts';
@@ -24,7 +24,6 @@ import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
 import { callHandler } from '../handling/calls.ts';
 import { handlerObserver } from '../handling/observers.ts';
-import { WebhookError } from './admission-errors.ts';
 import { buildResponse, refusal, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
