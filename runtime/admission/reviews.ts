@@ -6,7 +6,7 @@ import { isMapping } from '../structs/diffs.ts';
 import { nestedDeeperThan } from '../structs/json-depth.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
-import { WebhookError } from './admission-errors.ts';
+import { WebhookError } from '../config/admission.ts';
 
 /**
  * How deeply a review's JSON may nest. Diffs, patches and clones walk objects recursively, and a

@@ -13,7 +13,7 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
-import { handlerReport, invokeHandler } from '../actions/invocation.ts';
+import { observerOf, invokeHandler } from '../actions/invocation.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import type { IndexedEvent, ObjectFollower } from '../actions/engines.ts';
@@ -111,8 +111,8 @@ export class ResourceIndexing implements ObjectFollower {
       return;
     }
     const { defaultBackoff } = env.settings.execution;
-    const report = handlerReport(env, 'index');
-    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer', report };
+    const observer = observerOf(env, 'index');
+    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer', observer };
     const invoke = (attempt: Attempt) => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };
       return invokeHandler(env, logger, event.body, handler.fn, ctx);

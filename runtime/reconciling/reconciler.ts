@@ -13,12 +13,13 @@ import type { Logger } from '../logging/index.ts';
 import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
 import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
-import { handlerReport, invokeHandler } from '../actions/invocation.ts';
-import { startHandlerSpan, within } from '../observation/tracing.ts';
+import { invokeHandler, observerOf } from '../actions/invocation.ts';
+import { callHandler } from '../handling/calls.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import type { ReconcileTrigger } from '../observation/metrics.ts';
-import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
+import { failureOf, outcomeName, successOf, type RunOutcome } from './run-outcomes.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 import { RelatedObjects } from './related-cache.ts';
 import { currentClock, type ClockTimer } from '../structs/clock.ts';
@@ -81,8 +82,8 @@ export class ResourceReconciler implements ObjectReconciling {
     }
     if (failedForGood(record)) return false;
     record.failedFor = undefined;
-    const report = handlerReport(this.#env.scope, 'reconcile');
-    report?.metrics.reconcileRequest(report.resource, trigger);
+    const { metrics, resource } = this.#env.scope;
+    if (metrics) metrics.reconcileRequest(resourceLabel(resource), trigger);
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
     // Its `patch` is the cycle's (the context's): written with the rest of the cycle's work, in one plan.
@@ -99,27 +100,19 @@ export class ResourceReconciler implements ObjectReconciling {
   }
 
   /** One call of the reconciler, traced and counted as every handler's is. */
-  async #run(
-    body: KubeObject, ctx: ReconcileContext<KubeObject>, failures: number, logger: Logger,
-  ): Promise<RunOutcome> {
+  #run(body: KubeObject, ctx: ReconcileContext<KubeObject>, failures: number, logger: Logger): Promise<RunOutcome> {
     const { scope } = this.#env;
-    const report = handlerReport(scope, 'reconcile');
-    const started = report && performance.now();
-    const span = startHandlerSpan(this.handler.id, failures, logger.ref, 'reconcile');
-    let outcome: RunOutcome;
-    try {
-      const result = await within(span, () => invokeHandler(scope, logger, body, this.handler.fn, ctx));
-      outcome = successOf(result, logger, this.#title);
-    } catch (error) {
-      outcome = failureOf(error, failures + 1, scope.settings.reconciling);
-      this.#report(outcome, error, logger);
-    }
-    if (report && started !== undefined) {
-      const name = outcome.kind === 'success' ? 'success' : outcome.kind === 'permanent' ? 'failure' : 'retry';
-      const seconds = (performance.now() - started) / 1000;
-      report.metrics.handlerRun(report.resource, this.handler.id, 'reconcile', name, seconds);
-    }
-    return outcome;
+    return callHandler<RunOutcome>({
+      id: this.handler.id, retry: failures, object: logger.ref, cause: 'reconcile',
+      observer: observerOf(scope, 'reconcile'),
+      returned: (result) => successOf(result, logger, this.#title),
+      threw: (error) => {
+        const outcome = failureOf(error, failures + 1, scope.settings.reconciling);
+        this.#report(outcome, error, logger);
+        return outcome;
+      },
+      named: outcomeName,
+    }, () => invokeHandler(scope, logger, body, this.handler.fn, ctx));
   }
 
   verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict {

@@ -13,6 +13,7 @@ import type {
 import { pathResource, resourceLabel } from '../../../runtime/observation/resource-names.ts';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
 import { executeOnce } from '../../../runtime/handling/execution.ts';
+import { handlerObserver } from '../../../runtime/handling/observers.ts';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
 import { watchStream } from '../../../runtime/kube/index.ts';
 import { Timestamp, freshState } from '../../../runtime/progress/index.ts';
@@ -84,8 +85,8 @@ test('a handler\'s run is reported with its outcome: success, retry, failure; on
 ) => {
   const metrics = new Recorded();
   const now = Timestamp.now();
-  const report = { metrics, resource: 'things.v1.example.com', kind: 'change' as const };
-  const options = { defaultBackoff: 60, logger, now, report };
+  const observer = handlerObserver(metrics, 'things.v1.example.com', 'change');
+  const options = { defaultBackoff: 60, logger, now, observer };
   await executeOnce(handler(), undefined, options, async () => 'ok');
   await executeOnce(handler(), undefined, options, async () => { throw new TemporaryError('later', { delay: 1 }); });
   await executeOnce(handler(), undefined, options, async () => { throw new Error('arbitrary: retried'); });
