@@ -23,6 +23,8 @@
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
  * - While this replica is not the elected assigner, it follows the members only (their Leases), not
  *   the objects, and places nothing.
+ * - The children of the resources that reconcilers own follow their owners (`children.ts`): before
+ *   an object is assigned, its children are labelled for the member it goes to.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import {
@@ -36,6 +38,7 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { RingMoveReason } from '../observation/metrics.ts';
 import type { WatchTask } from '../watching/watchers.ts';
+import { RingChildren } from './children.ts';
 import { decideMove, placementKey, type Move, type Placement } from './decisions.ts';
 import {
   DRAIN_VALUE, LEASE_SEAL_ANNOTATION, RING_LABEL, drainLabel, placementOf, sealAnnotation, sealOf, shardLabel,
@@ -105,10 +108,14 @@ export class RingAssigner {
   #listed = false;
   #ring = new HashRing([]);
   #expiry: NodeJS.Timeout | undefined;
+  /** The owned children, labelled for their owners' members. */
+  readonly #children: RingChildren;
 
   constructor(options: AssignerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    const { client, logger, settings: { ring, retryPeriod } } = options;
+    this.#children = new RingChildren({ client, ring, retryPeriod, logger, holderOf: (uid) => this.#holderOf(uid) });
   }
 
   /** The members alive now, as this assigner sees them. */
@@ -151,6 +158,18 @@ export class RingAssigner {
       const keys = new Set<string>();
       const forget = () => { for (const key of keys) this.#objects.delete(key); keys.clear(); };
       await this.#whileAssigning(signal, (until) => this.#watchObjects(resource, namespace, keys, until), forget);
+    };
+  }
+
+  /**
+   * The watch of one owned resource's children (metadata) in one namespace (or cluster-wide), while
+   * assigning: their labels follow their owners' members.
+   */
+  childrenWatcher(resource: ResourceDescriptor): WatchTask {
+    return async (namespace, signal) => {
+      const keys = new Set<string>();
+      const forget = () => { for (const key of keys) this.#children.forget(key); keys.clear(); };
+      await this.#whileAssigning(signal, (until) => this.#children.watch(resource, namespace, keys, until), forget);
     };
   }
 
@@ -304,6 +323,7 @@ export class RingAssigner {
       logger.info(`The ring '${settings.ring}' has ${placing.length} member(s): ${names}.`);
     }
     for (const key of this.#objects.keys()) this.#decide(key);
+    this.#children.refresh();
   }
 
   async #watchObjects(
@@ -315,8 +335,10 @@ export class RingAssigner {
       const key = keyOf(event.object);
       if (event.type === 'DELETED') { keys.delete(key); this.#objects.delete(key); continue; }
       keys.add(key);
-      this.#objects.set(key, this.#track(resource, event.object, this.#objects.get(key)));
+      const tracked = this.#track(resource, event.object, this.#objects.get(key));
+      this.#objects.set(key, tracked);
       this.#decide(key);
+      if (tracked.uid) this.#children.ownerChanged(tracked.uid);
     }
   }
 
@@ -349,6 +371,13 @@ export class RingAssigner {
     if (sealed?.state !== 'assigned' || placement.shard === undefined) return placement;
     const seen = this.#members.get(sealed.member);
     return seen && seen.incarnation !== sealed.incarnation ? { shard: undefined, draining: false } : placement;
+  }
+
+  /** The living member the object of this uid is sealed to now, as its children follow it; else undefined. */
+  #holderOf(uid: string): string | undefined {
+    const tracked = this.#listed ? this.#objects.get(uid) : undefined;
+    if (!tracked || tracked.sealed?.state !== 'assigned' || this.#current(tracked).shard === undefined) return undefined;
+    return this.#alive.has(tracked.sealed.member) ? tracked.sealed.member : undefined;
   }
 
   /** Decides where the object goes, and writes it (one write per object at a time). */
@@ -389,7 +418,7 @@ export class RingAssigner {
     // process sealed a release on the way out; one after a drain to a live member is a placement.
     const previous = tracked.placement.shard ?? tracked.sealed?.member;
     const reason = previous === undefined || this.#alive.has(previous) ? 'assign' : 'failover';
-    return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason };
+    return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason, follow: true };
   }
 
   /** A new assignment to `to`, for its current incarnation, with a sequence newer than any before it. */
@@ -404,12 +433,15 @@ export class RingAssigner {
     const { client, logger, settings } = this.#options;
     const where = `${tracked.namespace ? `${tracked.namespace}/` : ''}${tracked.name}`;
     try {
+      // Its children first, while nobody runs it: the member it goes to finds them in its own watch.
+      if (write.follow && tracked.uid) await this.#children.follow(tracked.uid, write.sealed!.member);
       const { labels, annotations } = write;
       const patch = { metadata: { resourceVersion: tracked.version, labels, ...(annotations ? { annotations } : {}) } };
       const ref = { namespace: tracked.namespace, name: tracked.name };
       const version = await patchObjectVersion(client, tracked.resource, ref, patch);
       const { placement, sealed } = write;
       if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, sealed, version });
+      if (tracked.uid) this.#children.ownerChanged(tracked.uid);
       if (write.reason) this.#options.moved?.(write.reason);
       logger.debug(`The object ${where} is ${write.what}.`);
     } catch (error) {
@@ -430,6 +462,8 @@ interface Write {
   what: string;
   /** Why the object moves, for the ring's metrics; none when a forged label is put back. */
   reason?: RingMoveReason;
+  /** An assignment: the object's children are labelled for its member before it is written. */
+  follow?: boolean;
 }
 
 /**
