@@ -134,8 +134,16 @@ test('children follow their owner: labelled with its member, watched by its repl
       });
     }
 
-    // a stops: its owners move to b with their children, which b's owned() reads.
+    // A child relabelled by someone else for b: b never runs its owner, and the label is put back.
     const moving = names.filter((name) => holder.get(name) === a.member);
+    const [target] = moving;
+    const child = { namespace: NAMESPACE, name: `${target}-0` };
+    await watcher.mergePatch(ConfigMaps, child, { metadata: { labels: { [shardLabel(RING)]: b.member } } });
+    await watcher.waitFor(ConfigMaps, child, (found) => found !== null && shardOf(found) === a.member);
+    await views.until(`a reads ${target}'s children again`, () => views.owned.get('a')?.get(target!) === childrenOf(target!));
+    assert.equal(views.owned.get('b')?.has(target!), false, `b ran ${target}, a's`);
+
+    // a stops: its owners move to b with their children, which b's owned() reads.
     await a.op.stop();
     const after = await followed(watcher, names.length, total, [b.member]);
     assert.equal(after.children.length, total);
