@@ -376,8 +376,9 @@ export class RingAssigner {
   /** The living member the object of this uid is sealed to now, as its children follow it; else undefined. */
   #holderOf(uid: string): string | undefined {
     const tracked = this.#listed ? this.#objects.get(uid) : undefined;
-    if (!tracked || tracked.sealed?.state !== 'assigned' || this.#current(tracked).shard === undefined) return undefined;
-    return this.#alive.has(tracked.sealed.member) ? tracked.sealed.member : undefined;
+    if (!tracked || tracked.sealed?.state !== 'assigned') return undefined;
+    const member = this.#current(tracked).shard === undefined ? undefined : tracked.sealed.member;
+    return member !== undefined && this.#alive.has(member) ? member : undefined;
   }
 
   /** Decides where the object goes, and writes it (one write per object at a time). */

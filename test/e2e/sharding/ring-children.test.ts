@@ -46,7 +46,8 @@ class Views {
       const test = () => { if (check()) { done(); resolve(); } };
       const timer = setTimeout(() => {
         done();
-        const seen = JSON.stringify({ owned: [...this.owned].map(([w, m]) => [w, [...m]]), watched: [...this.watched] });
+        const owned = [...this.owned].map(([who, owners]) => [who, [...owners]]);
+        const seen = JSON.stringify({ owned, watched: [...this.watched] });
         reject(new Error(`not within ${timeout} s: ${what}; seen: ${seen}`));
       }, timeout * 1000);
       const done = () => { clearTimeout(timer); this.#waiters.delete(test); };
@@ -140,7 +141,8 @@ test('children follow their owner: labelled with its member, watched by its repl
     const child = { namespace: NAMESPACE, name: `${target}-0` };
     await watcher.mergePatch(ConfigMaps, child, { metadata: { labels: { [shardLabel(RING)]: b.member } } });
     await watcher.waitFor(ConfigMaps, child, (found) => found !== null && shardOf(found) === a.member);
-    await views.until(`a reads ${target}'s children again`, () => views.owned.get('a')?.get(target!) === childrenOf(target!));
+    await views.until(`a reads ${target}'s children again`,
+      () => views.owned.get('a')?.get(target!) === childrenOf(target!));
     assert.equal(views.owned.get('b')?.has(target!), false, `b ran ${target}, a's`);
 
     // a stops: its owners move to b with their children, which b's owned() reads.

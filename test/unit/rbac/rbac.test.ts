@@ -191,7 +191,8 @@ test('a ring\'s replica: list, watch and patch on a reconciler\'s owned resource
   () => {
     const registry = new OperatorRegistry();
     registry.on.reconcile(KopfExample, function keep() { /* */ }, { owns: [builtins.ConfigMaps] });
-    const needs = operatorNeeds(registry, { events: false, standalone: true, sharding: { namespace: 'ops', ring: 'r' } });
+    const sharding = { namespace: 'ops', ring: 'r' };
+    const needs = operatorNeeds(registry, { events: false, standalone: true, sharding });
     const rules = (rbacManifests(needs, { serviceAccount: ACCOUNT })[1] as builtins.ClusterRole).rules ?? [];
     const verbs = new Set(rules.filter((r) => r.resources?.includes('configmaps')).flatMap((r) => r.verbs));
     for (const verb of ['list', 'watch', 'patch']) assert.ok(verbs.has(verb), `configmaps: ${[...verbs].join(', ')}`);

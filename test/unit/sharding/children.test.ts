@@ -9,7 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RingAssigner } from '../../../runtime/sharding/assigner.ts';
 import { RingSeals, type Assignment } from '../../../runtime/sharding/seals.ts';
-import { LEASE_SEAL_ANNOTATION, RING_LABEL, sealAnnotation, shardLabel } from '../../../runtime/sharding/ring-labels.ts';
+import {
+  LEASE_SEAL_ANNOTATION, RING_LABEL, sealAnnotation, shardLabel,
+} from '../../../runtime/sharding/ring-labels.ts';
 import { controllerOf } from '../../../runtime/sharding/decisions.ts';
 import { ConfigMaps, microTime } from '../../../runtime/structs/builtins.ts';
 import { ToggleSet } from '../../../runtime/structs/toggles.ts';
@@ -127,10 +129,10 @@ test('the children follow their owners: relabelled only where they differ, befor
 
 test('a child\'s controller is its owner reference with controller: true, and a uid', () => {
   const reference = { apiVersion: 'v1', kind: 'X', name: 'x', uid: 'u1' };
-  assert.equal(controllerOf({ metadata: { ownerReferences: [reference, { ...reference, uid: 'u2', controller: true }] } }),
-    'u2');
-  assert.equal(controllerOf({ metadata: { ownerReferences: [{ ...reference, controller: false }] } }), undefined);
-  assert.equal(controllerOf({ metadata: { ownerReferences: [{ ...reference, uid: '', controller: true }] } }), undefined);
-  assert.equal(controllerOf({ metadata: { ownerReferences: 'hostile' as never } }), undefined);
+  const of = (ownerReferences: unknown) => controllerOf({ metadata: { ownerReferences: ownerReferences as never } });
+  assert.equal(of([reference, { ...reference, uid: 'u2', controller: true }]), 'u2');
+  assert.equal(of([{ ...reference, controller: false }]), undefined);
+  assert.equal(of([{ ...reference, uid: '', controller: true }]), undefined);
+  assert.equal(of('hostile'), undefined);
   assert.equal(controllerOf({}), undefined);
 });
