@@ -17,6 +17,7 @@ import { ToggleSet } from '../structs/toggles.ts';
 import { aborted } from '../structs/aborts.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
 import { watchName } from '../watching/served.ts';
+import type { RingAssigner } from '../sharding/assigner.ts';
 import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
@@ -280,13 +281,10 @@ export class Operator {
       const assigner = started.coordination.assigner;
       if (!assigner) return;
       serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
-      // And of the owned children, which follow their owners; those of a served resource are placed as objects.
       for (const { resource: owned } of handlers.reconciling?.owns ?? []) {
-        const served = this.registry.resources().some((ref) => sameResource(ref, owned));
-        if (served || followed.has(watchName(owned))) continue;
+        if (followed.has(watchName(owned))) continue;
         followed.add(watchName(owned));
-        const scope = resource.scope === 'Cluster' ? 'Cluster' : owned.scope;
-        serving.add({ scope }, new WatcherSet(assigner.childrenWatcher(owned), this.stopper.signal));
+        this.followChildren(assigner, resource, owned, serving);
       }
     };
     const unresolved = await resolveResources(env.client, this.registry.resources(), serve, logger);
@@ -296,6 +294,18 @@ export class Operator {
       serve(name, resource);
     }, this.stopper.signal, logger);
     return { late };
+  }
+
+  /**
+   * The assigner's watch of a reconciler's owned children, in the namespaces of their owners: they
+   * follow their owners' members. Those of a resource the operator serves are placed as objects.
+   */
+  private followChildren(
+    assigner: RingAssigner, owner: ResourceDescriptor, owned: ResourceDescriptor, serving: Serving,
+  ): void {
+    if (this.registry.resources().some((ref) => sameResource(ref, owned))) return;
+    const scope = owner.scope === 'Cluster' ? 'Cluster' : owned.scope;
+    serving.add({ scope }, new WatcherSet(assigner.childrenWatcher(owned), this.stopper.signal));
   }
 
   /**

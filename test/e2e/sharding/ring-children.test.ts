@@ -1,13 +1,17 @@
 /**
- * The ring's children end to end, with replicas embedded in the test's process on a real control
- * plane: a reconciler owns ConfigMaps, made with `adopt()` (and one made by hand, without the ring's
- * label). Each child carries its owner's member label; each replica's owned watch holds only its
- * owners' children (the reconciler's own view of them, `cache.list`); and when a replica stops, its
- * owners move with their children, relabelled for the replica that takes them, whose `owned()`
- * reads them. Everything awaited is a run of a reconciler or an object's state, never a time.
+ * The ring's children end to end on a real control plane: a reconciler owns ConfigMaps, made with
+ * `adopt()` (and one made by hand, without the ring's label). With replicas embedded in the test's
+ * process: each child carries its owner's member label; each replica's owned watch holds only its
+ * owners' children (the reconciler's own view of them, `cache.list`); a child relabelled by someone
+ * else makes no other replica run its owner, and is put back; when a replica stops, its owners move
+ * with their children, relabelled for the replica that takes them, whose `owned()` reads them. With
+ * replicas as processes (`kopf run --sharding`): a replica SIGKILLed, its owners' children follow
+ * them to the survivor, which reads them. Everything awaited is a run of a reconciler (its journal
+ * or its log) or an object's state, never a time.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { AlreadyExistsError, createObject } from '../../../runtime/kube/index.ts';
 import { adopt } from '../../../runtime/hierarchies/index.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -20,6 +24,7 @@ import { Cluster } from '../cluster.ts';
 import { CRD_YAML } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
 import { startOperator } from '../engine/support.ts';
+import { runOperator } from '../../../runtime/testing/runner.ts';
 
 const cluster = useCluster({ crds: [CRD_YAML] });
 const RING = 'kids';
@@ -83,12 +88,14 @@ function replica(who: string, views: Views) {
 const shardOf = (object: KubeObject) => object.metadata?.labels?.[shardLabel(RING)];
 
 /** Waits until every owner is placed on one of `members` and every child carries its owner's label. */
-async function followed(watcher: Cluster, owners: number, children: number, members: readonly string[]) {
-  const placed = await watcher.waitForList(KopfExample, { namespace: NAMESPACE }, (list) => list.length === owners
+async function followed(
+  watcher: Cluster, owners: number, children: number, members: readonly string[], namespace = NAMESPACE,
+) {
+  const placed = await watcher.waitForList(KopfExample, { namespace }, (list) => list.length === owners
     && list.every((owner) => members.includes(shardOf(owner) ?? '')), { timeout: 90_000 });
   const memberOf = new Map(placed.map((owner) => [owner.metadata!.uid!, shardOf(owner)!]));
   const ownerOf = (child: KubeObject) => child.metadata?.ownerReferences?.find((ref) => ref.controller)?.uid ?? '';
-  const kids = await watcher.waitForList(ConfigMaps, { namespace: NAMESPACE }, (list) => {
+  const kids = await watcher.waitForList(ConfigMaps, { namespace }, (list) => {
     const ours = list.filter((child) => memberOf.has(ownerOf(child)));
     return ours.length === children && ours.every((child) => shardOf(child) === memberOf.get(ownerOf(child)));
   }, { timeout: 90_000 });
@@ -154,3 +161,38 @@ test('children follow their owner: labelled with its member, watched by its repl
         && views.watched.get('b') === total;
     });
   });
+
+test('a replica SIGKILLed: its owners\' children follow them to the replica that takes them over', async (t) => {
+  // The same ring as above, whose replicas have left it: the Leases' namespace is the same.
+  const ring = RING, namespace = 'ring-children-kill';
+  await createObject(cluster.client, Namespaces, { metadata: { name: namespace } });
+  const start = (who: string) => runOperator({
+    files: [join(import.meta.dirname, 'fixtures', 'children.ts')],
+    args: ['--sharding', ring, '-n', namespace, '--verbose'], kubeconfigPath: cluster.cp.kubeconfigPath,
+    env: { POD_ID: `test-${ring}-${who}` }, // each its own identity, so its own member
+  });
+  const [a, b] = [start('a'), start('b')];
+  const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  t.after(async () => {
+    watcher.close();
+    await Promise.all([a.stop(), b.stop()]);
+  });
+  const joined = new RegExp(`Joined the ring '${ring}' as (${ring}-[0-9a-f]+)\\.`);
+  const [memberA, memberB] = await Promise.all([a, b].map(async (r) => joined.exec(await r.waitFor(joined))![1]!));
+  const full = new RegExp(`The ring '${ring}' has 2 member\\(s\\)`);
+  await Promise.all([a, b].map((r) => r.waitFor(full, { timeout: 60_000 })));
+
+  const names = Array.from({ length: 8 }, (_, i) => `k-${i}`);
+  await Promise.all(names.map((name) => createObject(cluster.client, KopfExample,
+    { metadata: { name, namespace }, spec: {} })));
+  const before = await followed(watcher, names.length, names.length * 2, [memberA, memberB], namespace);
+  const moving = before.owners.filter((owner) => shardOf(owner) === memberA).map((owner) => owner.metadata!.name!);
+  assert.ok(moving.length > 0 && moving.length < names.length, `a holds ${moving.length} of ${names.length}`);
+
+  await a.stop({ signal: 'SIGKILL' });
+  const since = b.output.split('\n').length;
+  await followed(watcher, names.length, names.length * 2, [memberB], namespace);
+  for (const name of moving) {
+    await b.waitFor(`Owned ${name}: ${name}-0,${name}-1 of `, { since, timeout: 60_000 });
+  }
+});
