@@ -66,9 +66,6 @@ export class RingChildren {
     this.#options = options;
   }
 
-  /** How many children are followed (for tests and the docs' memory figures). */
-  get size(): number { return this.#children.size; }
-
   /** Watches one owned resource's children (metadata only) in one namespace, or cluster-wide. */
   async watch(resource: ResourceDescriptor, namespace: string | null, keys: Set<string>, signal: AbortSignal) {
     const options = { namespace, signal, metadataOnly: true };
