@@ -1,10 +1,11 @@
 /**
  * The ring's children end to end on a real control plane: a reconciler owns ConfigMaps, made with
  * `adopt()` (and one made by hand, without the ring's label). With replicas embedded in the test's
- * process: each child carries its owner's member label; each replica's owned watch holds only its
- * owners' children (the reconciler's own view of them, `cache.list`); a child relabelled by someone
- * else makes no other replica run its owner, and is put back; when a replica stops, its owners move
- * with their children, relabelled for the replica that takes them, whose `owned()` reads them. With
+ * process: each child carries its owner's member label, written only for the child made by hand (as
+ * the API server counts the writes); each replica's owned watch holds only its owners' children (the
+ * reconciler's own view of them, `cache.list`); a child relabelled by someone else makes no other
+ * replica run its owner, and is put back; when a replica stops, its owners move with their children,
+ * relabelled (one write each) for the replica that takes them, whose `owned()` reads them. With
  * replicas as processes (`kopf run --sharding`): a replica SIGKILLed, its owners' children follow
  * them to the survivor, which reads them. Everything awaited is a run of a reconciler (its journal
  * or its log) or an object's state, never a time.
@@ -24,6 +25,7 @@ import { Cluster } from '../cluster.ts';
 import { CRD_YAML } from '../rules.ts';
 import { useCluster } from '../use-cluster.ts';
 import { startOperator } from '../engine/support.ts';
+import { delta, requestCounts, type RequestCounts } from '../metrics.ts';
 import { runOperator } from '../../../runtime/testing/runner.ts';
 
 const cluster = useCluster({ crds: [CRD_YAML] });
@@ -85,6 +87,12 @@ function replica(who: string, views: Views) {
   return { ...running, who, member: memberName(RING, identity) };
 }
 
+/** The label writes to children since `before`, as the API server counts them: the patches it took (not the 409s). */
+async function patchedSince(before: RequestCounts): Promise<number> {
+  const { total, conflicts } = delta(before, await requestCounts(cluster.cp.credentials, 'configmaps'), ['PATCH']);
+  return total - conflicts;
+}
+
 const shardOf = (object: KubeObject) => object.metadata?.labels?.[shardLabel(RING)];
 
 /** Waits until every owner is placed on one of `members` and every child carries its owner's label. */
@@ -117,6 +125,7 @@ test('children follow their owner: labelled with its member, watched by its repl
     await Promise.all([a, b].map((r) => r.capture.waitFor(full, { timeout: 60 })));
 
     const names = Array.from({ length: 10 }, (_, i) => `p-${i}`);
+    const start = await requestCounts(cluster.cp.credentials, 'configmaps');
     await Promise.all(names.map((name) => createObject(cluster.client, KopfExample,
       { metadata: { name, namespace: NAMESPACE }, spec: {} })));
     // A child made by hand, without the helpers (no ring label): it is labelled for its owner's member.
@@ -131,6 +140,8 @@ test('children follow their owner: labelled with its member, watched by its repl
 
     // Each child carries its owner's member; each replica reads its owners' children, and watches no others.
     const before = await followed(watcher, names.length, total, [a.member, b.member]);
+    // adopt() gave the children their owner's label: only the one made by hand is written.
+    assert.equal(await patchedSince(start), 1);
     const holder = new Map(before.owners.map((owner) => [owner.metadata!.name!, shardOf(owner)!]));
     const share = (member: string) => before.children.filter((child) => shardOf(child) === member).length;
     for (const r of [a, b]) {
@@ -153,9 +164,12 @@ test('children follow their owner: labelled with its member, watched by its repl
     assert.equal(views.owned.get('b')?.has(target!), false, `b ran ${target}, a's`);
 
     // a stops: its owners move to b with their children, which b's owned() reads.
+    const relabelled = before.children.filter((child) => shardOf(child) === a.member).length;
+    const stopping = await requestCounts(cluster.cp.credentials, 'configmaps');
     await a.op.stop();
     const after = await followed(watcher, names.length, total, [b.member]);
     assert.equal(after.children.length, total);
+    assert.equal(await patchedSince(stopping), relabelled, 'one write per child that moved');
     await views.until('b reads the children of the owners it took over, and watches them all', () => {
       return moving.every((name) => views.owned.get('b')?.get(name) === childrenOf(name))
         && views.watched.get('b') === total;
