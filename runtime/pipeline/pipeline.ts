@@ -200,14 +200,17 @@ export class ResourcePipeline {
 
 /**
  * The streams of a reconciler's related resources, beside the resource's own in each namespace:
- * their events go to the reconciler's mapping, as requests for the objects they concern.
+ * their events go to the reconciler's mapping, as requests for the objects they concern. In a ring,
+ * the owned ones select the replica's label as its own stream does: a child carries its owner's
+ * member (`sharding/children.ts`), so each replica watches its own owners' children only. The
+ * watched ones are not selected: a `map` may name any object from any of them.
  */
 function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
   const { owns, watches } = reconciler.handler;
   return [...owns, ...watches].map((related): Pump => {
     return {
       ...own, gate: undefined, served: { current: () => related.resource }, metadataOnly: related.metadataOnly,
-      labelSelector: undefined,
+      labelSelector: owns.includes(related) ? own.labelSelector : undefined,
       push: (_key, event) => reconciler.related(related, event.object, event.type),
     };
   });
