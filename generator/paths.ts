@@ -20,7 +20,7 @@ export class UnsafePathError extends Error {
 }
 
 /** One name of a path: not empty, not `.` or `..`, no separator of any platform, no NUL. */
-export function isPlainName(name: string): boolean {
+function isPlainName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name) && !/^[A-Za-z]:/.test(name);
 }
 

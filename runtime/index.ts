@@ -36,7 +36,8 @@ export type {
   AdmissionInfo, MutatingContext, MutatingFn, Operation, UserInfo, ValidatingContext, ValidatingFn, WebhookKind,
   WebhookOptions,
 } from './registry/webhooks.ts';
-export { AdmissionError, WebhookError } from './admission/admission-errors.ts';
+export { AdmissionError } from './admission/admission-errors.ts';
+export { WebhookError } from './config/admission.ts';
 export { WebhookServer, type WebhookServerOptions } from './webhooks/server.ts';
 export type {
   AdmissionServer, WebhookClientConfig, WebhookReply, WebhookRequest, WebhookResponder,

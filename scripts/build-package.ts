@@ -22,6 +22,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
+import { ENTRY_SOURCE } from './command-entries.ts';
 
 const root = resolve(import.meta.dirname, '..');
 export const PACKAGES = ['runtime', 'generator', 'create'] as const;
@@ -332,16 +333,22 @@ function compiledPath(target: unknown, field: string, layout: Layout): string {
 
 /**
  * A command written in JavaScript already (an entry that checks the Node before it loads the compiled
- * code): copied as it is, its relative `.ts` imports pointed at the `.js` the build wrote.
+ * code): its one source (scripts/command-entry.js) is published, its relative `.ts` imports pointed
+ * at the `.js` the build wrote; the package's own copy must be the same, or the checkout runs another.
  */
 function copiedEntry(target: string, field: string, layout: Layout): string {
   const from = join(layout.pkgDir, target);
   if (!/^\.\/[^.].*\.js$/.test(target) || !existsSync(from)) {
     throw new BuildError(`package.json ${field}: expected "./….js" in the package, got ${JSON.stringify(target)}`);
   }
+  const source = readFileSync(join(root, ENTRY_SOURCE), 'utf8');
+  if (readFileSync(from, 'utf8') !== source) {
+    throw new BuildError(`package.json ${field}: ${target} differs from its one source, ${ENTRY_SOURCE}; ` +
+      'run node scripts/command-entries.ts');
+  }
   const to = join(layout.outDir, target);
   const specifier = /(['"])(\.\.?\/[^'"]*)\.ts\1/g;
-  const text = readFileSync(from, 'utf8').replace(specifier, (_whole, quote: string, path: string) => {
+  const text = source.replace(specifier, (_whole, quote: string, path: string) => {
     if (!existsSync(resolve(dirname(to), `${path}.js`))) throw new BuildError(`${target}: ${path}.ts was not compiled`);
     return `${quote}${path}.js${quote}`;
   });

@@ -5,10 +5,12 @@
  * - no `console.*` in the runtime's library code (use the operator's loggers);
  * - no focused or skipped tests (`.only`, `.skip`, `{ skip: … }`) counted as passing;
  * - lines of at most 120 characters, comments included (generated files excepted); a line that
- *   cannot wrap (a URL, a regular expression) says so with `lint-ignore`.
+ *   cannot wrap (a URL, a regular expression) says so with `lint-ignore`;
+ * - the packages' command entries are copies of their one source (scripts/command-entries.ts).
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { ENTRY_SOURCE, driftedEntries } from './command-entries.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -65,6 +67,9 @@ for (const top of ['runtime', 'generator', 'create', 'test', 'examples', 'bench'
         if (rule.where(rel) && rule.re.test(line)) problems.push(`${rel}:${i + 1}: ${rule.name}: ${line.trim()}`);
     });
   }
+}
+for (const entry of driftedEntries()) {
+  problems.push(`${entry}: differs from its one source, ${ENTRY_SOURCE} (node scripts/command-entries.ts writes it)`);
 }
 if (problems.length) {
   console.error(`Lint failed (${problems.length}):\n  ${problems.join('\n  ')}`);

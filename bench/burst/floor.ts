@@ -71,9 +71,9 @@ async function serve(body: KopfExample): Promise<void> {
   }
 }
 
-const queues = new ObjectQueues<KopfExample>(async (_key, { event }) => {
+const queues = new ObjectQueues<{ kind: 'event'; object: KopfExample }>(async (_key, { event }) => {
   try {
-    await serve(event);
+    await serve(event.object);
   } catch (error) {
     // A newer event than the one served has come or will come (a failed test, a vanished object).
     if (!isConflict(error) && !isInvalid(error) && !isNotFound(error)) throw error;
@@ -83,7 +83,8 @@ const queues = new ObjectQueues<KopfExample>(async (_key, { event }) => {
 process.once('SIGTERM', () => stopping.abort());
 process.once('SIGINT', () => stopping.abort());
 for await (const event of watchStream(client, KopfExample, { namespace, signal: stopping.signal })) {
-  if ('object' in event && event.type !== 'DELETED') queues.push(keyOf(event.object), event.object);
+  if (!('object' in event) || event.type === 'DELETED') continue;
+  queues.enqueue(keyOf(event.object), { kind: 'event', object: event.object });
 }
 await queues.stop(1);
 client.close();

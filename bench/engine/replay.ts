@@ -89,7 +89,7 @@ const proc: ResourceProcessor = {
   memories: new Memories(() => ({})),
   kept: new KeptFields(),
   poster: new EventPoster({ post: async () => undefined, settings, logger }),
-  requeue: () => undefined,
+  enqueue: () => undefined,
 };
 
 /** The queue's pressure once a newer event of the object waits (aborted with a reason, as the queue does). */
@@ -104,7 +104,8 @@ async function lifeOf(n: number): Promise<void> {
   client.expect(recording.patchVersions);
   const key = `uid-${n}`;
   for (const line of lines) {
-    const event = JSON.parse(line) as RawEvent;
+    // The recording holds the watch's events as they came: each is a request of the kind `event`.
+    const event: RawEvent = { kind: 'event', ...(JSON.parse(line) as Omit<RawEvent, 'kind'>) };
     event.object.metadata!.name = `kex-${n}`;
     event.object.metadata!.uid = key;
     await processEvent(proc, key, event, SUPERSEDED);

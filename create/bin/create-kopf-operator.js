@@ -8,6 +8,10 @@
  * TypeScript at all (Node 20 refuses a `.ts` file before running a line of it), and a compiled
  * module may use what it lacks. So the check comes first, in this file, and the rest is imported
  * only after it.
+ *
+ * Its one source is the repository's scripts/command-entry.js: the packages' bin/ files are copies
+ * of it, written and checked (by `npm run lint`) with scripts/command-entries.ts, and a release
+ * publishes the source itself (scripts/build-package.ts). Edit the source, never a copy.
  */
 import { readFileSync } from 'node:fs';
 

@@ -7,34 +7,41 @@
  * object but the count it keeps, in the status.
  *
  * This example has no Kopf twin: Python Kopf has no level-triggered reconcilers (see
- * docs/reconcile.md). The children are found by a label; a change of a child reaches its owner
- * through its controller owner reference (`owns`), and `kopf rbac` grants what keeping the owned
- * children takes (reading, creating, changing and deleting them).
+ * docs/reconcile.md). The children are read with `owned()`, from the runtime's own watch of them
+ * (no request to the API server); a change of a child reaches its owner through its controller
+ * owner reference (`owns`), and `kopf rbac` grants what keeping the owned children takes (reading,
+ * creating, changing and deleting them). The label naming the owner is for people and tools
+ * (`kubectl get configmaps -l kopf.dev/set=NAME`).
  */
-import { adopt, builtins, on } from 'kopf';
+import { AlreadyExistsError, NotFoundError, adopt, builtins, on } from 'kopf';
 import { KopfExample } from '../kopfexample.ts';
 
-/** The label that names a child's owner, so that the children are listed by a selector. */
+/** The label that names a child's owner, for selecting the children by hand. */
 const OWNER_LABEL = 'kopf.dev/set';
 
+/**
+ * What `owned()` gives is as current as the latest event of the children: a child just created or
+ * deleted by an earlier run may not be in (or out) yet. Its event runs the reconciler again; until
+ * then, creating it again finds it there, and deleting it again finds it gone.
+ */
+function already(kind: typeof AlreadyExistsError | typeof NotFoundError) {
+  return (error: unknown) => { if (!(error instanceof kind)) throw error; };
+}
+
 on.reconcile(KopfExample, async function keep_children(
-  { body, name, namespace, uid, spec, status, client, patch, logger },
+  { body, name, namespace, spec, status, client, patch, logger, owned },
 ) {
   const replicas = Math.max(0, Math.trunc(spec.replicas ?? 1));
   const field = spec.field ?? '';
   const wanted = new Set(Array.from({ length: replicas }, (_, index) => `${name}-${index}`));
-  const { items } = await client.list(builtins.ConfigMaps, { namespace, labelSelector: `${OWNER_LABEL}=${name}` });
-  // Only the children this object controls: those of an earlier object of the same name are not its
-  // (until the garbage collector removes them, creating one of their names fails, and is retried).
-  const children = items.filter(
-    (child) => child.metadata?.ownerReferences?.some((ref) => ref.controller && ref.uid === uid),
-  );
+  // Only the children this object controls: those of an earlier object of the same name are not its.
+  const children = owned(builtins.ConfigMaps);
 
   for (const child of children) {
     const childName = child.metadata?.name ?? '';
     if (!wanted.has(childName)) {
       logger.info(`Deleting the extra child ${childName}.`);
-      await client.delete(builtins.ConfigMaps, childName, { namespace });
+      await client.delete(builtins.ConfigMaps, childName, { namespace }).catch(already(NotFoundError));
     } else if (child.data?.field !== field) {
       logger.info(`Restoring the child ${childName}.`);
       await client.patch(builtins.ConfigMaps, childName, { data: { field } }, { namespace });
@@ -48,7 +55,7 @@ on.reconcile(KopfExample, async function keep_children(
       metadata: { name: childName, labels: { [OWNER_LABEL]: name } },
       data: { field },
     };
-    await client.create(builtins.ConfigMaps, adopt(child, body));
+    await client.create(builtins.ConfigMaps, adopt(child, body)).catch(already(AlreadyExistsError));
   }
   // Written only when it differs: the object's change (the echo of this write) reconciles it again.
   if (status.replicas !== replicas) patch.status.replicas = replicas;

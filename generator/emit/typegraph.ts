@@ -180,7 +180,7 @@ export class TypeGraph {
   }
 }
 
-export function isNamedObject(node: SchemaNode): node is ObjectNode {
+function isNamedObject(node: SchemaNode): node is ObjectNode {
   return node.type === 'object' && node.properties.length > 0;
 }
 

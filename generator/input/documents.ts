@@ -7,7 +7,7 @@ import { isJsonMap } from './json.ts';
 import type { Json, JsonMap } from './json.ts';
 import type { YamlDocument } from './yaml.ts';
 
-export const CRD_API_VERSION = 'apiextensions.k8s.io/v1';
+const CRD_API_VERSION = 'apiextensions.k8s.io/v1';
 
 export interface CrdDocument {
   readonly file: string;

@@ -13,7 +13,7 @@ import { JUNCTORS, readJunctors } from './junctors.ts';
 import type { NodeInfo, ObjectNode, Property, SchemaNode, ValidationRule } from './model.ts';
 
 /** Kubernetes' resource.Quantity pattern, as controller-gen writes it. */
-export const QUANTITY_PATTERN =
+const QUANTITY_PATTERN =
   String.raw`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`; // lint-ignore: a String.raw pattern cannot wrap
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
@@ -267,7 +267,7 @@ function stringList(value: Json | undefined, path: readonly PathSegment[], ctx: 
   return value as string[];
 }
 
-export function emptyInfo(): NodeInfo {
+function emptyInfo(): NodeInfo {
   return { nullable: false, validations: [], constraints: [] };
 }
 

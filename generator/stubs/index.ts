@@ -148,7 +148,7 @@ function planFile(resource: StubResource, file: string, setting: Setting, plan: 
 }
 
 /** The whole text of a new handler file for a kind, formatted. */
-export function renderHandlerFile(
+function renderHandlerFile(
   resource: StubResource,
   kindSpecifier: string,
   file: string,

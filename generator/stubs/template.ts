@@ -11,7 +11,7 @@ import { stringLiteral } from '../emit/syntax.ts';
 /** Globals the stub templates use by name: a kind bound under one of these (`JSON`) would hide it. */
 export const TEMPLATE_GLOBALS: ReadonlySet<string> = new Set(['JSON']);
 
-export const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/stubs/', import.meta.url));
+const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/stubs/', import.meta.url));
 
 const SUFFIX = '.ts.hbs';
 const FILE_TEMPLATE = 'handlers';

@@ -44,10 +44,29 @@ export interface IndexedEvent {
   states: Map<string, HandlerState>;
 }
 
-/** What the processing asks of the resource's timers and daemons (`daemons/spawning.ts`). */
-export interface ObjectSpawning {
-  handle(event: EventView): SpawningVerdict;
+/**
+ * What an engine keeps of an object between its events (its tasks, its requests, its entries),
+ * told by the object's one memory (`processing/memories.ts`) when the object is gone or let go:
+ * no engine is told separately, so none is forgotten.
+ */
+export interface ObjectFollower {
+  /** The object is deleted: nothing of it is kept. */
   forget(key: string): void;
+  /** The object is served elsewhere now, though it exists: what runs for it here stops (awaited). */
+  letGo(key: string): void | Promise<void>;
+}
+
+/**
+ * How a ring replica lets one of its objects go (`sharding/share.ts`): every engine's part of it
+ * stopped and forgotten, but our last write to it, awaited should it come back.
+ */
+export interface ObjectRelease {
+  letGo(key: string): Promise<void>;
+}
+
+/** What the processing asks of the resource's timers and daemons (`daemons/spawning.ts`). */
+export interface ObjectSpawning extends ObjectFollower {
+  handle(event: EventView): SpawningVerdict;
 }
 
 /** What the processing asks of the operator's indexing (`indexing/indexing.ts`). */
@@ -62,7 +81,7 @@ export interface EventIndexing {
 export interface ReconcileView {
   key: string;
   body: KubeObject;
-  /** The object's context, as its other handlers get it (the reconciler gets a patch of its own). */
+  /** The object's context, as its other handlers get it: its patch is the cycle's work, written after the decision. */
   context: ResourceContext<KubeObject>;
   logger: Logger;
   /** What queued the run; absent for an event of the object itself. */
@@ -70,13 +89,11 @@ export interface ReconcileView {
 }
 
 /** What the processing asks of the resource's reconciler (`reconciling/`), in the object's own queue. */
-export interface ObjectReconciling {
-  /** Runs the reconciler for the object if it is due; the resourceVersion its patch made, if it changed any. */
-  reconcile(view: ReconcileView): Promise<string | undefined>;
+export interface ObjectReconciling extends ObjectFollower {
+  /** Runs the reconciler for the object if it is due, its patch into the context's; whether it ran. */
+  reconcile(view: ReconcileView): Promise<boolean>;
   /** How the reconciler's last run on the object ended, if it ran. */
   standing(key: string): ReconcilerStanding | undefined;
   /** What the reconciler needs of the object's finalizer. */
   verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict;
-  /** The object is gone: its requests and timers with it. */
-  forget(key: string): void;
 }

@@ -13,7 +13,8 @@ import type { Memo, ResourceContext } from '../registry/contexts.ts';
 import { storableResult } from '../progress/index.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
 import type { InvocationScope, ResourceScope } from './scope.ts';
-import type { HandlerKind, HandlerReport } from '../observation/metrics.ts';
+import type { HandlerKind } from '../observation/metrics.ts';
+import { handlerObserver, type HandlerObserver } from '../handling/observers.ts';
 import { resourceLabel } from '../observation/resource-names.ts';
 import { clockNow } from '../structs/clock.ts';
 
@@ -63,11 +64,11 @@ export function bodyContext(body: KubeObject, parts: BodyContextParts): Resource
 }
 
 /** Where the runs of a resource's handlers of this kind are reported: nowhere without metrics. */
-export function handlerReport(
+export function observerOf(
   scope: Pick<ResourceScope, 'resource' | 'metrics'>, kind: HandlerKind,
-): HandlerReport | undefined {
-  const metrics = scope.metrics;
-  return metrics && { metrics, resource: resourceLabel(scope.resource), kind };
+): HandlerObserver | undefined {
+  // Bound to where the resource is served now: a resource served elsewhere reports under its new name.
+  return scope.metrics && handlerObserver(scope.metrics, resourceLabel(scope.resource), kind);
 }
 
 /** Calls the handler with its context, in the operator's context for its object; returns what it returned. */

@@ -25,7 +25,7 @@ function annotationsOf(content: Fields): { [key: string]: unknown } {
 }
 
 /** The annotations of the body once the merge patches are applied, and their total size in bytes. */
-export function annotationsAfter(
+function annotationsAfter(
   body: KubeObject, contents: readonly Fields[],
 ): { sizes: Map<string, number>; total: number } {
   const values = new Map<string, unknown>(Object.entries(body.metadata?.annotations ?? {}));

@@ -12,21 +12,17 @@ import type { EventPoster } from '../posting/index.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { KeptFields } from './inconsistencies.ts';
 import type { OperatorMetrics, ReconcileTrigger } from '../observation/metrics.ts';
+import type { RequestKind } from '../queueing/requests.ts';
 
-/** One watch event of one object, or one that this runtime schedules itself. */
+/**
+ * A request for one object in its queue: a watch event, or one that this runtime makes itself
+ * (`queueing/requests.ts` says what each kind is and how it meets the others in the queue).
+ */
 export interface RawEvent {
-  /** `null` for objects from a listing, as in Kopf. */
+  readonly kind: RequestKind;
+  /** `null` for objects from a listing, as in Kopf; `MODIFIED` for the requests of this runtime. */
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
   object: KubeObject;
-  /** Set for re-processing that this runtime schedules itself (delays, end of throttling). */
-  wakeup?: boolean;
-  /** Indexed already: it waited for the indexes to be ready (`indexing/`). */
-  indexed?: boolean;
-  /**
-   * A reconcile request (a related object changed, a resync, a requeue, a retry), with the latest
-   * body seen: no watch event, so event handlers do not see it and it cuts no sleep short.
-   */
-  reconcile?: boolean;
   /** What queued a reconcile request; absent for an event of the object itself (`change`). */
   trigger?: ReconcileTrigger;
 }
@@ -53,8 +49,8 @@ export interface ResourceScope extends WriteScope, InvocationScope {
   readonly cancelled: AbortSignal;
   /** The operator's indexes, as handlers read them; absent when it has no index handlers. */
   readonly indices?: Indices;
-  /** Re-queues an event for an object (delayed handlers, throttling, tasks that ended). */
-  requeue(key: string, event: RawEvent): void;
+  /** Puts a request for an object into its queue: the one way in (`queueing/requests.ts`). */
+  enqueue(key: string, request: RawEvent): void;
   /** The operator's metrics, if kept: the handlers' runs are reported there. */
   readonly metrics?: OperatorMetrics;
 }

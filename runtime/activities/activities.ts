@@ -12,6 +12,7 @@ import type { Indices } from '../indices/indices.ts';
 import type { ActivityHandler } from '../registry/handlers.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
+import { handlerObserver } from '../handling/observers.ts';
 import { Timestamp } from '../progress/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import { OperatorIndexers } from '../indices/indexers.ts';
@@ -62,6 +63,7 @@ export async function runActivity(
   const states = new Map<string, HandlerState>();
   const pending = () => handlers.filter((h) => { const s = states.get(h.id); return !s || !(s.success || s.failure); });
   const { signal } = env;
+  const observer = handlerObserver(env.metrics, '', 'activity');
   while (pending().length && !signal.aborted) {
     for (const handler of pending()) {
       const state = states.get(handler.id);
@@ -72,7 +74,7 @@ export async function runActivity(
         logger,
         noun: 'Activity',
         cancelled: signal,
-        report: env.metrics && { metrics: env.metrics, resource: '', kind: 'activity' as const },
+        observer,
       };
       const indices = env.indices ?? NO_INDICES;
       const { settings, memo, client } = env;

@@ -1,6 +1,7 @@
 /**
- * Errors of admission: those a handler throws to refuse a request (with the message and the HTTP
- * code the client sees), and those of a webhook request that cannot be reviewed at all.
+ * The error a handler throws to refuse a request under review, with the message and the HTTP code
+ * the client sees. A webhook request that cannot be reviewed at all is a `WebhookError`
+ * (config/admission.ts), as a conversion request's is.
  */
 import { PermanentError } from '../structs/errors.ts';
 
@@ -11,18 +12,5 @@ export class AdmissionError extends PermanentError {
     super(message);
     this.name = 'AdmissionError';
     this.code = code;
-  }
-}
-
-/**
- * The webhook request itself is bad (not the API request under review): it is answered with this
- * HTTP status, and the API server applies the webhook's failure policy.
- */
-export class WebhookError extends Error {
-  readonly status: number;
-  constructor(message: string, status = 400) {
-    super(message);
-    this.name = 'WebhookError';
-    this.status = status;
   }
 }

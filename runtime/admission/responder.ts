@@ -14,7 +14,7 @@ import { Patch, isEmptyPatch, toJsonPatch } from '../structs/patches.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { resourceClientOf, type KubeClient } from '../kube/index.ts';
 import type { OperatorSettings } from '../config/settings.ts';
-import { statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
+import { WebhookError, statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { errorText, handlerTitle } from '../progress/index.ts';
 import type { EventPoster } from '../posting/index.ts';
@@ -22,8 +22,8 @@ import type { Memo } from '../registry/contexts.ts';
 import type { Indices } from '../indices/indices.ts';
 import type { AdmissionInfo, MutatingContext, WebhookHandler } from '../registry/webhooks.ts';
 import { bodyContext, invokeHandler } from '../actions/invocation.ts';
-import { startHandlerSpan, within } from '../observation/tracing.ts';
-import { WebhookError } from './admission-errors.ts';
+import { callHandler } from '../handling/calls.ts';
+import { handlerObserver } from '../handling/observers.ts';
 import { buildResponse, refusal, type ReviewResponse } from './responses.ts';
 import { parseReview } from './reviews.ts';
 import { selectHandlers, webhooksOf, type ResolvedWebhook } from './selection.ts';
@@ -132,36 +132,36 @@ async function invoke(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingC
   });
   const { patch, ...withoutPatch } = ctx;
   const own = { ...withoutPatch, ...(handler.webhook === 'mutating' ? { patch } : {}), signal: controller.signal };
-  const ran = ranFor(env, handler, ctx);
+  const kind = handler.webhook === 'mutating' ? 'mutate' : 'validate';
+  // The review's resource is known per request: its observer is made for it (none without metrics).
+  const observer = env.metrics && handlerObserver(env.metrics, resourceLabel(ctx.resource), kind);
   try {
-    const span = startHandlerSpan(handler.id, 0, logger.ref);
-    await within(span, () => Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]));
-    logger.info(`${title} succeeded.`);
-    ran?.('success');
-    return undefined;
-  } catch (error) {
-    ran?.('failure');
-    const { shown } = errorText(error);
-    if (error instanceof HandlerTimeoutError) logger.error(shown);
-    else if (error instanceof PermanentError) logger.error(`${title} failed permanently: ${shown}`);
-    else logger.error(`${title} failed with an exception: ${shown}`, error);
-    return error;
+    const failed = await callHandler<Failed | undefined>({
+      id: handler.id, retry: 0, object: logger.ref, observer,
+      returned: () => {
+        logger.info(`${title} succeeded.`);
+        return undefined;
+      },
+      threw: (error) => {
+        const { shown } = errorText(error);
+        if (error instanceof HandlerTimeoutError) logger.error(shown);
+        else if (error instanceof PermanentError) logger.error(`${title} failed permanently: ${shown}`);
+        else logger.error(`${title} failed with an exception: ${shown}`, error);
+        return { error };
+      },
+      // An admission handler is never retried: what fails, fails for good.
+      named: (failed) => failed ? 'failure' : 'success',
+    }, () => Promise.race([invokeHandler(env, logger, ctx.body, handler.fn, own), expired]));
+    return failed?.error;
   } finally {
     clearTimeout(timer);
     env.cancelled.removeEventListener('abort', cancel);
   }
 }
 
-/** Reports a handler's run when it ends (an admission handler is never retried); nothing without metrics. */
-function ranFor(env: AdmissionEnv, handler: WebhookHandler, ctx: MutatingContext<KubeObject>) {
-  const metrics = env.metrics;
-  if (!metrics) return undefined;
-  const started = performance.now();
-  const kind = handler.webhook === 'mutating' ? 'mutate' : 'validate';
-  return (outcome: 'success' | 'failure') => {
-    const seconds = (performance.now() - started) / 1000;
-    metrics.handlerRun(resourceLabel(ctx.resource), handler.id, kind, outcome, seconds);
-  };
+/** What a handler threw: a refusal of the review. */
+interface Failed {
+  readonly error: unknown;
 }
 
 /** Seconds a handler may run: the webhook's timeout less a second for the answer to travel (half, at least). */

@@ -45,7 +45,7 @@ export function buildResponse(request: ReviewRequest, { errors, warnings, patch 
 }
 
 /** The error the client is told of: the highest-ranked one, the earliest among equals. */
-export function chooseError(errors: readonly unknown[]): unknown {
+function chooseError(errors: readonly unknown[]): unknown {
   let chosen: unknown;
   let best = Infinity;
   for (const error of errors) {

@@ -6,7 +6,7 @@ import { isMapping } from '../structs/diffs.ts';
 import { nestedDeeperThan } from '../structs/json-depth.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import { OPERATIONS, type Operation, type UserInfo } from '../registry/webhooks.ts';
-import { WebhookError } from './admission-errors.ts';
+import { WebhookError } from '../config/admission.ts';
 
 /**
  * How deeply a review's JSON may nest. Diffs, patches and clones walk objects recursively, and a
@@ -15,7 +15,7 @@ import { WebhookError } from './admission-errors.ts';
 export const MAX_REVIEW_DEPTH = 1000;
 
 /** The versions of AdmissionReview understood here (the same as Kopf's); the answer has the request's. */
-export const REVIEW_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
+const REVIEW_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 
 export interface ReviewRequest {
   apiVersion: string;

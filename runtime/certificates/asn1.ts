@@ -12,7 +12,7 @@ function length(n: number): Buffer {
   return Buffer.from([0x80 | bytes.length, ...bytes]);
 }
 
-export function tlv(tag: number, content: Buffer): Der {
+function tlv(tag: number, content: Buffer): Der {
   return Buffer.concat([Buffer.from([tag]), length(content.length), content]);
 }
 

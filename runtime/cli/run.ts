@@ -324,7 +324,7 @@ async function load(command: string, what: string, url: () => string): Promise<b
 }
 
 /** A package name, resolved as an `import` in a module of the current directory resolves it. */
-export function resolveFromCwd(name: string): string {
+function resolveFromCwd(name: string): string {
   const parentURL = pathToFileURL(`${process.cwd()}/`).href;
   // `import.meta.resolve` accepts another parent only behind a flag; a resolve hook can give it one.
   const hooks = registerHooks(

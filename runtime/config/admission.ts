@@ -47,6 +47,20 @@ export interface ServeOptions {
   logger: Logger;
 }
 
+/**
+ * The webhook request itself is bad (not the API request under review, nor an object to convert):
+ * it is answered with this HTTP status (`statusReply`), and the API server applies the webhook's
+ * failure policy. Admission and conversion both throw it; it lives here, below both engines.
+ */
+export class WebhookError extends Error {
+  readonly status: number;
+  constructor(message: string, status = 400) {
+    super(message);
+    this.name = 'WebhookError';
+    this.status = status;
+  }
+}
+
 /** An answer to a webhook request that cannot be reviewed, as a Kubernetes `Status`: what API clients read. */
 export function statusReply(code: number, message: string): WebhookReply {
   return { status: code, body: { apiVersion: 'v1', kind: 'Status', status: 'Failure', message, code } };

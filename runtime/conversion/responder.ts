@@ -4,13 +4,13 @@
  * object's message, which the API server's caller is told. A review that cannot be read is
  * answered with a 400 saying what is wrong. Nothing a review holds stops the operator.
  */
-import { statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
+import { WebhookError, statusReply, type WebhookRequest, type WebhookResponder } from '../config/admission.ts';
 import type { Logger } from '../logging/index.ts';
 import { thrownText } from '../structs/errors.ts';
 import type { KubeObject } from '../structs/resources.ts';
 import type { ConversionHandler } from '../registry/conversions.ts';
 import { ConversionFailure, Conversions } from './converting.ts';
-import { CONVERSION_REVIEW_VERSION, ConversionReviewError, parseConversionReview } from './reviews.ts';
+import { CONVERSION_REVIEW_VERSION, parseConversionReview } from './reviews.ts';
 
 export interface ConversionEnv {
   handlers: readonly ConversionHandler[];
@@ -34,7 +34,7 @@ export function conversionResponder(env: ConversionEnv): WebhookResponder {
     try {
       return { status: 200, body: review(conversions, env.logger, request.body) };
     } catch (error) {
-      if (!(error instanceof ConversionReviewError)) throw error;
+      if (!(error instanceof WebhookError)) throw error;
       env.logger.warning(`A conversion request is refused (${error.status}): ${error.message}`);
       return statusReply(error.status, error.message);
     }

@@ -1,11 +1,12 @@
 /**
  * ConversionReview requests (`apiextensions.k8s.io/v1`) as the API server sends them, read and
- * checked: whatever is missing or malformed is a `ConversionReviewError` saying what (answered
+ * checked: whatever is missing or malformed is a `WebhookError` saying what (answered
  * with a 400), never a crash further on.
  */
 import { isMapping } from '../structs/diffs.ts';
 import { nestedDeeperThan } from '../structs/json-depth.ts';
 import type { KubeObject } from '../structs/resources.ts';
+import { WebhookError } from '../config/admission.ts';
 
 /** The only version of ConversionReview that CRDs of `apiextensions.k8s.io/v1` send and Kopf's CRDs ask for. */
 export const CONVERSION_REVIEW_VERSION = 'apiextensions.k8s.io/v1';
@@ -20,41 +21,31 @@ export interface ConversionRequest {
   objects: KubeObject[];
 }
 
-/** The review itself is bad (not one of its objects): answered with this HTTP status. */
-export class ConversionReviewError extends Error {
-  readonly status: number;
-  constructor(message: string, status = 400) {
-    super(message);
-    this.name = 'ConversionReviewError';
-    this.status = status;
-  }
-}
-
 /** Parses and checks a ConversionReview from the request's text. */
 export function parseConversionReview(text: string): ConversionRequest {
   if (nestedDeeperThan(text, MAX_DEPTH)) {
-    throw new ConversionReviewError(`The request's JSON is nested deeper than ${MAX_DEPTH} levels.`);
+    throw new WebhookError(`The request's JSON is nested deeper than ${MAX_DEPTH} levels.`);
   }
   let review: unknown;
   try {
     review = JSON.parse(text);
   } catch (error) {
-    throw new ConversionReviewError(`The request is not JSON: ${(error as Error).message}`);
+    throw new WebhookError(`The request is not JSON: ${(error as Error).message}`);
   }
-  if (!isMapping(review)) throw new ConversionReviewError('The request is not a ConversionReview: not a JSON object.');
+  if (!isMapping(review)) throw new WebhookError('The request is not a ConversionReview: not a JSON object.');
   if (review.kind !== 'ConversionReview') {
     const kind = JSON.stringify(review.kind);
-    throw new ConversionReviewError(`The request is not a ConversionReview: its kind is ${kind}.`);
+    throw new WebhookError(`The request is not a ConversionReview: its kind is ${kind}.`);
   }
   if (review.apiVersion !== CONVERSION_REVIEW_VERSION) {
     const got = `${JSON.stringify(review.apiVersion)}; supported: ${CONVERSION_REVIEW_VERSION}`;
-    throw new ConversionReviewError(`Unsupported ConversionReview version ${got}.`);
+    throw new WebhookError(`Unsupported ConversionReview version ${got}.`);
   }
   const request = review.request;
-  if (!isMapping(request)) throw new ConversionReviewError('The ConversionReview has no request.');
+  if (!isMapping(request)) throw new WebhookError('The ConversionReview has no request.');
   const desiredAPIVersion = requiredText(request.desiredAPIVersion, 'request.desiredAPIVersion');
   if (!desiredAPIVersion.includes('/')) {
-    throw new ConversionReviewError(`The desired apiVersion ${JSON.stringify(desiredAPIVersion)} has no group.`);
+    throw new WebhookError(`The desired apiVersion ${JSON.stringify(desiredAPIVersion)} has no group.`);
   }
   return {
     uid: requiredText(request.uid, 'request.uid'),
@@ -64,20 +55,20 @@ export function parseConversionReview(text: string): ConversionRequest {
 }
 
 function objectsOf(value: unknown): KubeObject[] {
-  if (!Array.isArray(value)) throw new ConversionReviewError('The ConversionReview has no request.objects list.');
+  if (!Array.isArray(value)) throw new WebhookError('The ConversionReview has no request.objects list.');
   return value.map((object, index) => {
     const where = `request.objects[${index}]`;
-    if (!isMapping(object)) throw new ConversionReviewError(`The ConversionReview's ${where} is not an object.`);
+    if (!isMapping(object)) throw new WebhookError(`The ConversionReview's ${where} is not an object.`);
     requiredText(object.apiVersion, `${where}.apiVersion`);
     requiredText(object.kind, `${where}.kind`);
     if (object.metadata !== undefined && !isMapping(object.metadata)) {
-      throw new ConversionReviewError(`The ConversionReview's ${where}.metadata is not an object.`);
+      throw new WebhookError(`The ConversionReview's ${where}.metadata is not an object.`);
     }
     return object as KubeObject;
   });
 }
 
 function requiredText(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !value) throw new ConversionReviewError(`The ConversionReview has no ${what}.`);
+  if (typeof value !== 'string' || !value) throw new WebhookError(`The ConversionReview has no ${what}.`);
   return value;
 }

@@ -18,7 +18,7 @@ import type { SpawningContext } from '../registry/contexts.ts';
 import { executeOnce, type Attempt, type HandlerState } from '../handling/execution.ts';
 import { deliverResult, Timestamp } from '../progress/index.ts';
 import { applyPlan } from '../actions/application.ts';
-import { handlerReport, invokeForResult, objectContext } from '../actions/invocation.ts';
+import { observerOf, invokeForResult, objectContext } from '../actions/invocation.ts';
 import type { ResourceScope } from '../actions/scope.ts';
 import type { ObjectDaemons, Spawned } from './object-daemons.ts';
 import { dueQueueOf, type Due, type DueQueue } from './due-queue.ts';
@@ -175,7 +175,7 @@ class Call {
     const options = {
       now: Timestamp.now(), defaultBackoff: proc.settings.execution.defaultBackoff, logger,
       noun: handler.kind === 'timer' ? 'Timer' : 'Daemon', cancelled: spawned.canceller.signal,
-      report: handlerReport(proc, handler.kind),
+      observer: observerOf(proc, handler.kind),
     };
     const executed = await executeOnce(handler, this.state, options, (attempt) => this.invoke(attempt, patch));
     this.state = executed.state;

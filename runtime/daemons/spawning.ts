@@ -93,7 +93,7 @@ export class Spawner implements Pausable {
    * as for a pause (they go on in the other replica), and it is forgotten here. Resolves once they
    * have exited.
    */
-  async release(key: string): Promise<void> {
+  async letGo(key: string): Promise<void> {
     const object = this.objects.get(key);
     if (!object) return;
     this.objects.delete(key);
@@ -151,7 +151,7 @@ export class Spawner implements Pausable {
 
   /** Processes the object again, as its next event would (its tasks, or a pause, changed what it needs). */
   private requeue(key: string, object: ObjectDaemons): void {
-    this.proc.requeue(key, { type: 'MODIFIED', object: object.body });
+    this.proc.enqueue(key, { kind: 'release', type: 'MODIFIED', object: object.body });
   }
 
   /** Stops the tasks of an object being deleted; once all have exited, the object is processed again. */

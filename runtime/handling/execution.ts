@@ -1,12 +1,13 @@
 /**
  * Running one handler once: check its limits, call it, and turn what happened into its next
  * state and Kopf's log line. The arithmetic and the messages are the storage layer's
- * (runtime/progress/outcomes.ts, checked against Kopf); this is where they meet a real call.
+ * (runtime/progress/outcomes.ts, checked against Kopf); this is where they meet a real call, made
+ * as every handler's is (`calls.ts`).
  */
 import type { Logger } from '../logging/index.ts';
-import { startHandlerSpan, within } from '../observation/tracing.ts';
 import type { HandlerBase } from '../registry/handlers.ts';
-import type { HandlerOutcome, HandlerReport } from '../observation/metrics.ts';
+import type { HandlerOutcome, HandlerObserver } from '../observation/metrics.ts';
+import { callHandler } from './calls.ts';
 import {
   checkLimits, freshState, handlerTitle, outcomeOf, withOutcome, type HandlerState, type Outcome, type Timestamp,
 } from '../progress/index.ts';
@@ -43,7 +44,7 @@ export interface ExecutionOptions {
    */
   cancelled?: AbortSignal;
   /** Where the run is counted and timed (the operator's metrics), if anywhere. */
-  report?: HandlerReport;
+  observer?: HandlerObserver;
 }
 
 export async function executeOnce(
@@ -63,34 +64,29 @@ export async function executeOnce(
   };
   let outcome = checkLimits(title, state, policy, now);
   let thrown: unknown;
-  const report = options.report;
-  // Timed only when it is reported; a run that its limits end before the call is not timed.
-  let started: number | undefined;
-  if (!outcome) {
-    if (report) started = performance.now();
+  if (outcome) {
+    // A run that its limits end before the call is reported, but not timed.
+    options.observer?.ran(handler.id, outcomeName(outcome), undefined);
+  } else {
     logger.debug(() => `${title} is invoked.`);
     const attempt: Attempt = {
       retry: state.retries,
       started: state.started.toDate(),
       runtime: now.microsSince(state.started) / 1e6,
     };
-    const span = startHandlerSpan(handler.id, attempt.retry, logger.ref, options.purpose);
-    try {
-      const result = await within(span, () => invoke(attempt));
-      outcome = outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now);
-    } catch (error) {
-      if (options.cancelled?.aborted) {
-        logger.warning(`${title} is cancelled. Will escalate.`);
-        throw error;
-      }
-      thrown = error;
-      outcome = outcomeOf(title, { ok: false, error, subrefs: options.subrefs?.() }, state, policy, now);
-    }
-  }
-  if (report) {
-    const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
-    const id = report.handler ?? handler.id;
-    report.metrics.handlerRun(report.resource, id, report.kind, outcomeName(outcome), seconds);
+    outcome = await callHandler({
+      id: handler.id, retry: attempt.retry, object: logger.ref, cause: options.purpose, observer: options.observer,
+      returned: (result) => outcomeOf(title, { ok: true, result, subrefs: options.subrefs?.() }, state, policy, now),
+      threw: (error) => {
+        if (options.cancelled?.aborted) {
+          logger.warning(`${title} is cancelled. Will escalate.`);
+          throw error;
+        }
+        thrown = error;
+        return outcomeOf(title, { ok: false, error, subrefs: options.subrefs?.() }, state, policy, now);
+      },
+      named: outcomeName,
+    }, () => invoke(attempt));
   }
   const { level, message, traceback } = outcome.log;
   // The traceback is the handler's own error, not the limit error it may have turned into.

@@ -10,7 +10,7 @@ import type { Reason } from '../registry/contexts.ts';
 import { freshState, isAwakened, isFinished, Timestamp, type HandlerState } from '../progress/index.ts';
 import { executeOnce, type Attempt } from './execution.ts';
 import type { Lifecycle } from './lifecycles.ts';
-import type { HandlerReport } from '../observation/metrics.ts';
+import { reportedUnder, type HandlerObserver } from './observers.ts';
 
 export type { Attempt };
 
@@ -32,7 +32,7 @@ export interface PassEnv {
   /** Aborted to cancel the handlers (see `ExecutionOptions.cancelled`). */
   cancelled?: AbortSignal;
   /** Where the handlers' runs are reported (the operator's metrics), if anywhere. */
-  report?: HandlerReport;
+  observer?: HandlerObserver;
   /** Calls the handler's function with its context; `children` collects its sub-handlers. */
   invoke(handler: ChangingHandler, attempt: Attempt, children: Children): Promise<unknown>;
 }
@@ -68,7 +68,7 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
   const children = new Children(handler, env);
   const executed = await executeOnce(handler, env.states.get(handler.id), {
     now: env.now, defaultBackoff: env.defaultBackoff, logger: env.logger, purpose: env.reason, cancelled: env.cancelled,
-    report: env.report,
+    observer: env.observer,
     subrefs: () => subrefsOf(children, env.states),
   }, async (attempt) => {
     const result = await env.invoke(handler, attempt, children);
@@ -87,9 +87,8 @@ async function runOne(handler: ChangingHandler, env: PassEnv): Promise<void> {
 export async function runChildren(children: Children): Promise<void> {
   children.executed = true;
   const { env, parent } = children;
-  // Reported under the top-level handler's id: a sub-handler's own may be made of an object's content.
-  const report = env.report && { ...env.report, handler: env.report.handler ?? parent.id };
-  const summary = await runPass(children.registered, { ...env, report, now: Timestamp.now() });
+  const observer = reportedUnder(env.observer, parent.id);
+  const summary = await runPass(children.registered, { ...env, observer, now: Timestamp.now() });
   if (!summary.done) throw new HandlerChildrenRetry(summary.delay ?? 0);
 }
 

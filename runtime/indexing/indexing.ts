@@ -13,10 +13,10 @@ import type { KubeObject } from '../structs/resources.ts';
 import type { OperatorSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/index.ts';
 import type { EventPoster } from '../posting/index.ts';
-import { handlerReport, invokeHandler } from '../actions/invocation.ts';
+import { observerOf, invokeHandler } from '../actions/invocation.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
-import type { IndexedEvent } from '../actions/engines.ts';
+import type { IndexedEvent, ObjectFollower } from '../actions/engines.ts';
 import type { IndexingHandler } from '../registry/handlers.ts';
 import type { FilterContext, IndexContext } from '../registry/contexts.ts';
 import { matchesBody } from '../registry/filters.ts';
@@ -40,7 +40,7 @@ export interface IndexingEnv {
  * resource's handlers wait for the gate), the operator's indexes and the gate, and the events
  * that wait for it, one per object (the latest).
  */
-export class ResourceIndexing {
+export class ResourceIndexing implements ObjectFollower {
   readonly handlers: readonly IndexingHandler[];
   private readonly indexers: OperatorIndexers;
   private readonly readiness: IndexReadiness;
@@ -76,6 +76,18 @@ export class ResourceIndexing {
     return false;
   }
 
+  /** The object is deleted: its deletion's event took its values out; nothing of it waits any more. */
+  forget(key: string): void {
+    this.parked.delete(key);
+  }
+
+  /** The object is served elsewhere (a ring's other replica): its values leave the indexes, and the gate. */
+  letGo(key: string): void {
+    this.parked.delete(key);
+    this.indexers.discardAll(key);
+    this.readiness.release(key);
+  }
+
   private resumeAll(): void {
     this.unsubscribe = undefined;
     const parked = [...this.parked.values()];
@@ -99,8 +111,8 @@ export class ResourceIndexing {
       return;
     }
     const { defaultBackoff } = env.settings.execution;
-    const report = handlerReport(env, 'index');
-    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer', report };
+    const observer = observerOf(env, 'index');
+    const options = { now, defaultBackoff, logger, cancelled: env.cancelled, noun: 'Indexer', observer };
     const invoke = (attempt: Attempt) => {
       const ctx: IndexContext<KubeObject> = { ...event.context, ...attempt, param: handler.param };
       return invokeHandler(env, logger, event.body, handler.fn, ctx);

@@ -240,6 +240,6 @@ function writeQuery(options: { dryRun?: boolean; fieldManager?: string }): Recor
 }
 
 /** The object with `apiVersion` and `kind` set from the descriptor where it lacks them. */
-export function withTypeMeta<T extends KubeObject>(resource: Resource<KubeObject>, object: T): T {
+function withTypeMeta<T extends KubeObject>(resource: Resource<KubeObject>, object: T): T {
   return { ...object, apiVersion: object.apiVersion ?? apiVersionOf(resource), kind: object.kind ?? resource.kind };
 }

@@ -51,7 +51,7 @@ function withError(text: string, record: LogRecord): string {
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/g;
 
 /** The text with its control characters escaped: `\n`, `\r`, `\x1b`, `\u2028`. */
-export function escapeControls(text: string): string {
+function escapeControls(text: string): string {
   return text.replace(CONTROL, (char) => {
     if (char === '\n') return '\\n';
     if (char === '\r') return '\\r';

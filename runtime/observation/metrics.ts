@@ -8,7 +8,7 @@
  * Labels are bounded by what the operator serves: resources, handler ids, webhook ids, verbs,
  * status codes — never an object's name or namespace-scoped identity. Sub-handlers, whose ids may
  * come from an object's content, are reported under their top-level handler's id
- * (`HandlerReport.handler`); the implementation caps what is left (metrics/labels.ts).
+ * (`handling/observers.ts`); the implementation caps what is left (metrics/labels.ts).
  */
 
 /** What ran a handler (`kopf_handler_runs_total{kind}`). */
@@ -108,15 +108,11 @@ export interface OperatorMetrics extends ApiMetrics {
   ringMove(ring: string, reason: RingMoveReason): void;
 }
 
-/** Where an executed handler's run is reported, and as what. */
-export interface HandlerReport {
-  readonly metrics: OperatorMetrics;
-  /** `resourceLabel`'s form; `''` for activities. */
-  readonly resource: string;
-  readonly kind: HandlerKind;
-  /**
-   * The id the runs are reported under, if not the handler's own: a sub-handler's top-level
-   * handler's, so that ids made from objects' content never become labels.
-   */
-  readonly handler?: string;
+/**
+ * Where the runs of handlers are reported, bound to what ran them (a resource and a kind): the one
+ * port through which a handler's call reaches the metrics (`handling/calls.ts` calls it).
+ */
+export interface HandlerObserver {
+  /** A run of the handler `id` ended so; `seconds` is `undefined` when its limits ended it before a call. */
+  ran(id: string, outcome: HandlerOutcome, seconds: number | undefined): void;
 }

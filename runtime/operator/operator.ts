@@ -16,6 +16,8 @@ import { KubeClient, ResourceClient, WatchFreshness } from '../kube/index.ts';
 import { ToggleSet } from '../structs/toggles.ts';
 import { aborted } from '../structs/aborts.ts';
 import { describe, getDefaultRegistry, sameResource, type OperatorRegistry } from '../registry/registry.ts';
+import { watchName } from '../watching/served.ts';
+import type { RingAssigner } from '../sharding/assigner.ts';
 import type { ActivityHandler, ResourceRef } from '../registry/handlers.ts';
 import type { Memo } from '../registry/contexts.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
@@ -268,6 +270,7 @@ export class Operator {
     env: PipelineEnv, serving: Serving, started: Started,
   ): Promise<{ late: Promise<void> }> {
     const logger = this.operatorLogger;
+    const followed = new Set<string>(); // the owned resources whose children the assigner follows, once each
     const serve = (ref: ResourceRef, resource: ResourceDescriptor) => {
       const handlers = handlersOf(this.registry.resourceHandlers.filter((h) => sameResource(h.resource, ref)));
       if (!servable(ref, resource, handlers.changing.length + handlers.spawning.length > 0, logger)) return;
@@ -276,7 +279,13 @@ export class Operator {
       for (const { scope, task } of pipeline.watches) serving.add({ scope }, new WatcherSet(task, this.stopper.signal));
       // The assigner's watch of the objects, in the same namespaces: it works only while elected.
       const assigner = started.coordination.assigner;
-      if (assigner) serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
+      if (!assigner) return;
+      serving.add(resource, new WatcherSet(assigner.watcher(resource), this.stopper.signal));
+      for (const { resource: owned } of handlers.reconciling?.owns ?? []) {
+        if (followed.has(watchName(owned))) continue;
+        followed.add(watchName(owned));
+        this.followChildren(assigner, resource, owned, serving);
+      }
     };
     const unresolved = await resolveResources(env.client, this.registry.resources(), serve, logger);
     const late = serveWhenCreated(env.client, unresolved, (name, resource, because) => {
@@ -285,6 +294,18 @@ export class Operator {
       serve(name, resource);
     }, this.stopper.signal, logger);
     return { late };
+  }
+
+  /**
+   * The assigner's watch of a reconciler's owned children, in the namespaces of their owners: they
+   * follow their owners' members. Those of a resource the operator serves are placed as objects.
+   */
+  private followChildren(
+    assigner: RingAssigner, owner: ResourceDescriptor, owned: ResourceDescriptor, serving: Serving,
+  ): void {
+    if (this.registry.resources().some((ref) => sameResource(ref, owned))) return;
+    const scope = owner.scope === 'Cluster' ? 'Cluster' : owned.scope;
+    serving.add({ scope }, new WatcherSet(assigner.childrenWatcher(owned), this.stopper.signal));
   }
 
   /**

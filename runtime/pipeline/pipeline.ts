@@ -37,7 +37,7 @@ import type { Pausing } from '../daemons/pausing.ts';
 import { ResourceIndexing } from '../indexing/indexing.ts';
 import { ResourceReconciler } from '../reconciling/reconciler.ts';
 import { Relocation } from './resolution.ts';
-import { RingShare, type Membership } from './share.ts';
+import { RingShare, type Membership } from '../sharding/share.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
 import { resourceLabel } from '../observation/resource-names.ts';
 
@@ -61,7 +61,7 @@ export interface PipelineEnv {
   readonly pauses: ToggleSet;
   readonly pausing: Pausing;
   readonly freshness: WatchFreshness;
-  /** A member of a ring: only the objects assigned to this replica are watched and handled (`share.ts`). */
+  /** A member of a ring: only the objects assigned to this replica are watched and handled (`sharding/share.ts`). */
   readonly membership?: Membership;
   /** The operator's metrics, if kept. */
   readonly metrics?: OperatorMetrics;
@@ -86,7 +86,7 @@ export class ResourcePipeline {
   readonly queue: ObjectQueues<RawEvent>;
   /** The resource's timers and daemons, if it has any. */
   readonly spawner: Spawner | undefined;
-  /** A ring replica's share of the objects (`share.ts`), if the operator is one. */
+  /** A ring replica's share of the objects (`sharding/share.ts`), if the operator is one. */
   readonly share: RingShare | undefined;
   /** The resource's reconciler, if it has one. */
   readonly reconciler: ResourceReconciler | undefined;
@@ -113,24 +113,24 @@ export class ResourcePipeline {
     this.queue = new ObjectQueues(process, { workerLimit, waited });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
-      cancelled: env.cancelled, indices: env.indexers.indices, requeue: (key, event) => this.queue.push(key, event),
-      metrics,
+      cancelled: env.cancelled, indices: env.indexers.indices, metrics,
+      enqueue: (key, request) => this.queue.enqueue(key, request),
     };
     const spawning = handlers.spawning, indexers = env.indexers;
     this.spawner = spawning.length ? new Spawner(spawning, this.#following(scope), env.pausing) : undefined;
     const indexing = indexers.empty ? undefined : new ResourceIndexing(handlers.indexing, indexers, env.readiness);
-    const offer = (key: string, event: RawEvent) => this.queue.offer(key, event);
     this.reconciler = handlers.reconciling && new ResourceReconciler(handlers.reconciling, {
-      scope: this.#following(scope), request: (key, event) => this.queue.request(key, event), stopping: env.stopping,
+      scope: this.#following(scope), enqueue: scope.enqueue, stopping: env.stopping,
     });
+    // The one owner of what is remembered of each object, and the engines that follow it.
+    const memories = new Memories(() => env.memo, [this.spawner, this.reconciler, indexing]);
     this.#processor = {
       ...scope, changing: handlers.changing, watching: handlers.watching, lifecycle: env.lifecycle,
-      memories: new Memories(() => env.memo), stopping: env.stopping, spawner: this.spawner, indexing,
-      reconciling: this.reconciler, offer,
+      memories, stopping: env.stopping, spawner: this.spawner, indexing, reconciling: this.reconciler,
     };
     const share = this.share = env.membership && new RingShare(env.membership, {
-      client: env.client, resource: () => this.resource, spawner: this.spawner, memories: this.#processor.memories,
-      indexers, logger: env.objectsLogger, requeue: scope.requeue,
+      client: env.client, resource: () => this.resource, release: memories, logger: env.objectsLogger,
+      enqueue: scope.enqueue,
     });
     if (env.pauses.on) this.queue.pause();
     const patching = handlers.changing.length + handlers.spawning.length > 0 || Boolean(handlers.reconciling);
@@ -157,7 +157,7 @@ export class ResourcePipeline {
   /** A watch event into the queue; its version noted first, should it be the echo of our last write. */
   #push(key: string, event: RawEvent): void {
     this.#processor.memories.passing(key, event.object.metadata?.resourceVersion);
-    this.queue.push(key, event);
+    this.queue.enqueue(key, event);
   }
 
   /** The queue's and the daemons' gauges, read when the metrics are scraped. */
@@ -200,14 +200,17 @@ export class ResourcePipeline {
 
 /**
  * The streams of a reconciler's related resources, beside the resource's own in each namespace:
- * their events go to the reconciler's mapping, as requests for the objects they concern.
+ * their events go to the reconciler's mapping, as requests for the objects they concern. In a ring,
+ * the owned ones select the replica's label as its own stream does: a child carries its owner's
+ * member (`sharding/children.ts`), so each replica watches its own owners' children only. The
+ * watched ones are not selected: a `map` may name any object from any of them.
  */
 function relatedPumps(own: Pump, reconciler: ResourceReconciler): Pump[] {
   const { owns, watches } = reconciler.handler;
   return [...owns, ...watches].map((related): Pump => {
     return {
       ...own, gate: undefined, served: { current: () => related.resource }, metadataOnly: related.metadataOnly,
-      labelSelector: undefined,
+      labelSelector: owns.includes(related) ? own.labelSelector : undefined,
       push: (_key, event) => reconciler.related(related, event.object, event.type),
     };
   });

@@ -15,7 +15,7 @@ import { detectCause, isReason, TITLES, type CauseKind } from './causes.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { Finalizers } from './finalizers.ts';
 import type { ResourceProcessor } from './processor.ts';
-import { handlerReport, invokeForResult } from '../actions/invocation.ts';
+import { observerOf, invokeForResult } from '../actions/invocation.ts';
 import { reduceDiff, resolveField } from '../structs/diffs.ts';
 import type { ChangingContext } from '../registry/changingcontext.ts';
 import type { ResourceContext } from '../registry/contexts.ts';
@@ -126,7 +126,7 @@ export async function handleCause(proc: ResourceProcessor, input: CycleInput): P
   const results = new Map<string, unknown>();
   const summary: PassSummary = await runPass(selected, {
     reason, states: state.book, lifecycle: proc.lifecycle, defaultBackoff: proc.settings.execution.defaultBackoff,
-    logger, now, results, cancelled: proc.cancelled, report: handlerReport(proc, 'change'),
+    logger, now, results, cancelled: proc.cancelled, observer: observerOf(proc, 'change'),
     invoke: (handler, attempt, children) => invokeChanging(proc, { handler, attempt, children, reason, context }),
   });
   state.writeStates(progress, summary.done ? proc.changing : undefined);
@@ -217,7 +217,7 @@ export interface ChangingInvocation {
 }
 
 /** Invokes a changing handler with its change, and with `register`/`execute` for its sub-handlers. */
-export function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
+function invokeChanging(proc: ResourceProcessor, inv: ChangingInvocation): Promise<unknown> {
   const { handler, children, context } = inv;
   const field = handler.filters.field;
   const register = (fn: Function, options: SubhandlerOptions<KubeObject> = {}) => {

@@ -1,20 +1,19 @@
 /**
  * What one event of an object leads to, decided before anything is written (as Kopf's
- * kopf/_core/reactor/processing.py decides): the finalizer's addition or removal, or waiting for
- * our own last write, or one pass of the cause's handlers, and the plan of the writes that follow
- * from it. The plan is applied in one place (`applyPlan`, by `processing.ts`).
+ * kopf/_core/reactor/processing.py decides), once the echo of our own last write is seen: the
+ * reconciler's run, then the finalizer's addition or removal, or one pass of the cause's
+ * handlers, and the plan of the writes that follow from all of it. The plan is applied in one
+ * place (`applyPlan`, by `processing.ts`): one write per cycle, however many take part in it.
  */
 import type { KubeObject } from '../structs/resources.ts';
-import { getObject, isNotFound } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceContext } from '../registry/contexts.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import { prematches, seesChange } from '../registry/filters.ts';
-import { sleep } from '../queueing/sleeping.ts';
 import { jsonEqual } from '../structs/diffs.ts';
 import type { Essence } from '../progress/index.ts';
 import type { WritePlan } from '../actions/application.ts';
-import type { SpawningVerdict } from '../actions/engines.ts';
+import type { ObjectReconciling, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
@@ -46,18 +45,54 @@ export interface Decision {
   essence?: Essence;
 }
 
-/** Decides on one event; `undefined` when nothing is written (the event waits, or is stale). */
-export async function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision | undefined> {
+/**
+ * Decides on one event (a plan that may write nothing), once our own last write is seen
+ * (`echoes.ts`, awaited by the processing before): the reconciler's run, then Kopf's side. Nothing
+ * here sleeps, reads the object or requeues it: what it awaits are the handlers' runs.
+ */
+export function decide(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
+  const { context, pressure } = input;
+  if (inert(proc, input.memory)) return Promise.resolve(workOnly(context.patch));
+  // Without a reconciler, Kopf's side is decided at once (an await is a turn of the loop).
+  if (!proc.reconciling) return decideHandlers(proc, input);
+  // If a newer event waits, the cycle ends before the reconciler (the newer one is reconciled instead).
+  if (pressure.aborted) return Promise.resolve(workOnly(context.patch));
+  return reconcileThenDecide(proc, proc.reconciling, input);
+}
+
+/**
+ * Whether nothing of the object's state is decided on this event: the resource has no changing
+ * handlers, timers, daemons or reconciler; or we let the object go at its deletion, and this
+ * event predates that. Then only the event handlers' work is written, and no write is awaited.
+ */
+export function inert(proc: ResourceProcessor, memory: ObjectMemory): boolean {
+  return (!proc.changing.length && !proc.spawner && !proc.reconciling) || Boolean(memory.released);
+}
+
+/**
+ * The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's
+ * removal come after its last run; its patch is the cycle's work, written in the same plan.
+ */
+async function reconcileThenDecide(
+  proc: ResourceProcessor, reconciling: ObjectReconciling, input: EventInput,
+): Promise<Decision> {
+  const { key, event, logger, context } = input;
+  const reconciled = await reconciling.reconcile({ key, body: event.object, context, logger, trigger: event.trigger });
+  const decision = await decideHandlers(proc, input);
+  // What the reconciler wrote is awaited as the handlers' writes are: the next run must see it.
+  return reconciled && !decision.awaited ? { ...decision, awaited: true } : decision;
+}
+
+/** The decision of Kopf's side: the finalizer, the cause and one pass of its handlers. */
+async function decideHandlers(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
   const { key, event, memory, logger, context } = input;
   const { changing } = proc;
   const body = event.object;
   const work = context.patch;
-  // No changing handlers; or we let the object go at its deletion, and this event predates that.
-  if ((!changing.length && !proc.spawner && !proc.reconciling) || memory.released) return workOnly(work);
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   // Filters see the change as the handlers would (reason, diff, old, new), as in Kopf. Reading it
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
-  // it: an event may end in the finalizer's addition or in waiting for our own write, without it.
+  // it: an event may end in the finalizer's addition, without it.
   let change: Change | undefined;
   const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
   const filtering = changing.some((h) => seesChange(h.filters)) ? causeContext(context, changeNow()) : undefined;
@@ -73,12 +108,8 @@ export async function decide(proc: ResourceProcessor, input: EventInput): Promis
   const early = finalizing(interested, spawning, finalizers, work, logger);
   if (early) return early;
 
-  // Mostly, nothing is awaited: no write of ours is pending, or this event is its echo.
-  if (!echoed(memory, body, input.pressure) && !(await consistent(proc, key, memory, body, input.pressure))) {
-    return undefined;
-  }
   const current = changeNow();
-  if (refusedBefore(memory, current, logger)) return undefined;
+  if (refusedBefore(memory, current, logger)) return workOnly(work);
 
   const cycleContext = filtering ?? causeContext(context, current);
   const cycle = await handleCause(proc, { handlers: interested, memory, change: current, context: cycleContext });
@@ -112,7 +143,9 @@ function finalizing(
   }
   if (required && !finalizers.present && !finalizers.deleting) {
     logger.debug('Adding the finalizer, thus preventing the actual deletion.');
-    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false };
+    // Only timers, daemons or a reconciler need it: no handler is pending, which the status says at once.
+    const idle = !interested.length;
+    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false, idle };
   }
   if (!interested.length) {
     // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
@@ -135,7 +168,7 @@ function combined(a: SpawningVerdict | undefined, b: SpawningVerdict | undefined
 }
 
 /** The event handlers' results alone, if any: nothing waits for their echo. */
-function workOnly(work: WritePlan['work']): Decision {
+export function workOnly(work: WritePlan['work']): Decision {
   return { plan: { work }, awaited: false, releasing: false };
 }
 
@@ -151,52 +184,5 @@ function refusedBefore(memory: ObjectMemory, change: Change, logger: Logger): bo
     return false;
   }
   logger.debug('Not handled again: the records of this state of the object were too large to be written.');
-  return true;
-}
-
-/**
- * Whether no write of ours is awaited any more: none was made, or the watch shows it now (our
- * version; or it was seen and replaced by a newer event: this one, unless an event came after it,
- * which goes instead).
- */
-function echoed(memory: ObjectMemory, body: KubeObject, pressure: AbortSignal): boolean {
-  const expected = memory.expected;
-  if (expected && body.metadata?.resourceVersion !== expected.version && !(expected.seen && !pressure.aborted)) {
-    return false;
-  }
-  memory.expected = undefined;
-  return true;
-}
-
-/**
- * After our own patch, hold state-dependent handling until the watch shows our version (as Kopf's
- * kopf/_core/reactor/queueing.py waits for it; `echoed` says when it does).
- * If it does not come in time (a silent or broken stream), the object is read afresh instead of
- * handled as this event shows it: the event may predate our last write, which records what is
- * done (a handler's result comes before its record), and handling it would run that handler again.
- */
-async function consistent(
-  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, pressure: AbortSignal,
-): Promise<boolean> {
-  const expected = memory.expected!;
-  const left = (expected.deadline - Date.now()) / 1000;
-  // A newer event cuts the wait short: it will be processed instead of this one.
-  if (left > 0 && !(await sleep(left, pressure, proc.stopping))) return false;
-  memory.expected = undefined;
-  return !(await requeuedFresh(proc, key, body));
-}
-
-/** Reads the object again and queues it if it changed since `body`; true if queued (or gone). */
-async function requeuedFresh(proc: ResourceProcessor, key: string, body: KubeObject): Promise<boolean> {
-  const ref = { namespace: body.metadata?.namespace, name: body.metadata?.name ?? '' };
-  let fresh: KubeObject;
-  try {
-    fresh = await getObject(proc.client, proc.resource, ref);
-  } catch (error) {
-    if (isNotFound(error)) return true; // gone: its deletion comes through the watch
-    throw error;
-  }
-  if (fresh.metadata?.resourceVersion === body.metadata?.resourceVersion) return false;
-  proc.requeue(key, { type: 'MODIFIED', object: fresh });
   return true;
 }

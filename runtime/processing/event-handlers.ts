@@ -11,7 +11,7 @@ import { executeOnce } from '../handling/execution.ts';
 import { Timestamp, deliverResult } from '../progress/index.ts';
 import type { ResourceProcessor } from './processor.ts';
 import type { RawEvent } from '../actions/scope.ts';
-import { handlerReport, invokeForResult } from '../actions/invocation.ts';
+import { observerOf, invokeForResult } from '../actions/invocation.ts';
 
 /** Runs the matching handlers with the event's context; their results go into its patch. */
 export async function runEventHandlers(
@@ -20,11 +20,11 @@ export async function runEventHandlers(
 ): Promise<void> {
   const type = event.type;
   const ctx: EventContext<KubeObject> = { ...context, type, event: { type, object: event.object }, param: undefined };
-  const report = handlerReport(proc, 'event');
+  const observer = observerOf(proc, 'event');
   for (const handler of handlers) {
     if (!matchesBody(handler.filters, event.object, ctx)) continue;
     const { defaultBackoff } = proc.settings.execution;
-    const options = { now: Timestamp.now(), defaultBackoff, logger, cancelled: proc.cancelled, report };
+    const options = { now: Timestamp.now(), defaultBackoff, logger, cancelled: proc.cancelled, observer };
     const executed = await executeOnce(handler, undefined, options, () =>
       invokeForResult(proc, logger, event.object, handler.fn, { ...ctx, param: handler.param }));
     deliverResult(context.patch, handler.id, executed.outcome);

@@ -5,16 +5,22 @@
 import type { Memo } from '../registry/contexts.ts';
 import type { Essence, HandlerState } from '../progress/index.ts';
 import type { ClockTimer } from '../structs/clock.ts';
+import type { ObjectFollower, ObjectRelease } from '../actions/engines.ts';
+
+/** The resourceVersion our last patch produced, and until when to wait for it (`deciding.ts`). */
+export interface WriteExpectation {
+  version: string;
+  deadline: number;
+  /** An event of that version came into the queue, even if a newer one replaced it there. */
+  seen?: boolean;
+}
 
 export interface ObjectMemory {
   memo: Memo;
   /** First seen in a listing and not yet fully handled once: resume handlers are due. */
   initial: boolean;
-  /**
-   * The resourceVersion our last patch produced, and until when to wait for it; `seen` once an
-   * event of that version came into the queue, even if a newer one replaced it there.
-   */
-  expected?: { version: string; deadline: number; seen?: boolean };
+  /** Our last write, awaited before the next state-dependent decision. */
+  expected?: WriteExpectation;
   /** Unexpected errors in processing: the delays used so far, and when the current one ends. */
   throttle?: { delays: Iterator<number>; until: number; last: number };
   /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
@@ -32,16 +38,38 @@ export interface ObjectMemory {
   indexing?: Map<string, HandlerState>;
 }
 
-export class Memories {
+/**
+ * The one owner of what is remembered of each object served: the processing's memory, and through
+ * the engines that follow it (timers and daemons, the reconciler, the indexes), theirs. An object
+ * is forgotten or let go here, and every follower is told.
+ *
+ * What outlives an object let go without being deleted (a ring replica's object assigned
+ * elsewhere, or all of them when its membership is lost) is our last write to it. The object may
+ * come back while its older states are still on their way (the cycle that wrote may even be
+ * running as it is let go): they must not be handled as if that write had not been made, or its
+ * handlers would run again. So the write is awaited as it would have been, until its deadline.
+ */
+export class Memories implements ObjectRelease {
   private readonly byKey = new Map<string, ObjectMemory>();
+  /** Our last writes to objects let go, oldest first (the deadlines grow with the insertion order). */
+  private readonly writesLetGo = new Map<string, WriteExpectation>();
   private readonly operatorMemo: () => Memo;
-  constructor(operatorMemo: () => Memo) { this.operatorMemo = operatorMemo; }
+  private readonly followers: readonly ObjectFollower[];
+  constructor(operatorMemo: () => Memo, followers: readonly (ObjectFollower | undefined)[] = []) {
+    this.operatorMemo = operatorMemo;
+    this.followers = followers.filter((follower) => follower !== undefined);
+  }
 
   recall(key: string, listed: boolean): ObjectMemory {
     let memory = this.byKey.get(key);
     if (!memory) {
       // A shallow copy, as Kopf does: per-object values stay per object, shared objects stay shared.
       memory = { memo: { ...this.operatorMemo() }, initial: listed };
+      const written = this.writesLetGo.get(key);
+      if (written) {
+        memory.expected = written;
+        this.writesLetGo.delete(key);
+      }
       this.byKey.set(key, memory);
     }
     return memory;
@@ -52,18 +80,58 @@ export class Memories {
    * is seen, though a newer event may replace it in the queue before it is processed.
    */
   passing(key: string, version: string | undefined): void {
-    const expected = this.byKey.get(key)?.expected;
+    const expected = this.byKey.get(key)?.expected ?? this.writesLetGo.get(key);
     if (expected && version === expected.version) expected.seen = true;
   }
 
-  forget(key: string): void {
-    const memory = this.byKey.get(key);
-    memory?.wakeup?.cancel();
-    this.byKey.delete(key);
+  /**
+   * A cycle's writes are made: the next state-dependent decision waits for their echo. The memory
+   * is the one the cycle began with: if the object was let go since, the write outlives it.
+   */
+  wrote(key: string, memory: ObjectMemory, expected: WriteExpectation): void {
+    if (this.byKey.get(key) === memory) memory.expected = expected;
+    else this.keepWrite(key, expected);
   }
 
+  /** The object is gone: nothing of it is kept, here or by the followers. */
+  forget(key: string): void {
+    this.drop(key);
+    for (const follower of this.followers) follower.forget(key);
+  }
+
+  /**
+   * The object is no longer served here, though it exists: only our last write to it is kept; the
+   * followers stop what runs for it (resolves once they have).
+   */
+  async letGo(key: string): Promise<void> {
+    const expected = this.byKey.get(key)?.expected;
+    this.drop(key);
+    if (expected) this.keepWrite(key, expected);
+    await Promise.all(this.followers.map((follower) => follower.letGo(key)));
+  }
+
+  private drop(key: string): void {
+    this.byKey.get(key)?.wakeup?.cancel();
+    this.byKey.delete(key);
+    this.writesLetGo.delete(key);
+  }
+
+  private keepWrite(key: string, expected: WriteExpectation): void {
+    // Past its deadline, a write is no longer awaited (the object is read afresh instead): the
+    // oldest such ones go first, so that objects let go for good leave nothing behind for long.
+    const now = Date.now();
+    for (const [old, { deadline }] of this.writesLetGo) {
+      if (deadline > now) break;
+      this.writesLetGo.delete(old);
+    }
+    this.writesLetGo.delete(key);
+    this.writesLetGo.set(key, expected);
+  }
+
+  /** Drops every memory of this owner's own (the followers keep theirs: they are stopped on their own). */
   clear(): void {
-    for (const key of [...this.byKey.keys()]) this.forget(key);
+    for (const key of [...this.byKey.keys()]) this.drop(key);
+    this.writesLetGo.clear();
   }
 
   get size(): number { return this.byKey.size; }

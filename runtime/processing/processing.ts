@@ -2,11 +2,13 @@
  * The per-event logic (as Kopf's kopf/_core/reactor/processing.py): what one watch event of one
  * object leads to.
  *
- *   indexes → event handlers → decision (stealth check → finalizer → consistency → cause → one
- *   pass of handlers → finalizer removal) → the plan's writes → delayed re-processing.
+ *   indexes → event handlers → our own last write seen (`echoes.ts`) → decision (stealth check →
+ *   the reconciler → finalizer → cause → one pass of handlers → finalizer removal) → the plan's
+ *   writes → delayed re-processing.
  *
- * The context of the event is built once; the writes are decided first (`deciding.ts`) and made
- * in one place (`applyPlan`). One cycle writes a few requests, the handlers' work before the
+ * The context of the event is built once, and its patch is the cycle's work: the event handlers,
+ * the reconciler and the changing handlers all write into it. The writes are decided first
+ * (`deciding.ts`) and made in one place (`applyPlan`). One cycle writes a few requests, the handlers' work before the
  * records of it (`writes.ts`), and every handler's progress is on the object before the next
  * handler starts, so a crash or a restart (of this runtime or of Kopf) resumes where the records
  * say, at worst running again a handler whose work was written but not its record.
@@ -20,7 +22,8 @@ import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
-import { decide, type Decision } from './deciding.ts';
+import { decide, inert, workOnly, type Decision, type EventInput } from './deciding.ts';
+import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 import { foldConditions } from './status-conditions.ts';
@@ -32,14 +35,40 @@ import type { RawEvent } from '../actions/scope.ts';
 import type { EventIndexing } from '../actions/engines.ts';
 import { currentClock } from '../structs/clock.ts';
 
-/** Processes one event; never throws — unexpected errors throttle the object instead. */
+/** What a request of a kind takes part in: the processing's one switch on the kind. */
+interface Traits {
+  /** Index functions run on it (a watch event not indexed yet). */
+  readonly indexes: boolean;
+  /** Event handlers see it, and it cuts a scheduled wake-up short (it is or may be a newer state). */
+  readonly watched: boolean;
+  /** It is the wake-up that ends a throttling delay. */
+  readonly wakeup: boolean;
+}
+
+const WATCHED: Traits = { indexes: true, watched: true, wakeup: false };
+const WAKEUP: Traits = { indexes: true, watched: true, wakeup: true };
+const INDEXED: Traits = { indexes: false, watched: true, wakeup: false };
+/** No state of its own: event handlers and index functions saw its body already. */
+const RECONCILE: Traits = { indexes: false, watched: false, wakeup: false };
+
+function traitsOf(kind: RawEvent['kind']): Traits {
+  switch (kind) {
+    case 'event': case 'retry': case 'release': return WATCHED;
+    case 'wakeup': return WAKEUP;
+    case 'indexed': return INDEXED;
+    case 'reconcile': return RECONCILE;
+  }
+}
+
+/** Processes one request of the object's queue; never throws — unexpected errors throttle the object instead. */
 export async function processEvent(
   proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal,
 ): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
   const logger = proc.logger.forObject(event.object);
+  const traits = traitsOf(event.kind);
   // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
-  if (memory.wakeup && !event.reconcile) {
+  if (memory.wakeup && traits.watched) {
     memory.wakeup.cancel();
     memory.wakeup = undefined;
     // As Kopf's sleep in the worker is cut short by the next event: it is processed at once.
@@ -47,18 +76,18 @@ export async function processEvent(
       logger.debug(`Sleeping was interrupted by new changes, ${secondsLeft(memory.sleepingUntil)} seconds left.`);
     }
   }
-  if (!event.reconcile) memory.sleepingUntil = undefined;
+  if (traits.watched) memory.sleepingUntil = undefined;
 
   // The wake-up is the throttle's own timer (scheduling one clears any other): it ends the delay
   // even if it fires a millisecond before the wall clock says so, as Node's timers may.
   const now = currentClock().now();
-  if (memory.throttle && !event.wakeup && now < memory.throttle.until) {
+  if (memory.throttle && !traits.wakeup && now < memory.throttle.until) {
     schedule(proc, key, memory, event.object, (memory.throttle.until - now) / 1000);
     return;
   }
-  if (memory.throttle && event.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
+  if (memory.throttle && traits.wakeup) logger.info('Throttling is over. Switching back to normal operations.');
   try {
-    await traced(proc, event, () => processObject(proc, key, event, memory, logger, pressure));
+    await traced(proc, event, () => processObject(proc, key, event, traits, memory, logger, pressure));
     memory.throttle = undefined;
   } catch (error) {
     // A cycle that outlived the operator's stop (its handler ran past the exit timeout) ends
@@ -84,7 +113,7 @@ function traced(
   const meta = event.object.metadata;
   describeObject(span, { kind: event.object.kind, name: meta?.name, namespace: meta?.namespace, uid: meta?.uid },
     proc.resource);
-  span.setAttribute(ATTRIBUTES.event, event.wakeup ? 'WAKEUP' : event.type ?? 'LISTED');
+  span.setAttribute(ATTRIBUTES.event, event.kind === 'wakeup' ? 'WAKEUP' : event.type ?? 'LISTED');
   return within(span, async () => {
     const cause = await cycle();
     if (cause) span.setAttribute(ATTRIBUTES.cause, cause);
@@ -93,41 +122,36 @@ function traced(
 
 /** Processes one event; returns the cause it was handled for, if its handlers were considered. */
 async function processObject(
-  proc: ResourceProcessor, key: string, event: RawEvent, memory: ObjectMemory, logger: Logger, pressure: AbortSignal,
+  proc: ResourceProcessor, key: string, event: RawEvent, traits: Traits, memory: ObjectMemory, logger: Logger,
+  pressure: AbortSignal,
 ): Promise<CauseKind | undefined> {
   const body = event.object;
   // The event's context, built once: its index functions, event handlers, filters and changing
   // handlers share it, each with its own parts (a logger, the retry) layered over it.
   const context = objectContext(body, memory, logger, newPatch(body), proc);
   // Each step that an operator may not use is not even awaited then: an await is a turn of the loop.
-  if (proc.indexing && !(await indexed(proc, proc.indexing, key, event, memory, context))) return undefined;
-  if (proc.watching.length && !event.reconcile) await runEventHandlers(proc, proc.watching, event, logger, context);
+  if (proc.indexing && !(await indexed(proc, proc.indexing, { key, event, traits, memory, context }))) return undefined;
+  if (proc.watching.length && traits.watched) await runEventHandlers(proc, proc.watching, event, logger, context);
 
   if (event.type === 'DELETED') {
     if (proc.changing.length) logger.debug('Deleted, really deleted, and we are notified.');
-    proc.spawner?.forget(key);
-    proc.reconciling?.forget(key);
-    proc.memories.forget(key);
+    proc.memories.forget(key); // and the timers, daemons and reconciler's requests with it
     return undefined;
   }
-  // The reconciler, before Kopf's handlers, so that a deletion's handlers and the finalizer's removal
-  // come after its last run. The cycle ends here if a newer event waits (it reconciles instead).
-  // Otherwise Kopf's handlers follow, also after a write of the reconciler: it does not touch their
-  // records, and a reconciler that writes on every run must not keep them from ever running.
-  let written: string | undefined;
-  if (proc.reconciling && !memory.released) {
-    if (pressure.aborted) return undefined;
-    written = await proc.reconciling.reconcile({ key, body, context, logger, trigger: event.trigger });
-  }
-  const decision = await decide(proc, { key, event, memory, logger, pressure, context });
-  if (decision && proc.settings.status.conditions) foldConditions(proc, key, body, decision);
-  if (decision) await carryOut(proc, key, memory, body, logger, decision);
-  // Kopf's handlers wait for the echo of their own writes, not of the reconciler's; the next
-  // state-dependent handling waits for the reconciler's when they wrote nothing themselves.
-  if (written && !memory.expected) {
-    remember(proc, memory, { patched: true, resourceVersion: written });
-  }
-  return decision?.cycle?.kind;
+  // Our own last write seen, the reconciler's run, the finalizer and Kopf's handlers decide one
+  // plan, written once.
+  const decision = await decideOnEvent(proc, { key, event, memory, logger, pressure, context });
+  if (proc.settings.status.conditions) foldConditions(proc, key, body, decision);
+  await carryOut(proc, key, memory, body, logger, decision);
+  return decision.cycle?.kind;
+}
+
+/** Decides once our own last write is seen; the event handlers' work alone if a newer state goes instead. */
+async function decideOnEvent(proc: ResourceProcessor, input: EventInput): Promise<Decision> {
+  const { key, event, memory, pressure, context } = input;
+  const seen = inert(proc, memory) || echoed(memory, event.object, pressure)
+    || await echoAwaited(proc, key, memory, event.object, pressure);
+  return seen ? decide(proc, input) : workOnly(context.patch);
 }
 
 /** Writes what was decided, once, and remembers what follows from the writes. */
@@ -148,7 +172,7 @@ async function carryOut(
     return;
   }
   if (decision.releasing && outcome.jsonApplied) memory.released = true;
-  if (decision.awaited) remember(proc, memory, outcome);
+  if (decision.awaited) remember(proc, key, memory, body, outcome);
   if (decision.cycle) afterCycle(proc, key, memory, body, logger, decision.cycle, outcome);
 }
 
@@ -178,24 +202,32 @@ function afterCycle(
  * An event that must wait is processed again, without indexing, when the gate opens.
  */
 async function indexed(
-  proc: ResourceProcessor, indexing: EventIndexing, key: string, event: RawEvent, memory: ObjectMemory,
-  context: ResourceContext<KubeObject>,
+  proc: ResourceProcessor, indexing: EventIndexing,
+  input: { key: string; event: RawEvent; traits: Traits; memory: ObjectMemory; context: ResourceContext<KubeObject> },
 ): Promise<boolean> {
-  if (!event.indexed && indexing.handlers.length) {
+  const { key, event, memory, context } = input;
+  if (input.traits.indexes && indexing.handlers.length) {
     // Index functions run on every event: their log lines are terse, and their patch is not applied.
     const logger = proc.logger.forObject(event.object, { terse: true });
     const indexContext = { ...context, logger, patch: newPatch(event.object) };
     const states = memory.indexing ??= new Map();
     await indexing.index(proc, { key, type: event.type, body: event.object, context: indexContext, states }, logger);
   }
-  const waited: RawEvent = { ...event, indexed: true };
-  return indexing.admit(key, () => (proc.offer ? proc.offer(key, waited) : proc.requeue(key, waited)));
+  const held: RawEvent = { kind: 'indexed', type: event.type, object: event.object };
+  return indexing.admit(key, () => proc.enqueue(key, held));
 }
 
-function remember(proc: ResourceProcessor, memory: ObjectMemory, outcome: PatchOutcome): void {
+/**
+ * The version our writes made, to be awaited before the next state-dependent decision. A write
+ * that changed nothing (the same version back) brings no event: there is nothing to await.
+ */
+function remember(
+  proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, outcome: PatchOutcome,
+): void {
   const timeout = proc.settings.persistence.consistencyTimeout;
-  if (outcome.resourceVersion && timeout > 0) {
-    memory.expected = { version: outcome.resourceVersion, deadline: Date.now() + timeout * 1000 };
+  const written = outcome.resourceVersion;
+  if (written && written !== body.metadata?.resourceVersion && timeout > 0) {
+    proc.memories.wrote(key, memory, { version: written, deadline: Date.now() + timeout * 1000 });
   }
 }
 
@@ -214,8 +246,8 @@ function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, bo
   // On the operator's clock, as Kopf's delays are stored by it (a test's virtual clock moves both).
   memory.wakeup = currentClock().setTimer(() => {
     memory.wakeup = undefined;
-    proc.requeue(key, { type: 'MODIFIED', object: body, wakeup: true });
-  }, seconds * 1000, false);
+    proc.enqueue(key, { kind: 'wakeup', type: 'MODIFIED', object: body });
+  }, Math.max(0, seconds * 1000), false);
 }
 
 function throttle(

@@ -7,7 +7,7 @@
 import type { ChangingHandler, EventHandler } from '../registry/handlers.ts';
 import type { Lifecycle } from '../handling/lifecycles.ts';
 import type { Indices } from '../indices/indices.ts';
-import type { RawEvent, ResourceScope } from '../actions/scope.ts';
+import type { ResourceScope } from '../actions/scope.ts';
 import type { EventIndexing, ObjectReconciling, ObjectSpawning } from '../actions/engines.ts';
 import type { Memories } from './memories.ts';
 
@@ -18,8 +18,6 @@ export interface ResourceProcessor extends ResourceScope {
   readonly watching: readonly EventHandler[];
   readonly lifecycle: Lifecycle;
   readonly memories: Memories;
-  /** Queues an event for an object unless a newer one waits for it (events that waited for the indexes). */
-  readonly offer?: (key: string, event: RawEvent) => void;
   /** The operator is stopping: no new sleeps or wake-ups. */
   readonly stopping: AbortSignal;
   /** This resource's timers and daemons, if it has any. */

@@ -1,8 +1,10 @@
 /**
  * Per-object serial processing with many objects in parallel (Kopf's queueing, controller-runtime's
- * workqueue). Events are keyed by the object's uid; while an object is being processed, newer
- * events replace the pending one (the latest state wins, intermediate states need no handling),
- * and the running cycle is told so through its `pressure` signal to cut its sleeps short.
+ * workqueue). Requests are keyed by the object's uid; while an object is being processed, one
+ * waits in its slot: a newer event replaces the pending one (the latest state wins, intermediate
+ * states need no handling), and the running cycle is told so through its `pressure` signal to cut
+ * its sleeps short. Which request replaces which, and which presses the running cycle, is the
+ * table of `requests.ts`.
  * Nothing is kept for a key once its queue is drained: per-object memory lives elsewhere and is
  * dropped when the object is gone.
  *
@@ -12,8 +14,9 @@
  */
 import { Fifo } from '../structs/fifo.ts';
 import { within } from './sleeping.ts';
+import { QUEUEING, type Queued } from './requests.ts';
 
-export interface Work<E> {
+export interface Work<E extends Queued> {
   event: E;
   /** Aborted when a newer event for the same object arrives, or when the queue stops. */
   pressure: AbortSignal;
@@ -27,7 +30,7 @@ const NEWER_EVENT = Object.freeze(new Error('A newer event has come for this obj
 const PAUSED = Object.freeze(new Error('Processing is paused.'));
 const STOPPED = Object.freeze(new Error('The queue is stopping.'));
 
-type Processor<E> = (key: string, work: Work<E>) => Promise<void>;
+type Processor<E extends Queued> = (key: string, work: Work<E>) => Promise<void>;
 
 interface Slot<E> {
   pending: E | undefined;
@@ -48,7 +51,7 @@ export interface QueueOptions {
   waited?: (seconds: number) => void;
 }
 
-export class ObjectQueues<E> {
+export class ObjectQueues<E extends Queued> {
   private readonly slots = new Map<string, Slot<E>>();
   /**
    * Objects waiting for a worker, oldest first. In a burst most objects wait here, so waiting
@@ -69,35 +72,25 @@ export class ObjectQueues<E> {
     this.waited = options.waited;
   }
 
-  /** Queues an event for an object; replaces an event still waiting for the same object. */
-  push(key: string, event: E): void {
+  /**
+   * Puts a request for an object into its queue, the one way in: as the table of `requests.ts`
+   * says, it takes the slot or yields to the request waiting there, and presses the running cycle.
+   */
+  enqueue(key: string, request: E): void {
     if (this.stopped) return;
     const slot = this.slots.get(key);
-    if (slot) {
-      this.wait(slot, event);
-      slot.current?.abort(NEWER_EVENT);
+    if (!slot) {
+      const since = this.waited ? performance.now() : 0;
+      const fresh: Slot<E> = { pending: request, current: undefined, running: undefined, since };
+      this.slots.set(key, fresh);
+      if (this.workers < this.workerLimit) this.start(key, fresh);
+      else this.line.push(key);
       return;
     }
-    const since = this.waited ? performance.now() : 0;
-    const fresh: Slot<E> = { pending: event, current: undefined, running: undefined, since };
-    this.slots.set(key, fresh);
-    if (this.workers < this.workerLimit) this.start(key, fresh);
-    else this.line.push(key);
-  }
-
-  /** Queues an event for an object unless another one waits for it already (which is newer). */
-  offer(key: string, event: E): void {
-    if (this.slots.get(key)?.pending === undefined) this.push(key, event);
-  }
-
-  /**
-   * Queues a request for an object unless an event waits for it already (which serves as well),
-   * without pressing the running cycle: a request is no newer state, only a reason to look again.
-   */
-  request(key: string, event: E): void {
-    const slot = this.slots.get(key);
-    if (!slot) this.push(key, event);
-    else if (slot.pending === undefined && !this.stopped) this.wait(slot, event);
+    const rule = QUEUEING[request.kind];
+    if (slot.pending !== undefined && rule.meets[slot.pending.kind] === 'yield') return;
+    this.wait(slot, request);
+    if (rule.interrupts) slot.current?.abort(NEWER_EVENT);
   }
 
   /** The event waits in the object's slot; its wait is timed from now unless another one waited already. */

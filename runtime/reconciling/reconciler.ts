@@ -13,13 +13,13 @@ import type { Logger } from '../logging/index.ts';
 import type { FilterContext, ReconcileContext } from '../registry/contexts.ts';
 import type { ReconcileHandler, RelatedObject, RelatedResource } from '../registry/handlers.ts';
 import { matchesBody } from '../registry/filters.ts';
-import { applyPlan, newPatch } from '../actions/application.ts';
-import { handlerReport, invokeHandler } from '../actions/invocation.ts';
-import { startHandlerSpan, within } from '../observation/tracing.ts';
+import { invokeHandler, observerOf } from '../actions/invocation.ts';
+import { callHandler } from '../handling/calls.ts';
+import { resourceLabel } from '../observation/resource-names.ts';
 import type { ObjectReconciling, ReconcileView, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import type { ReconcileTrigger } from '../observation/metrics.ts';
-import { failureOf, successOf, type RunOutcome } from './run-outcomes.ts';
+import { failureOf, outcomeName, successOf, type RunOutcome } from './run-outcomes.ts';
 import { controllerUid, nameKey, requestedNames } from './related-requests.ts';
 import { RelatedObjects } from './related-cache.ts';
 import { currentClock, type ClockTimer } from '../structs/clock.ts';
@@ -28,8 +28,8 @@ import type { ReconcilerStanding } from '../conditions/standing.ts';
 export interface ReconcilerEnv {
   /** The served resource, where it is served now. */
   readonly scope: ResourceScope;
-  /** Queues a request for an object unless an event waits for it already, without pressing its running cycle. */
-  request(key: string, event: RawEvent): void;
+  /** Puts a request for an object into its queue (`queueing/requests.ts`: it yields to what waits there). */
+  enqueue(key: string, request: RawEvent): void;
   /** The operator is stopping: no new timers. */
   readonly stopping: AbortSignal;
 }
@@ -70,7 +70,7 @@ export class ResourceReconciler implements ObjectReconciling {
     this.#related = new RelatedObjects(handler.owns, handler.watches, ownerOf, this.#title);
   }
 
-  async reconcile(view: ReconcileView): Promise<string | undefined> {
+  async reconcile(view: ReconcileView): Promise<boolean> {
     const { key, body, context, logger, trigger = 'change' } = view;
     const record = this.#recall(key, body);
     const deleting = Boolean(body.metadata?.deletionTimestamp);
@@ -78,52 +78,41 @@ export class ResourceReconciler implements ObjectReconciling {
       (!deleting || (this.handler.finalizer && !record.released));
     if (!due) {
       this.#cancel(record);
-      return undefined;
+      return false;
     }
-    if (failedForGood(record)) return undefined;
+    if (failedForGood(record)) return false;
     record.failedFor = undefined;
-    const report = handlerReport(this.#env.scope, 'reconcile');
-    report?.metrics.reconcileRequest(report.resource, trigger);
+    const { metrics, resource } = this.#env.scope;
+    if (metrics) metrics.reconcileRequest(resourceLabel(resource), trigger);
     const version = body.metadata?.resourceVersion;
     this.#cancel(record);
-    const patch = newPatch(body);
+    // Its `patch` is the cycle's (the context's): written with the rest of the cycle's work, in one plan.
     const uid = body.metadata?.uid ?? '';
     const related = this.#related;
     const ctx: ReconcileContext<KubeObject> = {
-      ...context, patch, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
+      ...context, logger, retry: record.failures, param: this.handler.param, deleting, cache: related,
       owned: (resource) => related.owned(uid, resource),
       ownedMetadata: (resource) => related.ownedMetadata(uid, resource),
     };
-    const { scope } = this.#env;
     const outcome = await this.#run(body, ctx, record.failures, logger);
     this.#remember(key, record, outcome, version, deleting, logger);
-    const written = await applyPlan(scope, body, { work: patch }, logger);
-    return written.resourceVersion !== undefined && written.resourceVersion !== version
-      ? written.resourceVersion : undefined;
+    return true;
   }
 
   /** One call of the reconciler, traced and counted as every handler's is. */
-  async #run(
-    body: KubeObject, ctx: ReconcileContext<KubeObject>, failures: number, logger: Logger,
-  ): Promise<RunOutcome> {
+  #run(body: KubeObject, ctx: ReconcileContext<KubeObject>, failures: number, logger: Logger): Promise<RunOutcome> {
     const { scope } = this.#env;
-    const report = handlerReport(scope, 'reconcile');
-    const started = report && performance.now();
-    const span = startHandlerSpan(this.handler.id, failures, logger.ref, 'reconcile');
-    let outcome: RunOutcome;
-    try {
-      const result = await within(span, () => invokeHandler(scope, logger, body, this.handler.fn, ctx));
-      outcome = successOf(result, logger, this.#title);
-    } catch (error) {
-      outcome = failureOf(error, failures + 1, scope.settings.reconciling);
-      this.#report(outcome, error, logger);
-    }
-    if (report && started !== undefined) {
-      const name = outcome.kind === 'success' ? 'success' : outcome.kind === 'permanent' ? 'failure' : 'retry';
-      const seconds = (performance.now() - started) / 1000;
-      report.metrics.handlerRun(report.resource, this.handler.id, 'reconcile', name, seconds);
-    }
-    return outcome;
+    return callHandler<RunOutcome>({
+      id: this.handler.id, retry: failures, object: logger.ref, cause: 'reconcile',
+      observer: observerOf(scope, 'reconcile'),
+      returned: (result) => successOf(result, logger, this.#title),
+      threw: (error) => {
+        const outcome = failureOf(error, failures + 1, scope.settings.reconciling);
+        this.#report(outcome, error, logger);
+        return outcome;
+      },
+      named: outcomeName,
+    }, () => invokeHandler(scope, logger, body, this.handler.fn, ctx));
   }
 
   verdict(key: string, body: KubeObject, ctx: FilterContext<KubeObject>): SpawningVerdict {
@@ -134,6 +123,11 @@ export class ResourceReconciler implements ObjectReconciling {
 
   standing(key: string): ReconcilerStanding | undefined {
     return this.#records.get(key)?.standing;
+  }
+
+  /** The object is served elsewhere (a ring's other replica): its requests and timers are dropped here. */
+  letGo(key: string): void {
+    this.forget(key);
   }
 
   forget(key: string): void {
@@ -148,7 +142,7 @@ export class ResourceReconciler implements ObjectReconciling {
   request(key: string, trigger: ReconcileTrigger): void {
     const record = this.#records.get(key);
     if (!record || failedForGood(record)) return;
-    this.#env.request(key, { type: 'MODIFIED', object: record.body, reconcile: true, indexed: true, trigger });
+    this.#env.enqueue(key, { kind: 'reconcile', type: 'MODIFIED', object: record.body, trigger });
   }
 
   /** A related object changed (or was listed, or deleted): kept for reads, and requests for the objects it concerns. */

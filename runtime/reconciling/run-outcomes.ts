@@ -7,6 +7,7 @@
 import type { ReconcilingSettings } from '../config/settings.ts';
 import { PermanentError, TemporaryError, thrownText } from '../structs/errors.ts';
 import type { Logger } from '../logging/index.ts';
+import type { HandlerOutcome } from '../observation/metrics.ts';
 
 export type RunOutcome =
   | { kind: 'success'; requeueAfter: number | undefined }
@@ -44,3 +45,8 @@ export function successOf(result: unknown, logger: Logger, title: string): RunOu
   return { kind: 'success', requeueAfter };
 }
 
+
+/** How the metrics name a run's outcome: a `PermanentError` is a failure for good, any other error a retry. */
+export function outcomeName(outcome: RunOutcome): HandlerOutcome {
+  return outcome.kind === 'success' ? 'success' : outcome.kind === 'permanent' ? 'failure' : 'retry';
+}

@@ -3,9 +3,10 @@
  * controller-runtime has them. One version of a kind is the hub (usually the storage version);
  * every other version (a spoke) has an `up` to the hub and a `down` from it, and a spoke is turned
  * into another spoke through the hub. Typed by the descriptors: `up` takes the spoke's object
- * type and returns the hub's, `down` the reverse.
+ * type and returns the hub's, `down` the reverse. Here are their registration (`on.convert`, its
+ * part of the registry's `On`), their checks and their records in the registry.
  */
-import type { FieldMap, KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import type { FieldMap, KubeObject, ObjectOf, ResourceDescriptor } from '../structs/resources.ts';
 import { RegistrationError } from './ids.ts';
 
 /** What the user writes: the two directions between a spoke and its hub. */
@@ -17,6 +18,19 @@ export interface Converters<H extends KubeObject, S extends KubeObject> {
 }
 
 export type ConvertFn = (object: KubeObject) => KubeObject;
+
+/** The registry's `on.convert`. */
+export interface OnConvert {
+  /**
+   * Converters between two versions of a resource, for the API server's conversion webhook:
+   * `up` from the spoke's version to the hub's, `down` back. Spoke to spoke goes through the hub.
+   * What the hub has and a spoke lacks is kept on the spoke's objects and restored, so that a round
+   * trip through an older version loses nothing. See docs/versions.md.
+   */
+  convert<H extends ResourceDescriptor<KubeObject, FieldMap>, S extends ResourceDescriptor<KubeObject, FieldMap>>(
+    hub: H, spoke: S, converters: NoInfer<Converters<ObjectOf<H>, ObjectOf<S>>>,
+  ): void;
+}
 
 /** One spoke's converters as the registry keeps them. */
 export interface ConversionHandler {
@@ -70,3 +84,14 @@ export function conversionOf(
   }
   return { kind: 'conversion', id, hub, spoke, up: converters.up as ConvertFn, down: converters.down as ConvertFn };
 }
+
+/** `on.convert` of a registry that keeps its converters in `registered`: each spoke's checked, then kept. */
+export function onConvert(registered: ConversionHandler[]): OnConvert['convert'] {
+  // The typing is the signature's; what arrives is checked as plain JavaScript would send it.
+  const convert = (hub: Descriptor, spoke: Descriptor, converters: Converters<KubeObject, KubeObject>) => {
+    registered.push(conversionOf(hub, spoke, converters, registered));
+  };
+  return convert as OnConvert['convert'];
+}
+
+type Descriptor = ResourceDescriptor<KubeObject, FieldMap>;

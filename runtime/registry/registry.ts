@@ -3,7 +3,7 @@
  * A default registry backs the module-level `on` (as Kopf's decorators do); embedded operators
  * can create their own, so several operators in one process share nothing.
  */
-import type { FieldMap, KubeObject, ObjectOf, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
+import type { FieldMap, KubeObject, ResourceDescriptor, UntypedFields } from '../structs/resources.ts';
 import type { ChangingFn, FieldFn } from './changingcontext.ts';
 import type {
   Activity, ActivityFn, DaemonFn, EventFn, IndexFn, LoginFn, ProbeFn, Reason, ReconcileFn, TimerFn,
@@ -25,12 +25,12 @@ import {
   webhookOptionsOf, type MutatingFn, type ValidatingFn, type WebhookHandler, type WebhookKind, type WebhookOptions,
 } from './webhooks.ts';
 import { declaredPermission, type DeclaredPermission, type PermissionOptions, type RbacVerb } from './permissions.ts';
-import { conversionOf, type ConversionHandler, type Converters } from './conversions.ts';
+import { onConvert, type ConversionHandler, type OnConvert } from './conversions.ts';
 
 type Keys<F> = keyof F & string;
 
-/** The registration functions, typed by the resource descriptor. */
-export interface On {
+/** The registration functions, typed by the resource descriptor (`on.convert`'s in conversions.ts). */
+export interface On extends OnConvert {
   create<T extends KubeObject, F extends FieldMap, P extends Keys<F> = Keys<F>>(
     resource: ResourceDescriptor<T, F>, fn: ChangingFn<T, F>, options?: ChangingOptions<T, F, P>,
   ): void;
@@ -113,15 +113,6 @@ export interface On {
   reconcile(
     resource: string, fn: ReconcileFn<KubeObject>, options?: ReconcileOptions<KubeObject, UntypedFields>,
   ): void;
-  /**
-   * Converters between two versions of a resource, for the API server's conversion webhook:
-   * `up` from the spoke's version to the hub's, `down` back. Spoke to spoke goes through the hub.
-   * What the hub has and a spoke lacks is kept on the spoke's objects and restored, so that a round
-   * trip through an older version loses nothing. See docs/versions.md.
-   */
-  convert<H extends ResourceDescriptor<KubeObject, FieldMap>, S extends ResourceDescriptor<KubeObject, FieldMap>>(
-    hub: H, spoke: S, converters: NoInfer<Converters<ObjectOf<H>, ObjectOf<S>>>,
-  ): void;
   startup(fn: ActivityFn, options?: ActivityOptions): void;
   cleanup(fn: ActivityFn, options?: ActivityOptions): void;
   /** Credentials for the API, instead of the kubeconfig's; called again when they expire or are rejected. */
@@ -171,9 +162,7 @@ export class OperatorRegistry {
         this.addIndex(resource, fn, options),
       reconcile: (resource: ResourceRef, fn: Function, options: LooseReconcileOptions = {}) =>
         this.addReconcile(resource, fn, options),
-      convert: (hub: ResourceDescriptor, spoke: ResourceDescriptor, converters: Converters<KubeObject, KubeObject>) => {
-        this.conversionHandlers.push(conversionOf(hub, spoke, converters, this.conversionHandlers));
-      },
+      convert: onConvert(this.conversionHandlers),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('startup', fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity('cleanup', fn, options),
       login: (fn: LoginFn, options: ActivityOptions = {}) =>

@@ -5,7 +5,7 @@
  */
 import type { Diff } from '../structs/diffs.ts';
 import type { FieldMap, KubeObject } from '../structs/resources.ts';
-import type { FilterContext, InvocationContext, ResourceContext } from './contexts.ts';
+import type { InvocationContext, ResourceContext } from './contexts.ts';
 import type { FieldOptions, FilterOptions, HandlerBase, HandlerFilters, ResourceRef } from './handlers.ts';
 import { RegistrationError } from './ids.ts';
 
@@ -128,6 +128,3 @@ export function webhookOptionsOf(options: WebhookOptions<KubeObject, FieldMap>, 
     timeout,
   };
 }
-
-/** Filter callbacks of admission handlers see the object under review and the request's details. */
-export type WebhookFilterContext = FilterContext<KubeObject> & Partial<AdmissionInfo>;

@@ -29,7 +29,7 @@ export interface ServerLimits {
 }
 
 /** Enough for any caller on a working network: the API server sends a review at once. */
-export const DEFAULT_LIMITS: ServerLimits = { headersTimeout: 10, requestTimeout: 30 };
+const DEFAULT_LIMITS: ServerLimits = { headersTimeout: 10, requestTimeout: 30 };
 
 /** Serves one request; its failure is answered 500 and logged (a bug: bad input is answered by the handler). */
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;

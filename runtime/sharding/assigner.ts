@@ -5,16 +5,10 @@
  * it (`seals.ts`). It keeps only what the placing needs per object (name, position on the ring,
  * labels, the last seal of the ring seen on it, resourceVersion).
  *
- * - A member is a Lease with the ring's label and the ring's seal over its holder and renewal: a
- *   Lease without a valid seal (written by anyone but a replica of the ring) is no member, and
- *   logged. A member is alive while its sealed renewal advances: its expiry is judged by our own
- *   clock and `settings.sharding.leaseDuration`, never by the Lease's own fields, from when we last
- *   saw a newer sealed renewal. Before a member is judged dead, its Lease is read afresh: a watch
- *   that has silently stopped bringing changes must not make a living member look dead.
- * - A Lease released by its own process (no holder, sealed: a clean stop, which then deletes it)
- *   is a member gone at once. A Lease deleted otherwise leaves the ring at once (nothing more is
- *   placed on it); its objects are drained, and moved directly once its last renewal is older than
- *   `leaseDuration` (its process, if alive, creates its Lease again and is a member again).
+ * - The members are judged by their sealed renewals, never by the Leases' own fields (`members.ts`):
+ *   those alive and in the ring are placed on; the objects of those alive but out of it (their Lease
+ *   deleted by someone else) are drained; those of a member gone (released, or expired and read
+ *   afresh as such) are placed anew directly.
  * - An object's placement is what the ring sealed, never the label alone: a label that disagrees
  *   with the seal is put back; a label without a seal (or an older seal put back) is drained, so
  *   that its member seals a release before the object is assigned anew.
@@ -23,10 +17,12 @@
  *   (409) and the newer state's event decides again; nothing is decided on stale labels.
  * - While this replica is not the elected assigner, it follows the members only (their Leases), not
  *   the objects, and places nothing.
+ * - The children of the resources that reconcilers own follow their owners (`children.ts`): before
+ *   an object is assigned, its children are labelled for the member it goes to.
  */
 import type { ShardingSettings } from '../config/settings.ts';
 import {
-  getObject, isConflict, isNotFound, keyOf, patchObjectVersion, watchStream, type KubeClient,
+  isConflict, isNotFound, keyOf, patchObjectVersion, watchStream, type KubeClient,
 } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
@@ -36,9 +32,11 @@ import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { RingMoveReason } from '../observation/metrics.ts';
 import type { WatchTask } from '../watching/watchers.ts';
+import { RingChildren } from './children.ts';
+import { RingMembers } from './members.ts';
 import { decideMove, placementKey, type Move, type Placement } from './decisions.ts';
 import {
-  DRAIN_VALUE, LEASE_SEAL_ANNOTATION, RING_LABEL, drainLabel, placementOf, sealAnnotation, sealOf, shardLabel,
+  DRAIN_VALUE, RING_LABEL, drainLabel, placementOf, sealAnnotation, sealOf, shardLabel,
 } from './ring-labels.ts';
 import { HashRing, positionOf } from './ring.ts';
 import type { Assignment, RingSeals } from './seals.ts';
@@ -72,43 +70,29 @@ interface Tracked {
   version: string | undefined;
 }
 
-/** A member's last sealed renewal, and when we saw it by our clock. */
-interface Seen {
-  at: number;
-  renewTime: string;
-  incarnation: string;
-  /** Its Lease was deleted: out of the ring; its objects are drained, or moved once it has expired. */
-  left?: boolean;
-  /** Expired, and read afresh without a newer renewal: dead. */
-  confirmed?: boolean;
-  /** The fresh read is under way. */
-  confirming?: boolean;
-}
-
 export class RingAssigner {
   readonly #options: AssignerOptions;
   readonly #now: () => number;
-  readonly #members = new Map<string, Seen>();
+  /** The members, judged by their sealed renewals. */
+  readonly #members: RingMembers;
   readonly #objects = new Map<string, Tracked>();
   /** Objects with a write in flight, and those to decide again when it is done. */
   readonly #writing = new Set<string>();
   readonly #again = new Set<string>();
   /** The members whose objects are drained before they move: the ring's, and those that left but may live. */
   #alive: ReadonlySet<string> = new Set();
-  /**
-   * The last sealed renewal of each member judged gone (by name; as few as the replicas started while
-   * this process runs): that renewal, written again, does not bring it back.
-   */
-  readonly #gone = new Map<string, Seen>();
-  /** The Leases logged as not sealed by the ring, by their version: each logged once. */
-  readonly #warned = new Map<string, string | undefined>();
   #listed = false;
   #ring = new HashRing([]);
-  #expiry: NodeJS.Timeout | undefined;
+  /** The owned children, labelled for their owners' members. */
+  readonly #children: RingChildren;
 
   constructor(options: AssignerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    const { client, logger, settings: { ring, retryPeriod } } = options;
+    const changed = () => { if (this.#listed) this.#refresh(); };
+    this.#members = new RingMembers({ ...options, now: this.#now, changed });
+    this.#children = new RingChildren({ client, ring, retryPeriod, logger, holderOf: (uid) => this.#holderOf(uid) });
   }
 
   /** The members alive now, as this assigner sees them. */
@@ -154,6 +138,18 @@ export class RingAssigner {
     };
   }
 
+  /**
+   * The watch of one owned resource's children (metadata) in one namespace (or cluster-wide), while
+   * assigning: their labels follow their owners' members.
+   */
+  childrenWatcher(resource: ResourceDescriptor): WatchTask {
+    return async (namespace, signal) => {
+      const keys = new Set<string>();
+      const forget = () => { for (const key of keys) this.#children.forget(key); keys.clear(); };
+      await this.#whileAssigning(signal, (until) => this.#children.watch(resource, namespace, keys, until), forget);
+    };
+  }
+
   async #whileAssigning(
     signal: AbortSignal, watch: (until: AbortSignal) => Promise<void>, forget: () => void,
   ): Promise<void> {
@@ -179,93 +175,16 @@ export class RingAssigner {
       if (event.type === 'LISTED_DONE') { this.#listed = true; this.#refresh(); continue; }
       if (event.type === 'BOOKMARK') continue;
       const name = event.object.metadata?.name ?? '';
-      if (event.type === 'DELETED') this.#leave(name);
-      else this.#observe(name, event.object);
+      if (event.type === 'DELETED') this.#members.leave(name);
+      else this.#members.observe(name, event.object);
       if (this.#listed) this.#refresh();
     }
   }
 
-  /** A member's Lease is deleted: out of the ring at once, its objects drained (or moved once it expires). */
-  #leave(name: string): void {
-    const seen = this.#members.get(name);
-    if (seen) seen.left = true;
-  }
-
-  #observe(name: string, lease: Lease): void {
-    const renewal = this.#renewal(name, lease);
-    const seen = this.#members.get(name);
-    if (renewal === 'released') { if (seen) this.#bury(name, seen); }
-    else if (renewal) this.#members.set(name, renewal);
-  }
-
-  /**
-   * What a Lease says of its member: a renewal newer than the last seen, its release by its own
-   * process, or nothing (not sealed by the ring, or no newer renewal: a replayed or touched Lease).
-   */
-  #renewal(name: string, lease: Lease): Seen | 'released' | undefined {
-    const holder = lease.spec?.holderIdentity ?? '', renewTime = lease.spec?.renewTime ?? '';
-    const incarnation = this.#options.seals.openLease(
-      { member: name, holder, renewTime }, lease.metadata?.annotations?.[LEASE_SEAL_ANNOTATION],
-    );
-    if (incarnation === undefined) { this.#warnUnsealed(name, lease); return undefined; }
-    this.#warned.delete(name);
-    const seen = this.#members.get(name) ?? this.#gone.get(name);
-    // Released by the incarnation known now, at its last renewal or later: an older release written again is none.
-    if (!holder) return seen?.incarnation === incarnation && renewTime >= seen.renewTime ? 'released' : undefined;
-    // Renewal times only advance, also from one incarnation of a name to the next (the microseconds'
-    // text sorts as the time): an older renewal written again, of any incarnation, is none.
-    if (seen && renewTime <= seen.renewTime) return undefined;
-    // Never seen (a new assigner, or a new member): a renewal older than a lease's duration twice over
-    // by our clock is an old one written again, not a member alive now (the nodes' clocks agree that well).
-    const age = this.#now() - Date.parse(renewTime);
-    if (!seen && !(age < 2 * this.#options.settings.leaseDuration * 1000)) return undefined;
-    return { at: this.#now(), renewTime, incarnation };
-  }
-
-  #warnUnsealed(name: string, lease: Lease): void {
-    const version = lease.metadata?.resourceVersion;
-    if (this.#warned.has(name) && this.#warned.get(name) === version) return;
-    this.#warned.set(name, version);
-    const { logger, namespace } = this.#options;
-    logger.warning(`The lease '${namespace}/${name}' has the ring's label but not the ring's seal: `
-      + 'it is not a member (written by someone other than a replica of the ring).');
-  }
-
-  /** Reads an expired member's Lease: renewed since, it is alive (seen now); else (or absent) dead. */
-  #confirm(name: string, seen: Seen): void {
-    if (seen.confirming) return;
-    seen.confirming = true;
-    const { client, namespace, settings, logger } = this.#options;
-    const read = getObject(client, Leases, { namespace, name }).then((lease) => this.#renewal(name, lease));
-    read.catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error))).then((renewal) => {
-      seen.confirming = false;
-      if (this.#members.get(name) !== seen) return; // seen changing meanwhile, or gone
-      if (renewal === 'released') this.#bury(name, seen);
-      else if (renewal) this.#members.set(name, renewal);
-      else seen.confirmed = true;
-      if (this.#listed) this.#refresh();
-    }, (error: unknown) => {
-      seen.confirming = false;
-      logger.debug(`Could not read the lease '${name}': ${thrownText(error)}; trying again soon.`);
-      const retry = setTimeout(() => { if (this.#listed) this.#refresh(); }, settings.retryPeriod * 1000);
-      retry.unref?.();
-    });
-  }
-
-  #bury(name: string, seen: Seen): void {
-    this.#members.delete(name);
-    this.#gone.set(name, seen);
-  }
-
-  /**
-   * The watch of the members ended: nothing is placed until they are listed again. What is known of
-   * them is kept: a member whose Lease is gone when they are listed again is judged by its last
-   * renewal (gone once that is `leaseDuration` old and its Lease is read as absent), never at once,
-   * since its replica may be running its objects and creating its Lease again at that very moment.
-   */
+  /** The watch of the members ended: nothing is placed until they are listed again (what is known of them is kept). */
   #unlisted(): void {
     this.#listed = false;
-    clearTimeout(this.#expiry);
+    this.#members.unlisted();
   }
 
   /**
@@ -274,23 +193,7 @@ export class RingAssigner {
    * decided again.
    */
   #refresh(): void {
-    clearTimeout(this.#expiry);
-    const now = this.#now();
-    const duration = this.#options.settings.leaseDuration * 1000;
-    const placing: string[] = [], alive = new Set<string>();
-    let soonest = Infinity;
-    for (const [name, seen] of this.#members) {
-      const expires = seen.at + duration;
-      if (expires > now) soonest = Math.min(soonest, expires);
-      else if (seen.left || seen.confirmed) { this.#bury(name, seen); continue; }
-      else this.#confirm(name, seen); // alive until the read says
-      alive.add(name);
-      if (!seen.left) placing.push(name);
-    }
-    if (soonest !== Infinity) {
-      this.#expiry = setTimeout(() => this.#refresh(), soonest - now + 1);
-      this.#expiry.unref?.();
-    }
+    const { placing, alive } = this.#members.judge();
     const was = this.#ring.members, wasAlive = this.#alive;
     this.#alive = alive;
     const same = (a: ReadonlySet<string>, b: Iterable<string>, size: number) => {
@@ -304,6 +207,7 @@ export class RingAssigner {
       logger.info(`The ring '${settings.ring}' has ${placing.length} member(s): ${names}.`);
     }
     for (const key of this.#objects.keys()) this.#decide(key);
+    this.#children.refresh();
   }
 
   async #watchObjects(
@@ -315,8 +219,10 @@ export class RingAssigner {
       const key = keyOf(event.object);
       if (event.type === 'DELETED') { keys.delete(key); this.#objects.delete(key); continue; }
       keys.add(key);
-      this.#objects.set(key, this.#track(resource, event.object, this.#objects.get(key)));
+      const tracked = this.#track(resource, event.object, this.#objects.get(key));
+      this.#objects.set(key, tracked);
       this.#decide(key);
+      if (tracked.uid) this.#children.ownerChanged(tracked.uid);
     }
   }
 
@@ -347,8 +253,17 @@ export class RingAssigner {
   #current(tracked: Tracked): Placement {
     const { placement, sealed } = tracked;
     if (sealed?.state !== 'assigned' || placement.shard === undefined) return placement;
-    const seen = this.#members.get(sealed.member);
-    return seen && seen.incarnation !== sealed.incarnation ? { shard: undefined, draining: false } : placement;
+    const incarnation = this.#members.incarnationOf(sealed.member);
+    return incarnation !== undefined && incarnation !== sealed.incarnation ? { shard: undefined, draining: false }
+      : placement;
+  }
+
+  /** The living member the object of this uid is sealed to now, as its children follow it; else undefined. */
+  #holderOf(uid: string): string | undefined {
+    const tracked = this.#listed ? this.#objects.get(uid) : undefined;
+    if (!tracked || tracked.sealed?.state !== 'assigned') return undefined;
+    const member = this.#current(tracked).shard === undefined ? undefined : tracked.sealed.member;
+    return member !== undefined && this.#alive.has(member) ? member : undefined;
   }
 
   /** Decides where the object goes, and writes it (one write per object at a time). */
@@ -389,12 +304,12 @@ export class RingAssigner {
     // process sealed a release on the way out; one after a drain to a live member is a placement.
     const previous = tracked.placement.shard ?? tracked.sealed?.member;
     const reason = previous === undefined || this.#alive.has(previous) ? 'assign' : 'failover';
-    return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason };
+    return { labels, annotations, placement, sealed, what: `assigned to ${sealed.member}`, reason, follow: true };
   }
 
   /** A new assignment to `to`, for its current incarnation, with a sequence newer than any before it. */
   #assignment(tracked: Tracked, to: string): Assignment | undefined {
-    const incarnation = this.#members.get(to)?.incarnation;
+    const incarnation = this.#members.incarnationOf(to);
     if (incarnation === undefined) return undefined;
     const sequence = Math.max((tracked.sealed?.sequence ?? 0) + 1, this.#now());
     return { state: 'assigned', member: to, incarnation, sequence };
@@ -404,12 +319,15 @@ export class RingAssigner {
     const { client, logger, settings } = this.#options;
     const where = `${tracked.namespace ? `${tracked.namespace}/` : ''}${tracked.name}`;
     try {
+      // Its children first, while nobody runs it: the member it goes to finds them in its own watch.
+      if (write.follow && tracked.uid) await this.#children.follow(tracked.uid, write.sealed!.member);
       const { labels, annotations } = write;
       const patch = { metadata: { resourceVersion: tracked.version, labels, ...(annotations ? { annotations } : {}) } };
       const ref = { namespace: tracked.namespace, name: tracked.name };
       const version = await patchObjectVersion(client, tracked.resource, ref, patch);
       const { placement, sealed } = write;
       if (this.#objects.get(key) === tracked) this.#objects.set(key, { ...tracked, placement, sealed, version });
+      if (tracked.uid) this.#children.ownerChanged(tracked.uid);
       if (write.reason) this.#options.moved?.(write.reason);
       logger.debug(`The object ${where} is ${write.what}.`);
     } catch (error) {
@@ -430,6 +348,8 @@ interface Write {
   what: string;
   /** Why the object moves, for the ring's metrics; none when a forged label is put back. */
   reason?: RingMoveReason;
+  /** An assignment: the object's children are labelled for its member before it is written. */
+  follow?: boolean;
 }
 
 /**

@@ -53,7 +53,17 @@ export function decideMove(placement: Placement, wanted: string | undefined, ali
  */
 export function placementKey(body: KubeObject): string {
   const metadata = body.metadata ?? {};
-  const owners = Array.isArray(metadata.ownerReferences) ? metadata.ownerReferences : [];
-  const controller = owners.find((owner) => owner?.controller === true && typeof owner.uid === 'string');
-  return controller?.uid ?? metadata.uid ?? `${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
+  return controllerOf(body) ?? metadata.uid ?? `${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
+}
+
+/** The uid of the object's controller (its owner reference with `controller: true`), if it has one. */
+export function controllerOf(body: KubeObject): string | undefined {
+  const references: unknown = body.metadata?.ownerReferences;
+  if (!Array.isArray(references)) return undefined;
+  for (const reference of references as unknown[]) {
+    if (!reference || typeof reference !== 'object') continue;
+    const { controller, uid } = reference as Record<string, unknown>;
+    if (controller === true && typeof uid === 'string' && uid) return uid;
+  }
+  return undefined;
 }

@@ -14,8 +14,10 @@ import type { OperatorMetrics } from '../observation/metrics.ts';
 import { resourceLabel } from '../observation/resource-names.ts';
 import { watchName, watchServed, type ServedResource } from './served.ts';
 
-/** One object's event as the stream brings it: `null` for objects from a listing. */
+/** One object's event as the stream brings it, a request of the kind `event` for its queue. */
 export interface WatchedEvent {
+  readonly kind: 'event';
+  /** `null` for objects from a listing, as in Kopf. */
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | null;
   object: KubeObject;
 }
@@ -107,7 +109,7 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
     if (!('object' in event)) continue;
     const key = keyOf(event.object);
     if (gate && !gate.open) gate.hold(key); // released once the object is indexed
-    pump.push(key, { type: event.type === 'LISTED' ? null : event.type, object: event.object });
+    pump.push(key, { kind: 'event', type: event.type === 'LISTED' ? null : event.type, object: event.object });
   }
   gate?.release(listing);
   logger.debug(`Stopping the watch-stream for ${watchName(served.current())} ${where}.`);

@@ -99,7 +99,7 @@ export function missingVerbs(resource: ResourceDescriptor, needed: readonly stri
   return verbs ? needed.filter((verb) => !verbs.includes(verb)) : [];
 }
 
-export function matchesName(resource: DiscoveredResource, name: string): boolean {
+function matchesName(resource: DiscoveredResource, name: string): boolean {
   return resource.plural === name
     || resource.singular === name
     || resource.kind === name

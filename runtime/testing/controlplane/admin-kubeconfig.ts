@@ -2,7 +2,7 @@
 import { stringify } from 'yaml';
 import type { ApiCredentials } from './requests.ts';
 
-export const KUBECONFIG_NAME = 'kopf-local';
+const KUBECONFIG_NAME = 'kopf-local';
 
 export function kubeconfigText(credentials: ApiCredentials, name: string = KUBECONFIG_NAME): string {
   const base64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64');

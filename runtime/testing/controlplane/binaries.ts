@@ -19,7 +19,7 @@ import { firstVerified, type VerifiedFolder } from './verified.ts';
 import { BINARY_NAMES, ETCD_VERSION, KUBERNETES_VERSION, cacheFolderName, type BinaryName } from './versions.ts';
 
 /** The Go version upstream's go.mod asks for (`go 1.26.0` for Kubernetes 1.36); shown in messages. */
-export const GO_MINIMUM = '1.26';
+const GO_MINIMUM = '1.26';
 
 export interface ControlPlaneBinaries {
   apiServer: string;
@@ -118,7 +118,7 @@ function cachedBinaries(env: NodeJS.ProcessEnv): {
 }
 
 /** The installed Go's version line, or null without Go on PATH. */
-export function findGo(env: NodeJS.ProcessEnv = process.env): string | null {
+function findGo(env: NodeJS.ProcessEnv = process.env): string | null {
   const result = spawnSync('go', ['version'], { env, encoding: 'utf8' });
   if (result.error || result.status !== 0) return null;
   return result.stdout.trim();

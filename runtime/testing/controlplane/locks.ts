@@ -46,7 +46,7 @@ export function isIdentityAlive(identity: string): boolean {
 }
 
 /** The identity stored in a lock file, or null if the file is gone. */
-export function lockOwner(path: string): string | null {
+function lockOwner(path: string): string | null {
   try {
     return readFileSync(path, 'utf8').trim();
   } catch {

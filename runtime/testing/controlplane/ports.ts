@@ -42,7 +42,7 @@ function sweepStale(dir: string): void {
   for (const entry of entries.filter((name) => /^port-\d+$/.test(name))) tryLock(join(dir, entry))?.release();
 }
 
-export async function reservePort(env: NodeJS.ProcessEnv = process.env): Promise<PortReservation> {
+async function reservePort(env: NodeJS.ProcessEnv = process.env): Promise<PortReservation> {
   const dir = portReservationDir(env);
   sweepStale(dir);
   for (let attempt = 0; attempt < 100; attempt++) {

@@ -149,7 +149,7 @@ export class SupervisedProcess {
   }
 }
 
-export function readLogTail(path: string, lines: number): string {
+function readLogTail(path: string, lines: number): string {
   let fd: number;
   try {
     fd = openSync(path, 'r');

@@ -54,7 +54,7 @@ async function withSpawner(register: (registry: OperatorRegistry, journal: Journ
   const stop = new AbortController();
   const proc = processorOf(
     registry,
-    { client, settings, logger, stopping: stop.signal, requeue: (key: string, _event: RawEvent) => requeued.push(key) },
+    { client, settings, logger, stopping: stop.signal, enqueue: (key: string, _event: RawEvent) => requeued.push(key) },
   );
   const pausing = new Pausing();
   const spawner = new Spawner(registry.resourceHandlers as SpawningHandler[], proc, pausing);

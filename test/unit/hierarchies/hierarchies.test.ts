@@ -113,6 +113,12 @@ test('adopt: all four at once, returning the child typed as given', () => {
   );
 });
 
+test('adopt: a ring\'s owner gives its member label to the child, so that the child is in its replica\'s watch', () => {
+  const owner = { ...OWNER, metadata: { ...OWNER.metadata, labels: { 'shard.kopf.zalando.org/ring': 'ring-1' } } };
+  const child = adopt({ metadata: { name: 'data' } } as KubeObject, owner);
+  assert.deepEqual(child.metadata.labels, { 'shard.kopf.zalando.org/ring': 'ring-1' });
+});
+
 test('inside a handler, the owner is the object being handled; outside, it must be given', () => {
   const context = { body: OWNER } as unknown as OperatorContext;
   const child = runWithOperatorContext(context, () => adopt({ kind: 'Secret' } as KubeObject));

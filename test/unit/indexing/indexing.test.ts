@@ -53,14 +53,14 @@ async function indexingOf(register: (registry: OperatorRegistry) => void, option
   const stop = new AbortController();
   const requeued: Array<{ key: string; event: RawEvent }> = [];
   const client = clientOf(server);
-  const requeue = (key: string, event: RawEvent) => { requeued.push({ key, event }); };
+  const enqueue = (key: string, event: RawEvent) => { requeued.push({ key, event }); };
   const handlers = registry.resourceHandlers;
   const indexers = new OperatorIndexers(handlers.filter((h) => h.kind === 'index').map((h) => h.id));
   const readiness = new IndexReadiness();
   if (options.held) readiness.hold('stream');
   const indexing = handlers.filter((h): h is IndexingHandler => h.kind === 'index');
   const proc: ResourceProcessor = {
-    ...processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue }),
+    ...processorOf(registry, { client, settings, logger, stopping: stop.signal, enqueue }),
     changing: handlers.filter((h): h is ChangingHandler => h.kind === 'changing'),
     watching: handlers.filter((h): h is EventHandler => h.kind === 'event'),
     indexing: new ResourceIndexing(indexing, indexers, readiness),
@@ -83,15 +83,16 @@ test('values follow the object: set, replaced on each event, removed on a mismat
     }, { labels: { tier: 'front' } });
   });
   t.after(env.close);
-  await env.process({ type: null, object: withLabels({ app: 'web', tier: 'front' }, '1') });
+  await env.process({ kind: 'event', type: null, object: withLabels({ app: 'web', tier: 'front' }, '1') });
   assert.deepEqual(dump(env.indices.get('by_app')), [['web', ['v']]]);
-  await env.process({ type: 'MODIFIED', object: withLabels({ app: 'api', tier: 'front' }, '2', { field: 'w' }) });
+  const labelled = withLabels({ app: 'api', tier: 'front' }, '2', { field: 'w' });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: labelled });
   assert.deepEqual(dump(env.indices.get('by_app')), [['api', ['w']]], 'the old key is gone with the old value');
-  await env.process({ type: 'MODIFIED', object: withLabels({ app: 'api' }, '3') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({ app: 'api' }, '3') });
   assert.deepEqual(dump(env.indices.get('by_app')), [], 'no longer matching the labels filter');
-  await env.process({ type: 'MODIFIED', object: withLabels({ app: 'db', tier: 'front' }, '4') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({ app: 'db', tier: 'front' }, '4') });
   assert.deepEqual(dump(env.indices.get('by_app')), [['db', ['v']]], 'matching again');
-  await env.process({ type: 'DELETED', object: withLabels({ app: 'db', tier: 'front' }, '5') });
+  await env.process({ kind: 'event', type: 'DELETED', object: withLabels({ app: 'db', tier: 'front' }, '5') });
   assert.deepEqual(dump(env.indices.get('by_app')), []);
   assert.deepEqual(env.patches, [], 'index functions write nothing to the object');
 });
@@ -107,9 +108,9 @@ test('an index function gets the object\'s context; its patch is not applied; nu
     }, { param: 'p' });
   });
   t.after(env.close);
-  await env.process({ type: 'ADDED', object: POD });
+  await env.process({ kind: 'event', type: 'ADDED', object: POD });
   give = null;
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '2') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '2') });
   assert.deepEqual(dump(env.indices.get('indexer')), [[null, ['first']]]);
   assert.deepEqual(seen, [
     { name: 'x', namespace: 'default', retry: 0, param: 'p', indexes: ['indexer'] },
@@ -126,12 +127,12 @@ test('errors are ignored by default: the old values stay, and the function is ca
     r.on.index(KopfExample, function flaky() { calls++; if (fail) throw new Error('boom'); return calls; });
   });
   t.after(env.close);
-  await env.process({ type: 'ADDED', object: POD });
+  await env.process({ kind: 'event', type: 'ADDED', object: POD });
   fail = true;
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '2') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '2') });
   assert.deepEqual(dump(env.indices.get('flaky')), [[null, [1]]]);
   fail = false;
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '3') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '3') });
   assert.deepEqual(dump(env.indices.get('flaky')), [[null, [3]]]);
   assert.ok(env.messages().includes("Indexer 'flaky' failed with an exception and will ignore it: boom"));
 });
@@ -145,10 +146,10 @@ test('a permanent error removes the object\'s values and excludes it from that i
     });
   });
   t.after(env.close);
-  await env.process({ type: 'ADDED', object: POD });
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '2') });
+  await env.process({ kind: 'event', type: 'ADDED', object: POD });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '2') });
   assert.deepEqual(dump(env.indices.get('strict')), []);
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '3') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '3') });
   assert.equal(calls, 2, 'not called again for this object');
   assert.deepEqual(dump(env.indices.get('strict')), []);
 });
@@ -167,9 +168,11 @@ test('a temporary error removes the values until the retry is due; retries are l
     }, { retries: 1 });
   });
   t.after(env.close);
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '1') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '1') });
   assert.deepEqual(dump(env.indices.get('later')), [[null, [1]]]);
-  for (const version of ['2', '3', '4']) await env.process({ type: 'MODIFIED', object: withLabels({}, version) });
+  for (const version of ['2', '3', '4']) {
+    await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, version) });
+  }
   assert.deepEqual(dump(env.indices.get('later')), [], 'removed while the retry is due');
   assert.equal(calls, 2, 'the retry is an hour away');
   assert.ok(env.messages().includes("Indexer 'later' failed temporarily: wait"), env.messages().join('\n'));
@@ -184,8 +187,8 @@ test('other handlers see the index as it is after the event\'s own indexing', as
     r.on.event(KopfExample, function spy({ indices }) { seen.push([...indices.get(byApp).keys()]); });
   });
   t.after(env.close);
-  await env.process({ type: 'ADDED', object: withLabels({ app: 'web' }, '1') });
-  await env.process({ type: 'MODIFIED', object: withLabels({ app: 'api' }, '2') });
+  await env.process({ kind: 'event', type: 'ADDED', object: withLabels({ app: 'web' }, '1') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({ app: 'api' }, '2') });
   assert.deepEqual(seen, [['web'], ['api']]);
 });
 
@@ -197,14 +200,14 @@ test('with the gate closed, the object is indexed, its handlers wait; its event 
     r.on.event(KopfExample, function spy({ body }) { handled.push(body.metadata?.resourceVersion ?? ''); });
   }, { held: true });
   t.after(env.close);
-  await env.process({ type: null, object: withLabels({}, '1') });
-  await env.process({ type: 'MODIFIED', object: withLabels({}, '2') });
+  await env.process({ kind: 'event', type: null, object: withLabels({}, '1') });
+  await env.process({ kind: 'event', type: 'MODIFIED', object: withLabels({}, '2') });
   assert.deepEqual(handled, []);
   assert.equal(indexed, 2);
   assert.equal(env.requeued.length, 0, 'nothing comes back before the gate opens');
   env.readiness.release('stream');
-  const back = env.requeued.map(({ event }) => [event.object.metadata?.resourceVersion, event.indexed]);
-  assert.deepEqual(back, [['2', true]], 'only the latest event');
+  const back = env.requeued.map(({ event }) => [event.object.metadata?.resourceVersion, event.kind]);
+  assert.deepEqual(back, [['2', 'indexed']], 'only the latest event');
   await env.process(env.requeued[0]!.event);
   assert.deepEqual(handled, ['2']);
   assert.equal(indexed, 2, 'not indexed twice');

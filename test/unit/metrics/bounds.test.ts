@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
 import { MAX_LABEL_LENGTH, MAX_LABEL_VALUES, MAX_SERIES, OVERFLOW } from '../../../runtime/metrics/labels.ts';
 import { runPass, type PassEnv } from '../../../runtime/handling/running.ts';
+import { handlerObserver } from '../../../runtime/handling/observers.ts';
 import { allAtOnce } from '../../../runtime/handling/lifecycles.ts';
 import { OperatorRegistry, subhandlerOf } from '../../../runtime/registry/registry.ts';
 import type { ChangingHandler } from '../../../runtime/registry/handlers.ts';
@@ -38,7 +39,7 @@ async function handleObject(metrics: PrometheusMetrics, parent: ChangingHandler,
   const states = new Map<string, HandlerState>();
   const env: PassEnv = {
     reason: 'create', states, lifecycle: allAtOnce, defaultBackoff: 60, logger, now: Timestamp.now(),
-    results: new Map(), report: { metrics, resource: RESOURCE, kind: 'change' },
+    results: new Map(), observer: handlerObserver(metrics, RESOURCE, 'change'),
     invoke: async (handler, _attempt, children) => {
       if (handler !== parent) return; // a sub-handler registers none of its own
       for (let i = 0; i < ITEMS; i++) {

@@ -4,6 +4,7 @@
  * of 429s; the gauges' readers; how resources are named.
  */
 import { test } from 'node:test';
+import { ev, req, type Named } from '../queueing/requests.ts';
 import assert from 'node:assert/strict';
 import type {
   GaugeLabels, GaugeName, HandlerKind, HandlerOutcome, OperatorMetrics, ReconcileTrigger, RingMoveReason, WatchMetrics,
@@ -12,6 +13,7 @@ import type {
 import { pathResource, resourceLabel } from '../../../runtime/observation/resource-names.ts';
 import { PrometheusMetrics } from '../../../runtime/metrics/prometheus.ts';
 import { executeOnce } from '../../../runtime/handling/execution.ts';
+import { handlerObserver } from '../../../runtime/handling/observers.ts';
 import { ObjectQueues } from '../../../runtime/queueing/workers.ts';
 import { watchStream } from '../../../runtime/kube/index.ts';
 import { Timestamp, freshState } from '../../../runtime/progress/index.ts';
@@ -83,8 +85,8 @@ test('a handler\'s run is reported with its outcome: success, retry, failure; on
 ) => {
   const metrics = new Recorded();
   const now = Timestamp.now();
-  const report = { metrics, resource: 'things.v1.example.com', kind: 'change' as const };
-  const options = { defaultBackoff: 60, logger, now, report };
+  const observer = handlerObserver(metrics, 'things.v1.example.com', 'change');
+  const options = { defaultBackoff: 60, logger, now, observer };
   await executeOnce(handler(), undefined, options, async () => 'ok');
   await executeOnce(handler(), undefined, options, async () => { throw new TemporaryError('later', { delay: 1 }); });
   await executeOnce(handler(), undefined, options, async () => { throw new Error('arbitrary: retried'); });
@@ -106,14 +108,14 @@ test('the queue reports each event\'s wait, and counts the objects waiting and i
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });
   const processed: string[] = [];
-  const queue = new ObjectQueues<string>(async (key, { event }) => {
+  const queue = new ObjectQueues<Named<string>>(async (key, { event: { name: event } }) => {
     processed.push(`${key}:${event}`);
     if (key === 'a' && event === '1') await held;
   }, { workerLimit: 1, waited: (seconds) => waits.push(seconds) });
-  queue.push('a', '1');
-  queue.push('b', '1');
-  queue.push('a', '2');
-  queue.push('a', '3'); // replaces '2': one wait for both
+  queue.enqueue('a', ev('1'));
+  queue.enqueue('b', ev('1'));
+  queue.enqueue('a', ev('2'));
+  queue.enqueue('a', ev('3')); // replaces '2': one wait for both
   assert.equal(queue.processing, 1);
   assert.equal(queue.waiting, 2, 'a newer event of a, and b in line');
   release();
@@ -128,15 +130,15 @@ test('a request queued during its object\'s cycle is timed from its own arrival,
   const waits: number[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });
-  const queue = new ObjectQueues<string>(async (_key, { event }) => {
+  const queue = new ObjectQueues<Named<string>>(async (_key, { event: { name: event } }) => {
     if (event === 'event') await held;
   }, { waited: (seconds) => waits.push(seconds) });
-  queue.push('a', 'event');
+  queue.enqueue('a', ev('event'));
   const pushed = performance.now();
   // Time passes while the event's cycle runs: that is what the request must not be charged with.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const sinceEvent = (performance.now() - pushed) / 1000;
-  queue.request('a', 'request');
+  queue.enqueue('a', req('request'));
   release();
   await queue.settle((running) => running.then(() => undefined));
   assert.equal(waits.length, 2);
@@ -303,9 +305,9 @@ test('a reconciler\'s run is reported as kind reconcile: success, retry after an
     const stopping = new AbortController();
     const scope = {
       resource: KopfExample, client: undefined as never, settings: defaultSettings(), kept: new KeptFields(),
-      poster: undefined as never, logger, cancelled: stopping.signal, requeue: () => undefined, metrics,
+      poster: undefined as never, logger, cancelled: stopping.signal, enqueue: () => undefined, metrics,
     };
-    const env = { scope, request: () => undefined, stopping: stopping.signal };
+    const env = { scope, enqueue: () => undefined, stopping: stopping.signal };
     const reconciler = new ResourceReconciler(reconciling, env);
     try {
       const triggers = [undefined, 'retry', 'owned'] as const;

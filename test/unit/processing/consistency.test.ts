@@ -41,18 +41,19 @@ test('after the consistency timeout, a stale event is replaced by the object rea
   const logger = new Logger(new LogConfig({ sinks: [] }));
   const proc = processorOf(
     registry,
-    { client, settings, logger, stopping: stop.signal, requeue: (_, event) => requeued.push(event) },
+    { client, settings, logger, stopping: stop.signal, enqueue: (_, event) => requeued.push(event) },
   );
   t.after(() => proc.memories.clear());
 
-  await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
+  await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
   assert.equal(calls, 1);
   const [withResult] = versions;
   assert.ok((withResult?.status as Fields | undefined)?.create_fn, 'the result is written first');
   assert.equal(versions.length, 2, 'then the records');
 
   // The watch shows the first write only, and then nothing for longer than the timeout.
-  await processEvent(proc, 'u1', { type: 'MODIFIED', object: withResult! }, new AbortController().signal);
+  const changed = { kind: 'event', type: 'MODIFIED', object: withResult! } as const;
+  await processEvent(proc, 'u1', changed, new AbortController().signal);
   assert.equal(calls, 1, 'the handler ran again on a stale body');
   assert.equal(gets, 1, 'the object was not read afresh');
   assert.equal(requeued.length, 1);

@@ -108,7 +108,7 @@ async function live(
       await processEvent(
         proc,
         'u1',
-        { type, object: copyJson(api.object) as KubeObject },
+        { kind: 'event', type, object: copyJson(api.object) as KubeObject },
         new AbortController().signal,
       );
       if (api.writes.length === before) return;

@@ -37,16 +37,52 @@ test('an event newer than the echo of our write, which it replaced in the queue,
   // A wait for the echo ends, after this timeout, in reading the object afresh.
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 3 } });
   const logger = new Logger(new LogConfig({ sinks: [] }));
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, requeue: () => undefined });
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal, enqueue: () => undefined });
   t.after(() => proc.memories.clear());
 
-  await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
+  await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
   const echo = copyJson(object) as KubeObject;
   // The echo comes into the queue, and a change after it replaces it there before it is processed.
   proc.memories.passing('u1', echo.metadata?.resourceVersion);
   const newer = copyJson(echo) as Fields;
   applyMergePatch(newer, { metadata: { resourceVersion: String(++version) }, spec: { field: 'changed' } });
-  await processEvent(proc, 'u1', { type: 'MODIFIED', object: newer as KubeObject }, new AbortController().signal);
+  const newerEvent = { kind: 'event', type: 'MODIFIED', object: newer as KubeObject } as const;
+  await processEvent(proc, 'u1', newerEvent, new AbortController().signal);
   assert.equal(gets, 0, 'the object was read afresh: the echo was waited for in vain');
   assert.deepEqual(updates, ['changed']);
+});
+
+test('an object let go while its cycle writes (a ring replica losing its membership) and back at once: its '
+  + 'state from before those writes waits for their echo, and its handler does not run again', async (t) => {
+  const object = copyJson(FRESH) as Fields;
+  let version = 1;
+  const server = await startServer((req, res) => {
+    if (req.method === 'GET') return sendJson(res, 200, object);
+    applyMergePatch(object, JSON.parse(req.body) as unknown);
+    applyMergePatch(object, { metadata: { resourceVersion: String(++version) } });
+    sendJson(res, 200, object);
+  });
+  const client = clientOf(server);
+  const stop = new AbortController();
+  t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  const registry = new OperatorRegistry();
+  let runs = 0;
+  const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 30 } });
+  const logger = new Logger(new LogConfig({ sinks: [] }));
+  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
+  t.after(() => proc.memories.clear());
+  registry.on.create(KopfExample, function create_fn() {
+    runs++;
+    proc.memories.letGo('u1'); // as the ring's release of every object, while this cycle is in flight
+  });
+
+  await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
+  assert.equal(runs, 1);
+  // Back here, with a state written by someone else before the cycle's writes (the ring's new seal).
+  const older = copyJson(FRESH) as Fields;
+  applyMergePatch(older, { metadata: { resourceVersion: '1-sealed', labels: { shard: 'here' } } });
+  const newer = new AbortController();
+  newer.abort(); // the echo of the writes is already in the queue behind it
+  await processEvent(proc, 'u1', { kind: 'event', type: 'MODIFIED', object: older as KubeObject }, newer.signal);
+  assert.equal(runs, 1, 'the handler ran again on a state from before its own success was written');
 });

@@ -86,7 +86,7 @@ async function operatorOn(body: KubeObject, options: { statusLimit?: number; han
   /** A processor as a (re)started operator has it: its memory of objects is its own. */
   const processor = () => processorOf(
     registry,
-    { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => requeued.push(event) },
+    { client, settings, logger, stopping: stop.signal, enqueue: (_key, event) => requeued.push(event) },
   );
   let proc = processor();
   return {
@@ -95,7 +95,7 @@ async function operatorOn(body: KubeObject, options: { statusLimit?: number; han
     process: (type: RawEvent['type'] = 'MODIFIED') => processEvent(
       proc,
       'u1',
-      { type, object: copyJson(object) as KubeObject },
+      { kind: 'event', type, object: copyJson(object) as KubeObject },
       new AbortController().signal,
     ),
     restart: () => { proc.memories.clear(); proc = processor(); },

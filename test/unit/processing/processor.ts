@@ -24,7 +24,7 @@ export function processorOf(registry: OperatorRegistry, env: {
   settings: OperatorSettings;
   logger: Logger;
   stopping: AbortSignal;
-  requeue?: (key: string, event: RawEvent) => void;
+  enqueue?: (key: string, request: RawEvent) => void;
   kept?: KeptFields;
 }): ResourceProcessor {
   const { client, settings, logger, stopping } = env;
@@ -34,7 +34,7 @@ export function processorOf(registry: OperatorRegistry, env: {
     memories: new Memories(() => ({})),
     kept: env.kept ?? new KeptFields(),
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
-    requeue: env.requeue ?? (() => undefined),
+    enqueue: env.enqueue ?? (() => undefined),
   };
 }
 
@@ -87,7 +87,7 @@ export async function processOnce(
     reconciling: options.reconciling,
   };
   try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
+    await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: body }, new AbortController().signal);
     return { patches, messages: capture.messages(), records: capture.records, requests: server.received };
   } finally {
     stop.abort();

@@ -60,8 +60,8 @@ test("an object only a reconciler handles: its last run's outcome, in one write 
     const { patches } = await processOnce(() => undefined, BODY, {}, {
       ...ON,
       reconciling: {
-        reconcile: async () => undefined, verdict: () => ({ required: false, holding: false }),
-        standing: () => standing, forget: () => undefined,
+        reconcile: async () => true, verdict: () => ({ required: false, holding: false }),
+        standing: () => standing, forget: () => undefined, letGo: () => undefined,
       },
     });
     written = [...written, ...patches];

@@ -42,7 +42,7 @@ async function refusedObject(errorDelays: number[]) {
       settings,
       logger,
       stopping: stop.signal,
-      requeue: (_key, event) => { requeued.push(event); state.wake(); },
+      enqueue: (_key, event) => { requeued.push(event); state.wake(); },
     },
   );
   const body = {
@@ -64,7 +64,7 @@ async function refusedObject(errorDelays: number[]) {
 test('an unexpected error throttles the object, then processing resumes', { timeout: 10_000 }, async () => {
   const { state, capture, requeued, body, process, close } = await refusedObject([0.2, 0.3]);
   try {
-    await process({ type: 'ADDED', object: body });
+    await process({ kind: 'event', type: 'ADDED', object: body });
     assert.ok(
       capture.messages().some((m) => m.startsWith('Throttling for 0.2 seconds due to an unexpected error:')),
       capture.messages().join('\n'),
@@ -75,7 +75,7 @@ test('an unexpected error throttles the object, then processing resumes', { time
     state.refusing = false;
     await woken;
     assert.equal(requeued.length, 1);
-    assert.equal(requeued[0].wakeup, true);
+    assert.equal(requeued[0].kind, 'wakeup');
     await process(requeued[0]);
     assert.ok(capture.messages().includes('Throttling is over. Switching back to normal operations.'));
     assert.ok(state.calls >= 1, 'the handler ran once throttling was over');
@@ -90,11 +90,11 @@ test('the throttle\'s wake-up ends the throttling even when it comes before the 
 }, async () => {
   const { state, capture, requeued, body, process, close } = await refusedObject([60]);
   try {
-    await process({ type: 'ADDED', object: body });
+    await process({ kind: 'event', type: 'ADDED', object: body });
     assert.ok(capture.messages().some((m) => m.startsWith('Throttling for 60 seconds')), capture.messages().join('\n'));
     // A timer that fires early (Node's may, by a millisecond): here, all of the 60 seconds early.
     state.refusing = false;
-    await process({ type: 'MODIFIED', object: body, wakeup: true });
+    await process({ kind: 'wakeup', type: 'MODIFIED', object: body });
     assert.ok(
       capture.messages().includes('Throttling is over. Switching back to normal operations.'),
       capture.messages().join('\n'),
@@ -124,7 +124,7 @@ test('a cycle that outlives the stop ends quietly: its writes are refused, nothi
   const requeued: RawEvent[] = [];
   const proc = processorOf(
     registry,
-    { client, settings, logger, stopping: stop.signal, requeue: (_key, event) => requeued.push(event) },
+    { client, settings, logger, stopping: stop.signal, enqueue: (_key, event) => requeued.push(event) },
   );
   const body = {
     apiVersion: 'kopf.dev/v1',
@@ -133,7 +133,7 @@ test('a cycle that outlives the stop ends quietly: its writes are refused, nothi
     spec: {},
   };
   try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: body }, new AbortController().signal);
+    await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: body }, new AbortController().signal);
     const messages = capture.messages();
     assert.ok(
       messages.some(

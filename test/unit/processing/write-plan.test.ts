@@ -49,7 +49,7 @@ test('the finalizer is added after the event handlers\' patch, guarded by the ve
     watching: registry.resourceHandlers.filter((h) => h.kind === 'event') as EventHandler[],
   };
   try {
-    await processEvent(proc, 'u1', { type: 'ADDED', object: FRESH }, new AbortController().signal);
+    await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
   } finally {
     stop.abort();
     proc.memories.clear();

@@ -187,6 +187,17 @@ test('a ring\'s replica: its Leases and key in their namespace, get on the key\'
   ]);
 });
 
+test('a ring\'s replica: list, watch and patch on a reconciler\'s owned resources (their labels follow the owners)',
+  () => {
+    const registry = new OperatorRegistry();
+    registry.on.reconcile(KopfExample, function keep() { /* */ }, { owns: [builtins.ConfigMaps] });
+    const sharding = { namespace: 'ops', ring: 'r' };
+    const needs = operatorNeeds(registry, { events: false, standalone: true, sharding });
+    const rules = (rbacManifests(needs, { serviceAccount: ACCOUNT })[1] as builtins.ClusterRole).rules ?? [];
+    const verbs = new Set(rules.filter((r) => r.resources?.includes('configmaps')).flatMap((r) => r.verbs));
+    for (const verb of ['list', 'watch', 'patch']) assert.ok(verbs.has(verb), `configmaps: ${[...verbs].join(', ')}`);
+  });
+
 test('requires() with a namespace: a Role there only, even for an operator that serves the whole cluster', () => {
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { /* */ });

@@ -3,6 +3,7 @@
  * objects they concern (hostile input included), the backoff, and how the queue takes requests.
  */
 import { test } from 'node:test';
+import { ev, req, type Named } from '../queueing/requests.ts';
 import assert from 'node:assert/strict';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { RegistrationError } from '../../../runtime/registry/ids.ts';
@@ -96,7 +97,7 @@ test('a request is queued only where no event waits, and never presses the runni
   const released = new Promise<void>((resolve) => { release = resolve; });
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => { finish = resolve; });
-  const queues = new ObjectQueues<string>(async (_key, { event, pressure }) => {
+  const queues = new ObjectQueues<Named<string>>(async (_key, { event: { name: event }, pressure }) => {
     seen.push(event);
     if (event === 'first') {
       await released;
@@ -104,15 +105,15 @@ test('a request is queued only where no event waits, and never presses the runni
     }
     if (event !== 'first') finish();
   });
-  queues.push('a', 'first');
-  queues.request('a', 'request 1');
-  queues.request('a', 'request 2'); // merged: one waits already
+  queues.enqueue('a', ev('first'));
+  queues.enqueue('a', req('request 1'));
+  queues.enqueue('a', req('request 2')); // merged: one waits already
   release();
   await finished;
   assert.equal(pressed, false, 'a request pressed the running cycle');
-  queues.push('b', 'first');
-  queues.push('b', 'change');
-  queues.request('b', 'request 3'); // the change waits: it serves as well
+  queues.enqueue('b', ev('first'));
+  queues.enqueue('b', ev('change'));
+  queues.enqueue('b', req('request 3')); // the change waits: it serves as well
   await new Promise<void>((resolve) => { finish = resolve; });
   assert.deepEqual(seen, ['first', 'request 1', 'first', 'change']);
 });

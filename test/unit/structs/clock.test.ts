@@ -92,10 +92,10 @@ test('a reconciler\'s requeue, resync and retry wait on the operator\'s clock', 
   const stopping = new AbortController();
   const scope = {
     resource: KopfExample, client: undefined as never, settings: defaultSettings({ reconciling: { backoffBase: 2 } }),
-    kept: new KeptFields(), poster: undefined as never, logger, cancelled: stopping.signal, requeue: () => undefined,
+    kept: new KeptFields(), poster: undefined as never, logger, cancelled: stopping.signal, enqueue: () => undefined,
   };
   const request = (_key: string, event: RawEvent) => requests.push(`${event.trigger}@${(clock.now() - START) / 1000}`);
-  const reconciler = new ResourceReconciler(handler, { scope, request, stopping: stopping.signal });
+  const reconciler = new ResourceReconciler(handler, { scope, enqueue: request, stopping: stopping.signal });
   const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '1' } } as KubeObject;
   const view = { key: 'u', body, context: { body } as never, logger };
   // Its patch is empty, so nothing is written (there is no client here).

@@ -1,6 +1,6 @@
 /**
- * A ring replica's share of one resource's objects (`sharding/`), between the queue and the
- * processing. The replica watches only the objects assigned to it; what this adds:
+ * A ring replica's share of one resource's objects, between the queue and the processing (the
+ * pipeline puts it there: `pipeline/pipeline.ts`). The replica watches only the objects assigned to it; what this adds:
  *
  * - An object that leaves the watch without being deleted (assigned elsewhere: the server says
  *   DELETED when an object stops matching a label selector, with its last state that matched) is
@@ -25,14 +25,10 @@ import { getObject, isNotFound, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { ResourceDescriptor } from '../structs/resources.ts';
 import { thrownText } from '../structs/errors.ts';
-import type { OperatorIndexers } from '../indices/indexers.ts';
 import type { RawEvent } from '../actions/scope.ts';
-import type { Memories } from '../processing/memories.ts';
-import type { Spawner } from '../daemons/spawning.ts';
-import { memberSelector, sealAnnotation } from '../sharding/ring-labels.ts';
-import {
-  LetGo, acknowledgeDrain, drainedHere, sealedBefore, sealedHere, type Tenure,
-} from '../sharding/tenure.ts';
+import type { ObjectRelease } from '../actions/engines.ts';
+import { memberSelector, sealAnnotation } from './ring-labels.ts';
+import { LetGo, acknowledgeDrain, drainedHere, sealedBefore, sealedHere, type Tenure } from './tenure.ts';
 
 /** Which ring this replica is a member of, under which name and incarnation, with the ring's key. */
 export interface Membership extends Tenure {
@@ -43,15 +39,14 @@ export interface Membership extends Tenure {
 /** The longest wait between two attempts of an acknowledgement. */
 const ACKNOWLEDGEMENT_BACKOFF_CAP = 60;
 
-/** The parts of a pipeline that an object's release touches. */
+/** The parts of a pipeline that the share works with. */
 export interface ShareParts {
   readonly client: KubeClient;
   resource(): ResourceDescriptor;
-  readonly spawner: Spawner | undefined;
-  readonly memories: Memories;
-  readonly indexers: OperatorIndexers;
+  /** Every engine's part of an object let go: its tasks stopped, its memories dropped. */
+  readonly release: ObjectRelease;
   readonly logger: Logger;
-  requeue(key: string, event: RawEvent): void;
+  enqueue(key: string, request: RawEvent): void;
 }
 
 type Handle = (event: RawEvent) => Promise<void>;
@@ -96,7 +91,7 @@ export class RingShare {
       this.#attempts.delete(key);
       const fate = await this.#fate(key, event);
       if (fate === 'deleted') { this.#letGo.forget(event.object.metadata?.uid); return handle(event); }
-      if (fate !== 'departed') return handle({ type: 'MODIFIED', object: fate });
+      if (fate !== 'departed') return handle({ kind: 'event', type: 'MODIFIED', object: fate });
       await this.#release(key);
       this.#current.delete(key);
       this.#parts.logger.forObject(event.object).debug(`The object is assigned elsewhere in the ring '${ring}'.`);
@@ -163,15 +158,16 @@ export class RingShare {
       const delay = Math.min(membership.retryPeriod * 2 ** (attempts - 1), ACKNOWLEDGEMENT_BACKOFF_CAP);
       logger.forObject(event.object).warning(`Could not acknowledge the drain of the object (attempt ${attempts}): `
         + `${thrownText(error)}; trying again in ${delay} s.`);
-      const retry = setTimeout(() => this.#parts.requeue(key, event), delay * 1000);
+      const retry = setTimeout(() => this.#parts.enqueue(key, { ...event, kind: 'retry' }), delay * 1000);
       retry.unref?.();
     }
   }
 
-  /** Stops the object's daemons and timers (and waits for them), and forgets what is remembered of it. */
+  /**
+   * Stops the object's daemons and timers (and waits for them), and forgets what is remembered of
+   * it but our last write: it may come back, older states of it first.
+   */
   async #release(key: string): Promise<void> {
-    await this.#parts.spawner?.release(key);
-    this.#parts.memories.forget(key);
-    this.#parts.indexers.discardAll(key);
+    await this.#parts.release.letGo(key);
   }
 }
