@@ -30,7 +30,7 @@ import type { WatchTask } from '../watching/watchers.ts';
 import { KeptFields } from '../actions/inconsistencies.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { Memories } from '../processing/memories.ts';
-import { processEvent } from '../processing/processing.ts';
+import { processEvent, settledListing } from '../processing/processing.ts';
 import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
@@ -96,6 +96,11 @@ export class ResourcePipeline {
    * and the related one are namespaced, so that a cluster-scoped one is watched once.
    */
   readonly watches: readonly ServedWatch[];
+  /**
+   * Listed objects that needed nothing (`settledListing`), and were not queued: at a restart with
+   * nothing changed, every object of the listing.
+   */
+  settledOnSight = 0;
   /** Replaced, never changed, when the resource is served elsewhere. */
   #processor: ResourceProcessor;
 
@@ -138,7 +143,12 @@ export class ResourcePipeline {
       current: () => this.resource,
       relocate: relocation && ((was) => this.#relocate(relocation, was)),
     };
-    const push = (key: string, event: RawEvent) => { share?.seen(key, event); this.#push(key, event); };
+    const push = (key: string, event: RawEvent) => {
+      // A ring replica's objects go through its share first, which may let them go or drain them.
+      if (share) share.seen(key, event);
+      else if (settledListing(this.#processor, key, event)) { this.settledOnSight++; return; }
+      this.#push(key, event);
+    };
     const pump: Pump = {
       client: env.client, served, push, pauses: env.pauses, labelSelector: share?.selector,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,

@@ -56,6 +56,11 @@ export class Memories {
     if (expected && version === expected.version) expected.seen = true;
   }
 
+  /** Whether anything is remembered of the object: it was processed since it was last forgotten. */
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
   forget(key: string): void {
     const memory = this.byKey.get(key);
     memory?.wakeup?.cancel();
