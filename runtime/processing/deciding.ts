@@ -96,7 +96,6 @@ export function settledOnSight(proc: ResourceProcessor, key: string, event: RawE
   if (changing.some((h) => seesChange(h.filters) || fitsReason(h, 'resume', true))) return undefined;
   const body = event.object;
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
-  if (finalizers.deleting) return undefined;
   const interested = changing.filter((h) => prematches(h.filters, body, UNREAD));
   const step = finalizerStep(interested, undefined, finalizers);
   if (step !== undefined && step !== 'stealth') return undefined;
