@@ -96,11 +96,6 @@ export class ResourcePipeline {
    * and the related one are namespaced, so that a cluster-scoped one is watched once.
    */
   readonly watches: readonly ServedWatch[];
-  /**
-   * Listed objects that needed nothing (`settledListing`), and were not queued: at a restart with
-   * nothing changed, every object of the listing.
-   */
-  settledOnSight = 0;
   /** Replaced, never changed, when the resource is served elsewhere. */
   #processor: ResourceProcessor;
 
@@ -146,7 +141,8 @@ export class ResourcePipeline {
     const push = (key: string, event: RawEvent) => {
       // A ring replica's objects go through its share first, which may let them go or drain them.
       if (share) share.seen(key, event);
-      else if (settledListing(this.#processor, key, event)) { this.settledOnSight++; return; }
+      // A listed object that needs nothing is not queued: at a restart with nothing changed, most are.
+      else if (settledListing(this.#processor, key, event)) return;
       this.#push(key, event);
     };
     const pump: Pump = {
