@@ -30,7 +30,7 @@ import type { WatchTask } from '../watching/watchers.ts';
 import { KeptFields } from '../actions/inconsistencies.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { Memories } from '../processing/memories.ts';
-import { processEvent } from '../processing/processing.ts';
+import { processEvent, settledListing } from '../processing/processing.ts';
 import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
@@ -139,7 +139,13 @@ export class ResourcePipeline {
       current: () => this.resource,
       relocate: relocation && ((was) => this.#relocate(relocation, was)),
     };
-    const push = (key: string, event: RawEvent) => { share?.seen(key, event); this.#push(key, event); };
+    const push = (key: string, event: RawEvent) => {
+      // A ring replica's objects go through its share first, which may let them go or drain them.
+      if (share) share.seen(key, event);
+      // A listed object that needs nothing is not queued: at a restart with nothing changed, most are.
+      else if (settledListing(this.#processor, key, event)) return;
+      this.#push(key, event);
+    };
     const pump: Pump = {
       client: env.client, served, push, pauses: env.pauses, labelSelector: share?.selector,
       freshness: env.freshness, inactivityTimeout: settings.watching.inactivityTimeout,

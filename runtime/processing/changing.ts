@@ -64,7 +64,7 @@ export interface Change {
 
 /** Reads the stored state and detects the cause, before any handler is matched against it. */
 export function detectChange(
-  proc: ResourceProcessor, body: KubeObject, memory: ObjectMemory, finalizers: Finalizers,
+  proc: ResourceProcessor, body: KubeObject, initial: boolean, finalizers: Finalizers,
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | null,
 ): Change {
   const state = new ObjectState(proc.settings, body, extraFields(proc.changing));
@@ -74,7 +74,7 @@ export function detectChange(
   const diff = diffOf(old ?? null, current);
   const kind = detectCause({
     type, deleting: finalizers.deleting, hasFinalizer: finalizers.present,
-    hasDiffBase: old !== undefined, changed: diff.length > 0, initial: memory.initial,
+    hasDiffBase: old !== undefined, changed: diff.length > 0, initial,
   });
   return { kind, state, old, current, diff };
 }
@@ -189,14 +189,18 @@ function select(
 ): ChangingHandler[] {
   const { body, old, new: current } = ctx;
   return handlers.filter((h) => {
-    const fits = h.reasons === null
-      || h.reasons.includes(reason)
-      // Resume handlers join the first update/delete cycle of an object seen in the initial listing.
-      || (h.initial && initial && (reason === 'update' || (reason === 'delete' && h.deleted)));
-    if (!fits) return false;
+    if (!fitsReason(h, reason, initial)) return false;
     const requireChange = h.reasons === null || h.reasons.includes('update');
     return matchesChange(h.filters, body, reason === 'create' ? undefined : old, current, requireChange, ctx);
   });
+}
+
+/** Whether the handler serves the cause (its filters aside); `initial`: the object's first cycle since its listing. */
+export function fitsReason(h: ChangingHandler, reason: Reason, initial: boolean): boolean {
+  return h.reasons === null
+    || h.reasons.includes(reason)
+    // Resume handlers join the first update/delete cycle of an object seen in the initial listing.
+    || (h.initial && initial && (reason === 'update' || (reason === 'delete' && h.deleted)));
 }
 
 /** Fields that handlers filter on become part of the essence, even under `status`. */

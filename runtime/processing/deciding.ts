@@ -7,7 +7,7 @@
  */
 import type { KubeObject } from '../structs/resources.ts';
 import type { Logger } from '../logging/index.ts';
-import type { ResourceContext } from '../registry/contexts.ts';
+import type { FilterContext, ResourceContext } from '../registry/contexts.ts';
 import type { ChangingHandler } from '../registry/handlers.ts';
 import { prematches, seesChange } from '../registry/filters.ts';
 import { jsonEqual } from '../structs/diffs.ts';
@@ -17,7 +17,7 @@ import type { ObjectReconciling, SpawningVerdict } from '../actions/engines.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
-import { causeContext, detectChange, handleCause, type Change, type CycleResult } from './changing.ts';
+import { causeContext, detectChange, fitsReason, handleCause, type Change, type CycleResult } from './changing.ts';
 import { Finalizers } from './finalizers.ts';
 
 /** One event to decide on, with its context (its patch holds the event handlers' results). */
@@ -61,6 +61,50 @@ export function decide(proc: ResourceProcessor, input: EventInput): Promise<Deci
 }
 
 /**
+ * How a listed object needs nothing: no changing handler (`unhandled`), none of them applies to
+ * it (`stealth`), or their cause, a resume, has no handler to run and nothing to write (`resumed`).
+ */
+export type Settled = 'unhandled' | 'stealth' | 'resumed';
+
+/**
+ * Never read: the filters given it do not see the change (`seesChange`), so that they look at the
+ * body's labels and annotations alone.
+ */
+const UNREAD = Object.freeze({}) as FilterContext<KubeObject>;
+
+/**
+ * Whether an object seen for the first time in a listing needs nothing of its processing: its
+ * stored state says all is done (our finalizer where it is needed, the diff-base of its essence
+ * now, no progress records, no deletion), and nothing else acts on it. This is what `decide`
+ * decides for it, by the same steps, without a cycle: the pipeline does not queue such an object,
+ * so that a restart with nothing changed costs no cycle per object. Whatever else may act on it
+ * (event handlers, index functions, timers and daemons, a reconciler, resume handlers, filters
+ * that see the change, a memory of it from an earlier event) makes it go the whole way, as does a
+ * stored state that cannot be read (the whole way reports it).
+ */
+export function settledOnSight(proc: ResourceProcessor, key: string, event: RawEvent): Settled | undefined {
+  if (event.kind !== 'event' || event.type !== null || proc.memories.has(key)) return undefined;
+  if (proc.watching.length || proc.indexing || proc.spawner || proc.reconciling) return undefined;
+  const { changing } = proc;
+  if (!changing.length) return 'unhandled'; // `decide`: the event handlers' work alone, and there are none
+  if (changing.some((h) => seesChange(h.filters) || fitsReason(h, 'resume', true))) return undefined;
+  const body = event.object;
+  const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
+  const interested = changing.filter((h) => prematches(h.filters, body, UNREAD));
+  const step = finalizerStep(interested, undefined, finalizers);
+  if (step !== undefined && step !== 'stealth') return undefined;
+  try {
+    const change = detectChange(proc, body, true, finalizers, event.type);
+    // A stealth object is not handled now, but its records would be superseded once it is.
+    if (change.state.recorded(changing)) return undefined;
+    if (step === 'stealth') return 'stealth';
+    return change.kind === 'resume' ? 'resumed' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether nothing of the object's state is decided on this event: the resource has no changing
  * handlers, timers, daemons or reconciler; or we let the object go at its deletion, and this
  * event predates that. Then only the event handlers' work is written, and no write is awaited.
@@ -94,7 +138,7 @@ async function decideHandlers(proc: ResourceProcessor, input: EventInput): Promi
   // (the essence, the diff-base, their diff) is put off until it is needed when no filter looks at
   // it: an event may end in the finalizer's addition, without it.
   let change: Change | undefined;
-  const changeNow = (): Change => change ??= detectChange(proc, body, memory, finalizers, event.type);
+  const changeNow = (): Change => change ??= detectChange(proc, body, memory.initial, finalizers, event.type);
   const filtering = changing.some((h) => seesChange(h.filters)) ? causeContext(context, changeNow()) : undefined;
   const ctx = filtering ?? context;
   const interested = changing.filter((h) => prematches(h.filters, body, ctx));
@@ -127,38 +171,60 @@ async function decideHandlers(proc: ResourceProcessor, input: EventInput): Promi
 }
 
 /**
- * The decisions that come before the cause's handlers: the finalizer added (the handlers run on
- * the event it causes) or removed, or the handlers held back; `undefined` if the handlers are due.
+ * What the finalizer needs before the cause's handlers: nothing of ours applies or it is not
+ * needed (`stealth`: removed if present, unless tasks hold it), added (the handlers run on the
+ * event it causes), kept while only timers, daemons or a reconciler apply (`tasks`: removed once
+ * the deleted object's tasks are done), held back while they hold it (`held`); `undefined` if
+ * the cause's handlers are due.
+ */
+type FinalizerStep = 'stealth' | 'unneeded' | 'add' | 'tasks' | 'release' | 'held' | undefined;
+
+function finalizerStep(
+  interested: readonly ChangingHandler[], spawning: SpawningVerdict | undefined, finalizers: Finalizers,
+): FinalizerStep {
+  const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
+  if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
+    // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
+    return !finalizers.present || spawning?.holding ? 'stealth' : 'unneeded';
+  }
+  if (required && !finalizers.present && !finalizers.deleting) return 'add';
+  if (!interested.length) {
+    // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
+    // have exited and the reconciler has run for the deletion.
+    return !finalizers.deleting || !finalizers.present || spawning?.holding ? 'tasks' : 'release';
+  }
+  // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
+  // object) and the reconciler has run for the deletion (its retries re-queue it): their cycle
+  // ends in the finalizer's removal, which must not come before that.
+  return finalizers.deleting && spawning?.holding ? 'held' : undefined;
+}
+
+/**
+ * The decisions that come before the cause's handlers (`finalizerStep`): the finalizer added or
+ * removed, or the handlers held back; `undefined` if the handlers are due.
  */
 function finalizing(
   interested: readonly ChangingHandler[], spawning: SpawningVerdict | undefined, finalizers: Finalizers,
   work: WritePlan['work'], logger: Logger,
 ): Decision | undefined {
-  const required = interested.some((h) => h.requiresFinalizer) || Boolean(spawning?.required);
-  if ((!interested.length && !spawning?.required) || (!required && finalizers.present)) {
-    // Stealth (nothing of ours applies), or our finalizer is no longer needed: let go of it.
-    if (!finalizers.present || spawning?.holding) return { ...workOnly(work), idle: !interested.length };
-    logger.debug('Removing the finalizer, as there are no handlers requiring it.');
-    return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: false };
+  switch (finalizerStep(interested, spawning, finalizers)) {
+    case 'stealth': return { ...workOnly(work), idle: !interested.length };
+    case 'unneeded':
+      logger.debug('Removing the finalizer, as there are no handlers requiring it.');
+      return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: false };
+    case 'add':
+      logger.debug('Adding the finalizer, thus preventing the actual deletion.');
+      // Only timers, daemons or a reconciler need it: no handler is pending, which the status says at once.
+      return {
+        plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false, idle: !interested.length,
+      };
+    case 'tasks': return { ...workOnly(work), idle: true };
+    case 'release':
+      logger.debug('Removing the finalizer, thus allowing the actual deletion.');
+      return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
+    case 'held': return workOnly(work);
+    case undefined: return undefined;
   }
-  if (required && !finalizers.present && !finalizers.deleting) {
-    logger.debug('Adding the finalizer, thus preventing the actual deletion.');
-    // Only timers, daemons or a reconciler need it: no handler is pending, which the status says at once.
-    const idle = !interested.length;
-    return { plan: { work, finalizer: finalizers.addOps() }, awaited: true, releasing: false, idle };
-  }
-  if (!interested.length) {
-    // Only timers, daemons or a reconciler: the finalizer goes once the deleted object's tasks
-    // have exited and the reconciler has run for the deletion.
-    if (!finalizers.deleting || !finalizers.present || spawning?.holding) return { ...workOnly(work), idle: true };
-    logger.debug('Removing the finalizer, thus allowing the actual deletion.');
-    return { plan: { work, finalizer: finalizers.removeOps() }, awaited: true, releasing: true };
-  }
-  // The deletion's handlers wait until the timers and daemons have exited (which re-queues the
-  // object) and the reconciler has run for the deletion (its retries re-queue it): their cycle
-  // ends in the finalizer's removal, which must not come before that.
-  if (finalizers.deleting && spawning?.holding) return workOnly(work);
-  return undefined;
 }
 
 /** What the timers, daemons and the reconciler need of the finalizer, together. */

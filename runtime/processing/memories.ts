@@ -85,6 +85,14 @@ export class Memories implements ObjectRelease {
   }
 
   /**
+   * Whether anything is remembered of the object: it was processed since it was last forgotten, or
+   * a write of ours to it, let go since, is still awaited.
+   */
+  has(key: string): boolean {
+    return this.byKey.has(key) || this.writesLetGo.has(key);
+  }
+
+  /**
    * A cycle's writes are made: the next state-dependent decision waits for their echo. The memory
    * is the one the cycle began with: if the object was let go since, the write outlives it.
    */

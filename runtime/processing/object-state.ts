@@ -59,6 +59,11 @@ export class ObjectState {
     this.settings.persistence.diffbaseStorage.store(this.body, patch, change.current);
   }
 
+  /** Whether any of these handlers has a progress record stored on the object. */
+  recorded(handlers: readonly ChangingHandler[]): boolean {
+    return handlers.some((h) => this.load(h.id) !== undefined);
+  }
+
   /** States left from another cause (e.g. creation interrupted by an update) are purged. */
   supersede(
     reason: Reason,

@@ -22,7 +22,7 @@ import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
-import { decide, inert, workOnly, type Decision, type EventInput } from './deciding.ts';
+import { decide, inert, settledOnSight, workOnly, type Decision, type EventInput } from './deciding.ts';
 import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
@@ -34,6 +34,9 @@ import { UnreadableStateError } from '../progress/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { EventIndexing } from '../actions/engines.ts';
 import { currentClock } from '../structs/clock.ts';
+import { DEBUG } from '../logging/levels.ts';
+
+const CYCLE_FINISHED = 'Handling cycle is finished, waiting for new changes.';
 
 /** What a request of a kind takes part in: the processing's one switch on the kind. */
 interface Traits {
@@ -101,6 +104,17 @@ export async function processEvent(
     else if (error instanceof TooLargeError) reportRefusal(proc, event.object, logger, 'TooLarge', error.message);
     else throttle(proc, key, memory, event.object, logger, error);
   }
+}
+
+/**
+ * Whether a listed object needs no cycle (`settledOnSight`): then it is not queued. Its verbose
+ * log says what the cycle of its resume would have said.
+ */
+export function settledListing(proc: ResourceProcessor, key: string, event: RawEvent): boolean {
+  const settled = settledOnSight(proc, key, event);
+  const logger = proc.logger;
+  if (settled === 'resumed' && logger.isEnabledFor(DEBUG)) logger.forObject(event.object).debug(CYCLE_FINISHED);
+  return settled !== undefined;
 }
 
 /** The cycle in a span of its own, with the object's identity and the cause it was handled for. */
@@ -183,7 +197,7 @@ function afterCycle(
 ): void {
   // A deletion's cycle ends in the finalizer's removal, not in waiting for changes: Kopf says nothing.
   if (cycle.done && cycle.kind !== 'noop' && cycle.kind !== 'free' && cycle.kind !== 'delete') {
-    logger.debug('Handling cycle is finished, waiting for new changes.');
+    logger.debug(CYCLE_FINISHED);
   }
   if (cycle.delay === undefined) return;
   if (outcome.patched) {

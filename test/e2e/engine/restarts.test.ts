@@ -4,7 +4,8 @@
  * it was down gets one update cycle with the resume handlers mixed in, namespace globs serve
  * namespaces that appear after the start, a resource whose CRD is missing is waited for, one
  * named by a string is served once its CRD is created and follows its name to another group, and
- * an operator with no resource handlers says so.
+ * an operator with no resource handlers says so; a restart with nothing changed queues none of the
+ * objects whose stored state says all is done, and one changed meanwhile still goes the whole way.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 import { about, withOperator } from './support.ts';
+import { scrape, value } from '../metrics/exposition.ts';
 
 const cluster = useCluster();
 
@@ -59,6 +61,42 @@ test('a restarted operator resumes what it handled, and updates what changed whi
       'resuming an unchanged object writes nothing',
     );
   });
+});
+
+test('a restart queues no object whose stored state says all is done; a changed one goes the whole way', async () => {
+  const ns = 'settled-restart';
+  await createObject(cluster.client, Namespaces, { metadata: { name: ns } });
+  const calls: string[] = [];
+  const registry = new OperatorRegistry();
+  registry.on.create(KopfExample, async function create_fn() { calls.push('create'); });
+  registry.on.delete(KopfExample, async function delete_fn() { calls.push('delete'); });
+  const names = ['s1', 's2', 's3', 's4'];
+  await withOperator(cluster, registry, { namespaces: [ns] }, async ({ capture }) => {
+    for (const name of names) {
+      await createObject(cluster.client, KopfExample, { metadata: { name, namespace: ns }, spec: { field: 'a' } });
+    }
+    for (const name of names) {
+      await capture.waitFor(about(name, 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
+    }
+  });
+  assert.deepEqual(calls, ['create', 'create', 'create', 'create']);
+
+  await patchObject(cluster.client, KopfExample, { namespace: ns, name: 's4' }, { spec: { field: 'b' } });
+  const options = { namespaces: [ns], metrics: 'http://127.0.0.1:0/metrics' };
+  await withOperator(cluster, registry, options, async ({ op, capture }) => {
+    // Said by the settled objects as by the changed one's update cycle, in verbose logs alike.
+    for (const name of names) {
+      await capture.waitFor(about(name, 'Handling cycle is finished, waiting for new changes.'), { timeout: 30 });
+    }
+    const s4 = await getObject(cluster.client, KopfExample, { namespace: ns, name: 's4' });
+    assert.match(s4.metadata?.annotations?.['kopf.zalando.org/last-handled-configuration'] ?? '', /"field":"b"/);
+    // A cycle is a queued event: the changed object's update, perhaps its echo; none for the others.
+    const cycles = value(await scrape(op.metricsUrl!), 'kopf_queue_wait_seconds_count', {
+      resource: 'kopfexamples.v1.kopf.dev',
+    });
+    assert.ok(cycles !== undefined && cycles >= 1 && cycles <= 2, `cycles: ${cycles}`);
+  });
+  assert.deepEqual(calls, ['create', 'create', 'create', 'create'], 'no handler ran again');
 });
 
 test('namespace globs serve matching namespaces that appear after the start, and no others', async () => {
