@@ -24,7 +24,7 @@ const PACKAGES = ['kopf', 'kopf-gen', 'create-kopf-operator'];
  * package that outgrows this has taken in something it should not ship (tests, sources, fixtures).
  */
 const BUDGETS: Record<string, { packed: number; unpacked: number }> = {
-  kopf: { packed: 1000, unpacked: 4000 },
+  kopf: { packed: 1100, unpacked: 4000 },
   'kopf-gen': { packed: 75, unpacked: 250 },
   'create-kopf-operator': { packed: 30, unpacked: 120 },
 };
