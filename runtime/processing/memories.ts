@@ -125,8 +125,8 @@ export class Memories implements ObjectRelease {
   }
 
   private keepWrite(key: string, expected: WriteExpectation): void {
-    // Past its deadline, a write is no longer awaited (the object is read afresh instead): the
-    // oldest such ones go first, so that objects let go for good leave nothing behind for long.
+    // Past its deadline, a kept write would only have the object read afresh when it comes back:
+    // such ones go, oldest first, so that objects let go for good leave nothing behind for long.
     const now = Date.now();
     for (const [old, { deadline }] of this.writesLetGo) {
       if (deadline > now) break;
