@@ -3,7 +3,7 @@
  * it (the worker was busy, with a reconcile request say). The newer event includes our write: it
  * is handled at once, not after the consistency timeout spent waiting for an echo that is gone.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -16,20 +16,31 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
 import { FRESH, processorOf } from './processor.ts';
 
-test('an event newer than the echo of our write, which it replaced in the queue, is handled without ' +
-  'waiting', async (t) => {
+
+/**
+ * A fake API server holding one object (FRESH at first): a GET answers it, a PATCH merges into it
+ * and gives it the next resourceVersion. Closed with the test, as is the operator's stop signal.
+ */
+async function fakeObject(t: TestContext) {
   const object = copyJson(FRESH) as Fields;
   let version = 1;
-  let gets = 0;
+  let reads = 0;
+  const next = () => String(++version);
   const server = await startServer((req, res) => {
-    if (req.method === 'GET') { gets++; return sendJson(res, 200, object); }
+    if (req.method === 'GET') { reads++; return sendJson(res, 200, object); }
     applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: String(++version) } });
+    applyMergePatch(object, { metadata: { resourceVersion: next() } });
     sendJson(res, 200, object);
   });
   const client = clientOf(server);
   const stop = new AbortController();
   t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  return { object, client, stop, gets: () => reads, next };
+}
+
+test('an event newer than the echo of our write, which it replaced in the queue, is handled without ' +
+  'waiting', async (t) => {
+  const { object, client, stop, gets, next } = await fakeObject(t);
   const updates: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { return { done: true }; });
@@ -45,26 +56,16 @@ test('an event newer than the echo of our write, which it replaced in the queue,
   // The echo comes into the queue, and a change after it replaces it there before it is processed.
   proc.memories.passing('u1', echo.metadata?.resourceVersion);
   const newer = copyJson(echo) as Fields;
-  applyMergePatch(newer, { metadata: { resourceVersion: String(++version) }, spec: { field: 'changed' } });
+  applyMergePatch(newer, { metadata: { resourceVersion: next() }, spec: { field: 'changed' } });
   const newerEvent = { kind: 'event', type: 'MODIFIED', object: newer as KubeObject } as const;
   await processEvent(proc, 'u1', newerEvent, new AbortController().signal);
-  assert.equal(gets, 0, 'the object was read afresh: the echo was waited for in vain');
+  assert.equal(gets(), 0, 'the object was read afresh: the echo was waited for in vain');
   assert.deepEqual(updates, ['changed']);
 });
 
 test('an object let go while its cycle writes (a ring replica losing its membership) and back at once: its '
   + 'state from before those writes waits for their echo, and its handler does not run again', async (t) => {
-  const object = copyJson(FRESH) as Fields;
-  let version = 1;
-  const server = await startServer((req, res) => {
-    if (req.method === 'GET') return sendJson(res, 200, object);
-    applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: String(++version) } });
-    sendJson(res, 200, object);
-  });
-  const client = clientOf(server);
-  const stop = new AbortController();
-  t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  const { client, stop } = await fakeObject(t);
   const registry = new OperatorRegistry();
   let runs = 0;
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 30 } });

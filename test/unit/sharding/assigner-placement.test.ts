@@ -9,33 +9,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { RingAssigner } from '../../../runtime/sharding/assigner.ts';
-import { RingSeals, type Assignment } from '../../../runtime/sharding/seals.ts';
-import {
-  LEASE_SEAL_ANNOTATION, RING_LABEL, drainLabel, sealAnnotation, shardLabel,
-} from '../../../runtime/sharding/ring-labels.ts';
-import { microTime } from '../../../runtime/structs/builtins.ts';
+import type { Assignment } from '../../../runtime/sharding/seals.ts';
+import { drainLabel, sealAnnotation, shardLabel } from '../../../runtime/sharding/ring-labels.ts';
 import { ToggleSet } from '../../../runtime/structs/toggles.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
+import { INCARNATION, LEASES, MEMBER, OBJECTS, RING, member, seals } from './ring-fixture.ts';
 import { clientOf, deferred, sendJson, startServer } from '../kube/fake-server.ts';
 
-const LEASES = '/apis/coordination.k8s.io/v1/namespaces/ns/leases';
-const OBJECTS = '/apis/kopf.dev/v1/namespaces/ns/kopfexamples';
-const RING = 'r', MEMBER = 'm1', INCARNATION = 'inc-1';
-const seals = new RingSeals(RING, Buffer.alloc(32, 4));
 const SHARD = shardLabel(RING), DRAIN = drainLabel(RING), SEAL = sealAnnotation(RING);
-
-function member(version: number): object {
-  const renewTime = microTime(Date.now());
-  const seal = seals.sealLease({ member: MEMBER, holder: 'one', renewTime, incarnation: INCARNATION });
-  return {
-    metadata: {
-      name: MEMBER, namespace: 'ns', resourceVersion: String(version), labels: { [RING_LABEL]: RING },
-      annotations: { [LEASE_SEAL_ANNOTATION]: seal },
-    },
-    spec: { holderIdentity: 'one', renewTime },
-  };
-}
 
 function object(name: string, version: number, label?: string, sealed?: Assignment): object {
   const uid = `uid-${name}`;
