@@ -4,7 +4,12 @@
  * holds them already or comes back after an outage; then a restart with nothing changed, as every
  * rolling upgrade causes.
  *
- *   node bench/scale/run.ts [--n 100000] [--contestants ts,built,ctrl,kopf] [--concurrency 64] [--settle 10]
+ *   node bench/scale/run.ts [--n 100000] [--contestants ts,built,ctrl,kopf] [--through storage] [--settle 10]
+ *
+ * The objects are put into etcd directly (`--through storage`, bench/scale/storage.ts: copies of
+ * one created through the API, managedFields and all), since creating 100,000 through the API server
+ * takes most of an hour on a small machine; `--through api` creates each through the API server,
+ * `--concurrency` at a time.
  *
  * `--n` may list several counts (`--n 2000,4000`): each contestant runs at each, and the settled
  * memory per object is worked out from the first and the last (the difference of the settled
@@ -34,7 +39,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { createObject } from '../../runtime/kube/index.ts';
+import { createObject, type KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
@@ -42,6 +47,7 @@ import { DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
+import { seedObjects } from './storage.ts';
 import { Observer } from '../burst/observer.ts';
 import { buildOperator } from '../burst/built.ts';
 import { cpuSeconds } from '../burst/procstat.ts';
@@ -51,7 +57,11 @@ import { benchOptions, chosen } from '../lib/options.ts';
 import { TreeSampler, treeRssMiB } from '../lib/proctree.ts';
 import { fixed, markdownTable } from '../lib/tables.ts';
 
-const values = benchOptions({ n: '100000', contestants: 'ts,ctrl,kopf', concurrency: 64, settle: 10 });
+const values = benchOptions({
+  n: '100000', contestants: 'ts,ctrl,kopf', through: 'storage', concurrency: 64, settle: 10,
+});
+if (!['storage', 'api'].includes(values.through))
+  throw new Error(`--through takes 'storage' or 'api', not '${values.through}'`);
 const COUNTS = values.n.split(',').map((text) => {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--n takes counts of objects, not '${text}'`);
@@ -93,6 +103,7 @@ function scaleObject(name: string, index: number): KopfExample {
   const object = exampleObject(name);
   object.metadata = {
     name,
+    namespace: NAMESPACE,
     labels: { app: 'scale-bench', shard: `shard-${index % 16}`, tier: index % 2 ? 'backend' : 'frontend' },
     annotations: { 'example.com/owner': `team-${index % 8}`, 'example.com/note': `object ${index} of the scale run` },
   };
@@ -187,15 +198,28 @@ async function phase(
   }
 }
 
+async function createObjects(cp: ControlPlane, client: KubeClient, objects: KopfExample[]): Promise<void> {
+  if (values.through === 'api') {
+    await pool(objects, CONCURRENCY, (object) => createObject(client, KopfExample, object, { namespace: NAMESPACE }));
+    return;
+  }
+  const target = { etcdUrl: cp.etcdUrl, prefix: `/registry/${KopfExample.group}/${KopfExample.plural}/` };
+  let reported = 0;
+  await seedObjects(client, KopfExample, target, objects, (done) => {
+    if (done - reported < 10_000 && done < objects.length) return;
+    reported = done;
+    process.stderr.write(`  ${done} in etcd\n`);
+  });
+}
+
 async function measure(contestant: Contestant, total: number): Promise<Measurement> {
   const n = Math.max(1, Math.round(total * contestant.share));
   return onControlPlane(async (cp, client) => {
     await createObject(client, Namespaces, { metadata: { name: NAMESPACE } });
     const names = Array.from({ length: n }, (_, i) => `kex-${String(i).padStart(6, '0')}`);
-    process.stderr.write(`${contestant.label}: creating ${n} objects…\n`);
-    await pool(names.map((name, i) => [name, i] as const), CONCURRENCY, ([name, i]) => (
-      createObject(client, KopfExample, scaleObject(name, i), { namespace: NAMESPACE })
-    ));
+    const where = values.through === 'api' ? 'through the API' : 'in etcd';
+    process.stderr.write(`${contestant.label}: creating ${n} objects ${where}…\n`);
+    await createObjects(cp, client, names.map(scaleObject));
     const observer = new Observer(client, KopfExample, NAMESPACE, isHandled);
     await observer.ready;
     const timeout = 600_000 + n * 50;
