@@ -41,12 +41,13 @@ export async function seedObjects<T extends KubeObject>(
   const namespace = first.metadata?.namespace ?? '';
   const created = await createObject(client, resource, first, { namespace });
   const template = storedForm(created);
-  for (let start = 0; start < rest.length; start += OPS_PER_TRANSACTION * CONCURRENCY) {
+  const round = OPS_PER_TRANSACTION * CONCURRENCY;
+  for (let start = 0; start < rest.length; start += round) {
     const transactions = [];
-    for (let at = start; at < Math.min(rest.length, start + OPS_PER_TRANSACTION * CONCURRENCY); at += OPS_PER_TRANSACTION)
+    for (let at = start; at < Math.min(rest.length, start + round); at += OPS_PER_TRANSACTION)
       transactions.push(put(target, rest.slice(at, at + OPS_PER_TRANSACTION).map((o) => copyOf(template, o))));
     await Promise.all(transactions);
-    progress(Math.min(objects.length, start + 1 + OPS_PER_TRANSACTION * CONCURRENCY));
+    progress(Math.min(objects.length, start + 1 + round));
   }
   await listed(client, resource, namespace, objects.length);
 }

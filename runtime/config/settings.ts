@@ -91,6 +91,11 @@ export interface WatchingSettings {
   reconnectBackoff: number;
   /** Reconnect a watch stream silent (not even bookmarks) for this long. */
   inactivityTimeout: number;
+  /**
+   * Read a resource's objects as a watch's initial events (`sendInitialEvents`) rather than a
+   * paginated LIST; a server that refuses it is listed in pages instead. On by default.
+   */
+  streamingLists: boolean;
 }
 
 export interface QueueingSettings {

@@ -71,7 +71,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
   },
   watching: {
     serverTimeout: optionalSeconds, clientTimeout: optionalSeconds, connectTimeout: optionalSeconds,
-    reconnectBackoff: seconds, inactivityTimeout: positiveSeconds,
+    reconnectBackoff: seconds, inactivityTimeout: positiveSeconds, streamingLists: flag,
   },
   queueing: { workerLimit: limit, idleTimeout: seconds, exitTimeout: seconds, errorDelays: delays },
   scanning: { disabled: flag },

@@ -38,6 +38,12 @@ export interface KubeClientOptions {
   watchInactivityTimeout?: number;
   /** Objects per page when listing (`limit`). */
   listPageSize?: number;
+  /**
+   * Watches read the objects there are as the stream's initial events (`sendInitialEvents`, one
+   * request, no list held by the server) rather than by a paginated LIST first; a server that
+   * refuses it gets the LIST. True by default (Kopf has no such setting: it always lists).
+   */
+  streamingLists?: boolean;
   userAgent?: string;
   /**
    * Connections for regular requests (32 by default). A burst of thousands of objects would
@@ -104,6 +110,7 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   watchReconnectBackoff: 0.1,
   watchInactivityTimeout: 70,
   listPageSize: 500,
+  streamingLists: true,
   userAgent: 'kopf-ts',
   enforceRetryAfter: false,
   readCoalescing: 0,

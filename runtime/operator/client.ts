@@ -46,5 +46,6 @@ function clientOptions(settings: OperatorSettings, logger: Logger): KubeClientOp
     readCoalescing: n.readCoalescing,
     watchReconnectBackoff: w.reconnectBackoff,
     watchInactivityTimeout: w.inactivityTimeout,
+    streamingLists: w.streamingLists,
   };
 }

@@ -8,6 +8,7 @@
 import { keyOf, type KubeClient, type WatchFreshness } from '../kube/index.ts';
 import type { Logger } from '../logging/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../structs/resources.ts';
+import { thrownText } from '../structs/errors.ts';
 import type { ToggleSet } from '../structs/toggles.ts';
 import type { IndexReadiness } from '../indices/index-readiness.ts';
 import type { OperatorMetrics } from '../observation/metrics.ts';
@@ -90,6 +91,10 @@ async function stream(pump: Pump, namespace: string | null, where: string, listi
     metadataOnly: pump.metadataOnly,
     metrics,
     onUnsupported: (raw: unknown) => logger.warning(`Ignoring an unsupported event type: ${JSON.stringify(raw)}`),
+    onStreamingRefused: (cause: unknown) => {
+      const why = `the server does not stream it as a watch's events (${thrownText(cause)})`;
+      logger.info(`Listing ${name} in pages from now on: ${why}.`);
+    },
   };
   const what = (resource: ResourceDescriptor) => `The resource ${watchName(resource)} ${where}`;
   let streaming = false;

@@ -1,8 +1,13 @@
 /**
- * A continuous watch: LIST (paginated) then WATCH from the listing's resourceVersion, restored
- * for as long as the process wants it.
+ * A continuous watch: the objects there are, then their changes, restored for as long as the
+ * process wants it.
  *
- * - Every listing yields `LISTED` per object and `LISTED_DONE`. A re-list also yields a synthetic
+ * - The objects there are come as the first WATCH's initial events (`sendInitialEvents`, ended by a
+ *   bookmark that says so): one request, and the API server streams them from its cache instead of
+ *   holding a whole list. A server that refuses it (older ones, or one whose storage cannot promise
+ *   the bookmark) gets a paginated LIST and then a WATCH from the list's resourceVersion, for the rest
+ *   of the watch's life; so does a watch with `streamingList: false`.
+ * - Every listing, streamed or paged, yields `LISTED` per object and `LISTED_DONE`. A re-list also yields a synthetic
  *   `DELETED` (before `LISTED_DONE`) for each object known before it and absent from it, so a
  *   consumer learns of deletions it missed while the watch was broken. The synthetic event carries
  *   the object's identity only (apiVersion, kind, name, namespace, uid, last resourceVersion): the
@@ -51,6 +56,8 @@ export interface WatchOptions {
   bufferSize?: number;
   /** Objects per page of a listing. */
   pageSize?: number;
+  /** List as the watch's initial events (the client's `streamingLists` by default); else by a paginated LIST. */
+  streamingList?: boolean;
   /** Yield synthetic `DELETED` events after re-lists (default true). */
   synthesizeDeletions?: boolean;
   /**
@@ -60,6 +67,8 @@ export interface WatchOptions {
   metadataOnly?: boolean;
   /** Start watching from this resourceVersion instead of listing first. */
   resourceVersion?: string;
+  /** Told when the server refuses a streamed listing (with its answer), before the watch lists in pages instead. */
+  onStreamingRefused?: (cause: unknown) => void;
   /** Told of each event of a type this stream does not know (it is skipped), for a warning. */
   onUnsupported?: (raw: unknown) => void;
   /** Told whenever the server is heard from, and of each wait before a retry (for the liveness endpoint). */
@@ -69,6 +78,8 @@ export interface WatchOptions {
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
+/** The annotation of the bookmark that ends a stream's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 type RawEvent = { type: string; object: unknown };
 
@@ -76,6 +87,8 @@ type RawEvent = { type: string; object: unknown };
 interface WatchState<T extends KubeObject> {
   resourceVersion: string | undefined;
   mustList: boolean;
+  /** Whether the next listing is a stream's initial events; false once the server refused them. */
+  streaming: boolean;
   /** Consecutive failures; any event received resets it. */
   failures: number;
   /** Identities of the objects seen, for synthetic deletions; absent when those are off. */
@@ -112,6 +125,7 @@ export async function* watchStream<T extends KubeObject>(
   const state: WatchState<T> = {
     resourceVersion: options.resourceVersion,
     mustList: options.resourceVersion === undefined,
+    streaming: options.streamingList ?? settings.streamingLists,
     failures: 0,
     known: options.synthesizeDeletions === false ? undefined : new Map<string, T>(),
   };
@@ -120,7 +134,7 @@ export async function* watchStream<T extends KubeObject>(
     if (signal?.aborted) return;
     let wait = context.reconnectMs;
     try {
-      if (state.mustList) {
+      if (state.mustList && !state.streaming) {
         state.resourceVersion = yield* relistOrFail(context, state.known);
         state.mustList = false;
         state.failures = 0;
@@ -129,10 +143,26 @@ export async function* watchStream<T extends KubeObject>(
       if (!signal?.aborted) options.metrics?.restart('closed');
     } catch (e) {
       if (signal?.aborted) return;
-      wait = waitAfterError(context, state, e);
+      wait = refusedStreaming(state, e) ? pagedFromNowOn(context, state, e) : waitAfterError(context, state, e);
     }
     if (!(await sleep(wait, signal))) return;
   }
+}
+
+/**
+ * Whether a failure of a streamed listing is the server's refusal of it. Silence counts: a server
+ * that ignores the request for initial events (one that is no Kubernetes API server, or a proxy
+ * that drops the parameters) goes quiet without the bookmark that ends them.
+ */
+function refusedStreaming(state: WatchState<KubeObject>, e: unknown): boolean {
+  return e instanceof StreamingRefused || (state.streaming && state.mustList && e instanceof InactivityError);
+}
+
+/** After a refused streamed listing: the watch lists in pages, at once and from now on. */
+function pagedFromNowOn<T extends KubeObject>(context: WatchContext<T>, state: WatchState<T>, e: unknown): number {
+  state.streaming = false;
+  context.options.onStreamingRefused?.(e instanceof StreamingRefused ? e.cause : e);
+  return 0;
 }
 
 /** A re-list whose failure (after the client's own retries) ends the watch, except 410 which the caller re-lists. */
@@ -180,6 +210,16 @@ async function* relist<T extends KubeObject>(
     }
     listedVersion = page.resourceVersion;
   }
+  yield* listingDone(known, seen, listedVersion);
+  return listedVersion;
+}
+
+/** The end of a listing: what was known and is no longer there is deleted (synthetically), then `LISTED_DONE`. */
+function* listingDone<T extends KubeObject>(
+  known: Map<string, T> | undefined,
+  seen: Set<string>,
+  resourceVersion: string,
+): Generator<StreamEvent<T>, void, undefined> {
   if (known) {
     for (const [key, object] of known) {
       if (seen.has(key)) continue;
@@ -187,11 +227,14 @@ async function* relist<T extends KubeObject>(
       yield { type: 'DELETED', object, synthetic: true };
     }
   }
-  yield { type: 'LISTED_DONE', resourceVersion: listedVersion };
-  return listedVersion;
+  yield { type: 'LISTED_DONE', resourceVersion };
 }
 
-/** One WATCH request, read to its end; every event moves the resume point and the known identities. */
+/**
+ * One WATCH request, read to its end; every event moves the resume point and the known identities.
+ * If a listing is due, the request asks for the objects there are as its initial events: those are
+ * yielded as `LISTED` until the bookmark that ends them, which ends the listing.
+ */
 async function* readOneStream<T extends KubeObject>(
   context: WatchContext<T>,
   state: WatchState<T>,
@@ -199,10 +242,15 @@ async function* readOneStream<T extends KubeObject>(
   const { options, path } = context;
   const signal = options.signal;
   const liveness = options.liveness;
-  const response = await openWithinInactivity(context, {
+  const listing = state.mustList ? new Set<string>() : undefined;
+  // The newest state, read consistently, as initial events; or the changes since where the last stream ended.
+  const start = listing
+    ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }
+    : { resourceVersion: state.resourceVersion };
+  const response = await openOrRefused(context, listing !== undefined, {
     watch: 'true',
     allowWatchBookmarks: 'true',
-    resourceVersion: state.resourceVersion,
+    ...start,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     timeoutSeconds: options.serverTimeout,
@@ -213,12 +261,21 @@ async function* readOneStream<T extends KubeObject>(
     { inactivityTimeout: context.inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal },
   );
   const known = state.known;
+  let initial = listing;
   for await (const raw of reader) {
     liveness?.alive();
-    const event = toEvent<T>(raw, path);
+    const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
     state.failures = 0;
     if (!event) { options.onUnsupported?.(raw); continue; }
-    options.metrics?.event(event.type);
+    if (initial && event.type === 'BOOKMARK') {
+      // Only the bookmark that ends the initial events means anything within them.
+      if (!endsInitialEvents(raw)) continue;
+      state.resourceVersion = event.resourceVersion || state.resourceVersion;
+      state.mustList = false;
+      yield* listingDone(known, initial, state.resourceVersion ?? '');
+      initial = undefined;
+      continue;
+    }
     if (event.type === 'BOOKMARK') {
       state.resourceVersion = event.resourceVersion || state.resourceVersion;
     } else {
@@ -226,7 +283,57 @@ async function* readOneStream<T extends KubeObject>(
       if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
       else if (known) known.set(keyOf(event.object), identityOf(event.object));
     }
+    if (initial && event.type === 'ADDED') {
+      initial.add(keyOf(event.object));
+      yield { type: 'LISTED', object: event.object };
+      continue;
+    }
+    options.metrics?.event(event.type);
     yield event;
+  }
+  // A stream that ends before its initial events are complete came from a server that does not
+  // send the bookmark which ends them (it lets a stream run out instead): it is listed in pages.
+  if (initial) throw new StreamingRefused('the stream ended before its initial events were complete');
+}
+
+/**
+ * The events of a stream's initial phase: objects are listed; an error is the server refusing the
+ * initial events (only a 410 or a 429 is what it would be in any stream).
+ */
+function initialEvent<T extends KubeObject>(raw: unknown, path: string): ReturnType<typeof toEvent<T>> {
+  try {
+    return toEvent<T>(raw, path);
+  } catch (e) {
+    if (e instanceof ApiError && !isGone(e) && !isTooManyRequests(e)) throw new StreamingRefused(e);
+    throw e;
+  }
+}
+
+/** Whether a bookmark is the one that ends a stream's initial events. */
+function endsInitialEvents(raw: unknown): boolean {
+  const annotations = (raw as { object?: KubeObject }).object?.metadata?.annotations;
+  return annotations?.[INITIAL_EVENTS_END] === 'true';
+}
+
+/** A server's refusal of a streamed listing: the watch lists in pages from now on, at once. */
+class StreamingRefused extends Error {
+  constructor(cause: unknown) {
+    super('The server refused to stream a listing as initial events', { cause });
+  }
+}
+
+/** Opens a WATCH; one that asks for initial events and is answered with a client error was refused them. */
+async function openOrRefused<T extends KubeObject>(
+  context: WatchContext<T>,
+  listing: boolean,
+  query: RequestOptions['query'],
+): Promise<StreamedResponse> {
+  try {
+    return await openWithinInactivity(context, query);
+  } catch (e) {
+    if (listing && e instanceof ApiError && e.status >= 400 && e.status < 500 && !isGone(e) && !isTooManyRequests(e))
+      throw new StreamingRefused(e);
+    throw e;
   }
 }
 

@@ -5,7 +5,8 @@
  * namespaces that appear after the start, a resource whose CRD is missing is waited for, one
  * named by a string is served once its CRD is created and follows its name to another group, and
  * an operator with no resource handlers says so; a restart with nothing changed queues none of the
- * objects whose stored state says all is done, and one changed meanwhile still goes the whole way.
+ * objects whose stored state says all is done (read as the watch's initial events, with no LIST),
+ * and one changed meanwhile still goes the whole way.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,7 @@ import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
 import { about, withOperator } from './support.ts';
 import { scrape, value } from '../metrics/exposition.ts';
+import { delta, requestCounts } from '../metrics.ts';
 
 const cluster = useCluster();
 
@@ -83,6 +85,7 @@ test('a restart queues no object whose stored state says all is done; a changed 
 
   await patchObject(cluster.client, KopfExample, { namespace: ns, name: 's4' }, { spec: { field: 'b' } });
   const options = { namespaces: [ns], metrics: 'http://127.0.0.1:0/metrics' };
+  const requestsBefore = await requestCounts(cluster.cp.credentials, 'kopfexamples');
   await withOperator(cluster, registry, options, async ({ op, capture }) => {
     // Said by the settled objects as by the changed one's update cycle, in verbose logs alike.
     for (const name of names) {
@@ -95,6 +98,9 @@ test('a restart queues no object whose stored state says all is done; a changed 
       resource: 'kopfexamples.v1.kopf.dev',
     });
     assert.ok(cycles !== undefined && cycles >= 1 && cycles <= 2, `cycles: ${cycles}`);
+    // The objects came as the watch's initial events, not from a list the API server had to build.
+    const lists = delta(requestsBefore, await requestCounts(cluster.cp.credentials, 'kopfexamples'), ['LIST']);
+    assert.equal(lists.total, 0, 'no LIST of the served resource');
   });
   assert.deepEqual(calls, ['create', 'create', 'create', 'create'], 'no handler ran again');
 });

@@ -17,6 +17,7 @@ import { ConfigMaps, Namespaces } from '../../../runtime/structs/builtins.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
 import { useCluster } from '../use-cluster.ts';
+import { delta, requestCounts } from '../metrics.ts';
 
 
 const cluster = useCluster({ client: { errorBackoffs: [0.2, 0.5, 1, 1, 2, 3, 5, 8] } });
@@ -115,9 +116,9 @@ test('the initial listing is paginated and complete; so is listObjects', { timeo
 
     const controller = new AbortController();
     const seen = await until(
-      watchStream(pagedClient, ConfigMaps, { namespace: ns, pageSize: 7, signal: controller.signal })[
-        Symbol.asyncIterator
-      ](),
+      watchStream(
+        pagedClient, ConfigMaps, { namespace: ns, pageSize: 7, streamingList: false, signal: controller.signal },
+      )[Symbol.asyncIterator](),
       (e) => e.type === 'LISTED_DONE',
     );
     controller.abort();
@@ -128,6 +129,51 @@ test('the initial listing is paginated and complete; so is listObjects', { timeo
     assert.deepEqual(listedNames.sort(), names);
   } finally {
     pagedClient.close();
+  }
+});
+
+test('the initial listing is streamed as the initial events of the watch: the API server counts no LIST', {
+  timeout: 60_000,
+}, async () => {
+  const ns = await namespace('streamed');
+  const names = Array.from({ length: 12 }, (_, i) => `kex-${String(i).padStart(2, '0')}`);
+  const create = (name: string) => createObject(cluster.client, KopfExample, { metadata: { name, namespace: ns } });
+  await Promise.all(names.map(create));
+  const client = KubeClient.fromKubeConfig(cluster.cp.kubeconfig);
+  try {
+    const before = await requestCounts(cluster.cp.credentials, 'kopfexamples');
+    for (const metadataOnly of [false, true]) {
+      const controller = new AbortController();
+      const options = { namespace: ns, metadataOnly, signal: controller.signal };
+      const it = watchStream(client, KopfExample, options)[Symbol.asyncIterator]();
+      const listed = await until(it, (e) => e.type === 'LISTED_DONE');
+      assert.deepEqual(listed.filter((e) => e.type === 'LISTED').map((e) => nameOf(e).split(' ')[1]).sort(), names);
+      const done = listed.at(-1);
+      assert.ok(done?.type === 'LISTED_DONE' && Number(done.resourceVersion) > 0, JSON.stringify(done));
+      // The stream goes on from there: a change made now is its next event.
+      const change = { spec: { field: metadataOnly ? 'm' : 'f' } };
+      await patchObject(cluster.client, KopfExample, { namespace: ns, name: 'kex-03' }, change);
+      assert.equal(nameOf((await until(it, (e) => e.type === 'MODIFIED')).at(-1)!), 'MODIFIED kex-03');
+      controller.abort();
+    }
+    const lists = delta(before, await requestCounts(cluster.cp.credentials, 'kopfexamples'), ['LIST']);
+    assert.equal(lists.total, 0, 'no LIST request reached the API server');
+    assert.deepEqual(client.requestCounts(), { watch: 2 });
+
+    // The same watch with streamed listings off lists: the count above is one that can fail.
+    const paged = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { streamingLists: false });
+    try {
+      const controller = new AbortController();
+      const it = watchStream(paged, KopfExample, { namespace: ns, signal: controller.signal })[Symbol.asyncIterator]();
+      await until(it, (e) => e.type === 'LISTED_DONE');
+      controller.abort();
+    } finally {
+      paged.close();
+    }
+    const after = delta(before, await requestCounts(cluster.cp.credentials, 'kopfexamples'), ['LIST']);
+    assert.equal(after.total, 1);
+  } finally {
+    client.close();
   }
 });
 

@@ -80,6 +80,10 @@ test('non-watchable resources, non-patchable ones with changing handlers, ambigu
       );
     }
     if (req.query.has('watch')) return; // held open until the operator stops
+    if (req.path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions') {
+      const crds = { kind: 'CustomResourceDefinitionList', metadata: { resourceVersion: '1' }, items: [] };
+      return sendJson(res, 200, { apiVersion: 'apiextensions.k8s.io/v1', ...crds });
+    }
     sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
   });
   t.after(() => server.close());
