@@ -80,6 +80,8 @@ export interface WatchOptions {
 const DEFAULT_BUFFER_SIZE = 1000;
 /** The annotation of the bookmark that ends a stream's initial events. */
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+/** Silence within a stream's initial events, in ms, before they count as refused (at most the inactivity timeout). */
+const INITIAL_SILENCE_MS = 10_000;
 
 type RawEvent = { type: string; object: unknown };
 
@@ -256,51 +258,91 @@ async function* readOneStream<T extends KubeObject>(
     timeoutSeconds: options.serverTimeout,
   });
   liveness?.alive();
-  const reader = readJsonLines(
-    response.body,
-    { inactivityTimeout: context.inactivityMs, bufferSize: options.bufferSize ?? DEFAULT_BUFFER_SIZE, signal },
-  );
-  const known = state.known;
+  const silence = listing && new InitialSilence(Math.min(INITIAL_SILENCE_MS, context.inactivityMs));
+  const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
+  const reading = silence ? AbortSignal.any([silence.signal, ...signal ? [signal] : []]) : signal;
+  const reader = readJsonLines(response.body, { inactivityTimeout: context.inactivityMs, bufferSize, signal: reading });
   let initial = listing;
+  silence?.arm();
   for await (const raw of reader) {
-    liveness?.alive();
-    const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
-    state.failures = 0;
-    if (!event) { options.onUnsupported?.(raw); continue; }
-    if (initial && event.type === 'BOOKMARK') {
-      // Only the bookmark that ends the initial events means anything within them.
-      if (!endsInitialEvents(raw)) continue;
-      state.resourceVersion = event.resourceVersion || state.resourceVersion;
-      state.mustList = false;
-      yield* listingDone(known, initial, state.resourceVersion ?? '');
-      initial = undefined;
-      continue;
+    silence?.disarm();
+    try {
+      liveness?.alive();
+      const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
+      state.failures = 0;
+      if (!event) { options.onUnsupported?.(raw); continue; }
+      if (initial && event.type === 'BOOKMARK') {
+        // Only the bookmark that ends the initial events means anything within them.
+        if (!endsInitialEvents(raw)) continue;
+        state.resourceVersion = event.resourceVersion || state.resourceVersion;
+        state.mustList = false;
+        yield* listingDone(state.known, initial, state.resourceVersion ?? '');
+        initial = undefined;
+        continue;
+      }
+      track(state, event);
+      if (initial && event.type === 'ADDED') {
+        initial.add(keyOf(event.object));
+        yield { type: 'LISTED', object: event.object };
+        continue;
+      }
+      options.metrics?.event(event.type);
+      yield event;
+    } finally {
+      if (initial) silence?.arm();
     }
-    if (event.type === 'BOOKMARK') {
-      state.resourceVersion = event.resourceVersion || state.resourceVersion;
-    } else {
-      state.resourceVersion = event.object.metadata?.resourceVersion || state.resourceVersion;
-      if (known && event.type === 'DELETED') known.delete(keyOf(event.object));
-      else if (known) known.set(keyOf(event.object), identityOf(event.object));
-    }
-    if (initial && event.type === 'ADDED') {
-      initial.add(keyOf(event.object));
-      yield { type: 'LISTED', object: event.object };
-      continue;
-    }
-    options.metrics?.event(event.type);
-    yield event;
   }
-  // A stream that ends before its initial events are complete came from a server that does not
-  // send the bookmark which ends them (it lets a stream run out instead): it is listed in pages.
-  if (initial) throw new StreamingRefused('the stream ended before its initial events were complete');
+  // A stream that ends, or goes quiet, before the bookmark that ends its initial events came from a
+  // server that does not send one (an API server without its watch cache sends the objects alone).
+  if (initial) {
+    throw new StreamingRefused(silence?.expired
+      ? `no bookmark ended the initial events within ${silence.ms} ms`
+      : 'the stream ended before its initial events were complete');
+  }
+}
+
+/** Where the next stream resumes, and the identities known, after one event of a stream. */
+function track<T extends KubeObject>(state: WatchState<T>, event: WatchEvent<T>): void {
+  if (event.type === 'BOOKMARK') {
+    state.resourceVersion = event.resourceVersion || state.resourceVersion;
+    return;
+  }
+  state.resourceVersion = event.object.metadata?.resourceVersion || state.resourceVersion;
+  if (state.known && event.type === 'DELETED') state.known.delete(keyOf(event.object));
+  else if (state.known) state.known.set(keyOf(event.object), identityOf(event.object));
+}
+
+/**
+ * A clock on the server's silence within a stream's initial events, stopped while the consumer
+ * holds an event (that silence is ours): a server sends them without pause, then their bookmark.
+ */
+class InitialSilence {
+  readonly ms: number;
+  readonly #expiry = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number) {
+    this.ms = ms;
+  }
+
+  get signal(): AbortSignal { return this.#expiry.signal; }
+  get expired(): boolean { return this.#expiry.signal.aborted; }
+
+  arm(): void {
+    this.#timer = setTimeout(() => this.#expiry.abort(), this.ms);
+    this.#timer.unref();
+  }
+
+  disarm(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /**
  * The events of a stream's initial phase: objects are listed; an error is the server refusing the
  * initial events (only a 410 or a 429 is what it would be in any stream).
  */
-function initialEvent<T extends KubeObject>(raw: unknown, path: string): ReturnType<typeof toEvent<T>> {
+function initialEvent<T extends KubeObject>(raw: unknown, path: string): WatchEvent<T> | undefined {
   try {
     return toEvent<T>(raw, path);
   } catch (e) {
@@ -404,11 +446,11 @@ function restartReason(e: unknown): WatchRestartReason {
   return e instanceof InactivityError ? 'inactivity' : e instanceof MalformedStreamError ? 'malformed' : 'error';
 }
 
+/** An event of a WATCH request (not of a listing). */
+type WatchEvent<T extends KubeObject> = Extract<StreamEvent<T>, { type: WatchEventType }>;
+
 /** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */
-function toEvent<T extends KubeObject>(
-  raw: unknown,
-  path: string,
-): Extract<StreamEvent<T>, { type: WatchEventType }> | undefined {
+function toEvent<T extends KubeObject>(raw: unknown, path: string): WatchEvent<T> | undefined {
   if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string')
     throw new MalformedStreamError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
   const { type, object } = raw as RawEvent;

@@ -29,9 +29,10 @@ test('a watch from a compacted resourceVersion re-lists and reports what it miss
   for (const name of ['k1', 'k2', 'k3', 'k4'])
     await createObject(cluster.client, KopfExample, { metadata: { name, namespace: NS } });
   const controller = new AbortController();
-  const it = watchStream(cluster.client, KopfExample, { namespace: NS, signal: controller.signal })[
-    Symbol.asyncIterator
-  ]();
+  // Listed in pages, so that no watch request is open until the consumer asks for more (a streamed
+  // listing goes on as the watch itself, which would carry the changes below as events).
+  const options = { namespace: NS, streamingList: false, signal: controller.signal };
+  const it = watchStream(cluster.client, KopfExample, options)[Symbol.asyncIterator]();
   const state = new Map<string, KubeObject>();
   const events: string[] = [];
   const pull = async (until: (e: StreamEvent<KubeObject>) => boolean) => {

@@ -129,3 +129,16 @@ test('a server that ignores the request for initial events and goes quiet is lis
   assert.equal(watch.req.query.get('resourceVersion'), '10');
   assert.equal(refusals.length, 1);
 });
+
+test('a consumer that holds an initial event is not the server going quiet', async (t) => {
+  const { watches, it, refusals } = await streamingWatch(t, [obj('a', '5')], 0.2);
+  const first = take(it, 1);
+  const stream = await watches.next();
+  startWatch(stream.res);
+  stream.res.write(line('ADDED', obj('a', '5')) + line('ADDED', obj('b', '6')) + initialEventsEnd('10'));
+  assert.deepEqual(await first, ['LISTED a']);
+  // Held for longer than the silence allowed within initial events: the scenario itself, not a wait for something.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.deepEqual(await take(it, 2), ['LISTED b', 'LISTED_DONE 10']);
+  assert.deepEqual(refusals, []);
+});
