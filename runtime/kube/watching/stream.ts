@@ -364,7 +364,11 @@ class StreamingRefused extends Error {
   }
 }
 
-/** Opens a WATCH; one that asks for initial events and is answered with a client error was refused them. */
+/**
+ * Opens a WATCH; one that asks for initial events and is answered 400 or 422 (a parameter the server
+ * does not accept) was refused them. Other answers mean what they mean for any request (a 404: the
+ * resource is not served; a 403: not allowed).
+ */
 async function openOrRefused<T extends KubeObject>(
   context: WatchContext<T>,
   listing: boolean,
@@ -373,8 +377,7 @@ async function openOrRefused<T extends KubeObject>(
   try {
     return await openWithinInactivity(context, query);
   } catch (e) {
-    if (listing && e instanceof ApiError && e.status >= 400 && e.status < 500 && !isGone(e) && !isTooManyRequests(e))
-      throw new StreamingRefused(e);
+    if (listing && e instanceof ApiError && (e.status === 400 || e.status === 422)) throw new StreamingRefused(e);
     throw e;
   }
 }

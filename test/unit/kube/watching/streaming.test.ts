@@ -142,3 +142,15 @@ test('a consumer that holds an initial event is not the server going quiet', asy
   assert.deepEqual(await take(it, 2), ['LISTED b', 'LISTED_DONE 10']);
   assert.deepEqual(refusals, []);
 });
+
+test('a 404 or a 403 in answer to initial events is what it is for any request, not a refusal', async (t) => {
+  for (const code of [404, 403]) {
+    const { watches, it, refusals, client } = await streamingWatch(t);
+    const failed = it.next();
+    const first = await watches.next();
+    sendJson(first.res, code, { kind: 'Status', code, message: `answered ${code}` });
+    await assert.rejects(failed, (e: Error) => e.message.includes(`answered ${code}`));
+    assert.deepEqual(refusals, []);
+    assert.deepEqual(client.requestCounts(), { watch: 1 }, 'no paged listing after it');
+  }
+});
