@@ -4,7 +4,7 @@
  * holds them already or comes back after an outage; then a restart with nothing changed, as every
  * rolling upgrade causes.
  *
- *   node bench/scale/run.ts [--n 100000] [--contestants ts,paged,built,ctrl,kopf] [--through storage] [--settle 10]
+ *   node bench/scale/run.ts [--n 100000] [--contestants ts,streamed,built,ctrl,kopf] [--through storage] [--settle 10]
  *
  * The objects are put into etcd directly (`--through storage`, bench/scale/storage.ts: copies of
  * one created through the API, managedFields and all), since creating 100,000 through the API server
@@ -18,8 +18,8 @@
  * Contestants, each on a fresh local control plane:
  *   - `ts`: this runtime with bench/burst's operator (a creation handler with a small result, a
  *     deletion handler: Kopf's finalizer, result and last-handled annotation on every object);
- *   - `paged`: the same with its listings read in pages (`settings.watching.streamingLists` off), as
- *     before they were streamed as a watch's initial events;
+ *   - `streamed`: the same with its listings streamed as a watch's initial events
+ *     (`settings.watching.streamingLists` on) rather than read in pages;
  *   - `built`: the same as the published package runs it (compiled JavaScript, bench/burst/built.ts),
  *     without Node's TypeScript stripper: what a deployment's memory is;
  *   - `ctrl`: controller-runtime v0.24.1 doing the same protocol (bench/reconcile/controller-runtime/
@@ -126,10 +126,10 @@ async function contestants(): Promise<Contestant[]> {
       command: [process.execPath, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
       files: [join(burst, 'operator.ts')],
     }),
-    paged: async () => ({
-      name: 'paged', label: `this runtime, lists in pages (Node ${process.versions.node})`, share: 1,
+    streamed: async () => ({
+      name: 'streamed', label: `this runtime, listings streamed (Node ${process.versions.node})`, share: 1,
       command: [process.execPath, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
-      files: [join(import.meta.dirname, 'operator-paged.ts')],
+      files: [join(import.meta.dirname, 'operator-streamed.ts')],
     }),
     built: async () => {
       const built = buildOperator();

@@ -30,7 +30,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       connectTimeout: null,
       reconnectBackoff: 0.1,
       inactivityTimeout: 70,
-      streamingLists: true,
+      streamingLists: false,
     },
     queueing: {
       workerLimit: 64, idleTimeout: 5, exitTimeout: 2,

@@ -93,7 +93,7 @@ export interface WatchingSettings {
   inactivityTimeout: number;
   /**
    * Read a resource's objects as a watch's initial events (`sendInitialEvents`) rather than a
-   * paginated LIST; a server that refuses it is listed in pages instead. On by default.
+   * paginated LIST; a server that refuses it is listed in pages instead. Off by default.
    */
   streamingLists: boolean;
 }

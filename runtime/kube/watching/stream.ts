@@ -263,34 +263,37 @@ async function* readOneStream<T extends KubeObject>(
   const reading = silence ? AbortSignal.any([silence.signal, ...signal ? [signal] : []]) : signal;
   const reader = readJsonLines(response.body, { inactivityTimeout: context.inactivityMs, bufferSize, signal: reading });
   let initial = listing;
-  silence?.arm();
-  for await (const raw of reader) {
-    silence?.disarm();
-    try {
-      liveness?.alive();
-      const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
-      state.failures = 0;
-      if (!event) { options.onUnsupported?.(raw); continue; }
-      if (initial && event.type === 'BOOKMARK') {
-        // Only the bookmark that ends the initial events means anything within them.
-        if (!endsInitialEvents(raw)) continue;
-        state.resourceVersion = event.resourceVersion || state.resourceVersion;
-        state.mustList = false;
-        yield* listingDone(state.known, initial, state.resourceVersion ?? '');
-        initial = undefined;
-        continue;
+  try {
+    for await (const raw of reader) {
+      silence?.disarm();
+      try {
+        liveness?.alive();
+        const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
+        state.failures = 0;
+        if (!event) { options.onUnsupported?.(raw); continue; }
+        if (initial && event.type === 'BOOKMARK') {
+          // Only the bookmark that ends the initial events means anything within them.
+          if (!endsInitialEvents(raw)) continue;
+          state.resourceVersion = event.resourceVersion || state.resourceVersion;
+          state.mustList = false;
+          yield* listingDone(state.known, initial, state.resourceVersion ?? '');
+          initial = undefined;
+          continue;
+        }
+        track(state, event);
+        if (initial && event.type === 'ADDED') {
+          initial.add(keyOf(event.object));
+          yield { type: 'LISTED', object: event.object };
+          continue;
+        }
+        options.metrics?.event(event.type);
+        yield event;
+      } finally {
+        if (initial) silence?.arm();
       }
-      track(state, event);
-      if (initial && event.type === 'ADDED') {
-        initial.add(keyOf(event.object));
-        yield { type: 'LISTED', object: event.object };
-        continue;
-      }
-      options.metrics?.event(event.type);
-      yield event;
-    } finally {
-      if (initial) silence?.arm();
     }
+  } finally {
+    silence?.stop();
   }
   // A stream that ends, or goes quiet, before the bookmark that ends its initial events came from a
   // server that does not send one (an API server without its watch cache sends the objects alone).
@@ -315,26 +318,48 @@ function track<T extends KubeObject>(state: WatchState<T>, event: WatchEvent<T>)
 /**
  * A clock on the server's silence within a stream's initial events, stopped while the consumer
  * holds an event (that silence is ours): a server sends them without pause, then their bookmark.
+ * One timer for the whole phase, not one per event: it looks at the time of the last event when it
+ * fires, and waits again for the rest.
  */
 class InitialSilence {
   readonly ms: number;
   readonly #expiry = new AbortController();
   #timer: NodeJS.Timeout | undefined;
+  #since = performance.now();
+  #holding = false;
 
   constructor(ms: number) {
     this.ms = ms;
+    this.#wait(ms);
   }
 
   get signal(): AbortSignal { return this.#expiry.signal; }
   get expired(): boolean { return this.#expiry.signal.aborted; }
 
+  /** An event arrived: the consumer holds it until `arm`. */
+  disarm(): void {
+    this.#holding = true;
+  }
+
+  /** The next event is awaited from the server. */
   arm(): void {
-    this.#timer = setTimeout(() => this.#expiry.abort(), this.ms);
+    this.#holding = false;
+    this.#since = performance.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #wait(ms: number): void {
+    this.#timer = setTimeout(() => this.#check(), ms);
     this.#timer.unref();
   }
 
-  disarm(): void {
-    clearTimeout(this.#timer);
+  #check(): void {
+    const quiet = this.#holding ? 0 : performance.now() - this.#since;
+    if (quiet >= this.ms) this.#expiry.abort();
+    else this.#wait(this.ms - quiet);
   }
 }
 

@@ -139,7 +139,7 @@ test('the initial listing is streamed as the initial events of the watch: the AP
   const names = Array.from({ length: 12 }, (_, i) => `kex-${String(i).padStart(2, '0')}`);
   const create = (name: string) => createObject(cluster.client, KopfExample, { metadata: { name, namespace: ns } });
   await Promise.all(names.map(create));
-  const client = KubeClient.fromKubeConfig(cluster.cp.kubeconfig);
+  const client = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { streamingLists: true });
   try {
     const before = await requestCounts(cluster.cp.credentials, 'kopfexamples');
     for (const metadataOnly of [false, true]) {
@@ -160,7 +160,7 @@ test('the initial listing is streamed as the initial events of the watch: the AP
     assert.equal(lists.total, 0, 'no LIST request reached the API server');
     assert.deepEqual(client.requestCounts(), { watch: 2 });
 
-    // The same watch with streamed listings off lists: the count above is one that can fail.
+    // The same watch with streamed listings off (the default) lists: the count above is one that can fail.
     const paged = KubeClient.fromKubeConfig(cluster.cp.kubeconfig, { streamingLists: false });
     try {
       const controller = new AbortController();

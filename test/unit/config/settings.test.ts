@@ -5,7 +5,7 @@ import type { OperatorSettings } from '../../../runtime/config/settings.ts';
 import { SettingsError, validateSettings } from '../../../runtime/config/validation.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 
-test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, streamed listings on: not Kopf\'s), in seconds', () => {
+test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, false for streamingLists: not Kopf\'s), in seconds', () => {
   const s = defaultSettings();
   assert.deepEqual(s.process, { ultimateExitingTimeout: 600 });
   assert.deepEqual(s.posting, {
@@ -32,7 +32,7 @@ test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, streamed listings on:
     s.watching,
     {
       serverTimeout: null, clientTimeout: null, connectTimeout: null, reconnectBackoff: 0.1, inactivityTimeout: 70,
-      streamingLists: true,
+      streamingLists: false,
     },
   );
   assert.deepEqual(

@@ -26,18 +26,8 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-export interface FakeServerOptions {
-  /**
-   * Whether the test's handler answers watch requests for initial events (`sendInitialEvents`).
-   * Without it, the server refuses them with 422 before the handler sees them, as a Kubernetes API
-   * server without the feature does, so that a client lists in pages.
-   */
-  streamedListings?: boolean;
-}
-
-export async function startServer(handler: Handler, options: FakeServerOptions = {}): Promise<FakeServer> {
+export async function startServer(handler: Handler): Promise<FakeServer> {
   const received: Received[] = [];
-  if (!options.streamedListings) handler = refusingStreamedListings(handler);
   const server = http.createServer((raw, res) => {
     const chunks: Buffer[] = [];
     raw.on('data', (c: Buffer) => chunks.push(c));
@@ -80,15 +70,11 @@ export function kubeconfigOf(server: { url: string }): KubeConfig {
   return kubeconfig;
 }
 
-/**
- * A client of a fake server with fast retries, unless the test says otherwise. Its watches list in
- * pages without asking for initial events first (which the fake servers refuse unless told otherwise),
- * unless `streamingLists` says otherwise.
- */
+/** A client of a fake server with fast retries, unless the test says otherwise. */
 export function clientOf(server: { url: string }, options: KubeClientOptions = {}): KubeClient {
   return new KubeClient(
     staticCredentials({ server: server.url, headers: {}, tls: {} }),
-    { errorBackoffs: [0.01, 0.01, 0.01], streamingLists: false, ...options },
+    { errorBackoffs: [0.01, 0.01, 0.01], ...options },
   );
 }
 
@@ -120,12 +106,4 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => { resolve = r; });
   return { promise, resolve };
-}
-
-function refusingStreamedListings(handler: Handler): Handler {
-  return (req, res, raw) => {
-    if (!req.query.has('sendInitialEvents')) return handler(req, res, raw);
-    const message = 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled';
-    sendJson(res, 422, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422, message });
-  };
 }

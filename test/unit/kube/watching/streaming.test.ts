@@ -3,7 +3,6 @@
  * the same events as a paged listing, and a server that refuses it (or ignores it) listed in pages.
  */
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { test, type TestContext } from 'node:test';
 import { watchStream, type StreamEvent } from '../../../../runtime/kube/index.ts';
 import type { KubeObject } from '../../../../runtime/structs/resources.ts';
@@ -17,8 +16,7 @@ function initialEventsEnd(rv: string): string {
 
 /** A watch of a fake server with streamed listings on; lists answer `rv 10` with `listed`. */
 async function streamingWatch(t: TestContext, listed = [obj('a', '5')], inactivityTimeout?: number) {
-  const list = (_req: unknown, res: ServerResponse) => sendJson(res, 200, listOf(listed, '10'));
-  const fake = await watchServer(t, list, { streamedListings: true });
+  const fake = await watchServer(t, (_req, res) => sendJson(res, 200, listOf(listed, '10')));
   const client = clientOf(fake.server, { streamingLists: true });
   const refusals: unknown[] = [];
   const options = {

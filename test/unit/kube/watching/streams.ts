@@ -7,7 +7,7 @@ import type { TestContext } from 'node:test';
 import type { StreamEvent } from '../../../../runtime/kube/index.ts';
 import type { KubeObject, ResourceDescriptor } from '../../../../runtime/structs/resources.ts';
 import { clientOf, startServer } from '../fake-server.ts';
-import type { FakeServerOptions, Received } from '../fake-server.ts';
+import type { Received } from '../fake-server.ts';
 
 export const Things: ResourceDescriptor = {
   group: 'example.com',
@@ -57,12 +57,10 @@ export class Arrivals {
  * A server whose listings `list` answers and whose watch requests wait in `watches` for the test to
  * answer; when the test ends, it is closed and the streams' signal is aborted.
  */
-export async function watchServer(
-  t: TestContext, list: (req: Received, res: ServerResponse) => void, options: FakeServerOptions = {},
-) {
+export async function watchServer(t: TestContext, list: (req: Received, res: ServerResponse) => void) {
   const watches = new Arrivals();
   const server = await startServer(
-    (req, res) => (req.query.get('watch') ? watches.push({ req, res }) : list(req, res)), options,
+    (req, res) => (req.query.get('watch') ? watches.push({ req, res }) : list(req, res))
   );
   t.after(() => server.close());
   const controller = new AbortController();
