@@ -241,7 +241,7 @@ async function* readOneStream<T extends KubeObject>(
   context: WatchContext<T>,
   state: WatchState<T>,
 ): AsyncGenerator<StreamEvent<T>, void, undefined> {
-  const { options, path } = context;
+  const { options } = context;
   const signal = options.signal;
   const liveness = options.liveness;
   const listing = state.mustList ? new Set<string>() : undefined;
@@ -262,34 +262,14 @@ async function* readOneStream<T extends KubeObject>(
   const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
   const reading = silence ? AbortSignal.any([silence.signal, ...signal ? [signal] : []]) : signal;
   const reader = readJsonLines(response.body, { inactivityTimeout: context.inactivityMs, bufferSize, signal: reading });
-  let initial = listing;
+  const phase: StreamPhase = { listing };
   try {
     for await (const raw of reader) {
       silence?.disarm();
       try {
-        liveness?.alive();
-        const event = initial ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
-        state.failures = 0;
-        if (!event) { options.onUnsupported?.(raw); continue; }
-        if (initial && event.type === 'BOOKMARK') {
-          // Only the bookmark that ends the initial events means anything within them.
-          if (!endsInitialEvents(raw)) continue;
-          state.resourceVersion = event.resourceVersion || state.resourceVersion;
-          state.mustList = false;
-          yield* listingDone(state.known, initial, state.resourceVersion ?? '');
-          initial = undefined;
-          continue;
-        }
-        track(state, event);
-        if (initial && event.type === 'ADDED') {
-          initial.add(keyOf(event.object));
-          yield { type: 'LISTED', object: event.object };
-          continue;
-        }
-        options.metrics?.event(event.type);
-        yield event;
+        yield* eventsOfLine(context, state, phase, raw);
       } finally {
-        if (initial) silence?.arm();
+        if (phase.listing) silence?.arm();
       }
     }
   } finally {
@@ -297,11 +277,47 @@ async function* readOneStream<T extends KubeObject>(
   }
   // A stream that ends, or goes quiet, before the bookmark that ends its initial events came from a
   // server that does not send one (an API server without its watch cache sends the objects alone).
-  if (initial) {
+  if (phase.listing) {
     throw new StreamingRefused(silence?.expired
       ? `no bookmark ended the initial events within ${silence.ms} ms`
       : 'the stream ended before its initial events were complete');
   }
+}
+
+/** Where a stream is: within its initial events (the keys listed so far), or past them. */
+interface StreamPhase {
+  listing: Set<string> | undefined;
+}
+
+/** What one line of a stream yields: an event, a listed object, the end of the listing, or nothing. */
+function* eventsOfLine<T extends KubeObject>(
+  context: WatchContext<T>,
+  state: WatchState<T>,
+  phase: StreamPhase,
+  raw: unknown,
+): Generator<StreamEvent<T>, void, undefined> {
+  const { options, path } = context;
+  options.liveness?.alive();
+  const event = phase.listing ? initialEvent<T>(raw, path) : toEvent<T>(raw, path);
+  state.failures = 0;
+  if (!event) return options.onUnsupported?.(raw);
+  if (phase.listing && event.type === 'BOOKMARK') {
+    // Only the bookmark that ends the initial events means anything within them.
+    if (!endsInitialEvents(raw)) return;
+    state.resourceVersion = event.resourceVersion || state.resourceVersion;
+    state.mustList = false;
+    yield* listingDone(state.known, phase.listing, state.resourceVersion ?? '');
+    phase.listing = undefined;
+    return;
+  }
+  track(state, event);
+  if (phase.listing && event.type === 'ADDED') {
+    phase.listing.add(keyOf(event.object));
+    yield { type: 'LISTED', object: event.object };
+    return;
+  }
+  options.metrics?.event(event.type);
+  yield event;
 }
 
 /** Where the next stream resumes, and the identities known, after one event of a stream. */
