@@ -3,23 +3,31 @@
  * latency stay flat (no leak, no slow drift).
  *
  *   node bench/soak/run.ts [--hours 2] [--objects 10000] [--updates 20] [--churn 50] [--fraction 0.1]
- *     [--warmup 20] [--out bench-soak]
+ *     [--warmup 20] [--out bench-soak] [--heap-snapshots 30,110]
  *
  * On a local control plane, `--objects` KopfExample objects are created, a `--fraction` of them
  * with a timer (every 30 s) and as many others with a daemon (operator.ts). Then, for `--hours`:
  * `--updates` objects a second get a new `spec.field` (the update handler's result names it, so
  * each update's handling latency is timed from the patch to the result, seen by a watch from
  * outside), and `--churn` objects a minute are deleted and created again. Each minute: the
- * resident memory of the operator's process tree, its event loop's delay (p99, printed by the
- * operator), the handling latency (p50, p99) of that minute's updates.
+ * resident memory of the operator's process tree, its event loop's delay (p99) and its V8 heap's
+ * used and total sizes (both printed by the operator), the handling latency (p50, p99) of that
+ * minute's updates.
  *
  * Written to `--out`.csv (one row a minute) and `--out`.png (top: memory; bottom: latency p99 in
  * red, event-loop delay p99 in blue; one point a minute, the scales start at 0). The judgement,
  * over the minutes after the first `--warmup`: memory flat within 5% (the mean of the last third
  * over the first third), latency p99 rising by 25% at most (the same ratio).
+ *
+ * `--heap-snapshots` (minutes, comma-separated) starts the operator with Node's
+ * `--heapsnapshot-signal` and signals it at the start of those minutes; each snapshot is kept as
+ * `--out`-minute-M.heapsnapshot, for `heapdiff.ts` to compare. Writing one stops the operator for
+ * seconds and raises its resident memory for good (the writer's own memory, outside the heap), so
+ * the minutes with one are marked in the CSV, and the memory's judgement is sound only with the
+ * snapshots taken within the warm-up.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createObject, deleteObject, patchObject, type KubeClient } from '../../runtime/kube/index.ts';
@@ -36,18 +44,28 @@ import { markdownTable, mean } from '../lib/tables.ts';
 
 const values = benchOptions({
   hours: 2, objects: 10_000, updates: 20, churn: 50, fraction: 0.1, warmup: 20, out: 'bench-soak',
+  'heap-snapshots': '',
 });
+const SNAPSHOT_MINUTES = new Set(values['heap-snapshots'].split(',').filter(Boolean).map(Number));
+const SNAPSHOT_DIR = dirname(resolve(values.out));
+const SNAPSHOT_SIGNAL = 'SIGUSR2';
 const NAMESPACE = 'soak';
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
 const DELAY_LINE = /soak: event-loop delay p99 ([\d.]+) ms/;
+const HEAP_LINE = /soak: heap used ([\d.]+) MiB, total ([\d.]+) MiB, external ([\d.]+) MiB/;
 
 interface Minute {
   minute: number;
   rssMiB: number;
+  /** The V8 heap's live objects, its size with its reserve, and the memory outside it for JavaScript objects. */
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
   loopDelayP99: number;
   latencyP50: number;
   latencyP99: number;
   updates: number;
+  snapshot: boolean;
 }
 
 /** The objects: a fraction with a timer, as many with a daemon, the rest with handlers only. */
@@ -91,13 +109,40 @@ class Latencies {
   }
 }
 
+/** The file Node names `Heap.<date>.<time>.<pid>.<thread>.<seq>.heapsnapshot`, once it has stopped growing. */
+async function writtenSnapshot(pid: number, known: ReadonlySet<string>): Promise<string> {
+  let lastSize = -1;
+  for (;;) {
+    await sleep(2000);
+    const file = readdirSync(SNAPSHOT_DIR).find((name) => (
+      name.endsWith('.heapsnapshot') && name.includes(`.${pid}.`) && !known.has(name)
+    ));
+    if (!file) continue;
+    const size = statSync(join(SNAPSHOT_DIR, file)).size;
+    if (size > 0 && size === lastSize) return file;
+    lastSize = size;
+  }
+}
+
+/** Signals the operator to write a heap snapshot and renames it after the minute once written. */
+async function heapSnapshot(operator: RunningOperator, minute: number): Promise<void> {
+  const known = new Set(readdirSync(SNAPSHOT_DIR));
+  process.kill(operator.pid, SNAPSHOT_SIGNAL);
+  const file = await writtenSnapshot(operator.pid, known);
+  const kept = `${values.out}-minute-${minute}.heapsnapshot`;
+  renameSync(join(SNAPSHOT_DIR, file), kept);
+  process.stderr.write(`minute ${minute}: heap snapshot ${kept}\n`);
+}
+
 async function churn(client: KubeClient, operator: RunningOperator, latencies: Latencies): Promise<Minute[]> {
   const minutes: Minute[] = [];
   const total = Math.round(values.hours * 60);
   let delaySince = operator.lines.length;
   let counter = 0;
+  const snapshots: Promise<void>[] = [];
   for (let minute = 1; minute <= total; minute++) {
     const ends = performance.now() + 60_000;
+    if (SNAPSHOT_MINUTES.has(minute)) snapshots.push(heapSnapshot(operator, minute));
     const gone = Array.from({ length: values.churn }, () => Math.floor(Math.random() * values.objects));
     await pool(gone, 4, async (index) => {
       const { metadata } = soakObject(index);
@@ -118,12 +163,16 @@ async function churn(client: KubeClient, operator: RunningOperator, latencies: L
     await pool(gone, 4, (index) => (
       createObject(client, KopfExample, soakObject(index), { namespace: NAMESPACE }).catch(() => undefined)
     ));
-    const delays = operator.lines.slice(delaySince).map((line) => DELAY_LINE.exec(line)?.[1]).filter(Boolean);
+    const lines = operator.lines.slice(delaySince);
+    const delays = lines.map((line) => DELAY_LINE.exec(line)?.[1]).filter(Boolean);
+    const heap = lines.map((line) => HEAP_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     delaySince = operator.lines.length;
     const done = latencies.take();
     minutes.push({
       minute, rssMiB: treeRssMiB(operator.pid), loopDelayP99: Number(delays.at(-1) ?? NaN),
+      heapUsedMiB: Number(heap[1] ?? NaN), heapTotalMiB: Number(heap[2] ?? NaN), externalMiB: Number(heap[3] ?? NaN),
       latencyP50: percentile(done, 0.5), latencyP99: percentile(done, 0.99), updates: done.length,
+      snapshot: SNAPSHOT_MINUTES.has(minute),
     });
     const last = minutes.at(-1)!;
     process.stderr.write(
@@ -131,6 +180,7 @@ async function churn(client: KubeClient, operator: RunningOperator, latencies: L
         `event loop p99 ${last.loopDelayP99} ms\n`,
     );
   }
+  await Promise.all(snapshots);
   return minutes;
 }
 
@@ -142,10 +192,11 @@ function drift(minutes: readonly Minute[], pick: (m: Minute) => number): number 
 }
 
 function report(minutes: readonly Minute[]): void {
-  const csv = ['minute,rss_mib,event_loop_delay_p99_ms,latency_p50_ms,latency_p99_ms,updates'];
+  const csv = ['minute,rss_mib,heap_used_mib,heap_total_mib,external_mib,event_loop_delay_p99_ms,latency_p50_ms,'
+    + 'latency_p99_ms,updates,heap_snapshot'];
   for (const m of minutes) {
-    csv.push([m.minute, m.rssMiB.toFixed(2), m.loopDelayP99, m.latencyP50.toFixed(1), m.latencyP99.toFixed(1),
-      m.updates].join(','));
+    csv.push([m.minute, m.rssMiB.toFixed(2), m.heapUsedMiB, m.heapTotalMiB, m.externalMiB, m.loopDelayP99,
+      m.latencyP50.toFixed(1), m.latencyP99.toFixed(1), m.updates, m.snapshot ? 'yes' : ''].join(','));
   }
   writeFileSync(`${values.out}.csv`, `${csv.join('\n')}\n`);
   writeFileSync(`${values.out}.png`, plotPanels([
@@ -158,6 +209,8 @@ function report(minutes: readonly Minute[]): void {
     },
   ]));
   const memory = drift(minutes, (m) => m.rssMiB);
+  const heapUsed = drift(minutes, (m) => m.heapUsedMiB);
+  const heapTotal = drift(minutes, (m) => m.heapTotalMiB);
   const latency = drift(minutes, (m) => m.latencyP99);
   const verdict = (ratio: number, limit: number) => (Math.abs(ratio - 1) <= limit ? 'flat' : 'NOT flat');
   // Latency that falls (the machine's other load easing) is no drift of the operator's: only a rise counts.
@@ -166,6 +219,8 @@ function report(minutes: readonly Minute[]): void {
     `${values.hours} h; ${values.out}.csv and ${values.out}.png written.\n`);
   console.log(markdownTable(['after the first minutes', 'last third / first third', 'judgement'], [
     [`resident memory (after ${values.warmup} min)`, memory.toFixed(3), `${verdict(memory, 0.05)} (within 5%)`],
+    ['of it: V8 heap used, live objects', heapUsed.toFixed(3), ''],
+    ['of it: V8 heap total, with its reserve', heapTotal.toFixed(3), ''],
     [`handling latency p99 (after ${values.warmup} min)`, latency.toFixed(3), `${rising(latency, 0.25)} (25% at most)`],
   ]));
 }
@@ -181,8 +236,10 @@ async function main(): Promise<void> {
       latencies.seen(event)
     ));
     await observer.ready;
+    const snapshotting = SNAPSHOT_MINUTES.size
+      ? [`--heapsnapshot-signal=${SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
     const operator = runOperator({
-      command: [process.execPath, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
+      command: [process.execPath, ...snapshotting, CLI, 'run', '--standalone', '--namespace', NAMESPACE],
       files: [join(import.meta.dirname, 'operator.ts')], kubeconfigPath: cp.kubeconfigPath,
     });
     try {
