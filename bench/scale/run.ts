@@ -305,7 +305,14 @@ async function main(): Promise<void> {
   const entrants = await contestants();
   const labels = new Map(entrants.map((c) => [c.name, c.label]));
   const results: Measurement[] = [];
-  for (const n of COUNTS) for (const contestant of entrants) results.push(await measure(contestant, n));
+  for (const n of COUNTS) {
+    for (const contestant of entrants) {
+      const measured = await measure(contestant, n);
+      results.push(measured);
+      // Each measurement as soon as it is made: a long run stopped early keeps what it measured.
+      process.stderr.write(`${JSON.stringify(measured)}\n`);
+    }
+  }
   console.log(`\nScale: KopfExample objects created before the operator starts; ${SETTLE} s to settle.\n`);
   console.log(table(results, labels));
   for (const summary of [ratios(results, labels), perObject(results, labels)]) {
