@@ -20,7 +20,7 @@ import { cpuSeconds } from '../burst/procstat.ts';
 import { onControlPlane } from '../lib/cluster.ts';
 import { benchOptions } from '../lib/options.ts';
 import { TreeSampler } from '../lib/proctree.ts';
-import { fixed, markdownTable } from '../lib/tables.ts';
+import { fixed, markdownTable, median } from '../lib/tables.ts';
 import { seedObjects } from './storage.ts';
 
 const values = benchOptions({ n: 30_000, rounds: 3 });
@@ -61,11 +61,6 @@ async function listOnce(cp: ControlPlane, streaming: boolean): Promise<Round> {
     serverCpu: cpuSeconds(apiServerPid) - serverBefore,
     serverRiseMiB: sampler.peakMiB - before,
   };
-}
-
-function median(numbers: number[]): number {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 await onControlPlane(async (cp, client) => {

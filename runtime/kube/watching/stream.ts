@@ -28,13 +28,16 @@ import { resourceName, resourcePath } from '../../structs/resources.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../../structs/resources.ts';
 import { sleep } from '../backoff.ts';
 import type { KubeClient } from '../client.ts';
-import { ApiError, WatchError, isGone, isRetryable, isTooManyRequests } from '../api-errors.ts';
-import type { ApiStatus } from '../api-errors.ts';
+import { WatchError, isGone, isRetryable, isTooManyRequests } from '../api-errors.ts';
 import { listPages, METADATA_ITEM } from '../listing.ts';
-import type { RequestOptions, StreamEvent, WatchEventType } from '../types.ts';
+import type { RequestOptions, StreamEvent } from '../types.ts';
 import type { StreamedResponse } from '../transport.ts';
 import { InactivityError, MalformedStreamError, readJsonLines } from './reader.ts';
 import type { StreamLiveness } from './freshness.ts';
+import { toEvent, type WatchEvent } from './events.ts';
+import {
+  INITIAL_SILENCE_MS, InitialSilence, StreamingRefused, endsInitialEvents, initialEvent, refusesInitialEvents,
+} from './initial-events.ts';
 import type { WatchMetrics, WatchRestartReason } from '../../observation/metrics.ts';
 
 export interface WatchOptions {
@@ -78,13 +81,6 @@ export interface WatchOptions {
 }
 
 const DEFAULT_BUFFER_SIZE = 1000;
-/** The annotation of the bookmark that ends a stream's initial events. */
-const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
-/** Silence within a stream's initial events, in ms, before they count as refused (at most the inactivity timeout). */
-const INITIAL_SILENCE_MS = 10_000;
-
-type RawEvent = { type: string; object: unknown };
-
 /** What one watch carries from stream to stream: where to resume, and what it knows of. */
 interface WatchState<T extends KubeObject> {
   resourceVersion: string | undefined;
@@ -332,80 +328,6 @@ function track<T extends KubeObject>(state: WatchState<T>, event: WatchEvent<T>)
 }
 
 /**
- * A clock on the server's silence within a stream's initial events, stopped while the consumer
- * holds an event (that silence is ours): a server sends them without pause, then their bookmark.
- * One timer for the whole phase, not one per event: it looks at the time of the last event when it
- * fires, and waits again for the rest.
- */
-class InitialSilence {
-  readonly ms: number;
-  readonly #expiry = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
-  #since = performance.now();
-  #holding = false;
-
-  constructor(ms: number) {
-    this.ms = ms;
-    this.#wait(ms);
-  }
-
-  get signal(): AbortSignal { return this.#expiry.signal; }
-  get expired(): boolean { return this.#expiry.signal.aborted; }
-
-  /** An event arrived: the consumer holds it until `arm`. */
-  disarm(): void {
-    this.#holding = true;
-  }
-
-  /** The next event is awaited from the server. */
-  arm(): void {
-    this.#holding = false;
-    this.#since = performance.now();
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer);
-  }
-
-  #wait(ms: number): void {
-    this.#timer = setTimeout(() => this.#check(), ms);
-    this.#timer.unref();
-  }
-
-  #check(): void {
-    const quiet = this.#holding ? 0 : performance.now() - this.#since;
-    if (quiet >= this.ms) this.#expiry.abort();
-    else this.#wait(this.ms - quiet);
-  }
-}
-
-/**
- * The events of a stream's initial phase: objects are listed; an error is the server refusing the
- * initial events (only a 410 or a 429 is what it would be in any stream).
- */
-function initialEvent<T extends KubeObject>(raw: unknown, path: string): WatchEvent<T> | undefined {
-  try {
-    return toEvent<T>(raw, path);
-  } catch (e) {
-    if (e instanceof ApiError && !isGone(e) && !isTooManyRequests(e)) throw new StreamingRefused(e);
-    throw e;
-  }
-}
-
-/** Whether a bookmark is the one that ends a stream's initial events. */
-function endsInitialEvents(raw: unknown): boolean {
-  const annotations = (raw as { object?: KubeObject }).object?.metadata?.annotations;
-  return annotations?.[INITIAL_EVENTS_END] === 'true';
-}
-
-/** A server's refusal of a streamed listing: the watch lists in pages from now on, at once. */
-class StreamingRefused extends Error {
-  constructor(cause: unknown) {
-    super('The server refused to stream a listing as initial events', { cause });
-  }
-}
-
-/**
  * Opens a WATCH; one that asks for initial events and is answered 400 or 422 (a parameter the server
  * does not accept) was refused them. Other answers mean what they mean for any request (a 404: the
  * resource is not served; a 403: not allowed).
@@ -418,7 +340,7 @@ async function openOrRefused<T extends KubeObject>(
   try {
     return await openWithinInactivity(context, query);
   } catch (e) {
-    if (listing && e instanceof ApiError && (e.status === 400 || e.status === 422)) throw new StreamingRefused(e);
+    if (listing && refusesInitialEvents(e)) throw new StreamingRefused(e);
     throw e;
   }
 }
@@ -488,31 +410,6 @@ function waitAfterError<T extends KubeObject>(
 
 function restartReason(e: unknown): WatchRestartReason {
   return e instanceof InactivityError ? 'inactivity' : e instanceof MalformedStreamError ? 'malformed' : 'error';
-}
-
-/** An event of a WATCH request (not of a listing). */
-type WatchEvent<T extends KubeObject> = Extract<StreamEvent<T>, { type: WatchEventType }>;
-
-/** The event a line stands for; `undefined` for types this client does not know (skipped, as Kopf does). */
-function toEvent<T extends KubeObject>(raw: unknown, path: string): WatchEvent<T> | undefined {
-  if (!raw || typeof raw !== 'object' || typeof (raw as RawEvent).type !== 'string')
-    throw new MalformedStreamError(JSON.stringify(raw)?.slice(0, 200) ?? String(raw));
-  const { type, object } = raw as RawEvent;
-  if (!object || typeof object !== 'object') throw new MalformedStreamError(`${type} without an object`);
-  switch (type) {
-    case 'ADDED':
-    case 'MODIFIED':
-    case 'DELETED':
-      return { type, object: object as T };
-    case 'BOOKMARK':
-      return { type, resourceVersion: (object as KubeObject).metadata?.resourceVersion ?? '' };
-    case 'ERROR': {
-      const status = object as ApiStatus;
-      throw new ApiError({ status: status.code ?? 500, method: 'WATCH', path, body: { kind: 'Status', ...status } });
-    }
-    default:
-      return undefined;
-  }
 }
 
 /** Just enough of an object to name it in a synthetic deletion. */
