@@ -5,6 +5,7 @@
  * rolling upgrade causes.
  *
  *   node bench/scale/run.ts [--n 100000] [--contestants ts,streamed,built,ctrl,kopf] [--through storage] [--settle 10]
+ *   node bench/scale/run.ts --report run-1.err,run-2.err     # the tables of earlier runs' measurements
  *
  * The objects are put into etcd directly (`--through storage`, bench/scale/storage.ts: copies of
  * one created through the API, managedFields and all), since creating 100,000 through the API server
@@ -38,6 +39,7 @@
  *     (none is right), peak and settled memory.
  * The machine may be shared: compare the contestants within one run, by their ratios.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -60,7 +62,7 @@ import { TreeSampler, treeRssMiB } from '../lib/proctree.ts';
 import { fixed, markdownTable } from '../lib/tables.ts';
 
 const values = benchOptions({
-  n: '100000', contestants: 'ts,ctrl,kopf', through: 'storage', concurrency: 64, settle: 10,
+  n: '100000', contestants: 'ts,ctrl,kopf', through: 'storage', concurrency: 64, settle: 10, report: undefined,
 });
 if (!['storage', 'api'].includes(values.through))
   throw new Error(`--through takes 'storage' or 'api', not '${values.through}'`);
@@ -95,6 +97,7 @@ interface Phase {
 
 interface Measurement {
   contestant: string;
+  label: string;
   n: number;
   cold: Phase;
   restart: Phase;
@@ -238,27 +241,27 @@ async function measure(contestant: Contestant, total: number): Promise<Measureme
       process.stderr.write(`  handled in ${cold.seconds.toFixed(1)} s; restart…\n`);
       const restart = await phase(cp, contestant, (operator) => idleSince(operator.pid));
       process.stderr.write(`  idle after ${restart.seconds.toFixed(1)} s\n`);
-      return { contestant: contestant.name, n, cold, restart };
+      return { contestant: contestant.name, label: contestant.label, n, cold, restart };
     } finally {
       await observer.stop();
     }
   }, { maxSockets: CONCURRENCY });
 }
 
-function table(results: readonly Measurement[], labels: Map<string, string>): string {
+function table(results: readonly Measurement[]): string {
   const header = [
     'contestant', 'N', 'cold start, s', 'CPU ms / object', 'writes / object', 'peak MiB', 'settled MiB',
     'restart until idle, s', 'restart CPU, s', 'restart writes', 'restart peak MiB', 'restart settled MiB',
   ];
-  return markdownTable(header, results.map(({ contestant, n, cold, restart }) => [
-    labels.get(contestant)!, String(n), cold.seconds.toFixed(1), (cold.cpu / n * 1000).toFixed(3),
+  return markdownTable(header, results.map(({ label, n, cold, restart }) => [
+    label, String(n), cold.seconds.toFixed(1), (cold.cpu / n * 1000).toFixed(3),
     (cold.writes / n).toFixed(2), cold.peakMiB.toFixed(0), cold.settledMiB.toFixed(0), restart.seconds.toFixed(1),
     restart.cpu.toFixed(2), String(restart.writes), restart.peakMiB.toFixed(0), restart.settledMiB.toFixed(0),
   ]));
 }
 
 /** Each contestant's figures over this runtime's, at the same N (and Kopf's per object, at its tenth). */
-function ratios(results: readonly Measurement[], labels: Map<string, string>): string | null {
+function ratios(results: readonly Measurement[]): string | null {
   const ours = (n: number) => results.find((m) => m.contestant === 'ts' && m.n === n);
   const rows: string[][] = [];
   for (const other of results.filter((m) => m.contestant !== 'ts' && m.contestant !== 'built')) {
@@ -270,7 +273,7 @@ function ratios(results: readonly Measurement[], labels: Map<string, string>): s
       fixed((perN ? scale(base, pick(base)) : pick(base)) / (perN ? scale(other, pick(other)) : pick(other)), 2)
     );
     rows.push([
-      `this runtime / ${labels.get(other.contestant)}${perObject ? ' (per object)' : ''}`, String(base.n),
+      `this runtime / ${other.label}${perObject ? ' (per object)' : ''}`, String(base.n),
       figure((m) => m.cold.seconds), figure((m) => m.cold.cpu), figure((m) => m.cold.settledMiB, false),
       figure((m) => m.cold.peakMiB - m.cold.settledMiB, false), figure((m) => m.restart.seconds),
       figure((m) => m.restart.cpu),
@@ -284,7 +287,7 @@ function ratios(results: readonly Measurement[], labels: Map<string, string>): s
 }
 
 /** Settled memory per object from the first and the last N, per contestant. */
-function perObject(results: readonly Measurement[], labels: Map<string, string>): string | null {
+function perObject(results: readonly Measurement[]): string | null {
   const rows: string[][] = [];
   for (const name of new Set(results.map((m) => m.contestant))) {
     const own = results.filter((m) => m.contestant === name);
@@ -294,16 +297,52 @@ function perObject(results: readonly Measurement[], labels: Map<string, string>)
       ((pick(last) - pick(first)) * 1024 / (last.n - first.n)).toFixed(2)
     );
     rows.push([
-      labels.get(name)!, `${first.n} → ${last.n}`, kib((m) => m.cold.settledMiB), kib((m) => m.restart.settledMiB),
+      first.label, `${first.n} → ${last.n}`, kib((m) => m.cold.settledMiB), kib((m) => m.restart.settledMiB),
     ]);
   }
   if (!rows.length) return null;
   return markdownTable(['contestant', 'N', 'KiB / object, cold start', 'KiB / object, restart'], rows);
 }
 
+function report(results: readonly Measurement[]): void {
+  console.log(`\nScale: KopfExample objects created before the operator starts; ${SETTLE} s to settle.\n`);
+  console.log(table(results));
+  for (const summary of [ratios(results), perObject(results)]) {
+    if (summary) console.log(`\n${summary}`);
+  }
+}
+
+/** Labels for the measurements of runs that did not write them. */
+const EARLIER_LABELS: Record<string, string> = {
+  ts: 'this runtime', streamed: 'this runtime, listings streamed', built: 'this runtime, built',
+  ctrl: 'controller-runtime v0.24.1, 1 worker', kopf: 'Python Kopf 1.44',
+};
+
+/**
+ * The measurements that earlier runs wrote to stderr, one JSON object a line among their progress
+ * lines: runs split by contestant or stopped early are reported as one.
+ */
+function measurementsIn(files: string): Measurement[] {
+  const results: Measurement[] = [];
+  for (const file of files.split(',')) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const record = JSON.parse(line) as Partial<Measurement>;
+      if (!record.contestant || !record.n || !record.cold || !record.restart) continue;
+      const label = record.label ?? EARLIER_LABELS[record.contestant] ?? record.contestant;
+      results.push({ ...record, label } as Measurement);
+    }
+  }
+  if (!results.length) throw new Error(`--report found no measurements in ${files}`);
+  return results.sort((a, b) => a.n - b.n);
+}
+
 async function main(): Promise<void> {
+  if (values.report) {
+    report(measurementsIn(values.report));
+    return;
+  }
   const entrants = await contestants();
-  const labels = new Map(entrants.map((c) => [c.name, c.label]));
   const results: Measurement[] = [];
   for (const n of COUNTS) {
     for (const contestant of entrants) {
@@ -313,11 +352,7 @@ async function main(): Promise<void> {
       process.stderr.write(`${JSON.stringify(measured)}\n`);
     }
   }
-  console.log(`\nScale: KopfExample objects created before the operator starts; ${SETTLE} s to settle.\n`);
-  console.log(table(results, labels));
-  for (const summary of [ratios(results, labels), perObject(results, labels)]) {
-    if (summary) console.log(`\n${summary}`);
-  }
+  report(results);
 }
 
 await main();
