@@ -5,12 +5,17 @@
  * rolling upgrade causes.
  *
  *   node bench/scale/run.ts [--n 100000] [--contestants ts,streamed,built,ctrl,kopf] [--through storage] [--settle 10]
+ *   node bench/scale/run.ts --phases restart [--n 100000]   # the restart alone, objects handled already
  *   node bench/scale/run.ts --report run-1.err,run-2.err     # the tables of earlier runs' measurements
  *
  * The objects are put into etcd directly (`--through storage`, bench/scale/storage.ts: copies of
  * one created through the API, managedFields and all), since creating 100,000 through the API server
  * takes most of an hour on a small machine; `--through api` creates each through the API server,
  * `--concurrency` at a time.
+ *
+ * `--phases restart` measures the restart alone, in minutes where a cold start of 100,000 objects takes
+ * hours: the contestant handles one object, and every other is put into etcd as a copy of it as
+ * stored (its finalizer, annotations and status), so that nothing is left to do for any of them.
  *
  * `--n` may list several counts (`--n 2000,4000`): each contestant runs at each, and the settled
  * memory per object is worked out from the first and the last (the difference of the settled
@@ -43,7 +48,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { createObject, type KubeClient } from '../../runtime/kube/index.ts';
+import { createObject, getObject, type KubeClient } from '../../runtime/kube/index.ts';
 import { Namespaces } from '../../runtime/structs/builtins.ts';
 import { runOperator, type ControlPlane, type RunningOperator } from '../../runtime/testing.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
@@ -51,7 +56,7 @@ import { DIFF_BASE, FINALIZER } from '../../test/e2e/rules.ts';
 import { kopfRunCommand } from '../../test/e2e/pykopf.ts';
 import { delta, requestCounts } from '../../test/e2e/metrics.ts';
 import { exampleObject, pool } from '../burst/objects.ts';
-import { seedObjects } from './storage.ts';
+import { seedCopies, seedObjects, type StorageTarget } from './storage.ts';
 import { Observer } from '../burst/observer.ts';
 import { buildOperator } from '../burst/built.ts';
 import { cpuSeconds } from '../burst/procstat.ts';
@@ -62,8 +67,14 @@ import { TreeSampler, treeRssMiB } from '../lib/proctree.ts';
 import { fixed, markdownTable } from '../lib/tables.ts';
 
 const values = benchOptions({
-  n: '100000', contestants: 'ts,ctrl,kopf', through: 'storage', concurrency: 64, settle: 10, report: undefined,
+  n: '100000', contestants: 'ts,ctrl,kopf', phases: 'cold,restart', through: 'storage', concurrency: 64, settle: 10,
+  report: undefined,
 });
+const PHASES = new Set(values.phases.split(','));
+if (!PHASES.has('restart') || [...PHASES].some((each) => !['cold', 'restart'].includes(each)))
+  throw new Error(`--phases takes 'cold,restart' or 'restart', not '${values.phases}'`);
+const COLD = PHASES.has('cold');
+if (!COLD && values.through !== 'storage') throw new Error('--phases restart takes --through storage');
 if (!['storage', 'api'].includes(values.through))
   throw new Error(`--through takes 'storage' or 'api', not '${values.through}'`);
 const COUNTS = values.n.split(',').map((text) => {
@@ -99,7 +110,8 @@ interface Measurement {
   contestant: string;
   label: string;
   n: number;
-  cold: Phase;
+  /** Absent where the objects were put in place handled already (`--phases restart`). */
+  cold?: Phase;
   restart: Phase;
 }
 
@@ -208,18 +220,42 @@ async function phase(
   }
 }
 
+function storageOf(cp: ControlPlane): StorageTarget {
+  return { etcdUrl: cp.etcdUrl, prefix: `/registry/${KopfExample.group}/${KopfExample.plural}/` };
+}
+
+function reporting(total: number): (done: number) => void {
+  let reported = 0;
+  return (done) => {
+    if (done - reported < 10_000 && done < total) return;
+    reported = done;
+    process.stderr.write(`  ${done} in etcd\n`);
+  };
+}
+
 async function createObjects(cp: ControlPlane, client: KubeClient, objects: KopfExample[]): Promise<void> {
   if (values.through === 'api') {
     await pool(objects, CONCURRENCY, (object) => createObject(client, KopfExample, object, { namespace: NAMESPACE }));
     return;
   }
-  const target = { etcdUrl: cp.etcdUrl, prefix: `/registry/${KopfExample.group}/${KopfExample.plural}/` };
-  let reported = 0;
-  await seedObjects(client, KopfExample, target, objects, (done) => {
-    if (done - reported < 10_000 && done < objects.length) return;
-    reported = done;
-    process.stderr.write(`  ${done} in etcd\n`);
-  });
+  await seedObjects(client, KopfExample, storageOf(cp), objects, reporting(objects.length));
+}
+
+/**
+ * The objects as the contestant leaves them once handled, without a cold start of them all: the
+ * contestant handles the first alone, and every other is a copy of it as stored (its finalizer,
+ * annotations and status: nothing left to do for any of them).
+ */
+async function createHandled(
+  cp: ControlPlane, client: KubeClient, contestant: Contestant, observer: Observer<KopfExample>, names: string[],
+): Promise<void> {
+  const [first, ...rest] = names as [string, ...string[]];
+  await createObject(client, KopfExample, scaleObject(first, 0), { namespace: NAMESPACE });
+  await phase(cp, contestant, () => observer.until(() => observer.handledAt.has(first), 300_000, 'the first handled'));
+  const stored = await getObject(client, KopfExample, { namespace: NAMESPACE, name: first });
+  const copies = rest.map((name): KopfExample => ({ metadata: { name, namespace: NAMESPACE } }));
+  await seedCopies(client, KopfExample, storageOf(cp), stored, copies, reporting(names.length));
+  await observer.until(() => observer.handledAt.size >= names.length, 600_000, 'all copies seen handled');
 }
 
 async function measure(contestant: Contestant, total: number): Promise<Measurement> {
@@ -227,18 +263,25 @@ async function measure(contestant: Contestant, total: number): Promise<Measureme
   return onControlPlane(async (cp, client) => {
     await createObject(client, Namespaces, { metadata: { name: NAMESPACE } });
     const names = Array.from({ length: n }, (_, i) => `kex-${String(i).padStart(6, '0')}`);
-    const where = values.through === 'api' ? 'through the API' : 'in etcd';
-    process.stderr.write(`${contestant.label}: creating ${n} objects ${where}…\n`);
-    await createObjects(cp, client, names.map(scaleObject));
     const observer = new Observer(client, KopfExample, NAMESPACE, isHandled);
     await observer.ready;
     const timeout = 600_000 + n * 50;
     try {
-      process.stderr.write(`${contestant.label}: cold start…\n`);
-      const cold = await phase(cp, contestant, () => (
-        observer.until(() => observer.handledAt.size >= n, timeout, 'all handled')
-      ));
-      process.stderr.write(`  handled in ${cold.seconds.toFixed(1)} s; restart…\n`);
+      let cold: Phase | undefined;
+      if (COLD) {
+        const where = values.through === 'api' ? 'through the API' : 'in etcd';
+        process.stderr.write(`${contestant.label}: creating ${n} objects ${where}…\n`);
+        await createObjects(cp, client, names.map(scaleObject));
+        process.stderr.write(`${contestant.label}: cold start…\n`);
+        cold = await phase(cp, contestant, () => (
+          observer.until(() => observer.handledAt.size >= n, timeout, 'all handled')
+        ));
+        process.stderr.write(`  handled in ${cold.seconds.toFixed(1)} s; restart…\n`);
+      } else {
+        process.stderr.write(`${contestant.label}: ${n} objects in etcd, handled by the contestant already…\n`);
+        await createHandled(cp, client, contestant, observer, names);
+        process.stderr.write(`${contestant.label}: restart…\n`);
+      }
       const restart = await phase(cp, contestant, (operator) => idleSince(operator.pid));
       process.stderr.write(`  idle after ${restart.seconds.toFixed(1)} s\n`);
       return { contestant: contestant.name, label: contestant.label, n, cold, restart };
@@ -248,14 +291,19 @@ async function measure(contestant: Contestant, total: number): Promise<Measureme
   }, { maxSockets: CONCURRENCY });
 }
 
+/** A cell of a figure that a run may lack (no cold start with `--phases restart`). */
+function cell(value: number | undefined, digits: number): string {
+  return value === undefined ? '—' : value.toFixed(digits);
+}
+
 function table(results: readonly Measurement[]): string {
   const header = [
     'contestant', 'N', 'cold start, s', 'CPU ms / object', 'writes / object', 'peak MiB', 'settled MiB',
     'restart until idle, s', 'restart CPU, s', 'restart writes', 'restart peak MiB', 'restart settled MiB',
   ];
   return markdownTable(header, results.map(({ label, n, cold, restart }) => [
-    label, String(n), cold.seconds.toFixed(1), (cold.cpu / n * 1000).toFixed(3),
-    (cold.writes / n).toFixed(2), cold.peakMiB.toFixed(0), cold.settledMiB.toFixed(0), restart.seconds.toFixed(1),
+    label, String(n), cell(cold?.seconds, 1), cell(cold && cold.cpu / n * 1000, 3), cell(cold && cold.writes / n, 2),
+    cell(cold?.peakMiB, 0), cell(cold?.settledMiB, 0), restart.seconds.toFixed(1),
     restart.cpu.toFixed(2), String(restart.writes), restart.peakMiB.toFixed(0), restart.settledMiB.toFixed(0),
   ]));
 }
@@ -268,22 +316,24 @@ function ratios(results: readonly Measurement[]): string | null {
     const base = ours(other.n) ?? ours(Math.round(other.n / 0.1));
     if (!base) continue;
     const perObject = base.n !== other.n;
-    const scale = (m: Measurement, value: number) => (perObject ? value / m.n : value);
-    const figure = (pick: (m: Measurement) => number, perN = true) => (
-      fixed((perN ? scale(base, pick(base)) : pick(base)) / (perN ? scale(other, pick(other)) : pick(other)), 2)
-    );
+    const figure = (pick: (m: Measurement) => number | undefined, perN = true) => {
+      const [mine, theirs] = [pick(base), pick(other)];
+      if (mine === undefined || theirs === undefined) return '—';
+      return perN && perObject ? fixed((mine / base.n) / (theirs / other.n), 2) : fixed(mine / theirs, 2);
+    };
+    const spike = (phase: Phase | undefined) => phase && phase.peakMiB - phase.settledMiB;
     rows.push([
       `this runtime / ${other.label}${perObject ? ' (per object)' : ''}`, String(base.n),
-      figure((m) => m.cold.seconds), figure((m) => m.cold.cpu), figure((m) => m.cold.settledMiB, false),
-      figure((m) => m.cold.peakMiB - m.cold.settledMiB, false), figure((m) => m.restart.seconds),
-      figure((m) => m.restart.cpu),
+      figure((m) => m.cold?.seconds), figure((m) => m.cold?.cpu), figure((m) => m.cold?.settledMiB, false),
+      figure((m) => spike(m.cold), false), figure((m) => m.restart.seconds), figure((m) => m.restart.cpu),
+      figure((m) => m.restart.settledMiB, false), figure((m) => spike(m.restart), false),
     ]);
   }
   if (!rows.length) return null;
-  return markdownTable(
-    ['ratio', 'N', 'cold start', 'CPU', 'settled memory', 'start spike', 'restart until idle', 'restart CPU'],
-    rows,
-  );
+  return markdownTable([
+    'ratio', 'N', 'cold start', 'CPU', 'settled memory', 'start spike', 'restart until idle', 'restart CPU',
+    'restart settled memory', 'restart spike',
+  ], rows);
 }
 
 /** Settled memory per object from the first and the last N, per contestant. */
@@ -293,11 +343,12 @@ function perObject(results: readonly Measurement[]): string | null {
     const own = results.filter((m) => m.contestant === name);
     const [first, last] = [own[0]!, own.at(-1)!];
     if (first.n === last.n) continue;
-    const kib = (pick: (m: Measurement) => number) => (
-      ((pick(last) - pick(first)) * 1024 / (last.n - first.n)).toFixed(2)
-    );
+    const kib = (pick: (m: Measurement) => number | undefined) => {
+      const [from, to] = [pick(first), pick(last)];
+      return from === undefined || to === undefined ? '—' : ((to - from) * 1024 / (last.n - first.n)).toFixed(2);
+    };
     rows.push([
-      first.label, `${first.n} → ${last.n}`, kib((m) => m.cold.settledMiB), kib((m) => m.restart.settledMiB),
+      first.label, `${first.n} → ${last.n}`, kib((m) => m.cold?.settledMiB), kib((m) => m.restart.settledMiB),
     ]);
   }
   if (!rows.length) return null;
@@ -328,7 +379,7 @@ function measurementsIn(files: string): Measurement[] {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.startsWith('{')) continue;
       const record = JSON.parse(line) as Partial<Measurement>;
-      if (!record.contestant || !record.n || !record.cold || !record.restart) continue;
+      if (!record.contestant || !record.n || !record.restart) continue;
       const label = record.label ?? EARLIER_LABELS[record.contestant] ?? record.contestant;
       results.push({ ...record, label } as Measurement);
     }

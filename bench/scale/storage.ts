@@ -38,18 +38,35 @@ export async function seedObjects<T extends KubeObject>(
 ): Promise<void> {
   const [first, ...rest] = objects;
   if (!first) return;
-  const namespace = first.metadata?.namespace ?? '';
-  const created = await createObject(client, resource, first, { namespace });
-  const template = storedForm(created);
+  const created = await createObject(client, resource, first, { namespace: first.metadata?.namespace ?? '' });
+  await seedCopies(client, resource, target, created, rest, progress);
+}
+
+/**
+ * Puts into etcd a copy of `stored` (an object as read from the API) for each of `objects`, under
+ * its name, with an identity of its own and whatever else it sets; resolves when the API server
+ * lists them all beside `stored`. Copies that set nothing but their names are in `stored`'s state
+ * whole: its finalizers, annotations and status, as an operator left them.
+ */
+export async function seedCopies<T extends KubeObject>(
+  client: KubeClient,
+  resource: ResourceDescriptor<T, FieldMap>,
+  target: StorageTarget,
+  stored: T,
+  objects: readonly T[],
+  progress: (done: number) => void = () => {},
+): Promise<void> {
+  const namespace = stored.metadata?.namespace ?? '';
+  const template = storedForm(stored);
   const round = OPS_PER_TRANSACTION * CONCURRENCY;
-  for (let start = 0; start < rest.length; start += round) {
+  for (let start = 0; start < objects.length; start += round) {
     const transactions = [];
-    for (let at = start; at < Math.min(rest.length, start + round); at += OPS_PER_TRANSACTION)
-      transactions.push(put(target, rest.slice(at, at + OPS_PER_TRANSACTION).map((o) => copyOf(template, o))));
+    for (let at = start; at < Math.min(objects.length, start + round); at += OPS_PER_TRANSACTION)
+      transactions.push(put(target, objects.slice(at, at + OPS_PER_TRANSACTION).map((o) => copyOf(template, o))));
     await Promise.all(transactions);
-    progress(Math.min(objects.length, start + 1 + round));
+    progress(Math.min(objects.length + 1, start + 1 + round));
   }
-  await listed(client, resource, namespace, objects.length);
+  await listed(client, resource, namespace, objects.length + 1);
 }
 
 /** What the API server keeps in etcd: the object without its resourceVersion (etcd's revision is that). */
@@ -59,7 +76,7 @@ function storedForm<T extends KubeObject>(object: T): T {
   return copy;
 }
 
-/** The template under the object's name, labels, annotations and spec, with an identity of its own. */
+/** The template under the object's name and what else it sets (labels, annotations, spec), with a uid of its own. */
 function copyOf<T extends KubeObject>(template: T, object: T): T {
   return {
     ...template,
