@@ -1,20 +1,22 @@
 /**
  * Objects put straight into the control plane's etcd, for fleets too large to create through the
- * API server on a small machine (it takes a few thousand creations a minute; etcd takes 128 objects
- * in one transaction). The first object is created through the API and read back: every other is a
+ * API server on a small machine (it takes a few thousand creations a minute; etcd takes thousands
+ * of puts a second). The first object is created through the API and read back: every other is a
  * copy of what the API server stored for it (its managedFields entry included, so each is as large
  * as one created through the API), under its own name, uid and labels. The API server's watch cache
  * takes them from etcd's own watch, as it would take objects written by another API server.
+ *
+ * One object to a transaction, as an API server writes them: objects put many to a transaction
+ * share one revision, and a watch open meanwhile was seen to miss whole transactions of them.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createObject, listPages, type KubeClient } from '../../runtime/kube/index.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../../runtime/structs/resources.ts';
+import { pool } from '../burst/objects.ts';
 
-/** etcd's own limit of operations in one transaction (`--max-txn-ops`). */
-const OPS_PER_TRANSACTION = 128;
-/** Transactions in flight at a time. */
-const CONCURRENCY = 8;
+/** Objects put at a time, each in a transaction of its own. */
+const CONCURRENCY = 64;
 
 export interface StorageTarget {
   /** etcd's client URL. */
@@ -58,14 +60,11 @@ export async function seedCopies<T extends KubeObject>(
 ): Promise<void> {
   const namespace = stored.metadata?.namespace ?? '';
   const template = storedForm(stored);
-  const round = OPS_PER_TRANSACTION * CONCURRENCY;
-  for (let start = 0; start < objects.length; start += round) {
-    const transactions = [];
-    for (let at = start; at < Math.min(objects.length, start + round); at += OPS_PER_TRANSACTION)
-      transactions.push(put(target, objects.slice(at, at + OPS_PER_TRANSACTION).map((o) => copyOf(template, o))));
-    await Promise.all(transactions);
-    progress(Math.min(objects.length + 1, start + 1 + round));
-  }
+  let done = 1;
+  await pool(objects, CONCURRENCY, async (object) => {
+    await put(target, copyOf(template, object));
+    progress(++done);
+  });
   await listed(client, resource, namespace, objects.length + 1);
 }
 
@@ -93,13 +92,13 @@ function copyOf<T extends KubeObject>(template: T, object: T): T {
   };
 }
 
-async function put<T extends KubeObject>(target: StorageTarget, objects: T[]): Promise<void> {
-  const success = objects.map((object) => ({
+async function put<T extends KubeObject>(target: StorageTarget, object: T): Promise<void> {
+  const success = [{
     requestPut: {
       key: b64(`${target.prefix}${object.metadata?.namespace}/${object.metadata?.name}`),
       value: b64(JSON.stringify(object)),
     },
-  }));
+  }];
   const response = await fetch(`${target.etcdUrl}/v3/kv/txn`, { method: 'POST', body: JSON.stringify({ success }) });
   if (!response.ok) throw new Error(`etcd refused a transaction: ${response.status} ${await response.text()}`);
 }
