@@ -299,12 +299,14 @@ function cell(value: number | undefined, digits: number): string {
 function table(results: readonly Measurement[]): string {
   const header = [
     'contestant', 'N', 'cold start, s', 'CPU ms / object', 'writes / object', 'peak MiB', 'settled MiB',
-    'restart until idle, s', 'restart CPU, s', 'restart writes', 'restart peak MiB', 'restart settled MiB',
+    'peak over settled, MiB', 'restart until idle, s', 'restart CPU, s', 'restart writes', 'restart peak MiB',
+    'restart settled MiB', 'restart peak over settled, MiB',
   ];
   return markdownTable(header, results.map(({ label, n, cold, restart }) => [
     label, String(n), cell(cold?.seconds, 1), cell(cold && cold.cpu / n * 1000, 3), cell(cold && cold.writes / n, 2),
-    cell(cold?.peakMiB, 0), cell(cold?.settledMiB, 0), restart.seconds.toFixed(1),
-    restart.cpu.toFixed(2), String(restart.writes), restart.peakMiB.toFixed(0), restart.settledMiB.toFixed(0),
+    cell(cold?.peakMiB, 0), cell(cold?.settledMiB, 0), cell(cold && cold.peakMiB - cold.settledMiB, 0),
+    restart.seconds.toFixed(1), restart.cpu.toFixed(2), String(restart.writes), restart.peakMiB.toFixed(0),
+    restart.settledMiB.toFixed(0), (restart.peakMiB - restart.settledMiB).toFixed(0),
   ]));
 }
 
@@ -321,18 +323,17 @@ function ratios(results: readonly Measurement[]): string | null {
       if (mine === undefined || theirs === undefined) return '—';
       return perN && perObject ? fixed((mine / base.n) / (theirs / other.n), 2) : fixed(mine / theirs, 2);
     };
-    const spike = (phase: Phase | undefined) => phase && phase.peakMiB - phase.settledMiB;
     rows.push([
       `this runtime / ${other.label}${perObject ? ' (per object)' : ''}`, String(base.n),
-      figure((m) => m.cold?.seconds), figure((m) => m.cold?.cpu), figure((m) => m.cold?.settledMiB, false),
-      figure((m) => spike(m.cold), false), figure((m) => m.restart.seconds), figure((m) => m.restart.cpu),
-      figure((m) => m.restart.settledMiB, false), figure((m) => spike(m.restart), false),
+      figure((m) => m.cold?.seconds), figure((m) => m.cold?.cpu), figure((m) => m.cold?.peakMiB, false),
+      figure((m) => m.cold?.settledMiB, false), figure((m) => m.restart.seconds), figure((m) => m.restart.cpu),
+      figure((m) => m.restart.settledMiB, false),
     ]);
   }
   if (!rows.length) return null;
   return markdownTable([
-    'ratio', 'N', 'cold start', 'CPU', 'settled memory', 'start spike', 'restart until idle', 'restart CPU',
-    'restart settled memory', 'restart spike',
+    'ratio', 'N', 'cold start', 'CPU', 'peak memory', 'settled memory', 'restart until idle', 'restart CPU',
+    'restart settled memory',
   ], rows);
 }
 
