@@ -104,6 +104,11 @@ export interface QueueingSettings {
    * bursts.
    */
   workerLimit: number | null;
+  /**
+   * Objects waiting for a worker, per served resource, that are held whole; those further back in
+   * line are held as their names and read again when their turn comes. `null`: all held whole.
+   */
+  heldLimit: number | null;
   /** A per-object worker exits after being idle this long. */
   idleTimeout: number;
   /** Time for workers to drain their queues when a watcher stops. */

@@ -73,7 +73,7 @@ const SCHEMA: { [G in keyof OperatorSettings]: { [F in keyof OperatorSettings[G]
     serverTimeout: optionalSeconds, clientTimeout: optionalSeconds, connectTimeout: optionalSeconds,
     reconnectBackoff: seconds, inactivityTimeout: positiveSeconds, streamingLists: flag,
   },
-  queueing: { workerLimit: limit, idleTimeout: seconds, exitTimeout: seconds, errorDelays: delays },
+  queueing: { workerLimit: limit, heldLimit: limit, idleTimeout: seconds, exitTimeout: seconds, errorDelays: delays },
   scanning: { disabled: flag },
   admission: { server: anything, managed: optionalText },
   execution: { defaultBackoff: seconds },

@@ -17,6 +17,11 @@ type Writable<T extends KubeObject, I extends KubeObject> = ResourceDescriptor<T
 export interface ReadOptions {
   subresource?: string;
   signal?: AbortSignal;
+  /**
+   * A state at least as new as this resourceVersion will do: the API server answers from its
+   * watch cache rather than reading etcd.
+   */
+  notOlderThan?: string;
 }
 
 export interface WriteOptions {
@@ -56,7 +61,8 @@ export async function getObject<T extends KubeObject>(
   options: ReadOptions = {},
 ): Promise<T> {
   const path = objectPath(resource, ref.namespace, ref.name, options.subresource);
-  return client.request<T>('GET', path, { signal: options.signal, verb: 'get' });
+  const query = { resourceVersion: options.notOlderThan };
+  return client.request<T>('GET', path, { signal: options.signal, verb: 'get', query });
 }
 
 /**

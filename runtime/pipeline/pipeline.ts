@@ -31,6 +31,7 @@ import { KeptFields } from '../actions/inconsistencies.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { Memories } from '../processing/memories.ts';
 import { processEvent, settledListing } from '../processing/processing.ts';
+import { eventShelf, type ShelvedEvent } from '../processing/shelved-events.ts';
 import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
 import type { Pausing } from '../daemons/pausing.ts';
@@ -83,7 +84,7 @@ interface Handlers {
 }
 
 export class ResourcePipeline {
-  readonly queue: ObjectQueues<RawEvent>;
+  readonly queue: ObjectQueues<RawEvent, ShelvedEvent>;
   /** The resource's timers and daemons, if it has any. */
   readonly spawner: Spawner | undefined;
   /** A ring replica's share of the objects (`sharding/share.ts`), if the operator is one. */
@@ -110,7 +111,8 @@ export class ResourcePipeline {
     const { metrics } = env;
     const label = resourceLabel(resource);
     const waited = metrics && ((seconds: number) => metrics.queueWait(resourceLabel(this.resource), seconds));
-    this.queue = new ObjectQueues(process, { workerLimit, waited });
+    const shelf = eventShelf(() => this.#processor);
+    this.queue = new ObjectQueues(process, { workerLimit, waited, shelf, shelveAfter: settings.queueing.heldLimit });
     const scope: ResourceScope = {
       resource, client: env.client, settings, poster: env.poster, logger: env.objectsLogger, kept: new KeptFields(),
       cancelled: env.cancelled, indices: env.indexers.indices, metrics,
@@ -248,7 +250,8 @@ export async function stopPipelines(
 }
 
 async function stopQueues(
-  queues: readonly ObjectQueues<RawEvent>[], settings: OperatorSettings, cancel: () => void, logger: Logger,
+  queues: readonly ObjectQueues<RawEvent, ShelvedEvent>[], settings: OperatorSettings, cancel: () => void,
+  logger: Logger,
 ): Promise<string[]> {
   const running = (await Promise.all(queues.map((queue) => queue.stop(settings.queueing.exitTimeout)))).flat();
   if (!running.length) return running;

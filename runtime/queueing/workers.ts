@@ -8,6 +8,10 @@
  * Nothing is kept for a key once its queue is drained: per-object memory lives elsewhere and is
  * dropped when the object is gone.
  *
+ * A request that waits far back in line may be kept shelved (`Shelf`): as little as finds the
+ * object again, made whole when a worker takes the object. In a burst, or at the cold start of a
+ * large fleet, nearly every object waits, and what they wait with would be most of the memory.
+ *
  * `pause()` is for freezes (a peering operator of higher priority, a stopping operator): running
  * cycles are told to cut their sleeps short, no new cycle starts, and events keep arriving into
  * their slots, so that `resume()` goes on with the latest state of each object and nothing else.
@@ -32,8 +36,22 @@ const STOPPED = Object.freeze(new Error('The queue is stopping.'));
 
 type Processor<E extends Queued> = (key: string, work: Work<E>) => Promise<void>;
 
-interface Slot<E> {
+/**
+ * How a request is kept while it waits behind `QueueOptions.shelveAfter` others in line: `shelve`
+ * makes the little that is kept of it (`undefined`: kept whole, as a request with no state to
+ * read again is), `unshelve` the request again when a worker takes the object (`undefined`:
+ * nothing is left to process, as for an object gone meanwhile). Unshelving is the shelf's to
+ * retry until it succeeds or its signal is aborted (a newer request came, the queue stops).
+ */
+export interface Shelf<E extends Queued, S extends Queued> {
+  shelve(request: E): S | undefined;
+  unshelve(shelved: S, signal: AbortSignal): Promise<E | undefined>;
+}
+
+interface Slot<E, S> {
   pending: E | undefined;
+  /** The pending request, shelved: at most one of the two is set. */
+  shelved: S | undefined;
   current: AbortController | undefined;
   /** Set while a worker serves the object; a waiting object has only its slot and its place in line. */
   running: Promise<void> | undefined;
@@ -41,9 +59,13 @@ interface Slot<E> {
   since: number;
 }
 
-export interface QueueOptions {
+export interface QueueOptions<E extends Queued, S extends Queued> {
   /** Workers at most; unlimited if absent. */
   workerLimit?: number | null;
+  /** How requests are kept far back in line; kept whole if absent. */
+  shelf?: Shelf<E, S>;
+  /** Objects in line before a request is shelved rather than kept whole; unlimited if absent. */
+  shelveAfter?: number | null;
   /**
    * Told of the seconds each object's event waited, from its arrival (the first of those that
    * replaced each other) to its processing. Absent, the queue does not read the clock.
@@ -51,8 +73,8 @@ export interface QueueOptions {
   waited?: (seconds: number) => void;
 }
 
-export class ObjectQueues<E extends Queued> {
-  private readonly slots = new Map<string, Slot<E>>();
+export class ObjectQueues<E extends Queued, S extends Queued = E> {
+  private readonly slots = new Map<string, Slot<E, S>>();
   /**
    * Objects waiting for a worker, oldest first. In a burst most objects wait here, so waiting
    * costs a key in line rather than a suspended function with its promises.
@@ -65,11 +87,15 @@ export class ObjectQueues<E extends Queued> {
 
   private readonly process: Processor<E>;
   private readonly waited: ((seconds: number) => void) | undefined;
+  private readonly shelf: Shelf<E, S> | undefined;
+  private readonly shelveAfter: number;
 
-  constructor(process: Processor<E>, options: QueueOptions = {}) {
+  constructor(process: Processor<E>, options: QueueOptions<E, S> = {}) {
     this.process = process;
     this.workerLimit = options.workerLimit ?? Infinity;
     this.waited = options.waited;
+    this.shelf = options.shelf;
+    this.shelveAfter = options.shelveAfter ?? Infinity;
   }
 
   /**
@@ -81,22 +107,35 @@ export class ObjectQueues<E extends Queued> {
     const slot = this.slots.get(key);
     if (!slot) {
       const since = this.waited ? performance.now() : 0;
-      const fresh: Slot<E> = { pending: request, current: undefined, running: undefined, since };
+      const fresh: Slot<E, S> = { pending: request, shelved: undefined, current: undefined, running: undefined, since };
       this.slots.set(key, fresh);
       if (this.workers < this.workerLimit) this.start(key, fresh);
-      else this.line.push(key);
+      else {
+        if (this.line.size >= this.shelveAfter) this.keep(fresh, request);
+        this.line.push(key);
+      }
       return;
     }
     const rule = QUEUEING[request.kind];
-    if (slot.pending !== undefined && rule.meets[slot.pending.kind] === 'yield') return;
+    const waiting = slot.pending ?? slot.shelved;
+    if (waiting !== undefined && rule.meets[waiting.kind] === 'yield') return;
     this.wait(slot, request);
     if (rule.interrupts) slot.current?.abort(NEWER_EVENT);
   }
 
   /** The event waits in the object's slot; its wait is timed from now unless another one waited already. */
-  private wait(slot: Slot<E>, event: E): void {
-    if (this.waited && slot.pending === undefined) slot.since = performance.now();
-    slot.pending = event;
+  private wait(slot: Slot<E, S>, event: E): void {
+    if (this.waited && slot.pending === undefined && slot.shelved === undefined) slot.since = performance.now();
+    // A request that replaces a shelved one is as far back in line: it is shelved too.
+    if (slot.shelved !== undefined) this.keep(slot, event);
+    else slot.pending = event;
+  }
+
+  /** Keeps the request shelved in its slot if the shelf takes it, else whole. */
+  private keep(slot: Slot<E, S>, request: E): void {
+    const shelved = this.shelf?.shelve(request);
+    slot.pending = shelved === undefined ? request : undefined;
+    slot.shelved = shelved;
   }
 
   /** Holds all processing until `resume()`; events keep being accepted (the latest one per object). */
@@ -122,7 +161,7 @@ export class ObjectQueues<E extends Queued> {
   /** How many objects have an event waiting to be processed (counted when asked: not on the hot path). */
   get waiting(): number {
     let count = 0;
-    for (const slot of this.slots.values()) if (slot.pending !== undefined) count++;
+    for (const slot of this.slots.values()) if (slot.pending !== undefined || slot.shelved !== undefined) count++;
     return count;
   }
 
@@ -142,7 +181,10 @@ export class ObjectQueues<E extends Queued> {
     this.resume(); // paused workers wake up to see that they are stopping
     for (const key of this.line.drain()) this.slots.delete(key);
     // A cycle's signal is its slot's: aborting them all reaches every running cycle.
-    for (const slot of this.slots.values()) { slot.pending = undefined; slot.current?.abort(STOPPED); }
+    for (const slot of this.slots.values()) {
+      slot.pending = slot.shelved = undefined;
+      slot.current?.abort(STOPPED);
+    }
     return this.settle((running) => within(running, timeout));
   }
 
@@ -156,7 +198,7 @@ export class ObjectQueues<E extends Queued> {
     return [...this.slots.keys()];
   }
 
-  private start(key: string, slot: Slot<E>): void {
+  private start(key: string, slot: Slot<E, S>): void {
     this.workers++;
     slot.running = this.work(key, slot);
   }
@@ -170,16 +212,15 @@ export class ObjectQueues<E extends Queued> {
     }
   }
 
-  private async work(key: string, slot: Slot<E>): Promise<void> {
+  private async work(key: string, slot: Slot<E, S>): Promise<void> {
     try {
-      while (slot.pending !== undefined && !this.stopped) {
+      while ((slot.pending !== undefined || slot.shelved !== undefined) && !this.stopped) {
         if (this.paused) { await this.paused.resumed; continue; }
-        const event = slot.pending;
-        slot.pending = undefined;
         this.waited?.((performance.now() - slot.since) / 1000);
         slot.current = new AbortController();
         try {
-          await this.process(key, { event, pressure: slot.current.signal });
+          const event = await this.take(slot, slot.current.signal);
+          if (event !== undefined) await this.process(key, { event, pressure: slot.current.signal });
         } finally {
           slot.current = undefined;
         }
@@ -189,5 +230,19 @@ export class ObjectQueues<E extends Queued> {
       this.workers--;
       this.next();
     }
+  }
+
+  /**
+   * The slot's request, taken out of it: whole, or unshelved. A newer request meanwhile cuts the
+   * unshelving short and goes instead; a pause puts the shelved request back for after it.
+   */
+  private async take(slot: Slot<E, S>, signal: AbortSignal): Promise<E | undefined> {
+    const { pending, shelved } = slot;
+    slot.pending = slot.shelved = undefined;
+    if (shelved === undefined) return pending;
+    const event = await this.shelf!.unshelve(shelved, signal);
+    if (!signal.aborted) return event;
+    if (slot.pending === undefined && slot.shelved === undefined) slot.shelved = shelved;
+    return undefined;
   }
 }
