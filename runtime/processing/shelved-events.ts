@@ -16,6 +16,8 @@ export interface ShelvedEvent {
   readonly type: RawEvent['type'];
   readonly namespace: string | undefined;
   readonly name: string;
+  /** The object's uid: one of the same name read again is another object if its uid differs. */
+  readonly uid: string | undefined;
   /** The version the watch had when the event was shelved: the read returns it or a newer one. */
   readonly version: string | undefined;
 }
@@ -30,7 +32,7 @@ export function eventShelf(current: () => ResourceProcessor): Shelf<RawEvent, Sh
       const { metadata } = event.object;
       if (event.kind !== 'event' || event.type === 'DELETED' || !metadata?.name) return undefined;
       return { kind: 'event', type: event.type, namespace: metadata.namespace, name: metadata.name,
-        version: metadata.resourceVersion };
+        uid: metadata.uid, version: metadata.resourceVersion };
     },
     unshelve: (shelved, signal) => readAgain(current, shelved, signal),
   };
@@ -38,13 +40,14 @@ export function eventShelf(current: () => ResourceProcessor): Shelf<RawEvent, Sh
 
 /**
  * The shelved event with the object read again; `undefined` if it is gone (its deletion comes
- * through the watch) or the signal ended the wait. A failed read is tried again after the
- * resource's error delays, as long as the object waits for it.
+ * through the watch, and a new object of its name as an event of its own) or the signal ended the
+ * wait. A failed read is tried again after the resource's error delays (the last one repeating, a
+ * second if there are none), as long as the object waits for it.
  */
 async function readAgain(
   current: () => ResourceProcessor, shelved: ShelvedEvent, signal: AbortSignal,
 ): Promise<RawEvent | undefined> {
-  const { namespace, name, version, type } = shelved;
+  const { namespace, name, uid, version, type } = shelved;
   let delays: Iterator<number> | undefined;
   let delay = 0;
   for (;;) {
@@ -52,12 +55,12 @@ async function readAgain(
     try {
       const ref = { namespace, name };
       const object = await getObject(proc.client, proc.resource, ref, { notOlderThan: version, signal });
-      return { kind: 'event', type, object };
+      return object.metadata?.uid === uid ? { kind: 'event', type, object } : undefined;
     } catch (error) {
       if (signal.aborted || isNotFound(error)) return undefined;
       delays ??= proc.settings.queueing.errorDelays[Symbol.iterator]();
       const next = delays.next();
-      delay = next.done ? delay : next.value;
+      delay = next.done ? delay || 1 : next.value;
       const where = namespace ? `${namespace}/${name}` : name;
       proc.logger.warning(`Reading ${where} for its turn in the queue failed; trying again in ${delay} s.`, error);
       if (!(await sleep(delay, signal, proc.stopping))) return undefined;
