@@ -33,7 +33,7 @@ export function defaultSettings(overrides: SettingsOverrides = {}): OperatorSett
       streamingLists: false,
     },
     queueing: {
-      workerLimit: 64, heldLimit: 2000, idleTimeout: 5, exitTimeout: 2,
+      workerLimit: 64, heldLimit: 10000, idleTimeout: 5, exitTimeout: 2,
       errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
     },
     scanning: { disabled: false },
