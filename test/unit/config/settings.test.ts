@@ -5,7 +5,8 @@ import type { OperatorSettings } from '../../../runtime/config/settings.ts';
 import { SettingsError, validateSettings } from '../../../runtime/config/validation.ts';
 import { AnnotationsDiffBaseStorage, SmartProgressStorage } from '../../../runtime/progress/index.ts';
 
-test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, false for streamingLists: not Kopf\'s), in seconds', () => {
+test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, false for streamingLists, 10000 for heldLimit: not '
+  + 'Kopf\'s), in seconds', () => {
   const s = defaultSettings();
   assert.deepEqual(s.process, { ultimateExitingTimeout: 600 });
   assert.deepEqual(s.posting, {
@@ -39,6 +40,7 @@ test('defaults are Kopf 1.44\'s (and 0 for readCoalescing, false for streamingLi
     s.queueing,
     {
       workerLimit: 64,
+      heldLimit: 10000,
       idleTimeout: 5,
       exitTimeout: 2,
       errorDelays: [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610],
