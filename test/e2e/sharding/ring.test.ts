@@ -139,43 +139,58 @@ function assertHandledOnceEach(journal: Journal, all: readonly string[]): void {
   }
 }
 
-for (const count of [2, 3]) {
-  test(`${count} replicas split the objects; each handles only its own`, async () => {
-    const ring = `split${count}`;
-    const namespace = await namespaced(`ring-split-${count}`);
-    const journal = new Journal();
-    const replicas = ['a', 'b', 'c'].slice(0, count).map((who) => replica(who, ring, namespace, journal));
-    const watcher = new Cluster(cluster.cp.kubeconfigPath);
-    try {
-      await Promise.all(replicas.map((r) => r.op.ready));
-      // Every replica follows the ring's members; once each has seen them all, so has the assigner,
-      // and no object is placed on a smaller ring first (and moved, legitimately, later).
-      const full = new RegExp(`^The ring '${ring}' has ${count} member\\(s\\)`);
-      await Promise.all(replicas.map((r) => r.capture.waitFor(full, { timeout: 60 })));
-      const all = names('o', 30);
-      await createObjects(namespace, all);
-      const by = await handledBy(watcher, namespace, all);
-      const placed = await settled(watcher, namespace, ring, replicas.map((r) => r.member), all.length);
-      for (const r of replicas) {
-        const own = all.filter((name) => placed.get(name) === r.member);
-        assert.ok(own.length > 0, `${r.who} got no object: ${JSON.stringify([...placed])}`);
-        for (const name of own) assert.equal(by.get(name), r.who, `${name} is ${r.who}'s, handled by ${by.get(name)}`);
-      }
-      assertHandledOnceEach(journal, all);
-    } finally {
-      watcher.close();
-      await Promise.all(replicas.map((r) => r.op.stop()));
-    }
-  });
+/** What a test of one ring works with: its namespace, journal and watcher, and its replicas' maker. */
+interface RingTest {
+  readonly ring: string;
+  readonly namespace: string;
+  readonly journal: Journal;
+  readonly watcher: Cluster;
+  replica(who: string, options?: { daemons?: boolean; standalone?: boolean }): Replica;
 }
 
-test('a clean stop moves the stopped replica\'s objects to the others, who handle them from then on', async () => {
-  const ring = 'stop';
-  const namespace = await namespaced('ring-stop');
+/** Runs `body` on a ring of its own in a namespace of its own; stops its replicas and watcher after it. */
+async function onRing(ring: string, body: (test: RingTest) => Promise<void>): Promise<void> {
+  const namespace = await namespaced(`ring-${ring}`);
   const journal = new Journal();
-  const [a, b] = [replica('a', ring, namespace, journal), replica('b', ring, namespace, journal)];
   const watcher = new Cluster(cluster.cp.kubeconfigPath);
+  const started: Replica[] = [];
+  const make = (who: string, { daemons = false, standalone = true } = {}) => {
+    const made = replica(who, ring, namespace, journal, daemons, standalone);
+    started.push(made);
+    return made;
+  };
   try {
+    await body({ ring, namespace, journal, watcher, replica: make });
+  } finally {
+    watcher.close();
+    await Promise.all(started.map((each) => each.op.stop()));
+  }
+}
+
+for (const count of [2, 3]) {
+  test(`${count} replicas split the objects; each handles only its own`, () => onRing(`split${count}`, async (t) => {
+    const replicas = ['a', 'b', 'c'].slice(0, count).map((who) => t.replica(who));
+    await Promise.all(replicas.map((r) => r.op.ready));
+    // Every replica follows the ring's members; once each has seen them all, so has the assigner,
+    // and no object is placed on a smaller ring first (and moved, legitimately, later).
+    const full = new RegExp(`^The ring '${t.ring}' has ${count} member\\(s\\)`);
+    await Promise.all(replicas.map((r) => r.capture.waitFor(full, { timeout: 60 })));
+    const all = names('o', 30);
+    await createObjects(t.namespace, all);
+    const by = await handledBy(t.watcher, t.namespace, all);
+    const placed = await settled(t.watcher, t.namespace, t.ring, replicas.map((r) => r.member), all.length);
+    for (const r of replicas) {
+      const own = all.filter((name) => placed.get(name) === r.member);
+      assert.ok(own.length > 0, `${r.who} got no object: ${JSON.stringify([...placed])}`);
+      for (const name of own) assert.equal(by.get(name), r.who, `${name} is ${r.who}'s, handled by ${by.get(name)}`);
+    }
+    assertHandledOnceEach(t.journal, all);
+  }));
+}
+
+test('a clean stop moves the stopped replica\'s objects to the others, who handle them from then on', () => (
+  onRing('stop', async ({ ring, namespace, journal, watcher, replica }) => {
+    const [a, b] = [replica('a'), replica('b')];
     await Promise.all([a.op.ready, b.op.ready]);
     const all = names('s', 20);
     await createObjects(namespace, all);
@@ -196,115 +211,91 @@ test('a clean stop moves the stopped replica\'s objects to the others, who handl
     for (const name of moving) assert.equal(journal.matching(new RegExp(` update ${name}$`)).length, 1, name);
     assert.deepEqual(journal.matching(/^a (update|delete|event-deleted) /), []);
     assertHandledOnceEach(journal, all);
-  } finally {
-    watcher.close();
-    await Promise.all([a.op.stop(), b.op.stop()]);
-  }
-});
+  })
+));
 
 test('a joining replica takes its share through the drain: no handler twice, no daemon in two replicas, '
-  + 'no deletion where an object leaves', async () => {
-  const ring = 'join';
-  const namespace = await namespaced('ring-join');
-  const journal = new Journal();
-  const a = replica('a', ring, namespace, journal, true);
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  let b: Replica | undefined;
-  try {
-    await a.op.ready;
-    const all = names('j', 20);
-    await createObjects(namespace, all);
-    await handledBy(watcher, namespace, all);
-    await journal.until('a runs every daemon', (entries) => all.every((n) => entries.includes(`a daemon-start ${n}`)));
-    b = replica('b', ring, namespace, journal, true);
-    await b.op.ready;
-    const after = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
-    const moved = all.filter((name) => after.get(name) === b!.member);
-    assert.ok(moved.length > 0, 'b took no object');
-    await journal.until('b runs the daemons of the moved objects',
-      (entries) => moved.every((n) => entries.includes(`b daemon-start ${n}`)));
-    for (const name of moved) {
-      // a's daemon had stopped (as for a pause) before b's started.
-      const stop = journal.entries.indexOf(`a daemon-stop ${name} operator pausing`);
-      const start = journal.entries.indexOf(`b daemon-start ${name}`);
-      assert.ok(stop >= 0 && stop < start, `${name}: a's daemon stopped at ${stop}, b's started at ${start}`);
-      const object = await watcher.read(KopfExample, { namespace, name });
-      assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${name} lost its finalizer`);
-    }
-    // Leaving a's watch (a DELETED there) was no deletion: no deletion handler, no DELETED event handler.
-    assert.deepEqual(journal.matching(/ (delete|event-deleted) /), []);
-    // The move (a label) is no change for the handlers: a change after it is handled once, by b.
-    const change = { spec: { field: 'b' } };
-    await Promise.all(moved.map((name) => watcher.mergePatch(KopfExample, { namespace, name }, change)));
-    await journal.until('b handles the changes', (entries) => moved.every((n) => entries.includes(`b update ${n}`)));
-    for (const name of moved) assert.deepEqual(journal.matching(new RegExp(` update ${name}$`)), [`b update ${name}`]);
-    assertHandledOnceEach(journal, all);
-  } finally {
-    watcher.close();
-    await Promise.all([a.op.stop(), b?.op.stop()]);
+  + 'no deletion where an object leaves', () => onRing('join', async (t) => {
+  const { ring, namespace, journal, watcher, replica } = t;
+  const a = replica('a', { daemons: true });
+  await a.op.ready;
+  const all = names('j', 20);
+  await createObjects(namespace, all);
+  await handledBy(watcher, namespace, all);
+  await journal.until('a runs every daemon', (entries) => all.every((n) => entries.includes(`a daemon-start ${n}`)));
+  const b = replica('b', { daemons: true });
+  await b.op.ready;
+  const after = await settled(watcher, namespace, ring, [a.member, b.member], all.length);
+  const moved = all.filter((name) => after.get(name) === b.member);
+  assert.ok(moved.length > 0, 'b took no object');
+  await journal.until('b runs the daemons of the moved objects',
+    (entries) => moved.every((n) => entries.includes(`b daemon-start ${n}`)));
+  for (const name of moved) {
+    // a's daemon had stopped (as for a pause) before b's started.
+    const stop = journal.entries.indexOf(`a daemon-stop ${name} operator pausing`);
+    const start = journal.entries.indexOf(`b daemon-start ${name}`);
+    assert.ok(stop >= 0 && stop < start, `${name}: a's daemon stopped at ${stop}, b's started at ${start}`);
+    const object = await watcher.read(KopfExample, { namespace, name });
+    assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${name} lost its finalizer`);
   }
-});
+  // Leaving a's watch (a DELETED there) was no deletion: no deletion handler, no DELETED event handler.
+  assert.deepEqual(journal.matching(/ (delete|event-deleted) /), []);
+  // The move (a label) is no change for the handlers: a change after it is handled once, by b.
+  const change = { spec: { field: 'b' } };
+  await Promise.all(moved.map((name) => watcher.mergePatch(KopfExample, { namespace, name }, change)));
+  await journal.until('b handles the changes', (entries) => moved.every((n) => entries.includes(`b update ${n}`)));
+  for (const name of moved) assert.deepEqual(journal.matching(new RegExp(` update ${name}$`)), [`b update ${name}`]);
+  assertHandledOnceEach(journal, all);
+}));
 
 test('a relabel by someone else is no move: the other replica never runs the object, the label is put back, '
-  + 'and a real deletion is a deletion', async () => {
-  const ring = 'relabel';
-  const namespace = await namespaced('ring-relabel');
-  const journal = new Journal();
-  const replicas = [replica('a', ring, namespace, journal, true), replica('b', ring, namespace, journal, true)];
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  try {
-    await Promise.all(replicas.map((each) => each.op.ready));
-    const all = names('r', 10);
-    await createObjects(namespace, all);
-    await handledBy(watcher, namespace, all);
-    const placed = await settled(watcher, namespace, ring, replicas.map((each) => each.member), all.length);
-    // `a` is a replica holding two objects that the other never ran (one that joined the ring later
-    // may have taken its share from the other, which ran them first): whichever the hashing picked.
-    const [first, second] = [replicas[0]!, replicas[1]!];
-    const ran = (who: string, name: string) => journal.matching(new RegExp(`^${who} \\S+ ${name}$`)).length > 0;
-    const held = (each: Replica, other: Replica) =>
-      all.filter((name) => placed.get(name) === each.member && !ran(other.who, name));
-    const [a, b] = held(first, second).length >= 2 ? [first, second] : [second, first];
-    const [moved, deleted] = held(a, b);
-    assert.ok(moved && deleted, `no replica holds two objects of its own: ${JSON.stringify([...placed])}`);
-    await journal.until('a runs the daemons', (entries) => entries.includes(`${a.who} daemon-start ${moved}`)
-      && entries.includes(`${a.who} daemon-start ${deleted}`));
-    // Someone with the right to patch the object relabels it for b, while a runs its daemon.
-    const labels = { [shardLabel(ring)]: b.member };
-    await watcher.mergePatch(KopfExample, { namespace, name: moved }, { metadata: { labels } });
-    await b.capture.waitFor(/without the ring's seal of it/, { timeout: 60 });
-    await watcher.waitFor(KopfExample, { namespace, name: moved },
-      (o) => o?.metadata?.labels?.[shardLabel(ring)] === a.member, { timeout: 60_000 });
-    // Still a's: a change is a's to handle, and b never ran anything of it.
-    await watcher.mergePatch(KopfExample, { namespace, name: moved }, { spec: { field: 'b' } });
-    await journal.until('a handles the change', (entries) => entries.includes(`${a.who} update ${moved}`));
-    assert.deepEqual(journal.matching(new RegExp(`^${b.who} \\S+ ${moved}$`)), []);
-    await watcher.delete(KopfExample, { namespace, name: deleted });
-    await watcher.waitForGone(KopfExample, { namespace, name: deleted }, { timeout: 60_000 });
-    await journal.until('a is told of the deletion',
-      (entries) => entries.includes(`${a.who} event-deleted ${deleted}`));
-    assert.deepEqual(journal.matching(new RegExp(` (delete|event-deleted) ${moved}$`)), []);
-    assert.ok(journal.entries.includes(`${a.who} delete ${deleted}`), 'a did not run the deletion handler');
-    const object = await watcher.read(KopfExample, { namespace, name: moved });
-    assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${moved} lost its finalizer`);
-    assertHandledOnceEach(journal, all);
-  } finally {
-    watcher.close();
-    await Promise.all(replicas.map((each) => each.op.stop()));
-  }
-});
+  + 'and a real deletion is a deletion', () => onRing('relabel', async (t) => {
+  const { ring, namespace, journal, watcher, replica } = t;
+  const replicas = [replica('a', { daemons: true }), replica('b', { daemons: true })];
+  await Promise.all(replicas.map((each) => each.op.ready));
+  const all = names('r', 10);
+  await createObjects(namespace, all);
+  await handledBy(watcher, namespace, all);
+  const placed = await settled(watcher, namespace, ring, replicas.map((each) => each.member), all.length);
+  // `a` is a replica holding two objects that the other never ran (one that joined the ring later
+  // may have taken its share from the other, which ran them first): whichever the hashing picked.
+  const [first, second] = [replicas[0]!, replicas[1]!];
+  const ran = (who: string, name: string) => journal.matching(new RegExp(`^${who} \\S+ ${name}$`)).length > 0;
+  const held = (each: Replica, other: Replica) =>
+    all.filter((name) => placed.get(name) === each.member && !ran(other.who, name));
+  const [a, b] = held(first, second).length >= 2 ? [first, second] : [second, first];
+  const [moved, deleted] = held(a, b);
+  assert.ok(moved && deleted, `no replica holds two objects of its own: ${JSON.stringify([...placed])}`);
+  await journal.until('a runs the daemons', (entries) => entries.includes(`${a.who} daemon-start ${moved}`)
+    && entries.includes(`${a.who} daemon-start ${deleted}`));
+  // Someone with the right to patch the object relabels it for b, while a runs its daemon.
+  const labels = { [shardLabel(ring)]: b.member };
+  await watcher.mergePatch(KopfExample, { namespace, name: moved }, { metadata: { labels } });
+  await b.capture.waitFor(/without the ring's seal of it/, { timeout: 60 });
+  await watcher.waitFor(KopfExample, { namespace, name: moved },
+    (o) => o?.metadata?.labels?.[shardLabel(ring)] === a.member, { timeout: 60_000 });
+  // Still a's: a change is a's to handle, and b never ran anything of it.
+  await watcher.mergePatch(KopfExample, { namespace, name: moved }, { spec: { field: 'b' } });
+  await journal.until('a handles the change', (entries) => entries.includes(`${a.who} update ${moved}`));
+  assert.deepEqual(journal.matching(new RegExp(`^${b.who} \\S+ ${moved}$`)), []);
+  await watcher.delete(KopfExample, { namespace, name: deleted });
+  await watcher.waitForGone(KopfExample, { namespace, name: deleted }, { timeout: 60_000 });
+  await journal.until('a is told of the deletion',
+    (entries) => entries.includes(`${a.who} event-deleted ${deleted}`));
+  assert.deepEqual(journal.matching(new RegExp(` (delete|event-deleted) ${moved}$`)), []);
+  assert.ok(journal.entries.includes(`${a.who} delete ${deleted}`), 'a did not run the deletion handler');
+  const object = await watcher.read(KopfExample, { namespace, name: moved });
+  assert.ok(object.metadata?.finalizers?.includes(FINALIZER), `${moved} lost its finalizer`);
+  assertHandledOnceEach(journal, all);
+}));
 
-test('a Lease with the ring\'s label but not the ring\'s seal is no member, whatever it says', async () => {
-  const ring = 'fake';
-  const namespace = await namespaced('ring-fake');
-  const spec = { holderIdentity: 'anyone', leaseDurationSeconds: 2_000_000_000, renewTime: microTime(Date.now()) };
-  await createObject(cluster.client, Leases, {
-    metadata: { name: `${ring}-fake`, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
-  });
-  const journal = new Journal();
-  const a = replica('a', ring, namespace, journal);
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  try {
+test('a Lease with the ring\'s label but not the ring\'s seal is no member, whatever it says', () => (
+  onRing('fake', async ({ ring, namespace, journal, watcher, replica }) => {
+    const spec = { holderIdentity: 'anyone', leaseDurationSeconds: 2_000_000_000, renewTime: microTime(Date.now()) };
+    await createObject(cluster.client, Leases, {
+      metadata: { name: `${ring}-fake`, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
+    });
+    const a = replica('a');
     await a.op.ready;
     await a.capture.waitFor(/^The lease 'default\/fake-fake' has the ring's label but not the ring's seal/,
       { timeout: 60 });
@@ -314,52 +305,36 @@ test('a Lease with the ring\'s label but not the ring\'s seal is no member, what
     assert.deepEqual(new Set(by.values()), new Set(['a']));
     await settled(watcher, namespace, ring, [a.member], all.length);
     assertHandledOnceEach(journal, all);
-  } finally {
-    watcher.close();
-    await a.op.stop();
-  }
-});
+  })
+));
 
 test('a drain label of any value drains: the object is let go, acknowledged, placed and handled again; its '
-  + 'deletion completes', async () => {
-  const ring = 'drainx';
-  const namespace = await namespaced('ring-drainx');
-  const journal = new Journal();
-  const a = replica('a', ring, namespace, journal, true);
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  try {
-    await a.op.ready;
-    const [name] = names('x', 1) as [string];
-    await createObjects(namespace, [name]);
-    await handledBy(watcher, namespace, [name]);
-    await journal.until('a runs the daemon', (entries) => entries.includes(`a daemon-start ${name}`));
-    const labels = { [drainLabel(ring)]: 'x' };
-    await watcher.mergePatch(KopfExample, { namespace, name }, { metadata: { labels } });
-    await journal.until('a lets it go and takes it back once placed anew', (entries) => {
-      const stop = entries.indexOf(`a daemon-stop ${name} operator pausing`);
-      return stop >= 0 && entries.indexOf(`a daemon-start ${name}`, stop) > stop;
-    });
-    await settled(watcher, namespace, ring, [a.member], 1);
-    await watcher.delete(KopfExample, { namespace, name });
-    await watcher.waitForGone(KopfExample, { namespace, name }, { timeout: 60_000 });
-    assert.ok(journal.entries.includes(`a delete ${name}`), 'a did not run the deletion handler');
-    assertHandledOnceEach(journal, [name]);
-  } finally {
-    watcher.close();
-    await a.op.stop();
-  }
-});
+  + 'deletion completes', () => onRing('drainx', async ({ ring, namespace, journal, watcher, replica }) => {
+  const a = replica('a', { daemons: true });
+  await a.op.ready;
+  const [name] = names('x', 1) as [string];
+  await createObjects(namespace, [name]);
+  await handledBy(watcher, namespace, [name]);
+  await journal.until('a runs the daemon', (entries) => entries.includes(`a daemon-start ${name}`));
+  const labels = { [drainLabel(ring)]: 'x' };
+  await watcher.mergePatch(KopfExample, { namespace, name }, { metadata: { labels } });
+  await journal.until('a lets it go and takes it back once placed anew', (entries) => {
+    const stop = entries.indexOf(`a daemon-stop ${name} operator pausing`);
+    return stop >= 0 && entries.indexOf(`a daemon-start ${name}`, stop) > stop;
+  });
+  await settled(watcher, namespace, ring, [a.member], 1);
+  await watcher.delete(KopfExample, { namespace, name });
+  await watcher.waitForGone(KopfExample, { namespace, name }, { timeout: 60_000 });
+  assert.ok(journal.entries.includes(`a delete ${name}`), 'a did not run the deletion handler');
+  assertHandledOnceEach(journal, [name]);
+}));
 
-test('with peering, a ring\'s replicas do not pause each other; a peer of a higher priority pauses them', async () => {
-  const ring = 'peers';
-  const namespace = await namespaced('ring-peers');
-  const [peering] = peeringResources(false);
-  const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name: 'default', namespace } };
-  await createObject(cluster.client, peering!, object);
-  const journal = new Journal();
-  const [a, b] = ['a', 'b'].map((who) => replica(who, ring, namespace, journal, false, false)) as [Replica, Replica];
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  try {
+test('with peering, a ring\'s replicas do not pause each other; a peer of a higher priority pauses them', () => (
+  onRing('peers', async ({ namespace, watcher, replica }) => {
+    const [peering] = peeringResources(false);
+    const object = { apiVersion: 'kopf.dev/v1', kind: 'KopfPeering', metadata: { name: 'default', namespace } };
+    await createObject(cluster.client, peering!, object);
+    const [a, b] = ['a', 'b'].map((who) => replica(who, { standalone: false })) as [Replica, Replica];
     await Promise.all([a.op.ready, b.op.ready]);
     const all = names('p', 10);
     await createObjects(namespace, all);
@@ -373,35 +348,25 @@ test('with peering, a ring\'s replicas do not pause each other; a peer of a high
     await Promise.all([a, b].map((r) => r.capture.waitFor(/^Resuming operations after the pause/, { timeout: 60 })));
     const conflicts = [a, b].flatMap((r) => r.capture.messages().filter((m) => /^Possibly conflicting/.test(m)));
     assert.deepEqual(conflicts, []);
-  } finally {
-    watcher.close();
-    await Promise.all([a.op.stop(), b.op.stop()]);
-  }
-});
+  })
+));
 
-test('objects labelled for a Lease that is no living member are assigned directly, without a drain', async () => {
-  const ring = 'dead';
-  const namespace = await namespaced('ring-dead');
-  // A Lease labelled for the ring, never renewed (and never sealed by the ring): no member.
-  const ghost = memberName(ring, 'ghost');
-  const spec = { holderIdentity: 'ghost', leaseDurationSeconds: 3, renewTime: microTime(Date.now()) };
-  await createObject(cluster.client, Leases, {
-    metadata: { name: ghost, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
-  });
-  const all = names('d', 6);
-  await Promise.all(all.map((name) => createObject(cluster.client, KopfExample,
-    { metadata: { name, namespace, labels: { [shardLabel(ring)]: ghost } }, spec: { field: 'a' } })));
-  const journal = new Journal();
-  const a = replica('a', ring, namespace, journal);
-  const watcher = new Cluster(cluster.cp.kubeconfigPath);
-  try {
+test('objects labelled for a Lease that is no living member are assigned directly, without a drain', () => (
+  onRing('dead', async ({ ring, namespace, journal, watcher, replica }) => {
+    // A Lease labelled for the ring, never renewed (and never sealed by the ring): no member.
+    const ghost = memberName(ring, 'ghost');
+    const spec = { holderIdentity: 'ghost', leaseDurationSeconds: 3, renewTime: microTime(Date.now()) };
+    await createObject(cluster.client, Leases, {
+      metadata: { name: ghost, namespace: 'default', labels: { [RING_LABEL]: ring } }, spec,
+    });
+    const all = names('d', 6);
+    await Promise.all(all.map((name) => createObject(cluster.client, KopfExample,
+      { metadata: { name, namespace, labels: { [shardLabel(ring)]: ghost } }, spec: { field: 'a' } })));
+    const a = replica('a');
     await a.op.ready;
     const by = await handledBy(watcher, namespace, all);
     assert.deepEqual(new Set(by.values()), new Set(['a']));
     await settled(watcher, namespace, ring, [a.member], all.length);
     assertHandledOnceEach(journal, all);
-  } finally {
-    watcher.close();
-    await a.op.stop();
-  }
-});
+  })
+));
