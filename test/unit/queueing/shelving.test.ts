@@ -98,8 +98,11 @@ test('an object gone by its turn is not processed, and the line goes on', async 
   assert.equal(queue.size, 0);
 });
 
-/** A shelf whose reading of `name` waits until its signal is aborted, and says so. */
-function abortableShelf(name: string) {
+/**
+ * A queue whose one worker, once the first object is done, reads `key`'s shelved `name` again and
+ * waits there until its signal is aborted; resolves then, with what the abort said kept.
+ */
+async function readingAgain(key: string, name: string) {
   const reading = latch();
   const abortedWith: string[] = [];
   const { shelf } = recordingShelf(async (each, signal) => {
@@ -108,17 +111,17 @@ function abortableShelf(name: string) {
     await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     abortedWith.push((signal.reason as Error).message);
   });
-  return { shelf, reading, abortedWith };
-}
-
-test('a newer event while the object is read again goes instead', async () => {
-  const { shelf, reading, abortedWith } = abortableShelf('b1');
   const { queue, seen, release, running } = blockedQueue(shelf, 0);
   queue.enqueue('a', ev('first'));
   await running.promise;
-  queue.enqueue('b', ev('b1'));
+  queue.enqueue(key, ev(name));
   release.open();
   await reading.promise;
+  return { queue, seen, abortedWith };
+}
+
+test('a newer event while the object is read again goes instead', async () => {
+  const { queue, seen, abortedWith } = await readingAgain('b', 'b1');
   queue.enqueue('b', ev('b2'));
   await drained(queue);
   assert.deepEqual(abortedWith, ['A newer event has come for this object.']);
@@ -127,13 +130,7 @@ test('a newer event while the object is read again goes instead', async () => {
 });
 
 test('a pause while the object is read again puts it back on the shelf, read again after the pause', async () => {
-  const { shelf, reading, abortedWith } = abortableShelf('c1');
-  const { queue, seen, release, running } = blockedQueue(shelf, 0);
-  queue.enqueue('a', ev('first'));
-  await running.promise;
-  queue.enqueue('c', ev('c1'));
-  release.open();
-  await reading.promise;
+  const { queue, seen, abortedWith } = await readingAgain('c', 'c1');
   queue.pause();
   await new Promise(setImmediate); // the aborted reading's promises settle
   assert.deepEqual(abortedWith, ['Processing is paused.']);
