@@ -17,8 +17,12 @@ import { FRESH, processorOf } from './processor.ts';
 /** A fake API server whose answers to GETs are `answers` in turn (the last repeating); it records the paths. */
 async function shelfOn(t: TestContext, answers: [status: number, body: unknown][]) {
   const paths: string[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  /** Resolves once the server has answered `count` GETs. */
+  const answered = (count: number) => new Promise<void>((resolve) => waiters.push({ count, resolve }));
   const server = await startServer((req, res) => {
     paths.push(`${req.path}?${req.query.toString()}`);
+    res.once('finish', () => { for (const w of waiters) if (paths.length >= w.count) w.resolve(); });
     const [status, body] = answers.length > 1 ? answers.shift()! : answers[0]!;
     sendJson(res, status, body);
   });
@@ -28,7 +32,7 @@ async function shelfOn(t: TestContext, answers: [status: number, body: unknown][
   const settings = defaultSettings({ posting: { enabled: false }, queueing: { errorDelays: [0.01] } });
   const logger = new Logger(new LogConfig({ sinks: [] }));
   const proc = processorOf(new OperatorRegistry(), { client, settings, logger, stopping: stop.signal });
-  return { shelf: eventShelf(() => proc), paths };
+  return { shelf: eventShelf(() => proc), paths, answered };
 }
 
 const newer: KubeObject = { ...FRESH, metadata: { ...FRESH.metadata, resourceVersion: '7' }, spec: { field: 'newer' } };
@@ -59,9 +63,13 @@ test('a failed read is tried again until it succeeds; an aborted wait gives noth
     kind: 'event', type: 'ADDED', object: newer,
   });
   assert.equal(paths.length, 3);
-  const { shelf: failing } = await shelfOn(t, [refused]);
-  const signal = AbortSignal.timeout(100);
-  assert.equal(await failing.unshelve(shelved, signal), undefined);
+  // A wait that ends (a newer event, a stop) while the reads keep failing: given up at the next one.
+  const { shelf: failing, answered } = await shelfOn(t, [refused]);
+  const ended = new AbortController();
+  const reading = failing.unshelve(shelved, ended.signal);
+  await answered(2);
+  ended.abort();
+  assert.equal(await reading, undefined);
 });
 
 test('deletions and this runtime\'s own requests are not shelved', async (t) => {
