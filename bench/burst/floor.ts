@@ -12,6 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { tuneHeap } from '../../runtime/cli/heap.ts';
+import { returnMemoryWhenIdle } from '../../runtime/cli/idle-memory.ts';
 import {
   KubeClient,
   isConflict,
@@ -29,8 +30,10 @@ import { Finalizers } from '../../runtime/processing/finalizers.ts';
 import { AnnotationsDiffBaseStorage } from '../../runtime/progress/diffbase.ts';
 import { KopfExample } from '../../examples/kopfexample.ts';
 
-// As `kopf run` does: the process re-executes itself with the same heap settings.
+// As `kopf run` does: the process re-executes itself with the same heap settings, and gives
+// memory back when idle.
 tuneHeap();
+returnMemoryWhenIdle();
 
 // The operators' defaults: Kopf's finalizer and diff-base annotation, the worker limit.
 const { persistence, queueing } = defaultSettings();
@@ -71,6 +74,15 @@ async function serve(body: KopfExample): Promise<void> {
   }
 }
 
+/**
+ * Whether a listed object needs nothing (as a restart finds every object the floor has served): it
+ * is not queued, as the runtime queues no listed object whose stored state says all is done.
+ */
+function served(body: KopfExample): boolean {
+  const finalizers = new Finalizers(persistence.finalizer, body);
+  return !finalizers.deleting && finalizers.present && Boolean(body.metadata?.annotations?.[DIFF_BASE]);
+}
+
 const queues = new ObjectQueues<{ kind: 'event'; object: KopfExample }>(async (_key, { event }) => {
   try {
     await serve(event.object);
@@ -84,6 +96,7 @@ process.once('SIGTERM', () => stopping.abort());
 process.once('SIGINT', () => stopping.abort());
 for await (const event of watchStream(client, KopfExample, { namespace, signal: stopping.signal })) {
   if (!('object' in event) || event.type === 'DELETED') continue;
+  if (event.type === 'LISTED' && served(event.object)) continue;
   queues.enqueue(keyOf(event.object), { kind: 'event', object: event.object });
 }
 await queues.stop(1);

@@ -4,7 +4,8 @@
  * holds them already or comes back after an outage; then a restart with nothing changed, as every
  * rolling upgrade causes.
  *
- *   node bench/scale/run.ts [--n 100000] [--contestants ts,streamed,built,ctrl,kopf] [--through storage] [--settle 10]
+ *   node bench/scale/run.ts [--n 100000] [--contestants ts,streamed,built,floor,ctrl,kopf] [--through storage]
+ *     [--settle 10]
  *   node bench/scale/run.ts --phases restart [--n 100000]   # the restart alone, objects handled already
  *   node bench/scale/run.ts --report run-1.err,run-2.err     # the tables of earlier runs' measurements
  *
@@ -28,6 +29,9 @@
  *     (`settings.watching.streamingLists` on) rather than read in pages;
  *   - `built`: the same as the published package runs it (compiled JavaScript, bench/burst/built.ts),
  *     without Node's TypeScript stripper: what a deployment's memory is;
+ *   - `floor`: no operator but the least a Node process does for the same protocol (bench/burst/floor.ts:
+ *     this runtime's API layer and queue, `kopf run`'s heap settings): what Node, TLS and JSON cost
+ *     for the same listing and writes, the floor under the operator's start-up peak and settled memory;
  *   - `ctrl`: controller-runtime v0.24.1 doing the same protocol (bench/reconcile/controller-runtime/
  *     kopfprotocol), built from the Go module proxy into kopf's cache; skipped without Go;
  *   - `kopf`: Python Kopf 1.44 with the same handlers, at a tenth of N (it is that much slower).
@@ -136,6 +140,10 @@ async function contestants(): Promise<Contestant[]> {
         command: [process.execPath, built.cli, 'run', '--standalone', '--namespace', NAMESPACE], files: [built.file],
       };
     },
+    floor: async () => ({
+      name: 'floor', label: `floor: API layer and queue only (Node ${process.versions.node})`, share: 1,
+      command: [process.execPath, join(burst, 'floor.ts'), '--namespace', NAMESPACE], files: [],
+    }),
     ctrl: async () => {
       const built = await buildControllerRuntime(process.env, KOPF_PROTOCOL);
       if ('skipped' in built) {
