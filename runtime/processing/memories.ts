@@ -6,6 +6,7 @@ import type { Memo } from '../registry/contexts.ts';
 import type { Essence, HandlerState } from '../progress/index.ts';
 import type { ClockTimer } from '../structs/clock.ts';
 import type { ObjectFollower, ObjectRelease } from '../actions/engines.ts';
+import type { ErrorDelays } from '../queueing/error-delays.ts';
 
 /** The resourceVersion our last patch produced, and until when to wait for it (`deciding.ts`). */
 export interface WriteExpectation {
@@ -22,7 +23,7 @@ export interface ObjectMemory {
   /** Our last write, awaited before the next state-dependent decision. */
   expected?: WriteExpectation;
   /** Unexpected errors in processing: the delays used so far, and when the current one ends. */
-  throttle?: { delays: Iterator<number>; until: number; last: number };
+  throttle?: { delays: ErrorDelays; until: number };
   /** We removed our finalizer from the object being deleted: it is gone for us; older events are stale. */
   released?: boolean;
   /** A scheduled re-processing (for delayed handlers or the end of throttling). */

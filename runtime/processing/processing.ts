@@ -35,6 +35,7 @@ import type { RawEvent } from '../actions/scope.ts';
 import type { EventIndexing } from '../actions/engines.ts';
 import { currentClock } from '../structs/clock.ts';
 import { DEBUG } from '../logging/levels.ts';
+import { ErrorDelays } from '../queueing/error-delays.ts';
 
 const CYCLE_FINISHED = 'Handling cycle is finished, waiting for new changes.';
 
@@ -267,15 +268,13 @@ function schedule(proc: ResourceProcessor, key: string, memory: ObjectMemory, bo
 function throttle(
   proc: ResourceProcessor, key: string, memory: ObjectMemory, body: KubeObject, logger: Logger, error: unknown,
 ): void {
-  memory.throttle ??= { delays: proc.settings.queueing.errorDelays[Symbol.iterator](), until: 0, last: 0 };
-  const next = memory.throttle.delays.next();
-  const delay = next.done ? memory.throttle.last : next.value;
-  if (next.done && !memory.throttle.last) {
+  memory.throttle ??= { delays: new ErrorDelays(proc.settings.queueing.errorDelays), until: 0 };
+  const delay = memory.throttle.delays.next();
+  if (delay === undefined) {
     logger.error('Processing failed with an unexpected error; throttling is disabled.', error);
     memory.throttle = undefined;
     return;
   }
-  memory.throttle.last = delay;
   memory.throttle.until = currentClock().now() + delay * 1000;
   const message = thrownText(error);
   logger.error(`Throttling for ${delay} seconds due to an unexpected error: ${message}`, error);

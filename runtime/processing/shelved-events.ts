@@ -9,6 +9,7 @@ import { getObject, isNotFound } from '../kube/index.ts';
 import type { RawEvent } from '../actions/scope.ts';
 import type { Shelf } from '../queueing/workers.ts';
 import { sleep } from '../queueing/sleeping.ts';
+import { ErrorDelays } from '../queueing/error-delays.ts';
 import type { ResourceProcessor } from './processor.ts';
 
 export interface ShelvedEvent {
@@ -48,8 +49,7 @@ async function readAgain(
   current: () => ResourceProcessor, shelved: ShelvedEvent, signal: AbortSignal,
 ): Promise<RawEvent | undefined> {
   const { namespace, name, uid, version, type } = shelved;
-  let delays: Iterator<number> | undefined;
-  let delay = 0;
+  let delays: ErrorDelays | undefined;
   for (;;) {
     const proc = current();
     try {
@@ -58,9 +58,8 @@ async function readAgain(
       return object.metadata?.uid === uid ? { kind: 'event', type, object } : undefined;
     } catch (error) {
       if (signal.aborted || isNotFound(error)) return undefined;
-      delays ??= proc.settings.queueing.errorDelays[Symbol.iterator]();
-      const next = delays.next();
-      delay = next.done ? delay || 1 : next.value;
+      delays ??= new ErrorDelays(proc.settings.queueing.errorDelays);
+      const delay = delays.next() ?? 1;
       const where = namespace ? `${namespace}/${name}` : name;
       proc.logger.warning(`Reading ${where} for its turn in the queue failed; trying again in ${delay} s.`, error);
       if (!(await sleep(delay, signal, proc.stopping))) return undefined;
