@@ -10,8 +10,7 @@
  * share one revision, and a watch open meanwhile was seen to miss whole transactions of them.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createObject, listPages, type KubeClient } from '../../runtime/kube/index.ts';
+import { createObject, keyOf, watchStream, type KubeClient } from '../../runtime/kube/index.ts';
 import type { FieldMap, KubeObject, ResourceDescriptor } from '../../runtime/structs/resources.ts';
 import { pool } from '../burst/objects.ts';
 
@@ -29,7 +28,7 @@ const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /**
  * Creates `objects` (all in one namespace): the first through the API, the rest into etcd; resolves
- * when the API server lists them all.
+ * when the API server has them all.
  */
 export async function seedObjects<T extends KubeObject>(
   client: KubeClient,
@@ -47,7 +46,7 @@ export async function seedObjects<T extends KubeObject>(
 /**
  * Puts into etcd a copy of `stored` (an object as read from the API) for each of `objects`, under
  * its name, with an identity of its own and whatever else it sets; resolves when the API server
- * lists them all beside `stored`. Copies that set nothing but their names are in `stored`'s state
+ * has them all beside `stored`. Copies that set nothing but their names are in `stored`'s state
  * whole: its finalizers, annotations and status, as an operator left them.
  */
 export async function seedCopies<T extends KubeObject>(
@@ -103,17 +102,20 @@ async function put<T extends KubeObject>(target: StorageTarget, object: T): Prom
   if (!response.ok) throw new Error(`etcd refused a transaction: ${response.status} ${await response.text()}`);
 }
 
-/** Waits until the API server lists `count` objects of the namespace. */
+/** Waits until a watch of the namespace has seen `count` objects there (listed, or added since). */
 async function listed<T extends KubeObject>(
   client: KubeClient, resource: ResourceDescriptor<T, FieldMap>, namespace: string, count: number,
 ): Promise<void> {
-  for (let seen = 0; ;) {
-    seen = 0;
-    for await (const page of listPages(client, resource, { namespace, metadataOnly: true, pageSize: 5000 })) {
-      if (page.restarted) seen = 0;
-      seen += page.items.length;
+  const stop = new AbortController();
+  const seen = new Set<string>();
+  try {
+    for await (const event of watchStream(client, resource, { namespace, metadataOnly: true, signal: stop.signal })) {
+      if (!('object' in event)) continue;
+      if (event.type === 'DELETED') seen.delete(keyOf(event.object));
+      else seen.add(keyOf(event.object));
+      if (seen.size >= count) return;
     }
-    if (seen >= count) return;
-    await sleep(500);
+  } finally {
+    stop.abort();
   }
 }
