@@ -10,7 +10,6 @@ import { getObject, isNotFound } from '../kube/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
-import type { RawEvent } from '../actions/scope.ts';
 
 /**
  * Whether no write of ours is awaited any more: none was made, or the watch shows it now (our
@@ -24,18 +23,6 @@ export function echoed(memory: ObjectMemory, body: KubeObject, pressure: AbortSi
   }
   memory.expected = undefined;
   return true;
-}
-
-/**
- * Whether the event is the echo of one of our own writes that a later write of the same cycle
- * superseded (`WriteExpectation.earlier`): nothing is decided on it, since the last write's echo
- * follows it, and its cycle would only wait for that. Event handlers and index functions see every
- * event, so with them it goes the whole way.
- */
-export function supersededEcho(proc: ResourceProcessor, memory: ObjectMemory, event: RawEvent): boolean {
-  if (event.kind !== 'event' || proc.watching.length || proc.indexing) return false;
-  const version = event.object.metadata?.resourceVersion;
-  return version !== undefined && Boolean(memory.expected?.earlier?.includes(version));
 }
 
 /**

@@ -14,8 +14,6 @@ export interface WriteExpectation {
   deadline: number;
   /** An event of that version came into the queue, even if a newer one replaced it there. */
   seen?: boolean;
-  /** The versions that the same cycle's earlier writes made: their echoes come first, superseded. */
-  earlier?: readonly string[];
 }
 
 export interface ObjectMemory {

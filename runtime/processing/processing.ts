@@ -23,7 +23,7 @@ import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
 import { decide, inert, settledEcho, settledOnSight, workOnly, type Decision, type EventInput } from './deciding.ts';
-import { echoAwaited, echoed, supersededEcho } from './echoes.ts';
+import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 import { foldConditions } from './status-conditions.ts';
@@ -69,8 +69,6 @@ export async function processEvent(
   proc: ResourceProcessor, key: string, event: RawEvent, pressure: AbortSignal,
 ): Promise<void> {
   const memory = proc.memories.recall(key, event.type === null);
-  // Taken from the queue after our later write of the same cycle: that write's echo follows.
-  if (supersededEcho(proc, memory, event)) return;
   const logger = proc.logger.forObject(event.object);
   const traits = traitsOf(event.kind);
   // A reconcile request brings no newer state: a wake-up of delayed handlers stays as it is.
@@ -111,23 +109,16 @@ export async function processEvent(
 
 /**
  * Whether the event needs no cycle, so that it is not queued: a listed object whose stored state
- * says all is done (`settledOnSight`); or, for an object with nothing queued, the echo of our own
- * write that a later one superseded (`supersededEcho`), or of our last write that leaves nothing
- * to do (`settledEcho`). A listed one's verbose log says what the
+ * says all is done (`settledOnSight`), or, for an object with nothing queued, the echo of our own
+ * last write that leaves nothing to do (`settledEcho`). A listed one's verbose log says what the
  * cycle of its resume would have said.
  */
 export function settledOnArrival(proc: ResourceProcessor, key: string, event: RawEvent, queued: boolean): boolean {
-  if (event.type !== null) return !queued && (arrivedSuperseded(proc, key, event) || settledEcho(proc, key, event));
+  if (event.type !== null) return !queued && settledEcho(proc, key, event);
   const settled = settledOnSight(proc, key, event);
   const logger = proc.logger;
   if (settled === 'resumed' && logger.isEnabledFor(DEBUG)) logger.forObject(event.object).debug(CYCLE_FINISHED);
   return settled !== undefined;
-}
-
-/** An echo of our own write that a later one superseded (`supersededEcho`), for an object remembered. */
-function arrivedSuperseded(proc: ResourceProcessor, key: string, event: RawEvent): boolean {
-  const memory = proc.memories.peek(key);
-  return memory !== undefined && supersededEcho(proc, memory, event);
 }
 
 /** The cycle in a span of its own, with the object's identity and the cause it was handled for. */
@@ -254,8 +245,7 @@ function remember(
   const timeout = proc.settings.persistence.consistencyTimeout;
   const written = outcome.resourceVersion;
   if (written && written !== body.metadata?.resourceVersion && timeout > 0) {
-    const deadline = Date.now() + timeout * 1000;
-    proc.memories.wrote(key, memory, { version: written, deadline, earlier: outcome.earlier });
+    proc.memories.wrote(key, memory, { version: written, deadline: Date.now() + timeout * 1000 });
   }
 }
 

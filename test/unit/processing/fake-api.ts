@@ -20,8 +20,6 @@ export class FakeApi {
   /** How many writes get through before the process is dead (and the rest are refused). */
   limit = Infinity;
   refused = 0;
-  /** Every state a write stored, oldest first: what a watch would bring, one event each. */
-  readonly stored: Json[] = [];
   /** What the handlers had done when the object lost our finalizer. */
   releasedAfter: string[] | undefined;
   private version = 1;
@@ -56,7 +54,6 @@ export class FakeApi {
     );
     applyMergePatch(this.object, { metadata: { resourceVersion: String(++this.version) } });
     const answer = copyJson(this.object);
-    this.stored.push(copyJson(answer));
     const meta = this.object.metadata as KubeObject['metadata'];
     if (meta?.deletionTimestamp && !meta.finalizers?.length) {
       this.releasedAfter = [...this.done];

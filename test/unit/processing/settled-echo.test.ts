@@ -2,9 +2,7 @@
  * The echo of our own last write needs no cycle when the state it shows leaves nothing to do
  * (`settledEcho`, through `settledOnArrival`): the write that ends an object's handling is seen
  * without a cycle of its echo, and processing that echo anyway would write nothing and run nothing.
- * The echoes of the same cycle's earlier writes, which that write superseded, are settled too
- * (`supersededEcho`), and taken from the queue they end at once rather than wait for the last one.
- * Every echo before them goes the whole way, as do an event of someone else's write, an object with
+ * Every echo before it goes the whole way, as do an event of someone else's write, an object with
  * work pending (a retry's wake-up), one whose work is queued, and an operator with event handlers.
  */
 import { test } from 'node:test';
@@ -94,92 +92,6 @@ test('the echo of the write that ends the handling is settled, and processing it
   assert.deepEqual(seen.map((arrival) => arrival.settled), [...seen.slice(1).map(() => false), true]);
   assert.equal(seen.at(-1)!.writes, 0);
   assert.deepEqual(calls, ['create']);
-});
-
-/**
- * Every state the writes stored comes as an event, in order, each judged on arrival; the latest one
- * is processed (its writes store more), and so is a settled one, whose processing must end at once
- * and write nothing. An intermediate one that is not settled would wait for the later echo: it is
- * only judged.
- */
-async function everyEcho(
-  extend: (proc: ResourceProcessor) => ResourceProcessor = (proc) => proc,
-): Promise<{ version: string; settled: boolean }[]> {
-  const api = new FakeApi(FRESH, []);
-  const server = await startServer((req, res) => api.handle(req, res));
-  const client = clientOf(server, { errorBackoffs: [] });
-  const registry = new OperatorRegistry();
-  createAndDelete(registry, []);
-  const stop = new AbortController();
-  const logger = new Logger(new LogConfig({ verbosity: 'quiet' }));
-  const proc = extend(processorOf(registry, { client, settings, logger, stopping: stop.signal }));
-  const seen: { version: string; settled: boolean }[] = [];
-  try {
-    const signal = new AbortController().signal;
-    await processEvent(proc, 'u1', { kind: 'event', type: null, object: copyJson(FRESH) }, signal);
-    for (let fed = 0; fed < api.stored.length && fed < 10; fed++) {
-      const object = copyJson(api.stored[fed]) as KubeObject;
-      const event: RawEvent = { kind: 'event', type: 'MODIFIED', object };
-      const settled = settledOnArrival(proc, 'u1', event, false);
-      seen.push({ version: object.metadata!.resourceVersion!, settled });
-      const before = api.writes.length;
-      if (settled || fed === api.stored.length - 1) {
-        await processEvent(proc, 'u1', event, signal);
-      }
-      if (settled) assert.equal(api.writes.length, before, `the settled ${object.metadata!.resourceVersion} wrote`);
-    }
-    return seen;
-  } finally {
-    stop.abort();
-    proc.memories.clear();
-    client.close();
-    await server.close();
-  }
-}
-
-test('the echoes of a cycle\'s earlier writes are superseded by its last: settled, and processed at once', {
-  timeout: 10_000,
-}, async () => {
-  const seen = await everyEcho();
-  assert.deepEqual(seen.map((each) => each.settled), [false, ...seen.slice(1).map(() => true)]);
-  assert.ok(seen.length >= 3, 'the finalizer, then the handler\'s result and its records in two writes');
-});
-
-test('a superseded echo taken from the queue is processed at once, without waiting for the last echo', {
-  timeout: 10_000,
-}, async () => {
-  const api = new FakeApi(FRESH, []);
-  const server = await startServer((req, res) => api.handle(req, res));
-  const client = clientOf(server, { errorBackoffs: [] });
-  const registry = new OperatorRegistry();
-  createAndDelete(registry, []);
-  const stop = new AbortController();
-  const logger = new Logger(new LogConfig({ verbosity: 'quiet' }));
-  const proc = processorOf(registry, { client, settings, logger, stopping: stop.signal });
-  const signal = new AbortController().signal;
-  try {
-    await processEvent(proc, 'u1', { kind: 'event', type: null, object: copyJson(FRESH) }, signal);
-    await processEvent(proc, 'u1', { kind: 'event', type: 'MODIFIED', object: copyJson(api.stored[0]) }, signal);
-    assert.ok(api.stored.length >= 3);
-    const writes = api.writes.length;
-    await processEvent(proc, 'u1', { kind: 'event', type: 'MODIFIED', object: copyJson(api.stored[1]) }, signal);
-    assert.equal(api.writes.length, writes);
-    assert.ok(proc.memories.peek('u1')?.expected, 'the last write is still awaited');
-  } finally {
-    stop.abort();
-    proc.memories.clear();
-    client.close();
-    await server.close();
-  }
-});
-
-test('with event handlers, a superseded echo goes the whole way', async () => {
-  const events = new OperatorRegistry();
-  events.on.event(KopfExample, function watch_fn() {});
-  const watching = (proc: ResourceProcessor) => ({ ...proc, watching: events.resourceHandlers as EventHandler[] });
-  const seen = await everyEcho(watching);
-  assert.ok(seen.length >= 3);
-  assert.ok(seen.every((each) => !each.settled));
 });
 
 test('resume handlers keep a listed object from being settled, not the echo of our write', async () => {
