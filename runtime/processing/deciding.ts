@@ -61,11 +61,10 @@ export function decide(proc: ResourceProcessor, input: EventInput): Promise<Deci
 }
 
 /**
- * How an object needs nothing: no changing handler (`unhandled`), none of them applies to it
- * (`stealth`), or their cause, a resume of a listed one, has no handler to run and nothing to write
- * (`resumed`); for the echo of our own write, no change (`unchanged`).
+ * How a listed object needs nothing: no changing handler (`unhandled`), none of them applies to
+ * it (`stealth`), or their cause, a resume, has no handler to run and nothing to write (`resumed`).
  */
-export type Settled = 'unhandled' | 'stealth' | 'resumed' | 'unchanged';
+export type Settled = 'unhandled' | 'stealth' | 'resumed';
 
 /**
  * Never read: the filters given it do not see the change (`seesChange`), so that they look at the
@@ -75,55 +74,31 @@ const UNREAD = Object.freeze({}) as FilterContext<KubeObject>;
 
 /**
  * Whether an object seen for the first time in a listing needs nothing of its processing: its
- * stored state says all is done (`settledState`), and nothing is remembered of it. The pipeline
- * does not queue such an object, so that a restart with nothing changed costs no cycle per object.
+ * stored state says all is done (our finalizer where it is needed, the diff-base of its essence
+ * now, no progress records, no deletion), and nothing else acts on it. This is what `decide`
+ * decides for it, by the same steps, without a cycle: the pipeline does not queue such an object,
+ * so that a restart with nothing changed costs no cycle per object. Whatever else may act on it
+ * (event handlers, index functions, timers and daemons, a reconciler, resume handlers, filters
+ * that see the change, a memory of it from an earlier event) makes it go the whole way, as does a
+ * stored state that cannot be read (the whole way reports it).
  */
 export function settledOnSight(proc: ResourceProcessor, key: string, event: RawEvent): Settled | undefined {
   if (event.kind !== 'event' || event.type !== null || proc.memories.has(key)) return undefined;
-  return settledState(proc, event.object, true);
-}
-
-/**
- * Whether the echo of our own last write needs nothing: the object is remembered with nothing
- * pending (no wake-up, throttling, refusal, resume or index retry) but that write, and the state it
- * left says all is done (`settledState`). Then the write is seen, and the echo is not queued: the
- * write of the records that ends an object's handling costs no cycle of its echo (nor, far back in
- * a cold start's line, a read of the object again).
- */
-export function settledEcho(proc: ResourceProcessor, key: string, event: RawEvent): boolean {
-  if (event.kind !== 'event' || event.type !== 'MODIFIED') return false;
-  const memory = proc.memories.peek(key);
-  if (!memory?.expected || memory.expected.version !== event.object.metadata?.resourceVersion) return false;
-  if (memory.initial || memory.wakeup || memory.throttle || memory.oversized || memory.released) return false;
-  if (memory.indexing || settledState(proc, event.object, false) === undefined) return false;
-  memory.expected = undefined;
-  return true;
-}
-
-/**
- * Whether the object's stored state says all is done (our finalizer where it is needed, the
- * diff-base of its essence now, no progress records, no deletion) and nothing else acts on it.
- * This is what `decide` decides for it, by the same steps, without a cycle. Whatever else may act
- * on it (event handlers, index functions, timers and daemons, a reconciler, resume handlers of a
- * listed object, filters that see the change) makes it go the whole way, as does a stored state
- * that cannot be read (the whole way reports it).
- */
-function settledState(proc: ResourceProcessor, body: KubeObject, listed: boolean): Settled | undefined {
   if (proc.watching.length || proc.indexing || proc.spawner || proc.reconciling) return undefined;
   const { changing } = proc;
   if (!changing.length) return 'unhandled'; // `decide`: the event handlers' work alone, and there are none
-  if (changing.some((h) => seesChange(h.filters) || (listed && fitsReason(h, 'resume', true)))) return undefined;
+  if (changing.some((h) => seesChange(h.filters) || fitsReason(h, 'resume', true))) return undefined;
+  const body = event.object;
   const finalizers = new Finalizers(proc.settings.persistence.finalizer, body);
   const interested = changing.filter((h) => prematches(h.filters, body, UNREAD));
   const step = finalizerStep(interested, undefined, finalizers);
   if (step !== undefined && step !== 'stealth') return undefined;
   try {
-    const change = detectChange(proc, body, listed, finalizers, listed ? null : 'MODIFIED');
+    const change = detectChange(proc, body, true, finalizers, event.type);
     // A stealth object is not handled now, but its records would be superseded once it is.
     if (change.state.recorded(changing)) return undefined;
     if (step === 'stealth') return 'stealth';
-    if (change.kind === 'resume') return 'resumed';
-    return change.kind === 'noop' ? 'unchanged' : undefined;
+    return change.kind === 'resume' ? 'resumed' : undefined;
   } catch {
     return undefined;
   }

@@ -85,11 +85,6 @@ export class Memories implements ObjectRelease {
     if (expected && version === expected.version) expected.seen = true;
   }
 
-  /** What is remembered of the object, if it is (nothing is made for it if not). */
-  peek(key: string): ObjectMemory | undefined {
-    return this.byKey.get(key);
-  }
-
   /**
    * Whether anything is remembered of the object: it was processed since it was last forgotten, or
    * a write of ours to it, let go since, is still awaited.

@@ -22,7 +22,7 @@ import { runEventHandlers } from './event-handlers.ts';
 import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
-import { decide, inert, settledEcho, settledOnSight, workOnly, type Decision, type EventInput } from './deciding.ts';
+import { decide, inert, settledOnSight, workOnly, type Decision, type EventInput } from './deciding.ts';
 import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
@@ -108,13 +108,10 @@ export async function processEvent(
 }
 
 /**
- * Whether the event needs no cycle, so that it is not queued: a listed object whose stored state
- * says all is done (`settledOnSight`), or, for an object with nothing queued, the echo of our own
- * last write that leaves nothing to do (`settledEcho`). A listed one's verbose log says what the
- * cycle of its resume would have said.
+ * Whether a listed object needs no cycle (`settledOnSight`): then it is not queued. Its verbose
+ * log says what the cycle of its resume would have said.
  */
-export function settledOnArrival(proc: ResourceProcessor, key: string, event: RawEvent, queued: boolean): boolean {
-  if (event.type !== null) return !queued && settledEcho(proc, key, event);
+export function settledListing(proc: ResourceProcessor, key: string, event: RawEvent): boolean {
   const settled = settledOnSight(proc, key, event);
   const logger = proc.logger;
   if (settled === 'resumed' && logger.isEnabledFor(DEBUG)) logger.forObject(event.object).debug(CYCLE_FINISHED);
