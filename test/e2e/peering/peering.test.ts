@@ -144,6 +144,8 @@ test('operators of the same priority, ours and Kopf, both pause with Kopf\'s war
     for (const side of [one, two]) {
       await side.waitFor(/Possibly conflicting operators with the same priority: \[<Peer /);
       await side.waitFor(/Pausing all operators, including self: \[<Peer /);
+      // The pause is decided before the stream ends: an event that comes meanwhile is still handled.
+      await side.waitFor(/Pausing the watch-stream for kopfexamples/);
     }
     const ref = { namespace: NAMESPACE, name: 'conflicted' };
     await cluster.purge(KopfExample, ref);
