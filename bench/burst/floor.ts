@@ -46,6 +46,13 @@ const namespace = typeof values.namespace === 'string' ? values.namespace : 'def
 const client = KubeClient.fromDefault({ readCoalescing: READ_COALESCING });
 const stopping = new AbortController();
 
+/** The step the object's state calls for: none once it is served (or deleted without our finalizer). */
+function nextStep(finalizers: Finalizers, body: KopfExample): 'release' | 'finalize' | 'handle' | undefined {
+  if (finalizers.deleting) return finalizers.present ? 'release' : undefined;
+  if (!finalizers.present) return 'finalize';
+  return body.metadata?.annotations?.[DIFF_BASE] ? undefined : 'handle';
+}
+
 /** One step of the object's cycle per event; the write's own event brings the next step. */
 async function serve(body: KopfExample): Promise<void> {
   const ref = { namespace, name: body.metadata?.name ?? '' };
@@ -53,24 +60,23 @@ async function serve(body: KopfExample): Promise<void> {
   const version = body.metadata?.resourceVersion;
   const patchFinalizers = (ops: JsonPatchOp[]): Promise<unknown> =>
     patchObjectVersion(client, KopfExample, ref, guardedJsonPatch(ops, version), { type: 'json' });
-  if (finalizers.deleting) {
-    if (finalizers.present) await patchFinalizers(finalizers.removeOps());
-  } else if (!finalizers.present) {
-    await patchFinalizers(finalizers.addOps());
-  } else if (!body.metadata?.annotations?.[DIFF_BASE]) {
-    await patchObjectVersion(
-      client,
-      KopfExample,
-      ref,
-      { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } },
-    );
-    await patchObjectVersion(
-      client,
-      KopfExample,
-      ref,
-      { status: { create_fn: { message: 'hello world' } } },
-      { subresource: 'status' },
-    );
+  switch (nextStep(finalizers, body)) {
+    case 'release': await patchFinalizers(finalizers.removeOps()); return;
+    case 'finalize': await patchFinalizers(finalizers.addOps()); return;
+    case 'handle':
+      await patchObjectVersion(
+        client,
+        KopfExample,
+        ref,
+        { metadata: { annotations: { [DIFF_BASE]: `${JSON.stringify({ spec: body.spec })}\n` } } },
+      );
+      await patchObjectVersion(
+        client,
+        KopfExample,
+        ref,
+        { status: { create_fn: { message: 'hello world' } } },
+        { subresource: 'status' },
+      );
   }
 }
 
@@ -79,8 +85,7 @@ async function serve(body: KopfExample): Promise<void> {
  * is not queued, as the runtime queues no listed object whose stored state says all is done.
  */
 function served(body: KopfExample): boolean {
-  const finalizers = new Finalizers(persistence.finalizer, body);
-  return !finalizers.deleting && finalizers.present && Boolean(body.metadata?.annotations?.[DIFF_BASE]);
+  return nextStep(new Finalizers(persistence.finalizer, body), body) === undefined;
 }
 
 const queues = new ObjectQueues<{ kind: 'event'; object: KopfExample }>(async (_key, { event }) => {
