@@ -23,12 +23,13 @@ test('a silent stream is re-established after the inactivity timeout, from the l
 
   const modified = take(it, 1);
   const next = await watches.next();
+  // Answered at once: a loaded machine must not let this stream go silent too.
+  startWatch(next.res);
+  next.res.write(line('MODIFIED', obj('a', '12')));
   await closed;
   assert.equal(next.req.query.get('resourceVersion'), '11');
   assert.ok(next.req.at - silent.req.at >= 200, 'not before the timeout');
   assert.equal(server.received.filter((r) => !r.query.get('watch')).length, 1, 'no re-list');
-  startWatch(next.res);
-  next.res.write(line('MODIFIED', obj('a', '12')));
   assert.deepEqual(await modified, ['MODIFIED a']);
 });
 
