@@ -14,6 +14,13 @@ export interface WriteExpectation {
   deadline: number;
   /** An event of that version came into the queue, even if a newer one replaced it there. */
   seen?: boolean;
+  /** The versions that the same cycle's earlier writes made: their echoes come first, superseded. */
+  earlier?: readonly string[];
+  /**
+   * An earlier write's echo left out of the queue (`echoes.ts`): it is queued at the deadline if
+   * this write's echo has not come by then. Cancelled when it comes.
+   */
+  silence?: ReturnType<typeof setTimeout>;
 }
 
 export interface ObjectMemory {
@@ -82,7 +89,15 @@ export class Memories implements ObjectRelease {
    */
   passing(key: string, version: string | undefined): void {
     const expected = this.byKey.get(key)?.expected ?? this.writesLetGo.get(key);
-    if (expected && version === expected.version) expected.seen = true;
+    if (expected && version === expected.version) {
+      expected.seen = true;
+      clearTimeout(expected.silence);
+    }
+  }
+
+  /** What is remembered of the object, if it is (nothing is made for it if not). */
+  peek(key: string): ObjectMemory | undefined {
+    return this.byKey.get(key);
   }
 
   /**
@@ -120,7 +135,9 @@ export class Memories implements ObjectRelease {
   }
 
   private drop(key: string): void {
-    this.byKey.get(key)?.wakeup?.cancel();
+    const memory = this.byKey.get(key);
+    memory?.wakeup?.cancel();
+    clearTimeout(memory?.expected?.silence);
     this.byKey.delete(key);
     this.writesLetGo.delete(key);
   }
