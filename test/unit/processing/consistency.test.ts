@@ -11,28 +11,13 @@ import type { RawEvent } from '../../../runtime/actions/scope.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
-import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
-import { copyJson } from '../../../runtime/structs/diffs.ts';
-import type { KubeObject } from '../../../runtime/structs/resources.ts';
+import type { Fields } from '../../../runtime/structs/patches.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { FRESH, processorOf } from './processor.ts';
+import { FRESH, processorOf, storingServer } from './processor.ts';
 
 test('after the consistency timeout, a stale event is replaced by the object read afresh: no handler runs ' +
   'twice', async (t) => {
-  const object = copyJson(FRESH) as Fields;
-  const versions: KubeObject[] = [];
-  let gets = 0;
-  const server = await startServer((req, res) => {
-    if (req.method === 'GET') { gets++; return sendJson(res, 200, object); }
-    applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: String(versions.length + 2) } });
-    versions.push(copyJson(object) as KubeObject);
-    sendJson(res, 200, object);
-  });
-  const client = clientOf(server);
-  const stop = new AbortController();
-  t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  const { client, stop, stored: versions, gets } = await storingServer(t);
   let calls = 0;
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { calls++; return { done: true }; });
@@ -55,7 +40,7 @@ test('after the consistency timeout, a stale event is replaced by the object rea
   const changed = { kind: 'event', type: 'MODIFIED', object: withResult! } as const;
   await processEvent(proc, 'u1', changed, new AbortController().signal);
   assert.equal(calls, 1, 'the handler ran again on a stale body');
-  assert.equal(gets, 1, 'the object was not read afresh');
+  assert.equal(gets(), 1, 'the object was not read afresh');
   assert.equal(requeued.length, 1);
   assert.equal(requeued[0]!.object.metadata?.resourceVersion, versions[1]!.metadata?.resourceVersion);
 

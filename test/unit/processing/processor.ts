@@ -1,4 +1,5 @@
 /** The real processing of one resource (KopfExample) against a fake API server, as the engine tests use it. */
+import type { TestContext } from 'node:test';
 import type { OperatorSettings, SettingsOverrides } from '../../../runtime/config/settings.ts';
 import type { KubeClient } from '../../../runtime/kube/index.ts';
 import { EventPoster } from '../../../runtime/posting/index.ts';
@@ -36,6 +37,28 @@ export function processorOf(registry: OperatorRegistry, env: {
     poster: new EventPoster({ post: async () => undefined, settings, logger }),
     enqueue: env.enqueue ?? (() => undefined),
   };
+}
+
+/**
+ * A fake API server holding one object (FRESH at first): a GET answers it, a PATCH merges into it
+ * and stores it as the next version (`stored`, oldest first: what a watch would bring, one event
+ * each). Closed with the test, as is the operator's stop signal.
+ */
+export async function storingServer(t: TestContext) {
+  const object = copyJson(FRESH) as Fields;
+  const stored: KubeObject[] = [];
+  let reads = 0;
+  const server = await startServer((req, res) => {
+    if (req.method === 'GET') { reads++; return sendJson(res, 200, object); }
+    applyMergePatch(object, JSON.parse(req.body) as unknown);
+    applyMergePatch(object, { metadata: { resourceVersion: String(stored.length + 2) } });
+    stored.push(copyJson(object) as KubeObject);
+    sendJson(res, 200, object);
+  });
+  const client = clientOf(server);
+  const stop = new AbortController();
+  t.after(async () => { stop.abort(); client.close(); await server.close(); });
+  return { client, stop, stored, gets: () => reads };
 }
 
 /** A KopfExample never handled before, as its first event brings it. */

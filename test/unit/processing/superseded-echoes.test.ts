@@ -15,12 +15,9 @@ import type { EventHandler } from '../../../runtime/registry/handlers.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
 import { defaultSettings } from '../../../runtime/config/defaults.ts';
 import { LogConfig, Logger } from '../../../runtime/logging/index.ts';
-import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.ts';
 import { copyJson } from '../../../runtime/structs/diffs.ts';
-import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { FRESH, processorOf } from './processor.ts';
+import { FRESH, processorOf, storingServer } from './processor.ts';
 
 const TIMEOUT = 0.05;
 
@@ -30,18 +27,7 @@ const TIMEOUT = 0.05;
  * itself go to `queued`, and `next()` resolves with the first one to come after it is called.
  */
 async function handledOnce(t: TestContext, extend: (proc: ResourceProcessor) => ResourceProcessor = (p) => p) {
-  const object = copyJson(FRESH) as Fields;
-  const stored: KubeObject[] = [];
-  let gets = 0;
-  const server = await startServer((req, res) => {
-    if (req.method === 'GET') { gets++; return sendJson(res, 200, object); }
-    applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: String(stored.length + 2) } });
-    stored.push(copyJson(object) as KubeObject);
-    sendJson(res, 200, object);
-  });
-  const client = clientOf(server);
-  const stop = new AbortController();
+  const { client, stop, stored, gets } = await storingServer(t);
   const calls: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { calls.push('create'); return { done: true }; });
@@ -51,14 +37,14 @@ async function handledOnce(t: TestContext, extend: (proc: ResourceProcessor) => 
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: TIMEOUT } });
   const logger = new Logger(new LogConfig({ sinks: [] }));
   const proc = extend(processorOf(registry, { client, settings, logger, stopping: stop.signal, enqueue }));
-  t.after(async () => { stop.abort(); proc.memories.clear(); client.close(); await server.close(); });
+  t.after(() => proc.memories.clear());
 
   await processEvent(proc, 'u1', { kind: 'event', type: 'ADDED', object: FRESH }, new AbortController().signal);
   assert.deepEqual(calls, ['create']);
   assert.equal(stored.length, 2, 'the result, then its records');
   const echo = (index: number): RawEvent => ({ kind: 'event', type: 'MODIFIED', object: copyJson(stored[index]!) });
   const next = () => new Promise<RawEvent>((resolve) => { arrived = resolve; });
-  return { proc, calls, queued, echo, next, gets: () => gets };
+  return { proc, calls, queued, echo, next, gets };
 }
 
 test('the echo of a cycle\'s earlier write is left out of the queue; its last write\'s echo is not', async (t) => {
