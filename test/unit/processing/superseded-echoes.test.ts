@@ -55,7 +55,7 @@ test('the echo of a cycle\'s earlier write is left out of the queue; its last wr
 });
 
 test('the last echo does not come (a silent watch): the earlier one is queued at the deadline, and its turn ' +
-  'reads the object afresh; no handler runs twice', { timeout: 10_000 }, async (t) => {
+  'reads the object afresh; no handler runs twice', async (t) => {
   const { proc, calls, echo, next, gets } = await handledOnce(t);
   const deadline = next();
   assert.equal(settledOnArrival(proc, 'u1', echo(0), false), true);
