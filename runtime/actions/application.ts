@@ -25,8 +25,6 @@ export interface PatchOutcome {
   patched: boolean;
   /** The resourceVersion of the object after our last write. */
   resourceVersion?: string;
-  /** The versions that the plan's earlier writes made, oldest first: states that its last write superseded. */
-  earlier?: string[];
   /** The object is gone. */
   gone?: boolean;
   /** The extra JSON-patch operations (finalizer changes) were applied. */
@@ -170,8 +168,6 @@ class Requests {
         const version = await patchObjectVersion(client, resource, this.#ref, text ?? content, options);
         this.#version = version ?? this.#version;
       }
-      const before = this.outcome.resourceVersion;
-      if (before !== undefined && before !== this.#version) (this.outcome.earlier ??= []).push(before);
       this.outcome.patched = true;
       this.outcome.resourceVersion = this.#version;
       return true;

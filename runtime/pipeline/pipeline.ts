@@ -30,7 +30,7 @@ import type { WatchTask } from '../watching/watchers.ts';
 import { KeptFields } from '../actions/inconsistencies.ts';
 import type { RawEvent, ResourceScope } from '../actions/scope.ts';
 import { Memories } from '../processing/memories.ts';
-import { processEvent, settledOnArrival } from '../processing/processing.ts';
+import { processEvent, settledListing } from '../processing/processing.ts';
 import { eventShelf, type ShelvedEvent } from '../processing/shelved-events.ts';
 import type { ResourceProcessor } from '../processing/processor.ts';
 import { Spawner } from '../daemons/spawning.ts';
@@ -144,9 +144,8 @@ export class ResourcePipeline {
     const push = (key: string, event: RawEvent) => {
       // A ring replica's objects go through its share first, which may let them go or drain them.
       if (share) share.seen(key, event);
-      // An event that needs no turn is not queued: at a restart with nothing changed, most listed
-      // objects; and the echoes of a cycle's earlier writes, which its last write superseded.
-      else if (settledOnArrival(this.#processor, key, event, this.queue.has(key))) return;
+      // A listed object that needs nothing is not queued: at a restart with nothing changed, most are.
+      else if (settledListing(this.#processor, key, event)) return;
       this.#push(key, event);
     };
     const pump: Pump = {

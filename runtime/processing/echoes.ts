@@ -10,7 +10,6 @@ import { getObject, isNotFound } from '../kube/index.ts';
 import { sleep } from '../queueing/sleeping.ts';
 import type { ObjectMemory } from './memories.ts';
 import type { ResourceProcessor } from './processor.ts';
-import type { RawEvent } from '../actions/scope.ts';
 
 /**
  * Whether no write of ours is awaited any more: none was made, or the watch shows it now (our
@@ -23,32 +22,6 @@ export function echoed(memory: ObjectMemory, body: KubeObject, pressure: AbortSi
     return false;
   }
   memory.expected = undefined;
-  return true;
-}
-
-/**
- * Whether the event is the echo of one of our own writes that a later write of the same cycle
- * superseded (`WriteExpectation.earlier`), for an object with no work queued or running: it is
- * left out of the queue, since the last write's echo follows it and its turn would only wait for
- * that. If that echo has not come by the write's deadline (a silent or broken stream), this one is
- * queued then, and its turn reads the object afresh (`echoAwaited`). Event handlers and index
- * functions see every event: with them it goes the whole way.
- */
-export function supersededEcho(proc: ResourceProcessor, key: string, event: RawEvent, busy: boolean): boolean {
-  if (busy || event.kind !== 'event' || event.type !== 'MODIFIED' || proc.watching.length || proc.indexing) {
-    return false;
-  }
-  const memory = proc.memories.peek(key);
-  const expected = memory?.expected;
-  const version = event.object.metadata?.resourceVersion;
-  if (!memory || !expected?.earlier || version === undefined || !expected.earlier.includes(version)) return false;
-  clearTimeout(expected.silence);
-  const wait = Math.max(0, expected.deadline - Date.now());
-  expected.silence = setTimeout(() => {
-    const awaited = proc.memories.peek(key) === memory && memory.expected === expected && !expected.seen;
-    if (awaited && !proc.stopping.aborted) proc.enqueue(key, event);
-  }, wait);
-  expected.silence.unref();
   return true;
 }
 

@@ -14,13 +14,6 @@ export interface WriteExpectation {
   deadline: number;
   /** An event of that version came into the queue, even if a newer one replaced it there. */
   seen?: boolean;
-  /** The versions that the same cycle's earlier writes made: their echoes come first, superseded. */
-  earlier?: readonly string[];
-  /**
-   * An earlier write's echo left out of the queue (`echoes.ts`): it is queued at the deadline if
-   * this write's echo has not come by then. Cancelled when it comes.
-   */
-  silence?: ReturnType<typeof setTimeout>;
 }
 
 export interface ObjectMemory {
@@ -89,15 +82,7 @@ export class Memories implements ObjectRelease {
    */
   passing(key: string, version: string | undefined): void {
     const expected = this.byKey.get(key)?.expected ?? this.writesLetGo.get(key);
-    if (expected && version === expected.version) {
-      expected.seen = true;
-      clearTimeout(expected.silence);
-    }
-  }
-
-  /** What is remembered of the object, if it is (nothing is made for it if not). */
-  peek(key: string): ObjectMemory | undefined {
-    return this.byKey.get(key);
+    if (expected && version === expected.version) expected.seen = true;
   }
 
   /**
@@ -135,9 +120,7 @@ export class Memories implements ObjectRelease {
   }
 
   private drop(key: string): void {
-    const memory = this.byKey.get(key);
-    memory?.wakeup?.cancel();
-    clearTimeout(memory?.expected?.silence);
+    this.byKey.get(key)?.wakeup?.cancel();
     this.byKey.delete(key);
     this.writesLetGo.delete(key);
   }

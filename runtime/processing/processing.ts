@@ -23,7 +23,7 @@ import type { CycleResult } from './changing.ts';
 import type { CauseKind } from './causes.ts';
 import { ATTRIBUTES, describeObject, startCycleSpan, within } from '../observation/tracing.ts';
 import { decide, inert, settledOnSight, workOnly, type Decision, type EventInput } from './deciding.ts';
-import { echoAwaited, echoed, supersededEcho } from './echoes.ts';
+import { echoAwaited, echoed } from './echoes.ts';
 import { TooLargeError } from '../actions/oversize.ts';
 import { reportRefusal } from './refusals.ts';
 import { foldConditions } from './status-conditions.ts';
@@ -108,13 +108,10 @@ export async function processEvent(
 }
 
 /**
- * Whether the event needs no turn of its own, so that it is not queued: a listed object whose
- * stored state says all is done (`settledOnSight`), or, for an object with no work queued or
- * running (`busy`), the echo of our own write that a later one of the same cycle superseded
- * (`supersededEcho`). A listed one's verbose log says what the cycle of its resume would have said.
+ * Whether a listed object needs no cycle (`settledOnSight`): then it is not queued. Its verbose
+ * log says what the cycle of its resume would have said.
  */
-export function settledOnArrival(proc: ResourceProcessor, key: string, event: RawEvent, busy: boolean): boolean {
-  if (event.type !== null) return supersededEcho(proc, key, event, busy);
+export function settledListing(proc: ResourceProcessor, key: string, event: RawEvent): boolean {
   const settled = settledOnSight(proc, key, event);
   const logger = proc.logger;
   if (settled === 'resumed' && logger.isEnabledFor(DEBUG)) logger.forObject(event.object).debug(CYCLE_FINISHED);
@@ -245,8 +242,7 @@ function remember(
   const timeout = proc.settings.persistence.consistencyTimeout;
   const written = outcome.resourceVersion;
   if (written && written !== body.metadata?.resourceVersion && timeout > 0) {
-    const deadline = Date.now() + timeout * 1000;
-    proc.memories.wrote(key, memory, { version: written, deadline, earlier: outcome.earlier });
+    proc.memories.wrote(key, memory, { version: written, deadline: Date.now() + timeout * 1000 });
   }
 }
 

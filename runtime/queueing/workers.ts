@@ -155,9 +155,6 @@ export class ObjectQueues<E extends Queued, S extends Queued = E> {
 
   get isPaused(): boolean { return this.paused !== undefined; }
 
-  /** Whether the object has queued or running work. */
-  has(key: string): boolean { return this.slots.has(key); }
-
   /** How many objects have queued or running work. */
   get size(): number { return this.slots.size; }
 
