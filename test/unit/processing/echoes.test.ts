@@ -3,7 +3,7 @@
  * it (the worker was busy, with a reconcile request say). The newer event includes our write: it
  * is handled at once, not after the consistency timeout spent waiting for an echo that is gone.
  */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { processEvent } from '../../../runtime/processing/processing.ts';
 import { OperatorRegistry } from '../../../runtime/registry/registry.ts';
@@ -13,34 +13,11 @@ import { applyMergePatch, type Fields } from '../../../runtime/structs/patches.t
 import { copyJson } from '../../../runtime/structs/diffs.ts';
 import type { KubeObject } from '../../../runtime/structs/resources.ts';
 import { KopfExample } from '../../../examples/kopfexample.ts';
-import { clientOf, sendJson, startServer } from '../kube/fake-server.ts';
-import { FRESH, processorOf } from './processor.ts';
-
-
-/**
- * A fake API server holding one object (FRESH at first): a GET answers it, a PATCH merges into it
- * and gives it the next resourceVersion. Closed with the test, as is the operator's stop signal.
- */
-async function fakeObject(t: TestContext) {
-  const object = copyJson(FRESH) as Fields;
-  let version = 1;
-  let reads = 0;
-  const next = () => String(++version);
-  const server = await startServer((req, res) => {
-    if (req.method === 'GET') { reads++; return sendJson(res, 200, object); }
-    applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: next() } });
-    sendJson(res, 200, object);
-  });
-  const client = clientOf(server);
-  const stop = new AbortController();
-  t.after(async () => { stop.abort(); client.close(); await server.close(); });
-  return { object, client, stop, gets: () => reads, next };
-}
+import { FRESH, processorOf, storingServer } from './processor.ts';
 
 test('an event newer than the echo of our write, which it replaced in the queue, is handled without ' +
   'waiting', async (t) => {
-  const { object, client, stop, gets, next } = await fakeObject(t);
+  const { object, client, stop, gets, next } = await storingServer(t);
   const updates: string[] = [];
   const registry = new OperatorRegistry();
   registry.on.create(KopfExample, function create_fn() { return { done: true }; });
@@ -65,7 +42,7 @@ test('an event newer than the echo of our write, which it replaced in the queue,
 
 test('an object let go while its cycle writes (a ring replica losing its membership) and back at once: its '
   + 'state from before those writes waits for their echo, and its handler does not run again', async (t) => {
-  const { client, stop } = await fakeObject(t);
+  const { client, stop } = await storingServer(t);
   const registry = new OperatorRegistry();
   let runs = 0;
   const settings = defaultSettings({ posting: { enabled: false }, persistence: { consistencyTimeout: 30 } });

@@ -41,24 +41,27 @@ export function processorOf(registry: OperatorRegistry, env: {
 
 /**
  * A fake API server holding one object (FRESH at first): a GET answers it, a PATCH merges into it
- * and stores it as the next version (`stored`, oldest first: what a watch would bring, one event
- * each). Closed with the test, as is the operator's stop signal.
+ * and stores it under the next version (`stored`, oldest first: what a watch would bring, one event
+ * each; `next()` takes a version for a change of the test's own). Closed with the test, as is the
+ * operator's stop signal.
  */
 export async function storingServer(t: TestContext) {
   const object = copyJson(FRESH) as Fields;
   const stored: KubeObject[] = [];
+  let version = 1;
   let reads = 0;
+  const next = () => String(++version);
   const server = await startServer((req, res) => {
     if (req.method === 'GET') { reads++; return sendJson(res, 200, object); }
     applyMergePatch(object, JSON.parse(req.body) as unknown);
-    applyMergePatch(object, { metadata: { resourceVersion: String(stored.length + 2) } });
+    applyMergePatch(object, { metadata: { resourceVersion: next() } });
     stored.push(copyJson(object) as KubeObject);
     sendJson(res, 200, object);
   });
   const client = clientOf(server);
   const stop = new AbortController();
   t.after(async () => { stop.abort(); client.close(); await server.close(); });
-  return { client, stop, stored, gets: () => reads };
+  return { object, client, stop, stored, next, gets: () => reads };
 }
 
 /** A KopfExample never handled before, as its first event brings it. */
