@@ -11,8 +11,8 @@
  * each update's handling latency is timed from the patch to the result, seen by a watch from
  * outside), and `--churn` objects a minute are deleted and created again. Each minute: the
  * resident memory of the operator's process tree, its event loop's delay (p99) and its V8 heap's
- * used and total sizes (both printed by the operator), the handling latency (p50, p99) of that
- * minute's updates.
+ * used and total sizes, its event loop's longest stall and its garbage collector's longest pause
+ * (all printed by the operator), the handling latency (p50, p99) of that minute's updates.
  *
  * Written to `--out`.csv (one row a minute) and `--out`.png (top: memory; bottom: latency p99 in
  * red, event-loop delay p99 in blue; one point a minute, the scales start at 0). The judgement,
@@ -51,8 +51,9 @@ const SNAPSHOT_DIR = dirname(resolve(values.out));
 const SNAPSHOT_SIGNAL = 'SIGUSR2';
 const NAMESPACE = 'soak';
 const CLI = join(import.meta.dirname, '../../runtime/cli/main.ts');
-const DELAY_LINE = /soak: event-loop delay p99 ([\d.]+) ms/;
+const DELAY_LINE = /soak: event-loop delay p99 ([\d.]+) ms, max ([\d.]+) ms/;
 const HEAP_LINE = /soak: heap used ([\d.]+) MiB, total ([\d.]+) MiB, external ([\d.]+) MiB/;
+const GC_LINE = /soak: gc longest pause ([\d.]+) ms/;
 
 interface Minute {
   minute: number;
@@ -62,6 +63,10 @@ interface Minute {
   heapTotalMiB: number;
   externalMiB: number;
   loopDelayP99: number;
+  /** The event loop's longest stall (a collection that gives memory back is several pauses in a row). */
+  loopDelayMax: number;
+  /** The garbage collector's longest single pause. */
+  gcPauseMaxMs: number;
   latencyP50: number;
   latencyP99: number;
   updates: number;
@@ -164,20 +169,23 @@ async function churn(client: KubeClient, operator: RunningOperator, latencies: L
       createObject(client, KopfExample, soakObject(index), { namespace: NAMESPACE }).catch(() => undefined)
     ));
     const lines = operator.lines.slice(delaySince);
-    const delays = lines.map((line) => DELAY_LINE.exec(line)?.[1]).filter(Boolean);
+    const delays = lines.map((line) => DELAY_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     const heap = lines.map((line) => HEAP_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
+    const gc = lines.map((line) => GC_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     delaySince = operator.lines.length;
     const done = latencies.take();
     minutes.push({
-      minute, rssMiB: treeRssMiB(operator.pid), loopDelayP99: Number(delays.at(-1) ?? NaN),
+      minute, rssMiB: treeRssMiB(operator.pid),
+      loopDelayP99: Number(delays[1] ?? NaN), loopDelayMax: Number(delays[2] ?? NaN),
       heapUsedMiB: Number(heap[1] ?? NaN), heapTotalMiB: Number(heap[2] ?? NaN), externalMiB: Number(heap[3] ?? NaN),
+      gcPauseMaxMs: Number(gc[1] ?? NaN),
       latencyP50: percentile(done, 0.5), latencyP99: percentile(done, 0.99), updates: done.length,
       snapshot: SNAPSHOT_MINUTES.has(minute),
     });
     const last = minutes.at(-1)!;
     process.stderr.write(
       `minute ${minute}/${total}: ${last.rssMiB.toFixed(1)} MiB, latency p99 ${last.latencyP99.toFixed(0)} ms, ` +
-        `event loop p99 ${last.loopDelayP99} ms\n`,
+        `event loop p99 ${last.loopDelayP99} ms, max ${last.loopDelayMax} ms, gc pause max ${last.gcPauseMaxMs} ms\n`,
     );
   }
   await Promise.all(snapshots);
@@ -192,11 +200,12 @@ function drift(minutes: readonly Minute[], pick: (m: Minute) => number): number 
 }
 
 function report(minutes: readonly Minute[]): void {
-  const csv = ['minute,rss_mib,heap_used_mib,heap_total_mib,external_mib,event_loop_delay_p99_ms,latency_p50_ms,'
-    + 'latency_p99_ms,updates,heap_snapshot'];
+  const csv = ['minute,rss_mib,heap_used_mib,heap_total_mib,external_mib,event_loop_delay_p99_ms,'
+    + 'event_loop_delay_max_ms,gc_pause_max_ms,latency_p50_ms,latency_p99_ms,updates,heap_snapshot'];
   for (const m of minutes) {
     csv.push([m.minute, m.rssMiB.toFixed(2), m.heapUsedMiB, m.heapTotalMiB, m.externalMiB, m.loopDelayP99,
-      m.latencyP50.toFixed(1), m.latencyP99.toFixed(1), m.updates, m.snapshot ? 'yes' : ''].join(','));
+      m.loopDelayMax, m.gcPauseMaxMs, m.latencyP50.toFixed(1), m.latencyP99.toFixed(1), m.updates,
+      m.snapshot ? 'yes' : ''].join(','));
   }
   writeFileSync(`${values.out}.csv`, `${csv.join('\n')}\n`);
   writeFileSync(`${values.out}.png`, plotPanels([
@@ -223,6 +232,9 @@ function report(minutes: readonly Minute[]): void {
     ['of it: V8 heap total, with its reserve', heapTotal.toFixed(3), ''],
     [`handling latency p99 (after ${values.warmup} min)`, latency.toFixed(3), `${rising(latency, 0.25)} (25% at most)`],
   ]));
+  const longest = (pick: (m: Minute) => number) => Math.max(0, ...minutes.map(pick).filter(Number.isFinite));
+  console.log(`\nThe event loop's longest stall: ${longest((m) => m.loopDelayMax).toFixed(1)} ms; the garbage `
+    + `collector's longest single pause: ${longest((m) => m.gcPauseMaxMs).toFixed(1)} ms.`);
 }
 
 async function main(): Promise<void> {
