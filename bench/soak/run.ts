@@ -169,14 +169,14 @@ async function churn(client: KubeClient, operator: RunningOperator, latencies: L
       createObject(client, KopfExample, soakObject(index), { namespace: NAMESPACE }).catch(() => undefined)
     ));
     const lines = operator.lines.slice(delaySince);
-    const delays = lines.map((line) => DELAY_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
+    const loop = lines.map((line) => DELAY_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     const heap = lines.map((line) => HEAP_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     const gc = lines.map((line) => GC_LINE.exec(line)).filter(Boolean).at(-1) ?? [];
     delaySince = operator.lines.length;
     const done = latencies.take();
     minutes.push({
       minute, rssMiB: treeRssMiB(operator.pid),
-      loopDelayP99: Number(delays[1] ?? NaN), loopDelayMax: Number(delays[2] ?? NaN),
+      loopDelayP99: Number(loop[1] ?? NaN), loopDelayMax: Number(loop[2] ?? NaN),
       heapUsedMiB: Number(heap[1] ?? NaN), heapTotalMiB: Number(heap[2] ?? NaN), externalMiB: Number(heap[3] ?? NaN),
       gcPauseMaxMs: Number(gc[1] ?? NaN),
       latencyP50: percentile(done, 0.5), latencyP99: percentile(done, 0.99), updates: done.length,
